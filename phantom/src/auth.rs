@@ -1,0 +1,67 @@
+//! Authorization helpers: the `WWW-Authenticate` challenge of RFC 6750 / RFC 9728.
+
+use std::fmt;
+
+/// A `WWW-Authenticate: Bearer …` challenge, built per RFC 9728 (`resource_metadata`, `scope`,
+/// `error`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WwwAuthenticate {
+    /// URL of the protected-resource metadata document.
+    pub resource_metadata: Option<String>,
+    /// Space-separated scopes the client should ask for.
+    pub scope: Option<String>,
+    /// An OAuth error code such as `invalid_token` or `insufficient_scope`.
+    pub error: Option<String>,
+    /// A human description of the error.
+    pub error_description: Option<String>,
+}
+
+impl WwwAuthenticate {
+    /// A bare `Bearer` challenge.
+    pub fn bearer() -> Self {
+        Self::default()
+    }
+
+    /// Sets `resource_metadata`.
+    #[must_use]
+    pub fn resource_metadata(mut self, url: impl Into<String>) -> Self {
+        self.resource_metadata = Some(url.into());
+        self
+    }
+
+    /// Sets `scope`.
+    #[must_use]
+    pub fn scope(mut self, scope: impl Into<String>) -> Self {
+        self.scope = Some(scope.into());
+        self
+    }
+
+    /// Sets `error`.
+    #[must_use]
+    pub fn error(mut self, error: impl Into<String>) -> Self {
+        self.error = Some(error.into());
+        self
+    }
+}
+
+impl fmt::Display for WwwAuthenticate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Bearer")?;
+        let params = [
+            ("error", &self.error),
+            ("error_description", &self.error_description),
+            ("scope", &self.scope),
+            ("resource_metadata", &self.resource_metadata),
+        ];
+        let mut first = true;
+        for (key, value) in params {
+            if let Some(value) = value {
+                let sep = if first { " " } else { ", " };
+                first = false;
+                let escaped = value.replace('\\', "\\\\").replace('"', "\\\"");
+                write!(f, "{sep}{key}=\"{escaped}\"")?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,59 @@
+//! [`Config`]: runtime settings shared by every transport.
+
+/// The default number of items per list page.
+pub const DEFAULT_PAGE_SIZE: usize = 100;
+
+/// `cacheScope` of modern list, read and discover results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CacheScope {
+    /// Any client may reuse the result.
+    Public,
+    /// Reuse only under the same authorization (the default: `connect` may vary what is listed).
+    #[default]
+    Private,
+}
+
+impl CacheScope {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::Public => "public",
+            Self::Private => "private",
+        }
+    }
+}
+
+/// Runtime settings of a server, independent of the transport.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Config {
+    /// Items per page of `tools/list`, `prompts/list`, `resources/list` and
+    /// `resources/templates/list` (default 100).
+    pub page_size: usize,
+    /// `ttlMs` of modern discover, list and read results (default 0: stale at once).
+    pub cache_ttl_ms: u64,
+    /// `cacheScope` of those results (default `private`).
+    pub cache_scope: CacheScope,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self { page_size: DEFAULT_PAGE_SIZE, cache_ttl_ms: 0, cache_scope: CacheScope::Private }
+    }
+}
+
+impl Config {
+    /// Sets the page size (at least 1).
+    #[must_use]
+    pub fn page_size(mut self, n: usize) -> Self {
+        self.page_size = n.max(1);
+        self
+    }
+
+    /// Sets the caching hints of modern results.
+    #[must_use]
+    pub fn cache(mut self, ttl_ms: u64, scope: CacheScope) -> Self {
+        self.cache_ttl_ms = ttl_ms;
+        self.cache_scope = scope;
+        self
+    }
+}

@@ -1,0 +1,102 @@
+#![doc = include_str!("../../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+pub mod auth;
+pub mod completion;
+pub mod config;
+pub mod content;
+pub mod dispatch;
+pub mod error;
+pub mod param;
+pub mod prompt;
+pub mod protocol;
+pub mod request;
+pub mod resource;
+pub mod router;
+pub mod server;
+pub mod session;
+pub mod stdio;
+pub mod task;
+pub mod testing;
+pub mod tool;
+pub mod uri;
+
+pub use auth::WwwAuthenticate;
+pub use completion::{CompleteContext, Completion, IntoCompletion};
+pub use config::{CacheScope, Config};
+pub use content::{Content, ResourceContents};
+pub use dispatch::Dispatcher;
+pub use error::Error;
+pub use param::CallParam;
+pub use prompt::{IntoPromptReply, PromptMessage, PromptReply, Role};
+pub use protocol::{Icon, Implementation, LogLevel, ProtocolVersion};
+pub use request::Request;
+pub use resource::{Blob, Contents, IntoContents, Resource};
+pub use server::{Authorized, Connect, Cursor, Page, ResolvedResource, Server};
+pub use session::Session;
+pub use task::{Task, TaskError, TaskStatus};
+pub use tool::{IntoToolResult, Json, ToolResult};
+pub use uri::FromUriParam;
+
+#[doc(inline)]
+pub use phantom_macros::{mcp_router, prompt, resource, tool};
+
+/// Everything a router needs: `use phantom::prelude::*;`.
+pub mod prelude {
+    pub use crate::{
+        Blob, CompleteContext, Completion, Connect, Content, Contents, Cursor, Error, Json, Page, PromptMessage,
+        PromptReply, Request, Resource, ResourceContents, Server, Session, ToolResult, WwwAuthenticate, mcp_router,
+        prompt, resource, tool,
+    };
+}
+
+#[doc(hidden)]
+pub mod __private {
+    //! Items generated code refers to. Not a public API.
+    pub use crate::param::{ArgsBuilder, CallParam, CallParts};
+    pub use crate::router::{
+        BoxFuture, CompleteFn, MetaValue, PromptDef, ReadParts, ResourceDef, Router, RouterDef, RouterInfo, ToolDef,
+    };
+    pub use crate::tool::ToolAnnotations;
+    pub use crate::{
+        CompleteContext, Completion, Error, IntoCompletion, IntoContents, IntoPromptReply, IntoToolResult,
+        PromptReply, Server, ToolResult, uri::FromUriParam,
+    };
+    pub use schemars::{Schema, SchemaGenerator};
+    pub use std::boxed::Box;
+    pub use std::option::Option::{self, None, Some};
+    pub use std::result::Result::{self, Err, Ok};
+    pub use std::sync::OnceLock;
+    pub use std::vec::Vec;
+
+    use crate::request::Request;
+    use crate::session::Session;
+
+    /// A context parameter of a `#[resource]` handler (anything but a URI parameter).
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is neither a URI parameter of this template nor a context type",
+        label = "this argument has no `<param>` in the URI template",
+        note = "add `<name>` to the template for each URI argument, or take `&Session` / `&Request`"
+    )]
+    pub trait ResourceContext<'a>: Sized {
+        /// Reads the parameter from the request.
+        fn from_read(parts: &ReadParts<'a>) -> Self;
+    }
+
+    impl<'a> ResourceContext<'a> for &'a Session {
+        fn from_read(parts: &ReadParts<'a>) -> Self {
+            parts.session
+        }
+    }
+
+    impl<'a> ResourceContext<'a> for &'a Request {
+        fn from_read(parts: &ReadParts<'a>) -> Self {
+            parts.request
+        }
+    }
+
+    /// Pins the future of a handler as `Send`, so a non-`Send` handler fails at its signature.
+    pub fn assert_send<'a, T>(f: impl std::future::Future<Output = T> + Send + 'a) -> BoxFuture<'a, T> {
+        Box::pin(f)
+    }
+}

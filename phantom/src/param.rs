@@ -1,0 +1,171 @@
+//! [`CallParam`]: how a tool or prompt handler's parameters are filled, by type.
+
+use std::borrow::Cow;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+
+use crate::request::Request;
+use crate::session::Session;
+
+/// The raw arguments of one call, borrowed from the request body, in the order they were sent.
+#[derive(Debug, Default)]
+pub struct Args<'a> {
+    pairs: Vec<(Cow<'a, str>, &'a RawValue)>,
+}
+
+impl<'a> Args<'a> {
+    pub(crate) fn parse(raw: Option<&'a RawValue>) -> Result<Self, String> {
+        let Some(raw) = raw else { return Ok(Self::default()) };
+        if raw.get() == "null" {
+            return Ok(Self::default());
+        }
+        let map: Vec<(Cow<'a, str>, &'a RawValue)> = serde_json::from_str::<ArgsVisitorOut<'a>>(raw.get())
+            .map(|o| o.0)
+            .map_err(|_| "`arguments` must be an object".to_owned())?;
+        Ok(Self { pairs: map })
+    }
+
+    /// The raw value of one argument.
+    pub fn get(&self, name: &str) -> Option<&'a RawValue> {
+        self.pairs.iter().find(|(k, _)| k == name).map(|(_, v)| *v)
+    }
+
+    /// Argument names, in the order sent.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.pairs.iter().map(|(k, _)| k.as_ref())
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
+    }
+}
+
+struct ArgsVisitorOut<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for ArgsVisitorOut<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+            type Value = ArgsVisitorOut<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(self, mut m: M) -> Result<Self::Value, M::Error> {
+                let mut out = Vec::with_capacity(m.size_hint().unwrap_or(4));
+                while let Some((k, v)) = m.next_entry::<Cow<'de, str>, &'de RawValue>()? {
+                    out.push((k, v));
+                }
+                Ok(ArgsVisitorOut(out))
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+/// Everything a tool or prompt handler can take its parameters from.
+#[derive(Debug)]
+pub struct CallParts<'a> {
+    /// The caller's session.
+    pub session: &'a Session,
+    /// The transport request.
+    pub request: &'a Request,
+    /// The call's arguments.
+    pub args: Args<'a>,
+}
+
+/// One argument as it appears in a tool's input schema or a prompt's argument list.
+#[derive(Debug, Clone)]
+pub struct ArgSpec {
+    /// The wire name.
+    pub name: &'static str,
+    /// The description from `#[arg(description = "…")]` or the schema.
+    pub description: Option<&'static str>,
+    /// Whether the argument may be left out (its type accepts `null`, e.g. `Option<T>`).
+    pub required: bool,
+    /// The argument's JSON Schema.
+    pub schema: Schema,
+}
+
+/// Collects the arguments of one handler while its schema is built (once per router).
+#[derive(Debug)]
+pub struct ArgsBuilder<'g> {
+    generator: &'g mut SchemaGenerator,
+    pub(crate) specs: Vec<ArgSpec>,
+}
+
+impl<'g> ArgsBuilder<'g> {
+    pub(crate) fn new(generator: &'g mut SchemaGenerator) -> Self {
+        Self { generator, specs: Vec::new() }
+    }
+
+    /// Describes the parameter of type `T` named `name`.
+    pub fn param<'a, T: CallParam<'a>>(&mut self, name: &'static str, description: Option<&'static str>) {
+        T::describe(self, name, description);
+    }
+
+    /// Adds one argument with the schema of `T`.
+    pub fn arg<T: JsonSchema + DeserializeOwned>(&mut self, name: &'static str, description: Option<&'static str>) {
+        let mut schema = self.generator.subschema_for::<T>();
+        if let Some(desc) = description {
+            if let Some(obj) = schema.as_object_mut() {
+                obj.insert("description".into(), desc.into());
+            }
+        }
+        let required = serde_json::from_str::<T>("null").is_err();
+        self.specs.push(ArgSpec { name, description, required, schema });
+    }
+}
+
+/// A parameter of a `#[tool]` or `#[prompt]` handler.
+///
+/// Arguments (any `T: Deserialize + JsonSchema`) come from the call's `arguments`; context types
+/// (`&Session`, `&Request`) come from the request. A type that is neither cannot be a parameter.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a parameter of a `#[tool]` or `#[prompt]` handler",
+    label = "not an argument type nor a context type",
+    note = "arguments need `serde::Deserialize` and `schemars::JsonSchema`; context parameters are `&Session` and `&Request`"
+)]
+pub trait CallParam<'a>: Sized {
+    /// Reads the parameter; `Err` is the message of the `isError` result (or `-32602` for prompts).
+    fn from_call(parts: &CallParts<'a>, name: &'static str) -> Result<Self, String>;
+
+    /// Adds the parameter to the handler's argument list, if it is an argument.
+    fn describe(builder: &mut ArgsBuilder<'_>, name: &'static str, description: Option<&'static str>);
+}
+
+impl<'a, T: DeserializeOwned + JsonSchema> CallParam<'a> for T {
+    fn from_call(parts: &CallParts<'a>, name: &'static str) -> Result<Self, String> {
+        let raw = parts.args.get(name).map_or("null", RawValue::get);
+        serde_json::from_str(raw).map_err(|e| {
+            if raw == "null" {
+                format!("missing required argument `{name}`")
+            } else {
+                let e = e.to_string();
+                let e = e.split(" at line ").next().unwrap_or(&e);
+                format!("invalid argument `{name}`: {e}")
+            }
+        })
+    }
+
+    fn describe(builder: &mut ArgsBuilder<'_>, name: &'static str, description: Option<&'static str>) {
+        builder.arg::<T>(name, description);
+    }
+}
+
+impl<'a> CallParam<'a> for &'a Session {
+    fn from_call(parts: &CallParts<'a>, _: &'static str) -> Result<Self, String> {
+        Ok(parts.session)
+    }
+
+    fn describe(_: &mut ArgsBuilder<'_>, _: &'static str, _: Option<&'static str>) {}
+}
+
+impl<'a> CallParam<'a> for &'a Request {
+    fn from_call(parts: &CallParts<'a>, _: &'static str) -> Result<Self, String> {
+        Ok(parts.request)
+    }
+
+    fn describe(_: &mut ArgsBuilder<'_>, _: &'static str, _: Option<&'static str>) {}
+}

@@ -1,0 +1,172 @@
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+/// JSON-RPC and MCP error codes, in one place.
+pub mod codes {
+    /// The body is not JSON.
+    pub const PARSE_ERROR: i32 = -32700;
+    /// The body is JSON but not a JSON-RPC request.
+    pub const INVALID_REQUEST: i32 = -32600;
+    /// Unknown method, or a method the request's era does not have.
+    pub const METHOD_NOT_FOUND: i32 = -32601;
+    /// Bad params: unknown tool or prompt, missing envelope key, bad cursor, unknown resource (modern).
+    pub const INVALID_PARAMS: i32 = -32602;
+    /// The server failed (including handler panics).
+    pub const INTERNAL_ERROR: i32 = -32603;
+    /// Legacy era: resource not found.
+    pub const RESOURCE_NOT_FOUND: i32 = -32002;
+    /// Modern era: an HTTP header disagrees with the body.
+    pub const HEADER_MISMATCH: i32 = -32020;
+    /// Modern era: the request lacks a client capability the server needs.
+    pub const MISSING_CLIENT_CAPABILITY: i32 = -32021;
+    /// Modern era: the requested protocol version is not supported.
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
+}
+
+/// A JSON-RPC request id: a string or an integer, never `null`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RequestId {
+    /// An integer id.
+    Number(i64),
+    /// A string id.
+    String(Arc<str>),
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Number(n) => write!(f, "{n}"),
+            Self::String(s) => f.write_str(s),
+        }
+    }
+}
+
+/// A JSON-RPC error object: `{code, message, data?}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorObject {
+    /// One of [`codes`] or an application code.
+    pub code: i32,
+    /// Short description.
+    pub message: Cow<'static, str>,
+    /// Structured detail, e.g. `{"uri": …}` or `{"supported": […], "requested": …}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+impl ErrorObject {
+    /// An error with a code and message.
+    pub fn new(code: i32, message: impl Into<Cow<'static, str>>) -> Self {
+        Self { code, message: message.into(), data: None }
+    }
+
+    /// Adds `data`.
+    #[must_use]
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+}
+
+impl fmt::Display for ErrorObject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.message, self.code)
+    }
+}
+
+#[derive(Deserialize)]
+struct Wire<'a> {
+    #[serde(borrow, default)]
+    jsonrpc: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    method: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    params: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    result: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    error: Option<&'a RawValue>,
+}
+
+/// One decoded JSON-RPC message, borrowing from the body it was read from.
+#[derive(Debug)]
+pub enum Incoming<'a> {
+    /// A request: it has an id and a method.
+    Request {
+        /// The id to answer with.
+        id: RequestId,
+        /// The method name.
+        method: Cow<'a, str>,
+        /// Raw params, decoded later straight into their types.
+        params: Option<&'a RawValue>,
+    },
+    /// A notification: a method without an id.
+    Notification {
+        /// The method name.
+        method: Cow<'a, str>,
+        /// Raw params.
+        params: Option<&'a RawValue>,
+    },
+    /// A response from the client to a server-to-client request.
+    Response {
+        /// The id of the server's request.
+        id: RequestId,
+    },
+}
+
+impl<'a> Incoming<'a> {
+    /// Decodes one message. On failure returns the error to send and, when it could be read, the id.
+    pub fn parse(text: &'a str) -> Result<Self, (Option<RequestId>, ErrorObject)> {
+        let value: &RawValue = serde_json::from_str(text).map_err(|e| {
+            (None, ErrorObject::new(codes::PARSE_ERROR, format!("Parse error: {e}")))
+        })?;
+        Self::from_raw(value)
+    }
+
+    /// Decodes one message that is already known to be valid JSON.
+    pub fn from_raw(raw: &'a RawValue) -> Result<Self, (Option<RequestId>, ErrorObject)> {
+        let invalid = |id, msg: String| Err((id, ErrorObject::new(codes::INVALID_REQUEST, msg)));
+        let wire: Wire<'a> = match serde_json::from_str(raw.get()) {
+            Ok(w) => w,
+            Err(e) => {
+                return invalid(None, format!("Invalid request: expected a JSON-RPC object ({e})"));
+            }
+        };
+        let id = match wire.id {
+            None => None,
+            Some(raw_id) => match serde_json::from_str::<RequestId>(raw_id.get()) {
+                Ok(id) => Some(id),
+                Err(_) => {
+                    return invalid(
+                        None,
+                        "Invalid request: `id` must be a string or an integer".to_owned(),
+                    );
+                }
+            },
+        };
+        if wire.jsonrpc.as_deref() != Some("2.0") {
+            return invalid(id, "Invalid request: `jsonrpc` must be \"2.0\"".to_owned());
+        }
+        if let Some(params) = wire.params {
+            let first = params.get().trim_start().as_bytes().first().copied();
+            if !matches!(first, Some(b'{' | b'[')) {
+                return invalid(id, "Invalid request: `params` must be an object".to_owned());
+            }
+        }
+        match (id, wire.method) {
+            (Some(id), Some(method)) => Ok(Self::Request { id, method, params: wire.params }),
+            (None, Some(method)) => Ok(Self::Notification { method, params: wire.params }),
+            (Some(id), None) if wire.result.is_some() || wire.error.is_some() => {
+                Ok(Self::Response { id })
+            }
+            (id, None) => invalid(id, "Invalid request: missing `method`".to_owned()),
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! Resources: what `#[resource]` handlers return ([`IntoContents`]) and the `resources/list` items.
+
+use serde::Serialize;
+
+use crate::content::ResourceContents;
+use crate::error::Error;
+use crate::protocol::Icon;
+use crate::tool::Json;
+
+/// An entry of `resources/list`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Resource {
+    /// The URI.
+    pub uri: String,
+    /// Programmatic name.
+    pub name: String,
+    /// Display name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Description.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// MIME type.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Size in bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    /// Icons.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub icons: Vec<Icon>,
+}
+
+impl Resource {
+    /// A resource with a URI and a name.
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            size: None,
+            icons: Vec::new(),
+        }
+    }
+}
+
+/// Several contents for one read (for example a directory).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Contents(pub Vec<ResourceContents>);
+
+/// Raw bytes returned by a resource; sent base64-encoded as `blob`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Blob(pub Vec<u8>);
+
+/// Where a resource handler's value is turned into `contents`.
+#[derive(Debug, Clone, Copy)]
+pub struct ReadTarget<'a> {
+    /// The URI that was read.
+    pub uri: &'a str,
+    /// The template's `mime_type`, if it declares one.
+    pub mime_type: Option<&'a str>,
+}
+
+impl ReadTarget<'_> {
+    fn text(&self, text: String, default_mime: Option<&str>) -> ResourceContents {
+        let mut c = ResourceContents::text(self.uri, text);
+        c.mime_type = self.mime_type.or(default_mime).map(Into::into);
+        c
+    }
+}
+
+/// What a `#[resource]` handler may return. `None` means "not found".
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a `#[resource]`",
+    label = "unsupported resource return type",
+    note = "return `String`, `Json<T>`, `Blob`, `ResourceContents`, `Contents`, `Option<T>` (None = not found) or `Result<T, E>` where `E: Into<phantom::Error>`"
+)]
+pub trait IntoContents {
+    /// Converts the handler's value; `Ok(None)` is "not found".
+    fn into_contents(self, target: ReadTarget<'_>) -> Result<Option<Vec<ResourceContents>>, Error>;
+}
+
+impl IntoContents for String {
+    fn into_contents(self, target: ReadTarget<'_>) -> Result<Option<Vec<ResourceContents>>, Error> {
+        Ok(Some(vec![target.text(self, Some("text/plain"))]))
+    }
+}
+
+impl IntoContents for &'static str {
+    fn into_contents(self, target: ReadTarget<'_>) -> Result<Option<Vec<ResourceContents>>, Error> {
+        self.to_owned().into_contents(target)
+    }
+}
+
+impl IntoContents for Blob {
+    fn into_contents(self, target: ReadTarget<'_>) -> Result<Option<Vec<ResourceContents>>, Error> {
+        let mut c = ResourceContents::blob(target.uri, self.0);
+        c.mime_type = Some(target.mime_type.unwrap_or("application/octet-stream").into());
+        Ok(Some(vec![c]))
+    }
+}
+
+impl<T: Serialize> IntoContents for Json<T> {
+    fn into_contents(self, target: ReadTarget<'_>) -> Result<Option<Vec<ResourceContents>>, Error> {
+        let text = serde_json::to_string(&self.0)?;
+        Ok(Some(vec![target.text(text, Some("application/json"))]))
+    }
+}
+
+impl IntoContents for ResourceContents {
+    fn into_contents(self, _: ReadTarget<'_>) -> Result<Option<Vec<ResourceContents>>, Error> {
+        Ok(Some(vec![self]))
+    }
+}
+
+impl IntoContents for Contents {
+    fn into_contents(self, _: ReadTarget<'_>) -> Result<Option<Vec<ResourceContents>>, Error> {
+        Ok(Some(self.0))
+    }
+}
+
+impl<T: IntoContents> IntoContents for Option<T> {
+    fn into_contents(self, target: ReadTarget<'_>) -> Result<Option<Vec<ResourceContents>>, Error> {
+        match self {
+            Some(v) => v.into_contents(target),
+            None => Ok(None),
+        }
+    }
+}
+
+impl<T: IntoContents, E: Into<Error>> IntoContents for Result<T, E> {
+    fn into_contents(self, target: ReadTarget<'_>) -> Result<Option<Vec<ResourceContents>>, Error> {
+        self.map_err(Into::into)?.into_contents(target)
+    }
+}

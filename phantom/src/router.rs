@@ -1,0 +1,520 @@
+//! The static tables `#[mcp_router]` generates, and what phantom builds from them once per router.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+
+use base64::Engine as _;
+use schemars::generate::SchemaSettings;
+use schemars::{Schema, SchemaGenerator};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+
+use crate::completion::{CompleteContext, Completion};
+use crate::content::ResourceContents;
+use crate::error::Error;
+use crate::param::{ArgSpec, ArgsBuilder, CallParts};
+use crate::prompt::PromptReply;
+use crate::protocol::{Icon, Implementation};
+use crate::request::Request;
+use crate::resource::{ReadTarget, Resource};
+use crate::server::{Cursor, Page};
+use crate::session::{AllowList, Session, allowed};
+use crate::tool::{ToolAnnotations, ToolResult};
+use crate::uri::{Matcher, Template};
+
+/// A boxed `Send` future, as the generated trampolines return.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+/// Generated tool trampoline.
+pub type ToolFn<S> = for<'a> fn(&'a S, CallParts<'a>) -> BoxFuture<'a, ToolResult>;
+/// Generated prompt trampoline.
+pub type PromptFn<S> = for<'a> fn(&'a S, CallParts<'a>) -> BoxFuture<'a, Result<PromptReply, Error>>;
+/// Generated resource trampoline.
+pub type ReadFn<S> =
+    for<'a> fn(&'a S, ReadParts<'a>) -> BoxFuture<'a, Result<Option<Vec<ResourceContents>>, Error>>;
+/// Generated completion trampoline.
+pub type CompleteFn<S> =
+    for<'a> fn(&'a S, &'a str, &'a CompleteContext<'a>) -> BoxFuture<'a, Result<Completion, Error>>;
+
+/// A `_meta` value written in an attribute: `meta(key = "text" | 1 | true)`.
+#[derive(Debug, Clone, Copy)]
+#[allow(missing_docs)]
+pub enum MetaValue {
+    Str(&'static str),
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+}
+
+fn meta_map(meta: &[(&'static str, MetaValue)]) -> Option<Value> {
+    (!meta.is_empty()).then(|| {
+        meta.iter()
+            .map(|(k, v)| {
+                let v = match *v {
+                    MetaValue::Str(s) => Value::from(s),
+                    MetaValue::Int(i) => Value::from(i),
+                    MetaValue::Float(f) => Value::from(f),
+                    MetaValue::Bool(b) => Value::from(b),
+                };
+                ((*k).to_owned(), v)
+            })
+            .collect::<Map<_, _>>()
+            .into()
+    })
+}
+
+fn icons(srcs: &[&'static str]) -> Vec<Icon> {
+    srcs.iter()
+        .map(|src| Icon { src: (*src).to_owned(), mime_type: None, sizes: Vec::new(), theme: None })
+        .collect()
+}
+
+/// The `#[mcp_router(…)]` attribute values.
+#[derive(Debug, Clone)]
+pub struct RouterInfo {
+    /// `name`.
+    pub name: &'static str,
+    /// `version`.
+    pub version: &'static str,
+    /// `title`.
+    pub title: Option<&'static str>,
+    /// `instructions`.
+    pub instructions: Option<&'static str>,
+    /// `icons` (sources).
+    pub icons: &'static [&'static str],
+    /// `website_url`.
+    pub website_url: Option<&'static str>,
+}
+
+impl RouterInfo {
+    /// The `serverInfo` object.
+    pub fn implementation(&self) -> Implementation {
+        Implementation {
+            name: self.name.into(),
+            version: self.version.into(),
+            title: self.title.map(Into::into),
+            description: None,
+            icons: icons(self.icons),
+            website_url: self.website_url.map(Into::into),
+        }
+    }
+}
+
+/// One `#[tool]`.
+#[allow(missing_debug_implementations, missing_docs)]
+pub struct ToolDef<S> {
+    pub name: &'static str,
+    pub title: Option<&'static str>,
+    pub description: Option<&'static str>,
+    pub annotations: ToolAnnotations,
+    pub icons: &'static [&'static str],
+    pub meta: &'static [(&'static str, MetaValue)],
+    pub args: fn(&mut ArgsBuilder<'_>),
+    pub output: fn(&mut SchemaGenerator) -> Option<Schema>,
+    pub call: ToolFn<S>,
+}
+
+/// One `#[prompt]`.
+#[allow(missing_debug_implementations, missing_docs)]
+pub struct PromptDef<S> {
+    pub name: &'static str,
+    pub title: Option<&'static str>,
+    pub description: Option<&'static str>,
+    pub icons: &'static [&'static str],
+    pub args: fn(&mut ArgsBuilder<'_>),
+    pub get: PromptFn<S>,
+    pub completions: Vec<(&'static str, CompleteFn<S>)>,
+}
+
+/// One `#[resource]`.
+#[allow(missing_debug_implementations, missing_docs)]
+pub struct ResourceDef<S> {
+    pub template: &'static str,
+    pub name: &'static str,
+    pub title: Option<&'static str>,
+    pub description: Option<&'static str>,
+    pub mime_type: Option<&'static str>,
+    pub size: Option<u64>,
+    pub icons: &'static [&'static str],
+    pub read: ReadFn<S>,
+    pub completions: Vec<(&'static str, CompleteFn<S>)>,
+}
+
+/// Everything `#[mcp_router]` generates, handed to [`Router::build`] once.
+#[allow(missing_debug_implementations, missing_docs)]
+pub struct RouterDef<S> {
+    pub info: RouterInfo,
+    pub tools: Vec<ToolDef<S>>,
+    pub prompts: Vec<PromptDef<S>>,
+    pub resources: Vec<ResourceDef<S>>,
+    /// Names of the callbacks the impl overrides.
+    pub overrides: &'static [&'static str],
+}
+
+/// What a resource trampoline receives.
+#[derive(Debug)]
+pub struct ReadParts<'a> {
+    /// The URI read.
+    pub uri: &'a str,
+    /// Decoded parameters, in template order.
+    pub params: Vec<Cow<'a, str>>,
+    /// The caller's session.
+    pub session: &'a Session,
+    /// The transport request.
+    pub request: &'a Request,
+    /// The template's MIME type.
+    pub mime_type: Option<&'static str>,
+}
+
+impl<'a> ReadParts<'a> {
+    /// The `i`-th parameter.
+    pub fn param(&self, i: usize) -> &str {
+        &self.params[i]
+    }
+
+    /// Where the handler's value goes.
+    pub fn target(&self) -> ReadTarget<'_> {
+        ReadTarget { uri: self.uri, mime_type: self.mime_type }
+    }
+
+    /// The error for a parameter that does not parse.
+    pub fn bad_param(&self, name: &str, reason: &str) -> Error {
+        Error::invalid_params(format!("invalid URI parameter `{name}`: {reason}"))
+            .with_data(json!({ "uri": self.uri, "param": name }))
+    }
+}
+
+/// A resource template as callbacks see it.
+#[derive(Debug)]
+pub struct TemplateInfo {
+    /// The template as written (`myapp:///items/<id>`).
+    pub template: &'static str,
+    /// The RFC 6570 form (`myapp:///items/{id}`).
+    pub uri_template: String,
+    /// The resource's name (used by allow-lists).
+    pub name: &'static str,
+    /// Parameter names, in order.
+    pub params: Vec<String>,
+}
+
+pub(crate) struct ToolEntry<S> {
+    pub(crate) def: ToolDef<S>,
+    pub(crate) specs: Vec<ArgSpec>,
+    pub(crate) validator: Option<jsonschema::Validator>,
+    pub(crate) wrap_output: bool,
+    pub(crate) json: Box<RawValue>,
+}
+
+pub(crate) struct PromptEntry<S> {
+    pub(crate) def: PromptDef<S>,
+    pub(crate) specs: Vec<ArgSpec>,
+    pub(crate) json: Box<RawValue>,
+}
+
+pub(crate) struct ResourceEntry<S> {
+    pub(crate) def: ResourceDef<S>,
+    pub(crate) info: &'static TemplateInfo,
+    pub(crate) concrete_uri: Option<String>,
+    pub(crate) json: Box<RawValue>,
+}
+
+/// The router built once from the generated [`RouterDef`]: schemas, validators, serialized list
+/// items, name indexes and the URI matcher.
+#[allow(missing_debug_implementations)]
+pub struct Router<S> {
+    /// The `#[mcp_router]` attribute values.
+    pub info: RouterInfo,
+    pub(crate) tools: Vec<ToolEntry<S>>,
+    pub(crate) tool_index: HashMap<&'static str, usize>,
+    pub(crate) prompts: Vec<PromptEntry<S>>,
+    pub(crate) prompt_index: HashMap<&'static str, usize>,
+    pub(crate) resources: Vec<ResourceEntry<S>>,
+    pub(crate) matcher: Matcher,
+    pub(crate) template_index: HashMap<String, usize>,
+    pub(crate) concrete: Vec<usize>,
+    pub(crate) templated: Vec<usize>,
+    pub(crate) has_completions: bool,
+    pub(crate) overrides: &'static [&'static str],
+}
+
+fn generator() -> SchemaGenerator {
+    SchemaSettings::draft2020_12().into_generator()
+}
+
+fn raw(value: &impl serde::Serialize) -> Box<RawValue> {
+    serde_json::value::to_raw_value(value).expect("descriptor serializes")
+}
+
+const CONSTRAINTS: &[&str] = &[
+    "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength",
+    "pattern", "enum", "const", "minItems", "maxItems", "uniqueItems", "minProperties",
+    "maxProperties", "not", "if", "oneOf", "minContains", "maxContains",
+];
+
+fn has_constraints(value: &Value) -> bool {
+    match value {
+        Value::Object(map) => map.iter().any(|(k, v)| {
+            CONSTRAINTS.contains(&k.as_str())
+                || (k == "minimum" && v.as_f64().is_some_and(|m| m != 0.0))
+                || has_constraints(v)
+        }),
+        Value::Array(items) => items.iter().any(has_constraints),
+        _ => false,
+    }
+}
+
+fn describe_args(args: fn(&mut ArgsBuilder<'_>)) -> (Vec<ArgSpec>, Map<String, Value>) {
+    let mut generator = generator();
+    let mut builder = ArgsBuilder::new(&mut generator);
+    args(&mut builder);
+    let specs = builder.specs;
+    let defs = generator.take_definitions(true);
+    (specs, defs)
+}
+
+fn input_schema(specs: &[ArgSpec], defs: Map<String, Value>) -> Value {
+    let mut props = Map::new();
+    let mut required = Vec::new();
+    for spec in specs {
+        props.insert(spec.name.into(), spec.schema.clone().to_value());
+        if spec.required {
+            required.push(Value::from(spec.name));
+        }
+    }
+    let mut schema = Map::new();
+    schema.insert("type".into(), "object".into());
+    if !props.is_empty() {
+        schema.insert("properties".into(), props.into());
+    }
+    if !required.is_empty() {
+        schema.insert("required".into(), required.into());
+    }
+    schema.insert("additionalProperties".into(), false.into());
+    if !defs.is_empty() {
+        schema.insert("$defs".into(), defs.into());
+    }
+    schema.into()
+}
+
+/// Wraps a non-object output schema as `{"result": …}` (legacy clients require an object).
+fn output_schema(schema: Schema) -> (Value, bool) {
+    let mut value = schema.to_value();
+    if value.get("type").and_then(Value::as_str) == Some("object") {
+        return (value, false);
+    }
+    let mut wrapper = Map::new();
+    if let Some(obj) = value.as_object_mut() {
+        for key in ["$schema", "$defs"] {
+            if let Some(v) = obj.remove(key) {
+                wrapper.insert(key.into(), v);
+            }
+        }
+        obj.remove("title");
+    }
+    wrapper.insert("type".into(), "object".into());
+    wrapper.insert("properties".into(), json!({ "result": value }));
+    wrapper.insert("required".into(), json!(["result"]));
+    (wrapper.into(), true)
+}
+
+fn put(obj: &mut Map<String, Value>, key: &str, value: Option<impl Into<Value>>) {
+    if let Some(v) = value {
+        obj.insert(key.into(), v.into());
+    }
+}
+
+impl<S> Router<S> {
+    /// Builds schemas, validators, serialized items, indexes and the matcher. Runs once.
+    ///
+    /// # Panics
+    ///
+    /// Never for tables `#[mcp_router]` generated: it already rejected what would fail here.
+    pub fn build(def: RouterDef<S>) -> Self {
+        let mut tools = Vec::with_capacity(def.tools.len());
+        for tool in def.tools {
+            let (specs, defs) = describe_args(tool.args);
+            let schema = input_schema(&specs, defs);
+            let validator = has_constraints(&schema)
+                .then(|| jsonschema::validator_for(&schema).ok())
+                .flatten();
+            let mut obj = Map::new();
+            obj.insert("name".into(), tool.name.into());
+            put(&mut obj, "title", tool.title);
+            put(&mut obj, "description", tool.description);
+            let icons = icons(tool.icons);
+            if !icons.is_empty() {
+                obj.insert("icons".into(), serde_json::to_value(icons).unwrap_or_default());
+            }
+            obj.insert("inputSchema".into(), schema);
+            let mut wrap_output = false;
+            if let Some(out) = (tool.output)(&mut generator()) {
+                let (out, wrap) = output_schema(out);
+                wrap_output = wrap;
+                obj.insert("outputSchema".into(), out);
+            }
+            if !tool.annotations.is_empty() {
+                let mut ann = serde_json::to_value(tool.annotations).unwrap_or_default();
+                if let (Some(title), Some(a)) = (tool.title, ann.as_object_mut()) {
+                    a.insert("title".into(), title.into());
+                }
+                obj.insert("annotations".into(), ann);
+            }
+            put(&mut obj, "_meta", meta_map(tool.meta));
+            tools.push(ToolEntry { json: raw(&obj), def: tool, specs, validator, wrap_output });
+        }
+        let tool_index = tools.iter().enumerate().map(|(i, t)| (t.def.name, i)).collect();
+
+        let mut prompts = Vec::with_capacity(def.prompts.len());
+        for prompt in def.prompts {
+            let (specs, _) = describe_args(prompt.args);
+            let mut obj = Map::new();
+            obj.insert("name".into(), prompt.name.into());
+            put(&mut obj, "title", prompt.title);
+            put(&mut obj, "description", prompt.description);
+            let args: Vec<Value> = specs
+                .iter()
+                .map(|s| {
+                    let mut a = Map::new();
+                    a.insert("name".into(), s.name.into());
+                    put(&mut a, "description", s.description);
+                    a.insert("required".into(), s.required.into());
+                    a.into()
+                })
+                .collect();
+            if !args.is_empty() {
+                obj.insert("arguments".into(), args.into());
+            }
+            let icons = icons(prompt.icons);
+            if !icons.is_empty() {
+                obj.insert("icons".into(), serde_json::to_value(icons).unwrap_or_default());
+            }
+            prompts.push(PromptEntry { json: raw(&obj), def: prompt, specs });
+        }
+        let prompt_index = prompts.iter().enumerate().map(|(i, p)| (p.def.name, i)).collect();
+
+        let mut resources = Vec::with_capacity(def.resources.len());
+        let mut matcher = Matcher::default();
+        let mut template_index = HashMap::new();
+        let (mut concrete, mut templated) = (Vec::new(), Vec::new());
+        for (i, res) in def.resources.into_iter().enumerate() {
+            let template = Template::parse(res.template).expect("template validated by the macro");
+            matcher.insert(&template, i);
+            let uri_template = template.to_rfc6570();
+            let info: &'static TemplateInfo = Box::leak(Box::new(TemplateInfo {
+                template: res.template,
+                uri_template: uri_template.clone(),
+                name: res.name,
+                params: template.params().map(str::to_owned).collect(),
+            }));
+            let mut obj = Map::new();
+            let concrete_uri = template.is_concrete().then(|| uri_template.clone());
+            if let Some(uri) = &concrete_uri {
+                obj.insert("uri".into(), uri.clone().into());
+                concrete.push(i);
+            } else {
+                obj.insert("uriTemplate".into(), uri_template.clone().into());
+                templated.push(i);
+            }
+            template_index.insert(uri_template, i);
+            obj.insert("name".into(), res.name.into());
+            put(&mut obj, "title", res.title);
+            put(&mut obj, "description", res.description);
+            put(&mut obj, "mimeType", res.mime_type);
+            if concrete_uri.is_some() {
+                put(&mut obj, "size", res.size);
+            }
+            let icons = icons(res.icons);
+            if !icons.is_empty() {
+                obj.insert("icons".into(), serde_json::to_value(icons).unwrap_or_default());
+            }
+            resources.push(ResourceEntry { json: raw(&obj), def: res, info, concrete_uri });
+        }
+        let has_completions = prompts.iter().any(|p| !p.def.completions.is_empty())
+            || resources.iter().any(|r| !r.def.completions.is_empty());
+        Self {
+            info: def.info,
+            tools,
+            tool_index,
+            prompts,
+            prompt_index,
+            resources,
+            matcher,
+            template_index,
+            concrete,
+            templated,
+            has_completions,
+            overrides: def.overrides,
+        }
+    }
+
+    /// Whether the impl overrides the named callback.
+    pub fn overrides(&self, callback: &str) -> bool {
+        self.overrides.contains(&callback)
+    }
+
+    /// The default `list_resources`: concrete resources, paginated, allow-list applied.
+    pub fn concrete_resources(&self, cursor: Option<&Cursor>, session: &Session) -> Result<Page<Resource>, Error> {
+        let page = paginate(
+            "r",
+            self.concrete.iter().map(|&i| (self.resources[i].def.name, &self.resources[i])),
+            &session.allowed_resource_templates,
+            cursor.map(|c| c.0.as_str()),
+            crate::config::DEFAULT_PAGE_SIZE,
+        )?;
+        let items = page
+            .items
+            .into_iter()
+            .map(|r| Resource {
+                uri: r.concrete_uri.clone().unwrap_or_default(),
+                name: r.def.name.into(),
+                title: r.def.title.map(Into::into),
+                description: r.def.description.map(Into::into),
+                mime_type: r.def.mime_type.map(Into::into),
+                size: r.def.size,
+                icons: icons(r.def.icons),
+            })
+            .collect();
+        Ok(Page { items, next_cursor: page.next_cursor })
+    }
+}
+
+/// Pages `items` (in declaration order) for a session: skips names the allow-list excludes, starts
+/// at the cursor's offset, and returns the cursor of the next page.
+pub(crate) fn paginate<'r, T>(
+    kind: &str,
+    items: impl Iterator<Item = (&'static str, T)>,
+    allow: &Option<AllowList>,
+    cursor: Option<&str>,
+    page_size: usize,
+) -> Result<Page<T>, Error> {
+    let start = match cursor {
+        None => 0,
+        Some(c) => decode_cursor(kind, c).ok_or_else(|| {
+            Error::invalid_params("invalid cursor").with_data(json!({ "cursor": c }))
+        })?,
+    };
+    let mut out = Vec::new();
+    let mut next = None;
+    for (offset, (name, item)) in items.enumerate().skip(start) {
+        if !allowed(allow, name) {
+            continue;
+        }
+        if out.len() == page_size {
+            next = Some(encode_cursor(kind, offset));
+            break;
+        }
+        out.push(item);
+    }
+    Ok(Page { items: out, next_cursor: next })
+}
+
+fn encode_cursor(kind: &str, offset: usize) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{kind}{offset}"))
+}
+
+fn decode_cursor(kind: &str, cursor: &str) -> Option<usize> {
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(cursor).ok()?;
+    let text = std::str::from_utf8(&bytes).ok()?;
+    text.strip_prefix(kind)?.parse().ok().filter(|&n| n > 0)
+}

@@ -1,0 +1,181 @@
+//! The [`Server`] trait: the 12 router callbacks with their defaults, plus the generated tables.
+
+use std::future::Future;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::auth::WwwAuthenticate;
+use crate::error::Error;
+use crate::protocol::{ErrorObject, Implementation};
+use crate::request::Request;
+use crate::resource::Resource;
+use crate::router::{Router, TemplateInfo};
+use crate::session::Session;
+use crate::task::{Task, TaskError};
+
+/// What `connect` decides about a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Connect {
+    /// The request may proceed.
+    Ok,
+    /// Not authenticated: HTTP 401 with this `WWW-Authenticate` challenge.
+    Unauthorized(WwwAuthenticate),
+    /// Authenticated but not allowed: HTTP 403 with a message.
+    Forbidden(String),
+    /// The session is gone: HTTP 404, the client starts a new session.
+    NotFound(String),
+    /// Rejected for another reason.
+    Error(String),
+}
+
+/// An opaque pagination cursor, as the client sent it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Cursor(pub String);
+
+/// One page of a list.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Page<T> {
+    /// The items.
+    pub items: Vec<T>,
+    /// The cursor of the next page; `None` on the last page.
+    pub next_cursor: Option<String>,
+}
+
+impl<T> Page<T> {
+    /// A last page.
+    pub fn last(items: Vec<T>) -> Self {
+        Self { items, next_cursor: None }
+    }
+}
+
+/// A URI resolved against a `#[resource]` template: `(uri, path params, template)`.
+#[derive(Debug, Clone)]
+pub struct ResolvedResource {
+    /// The concrete URI.
+    pub uri: String,
+    /// Decoded path parameters by name.
+    pub params: Map<String, Value>,
+    /// The template it matched.
+    pub template: &'static TemplateInfo,
+}
+
+/// The answer of `authorize_resource_subscriptions`: the resources allowed, by value or by URI.
+#[derive(Debug, Clone)]
+pub enum Authorized {
+    /// Exactly these resolved resources.
+    Resources(Vec<ResolvedResource>),
+    /// The resources with these URIs.
+    Uris(Vec<String>),
+}
+
+/// The server side of phantom: implemented by `#[mcp_router]` on your type.
+///
+/// Every method is a callback with a default (see the table in the crate docs). Write a method with
+/// the same name and an equivalent signature inside the `#[mcp_router]` impl to override one; the
+/// macro moves it here. Callbacks return `Send` futures.
+pub trait Server: Clone + Send + Sync + 'static {
+    /// Runs on every request (and on `initialize`): authenticate, set the principal, assigns and
+    /// allow-lists. Default: [`Connect::Ok`].
+    fn connect(&self, session: &mut Session, request: &Request) -> impl Future<Output = Connect> + Send {
+        let _ = (session, request);
+        async { Connect::Ok }
+    }
+
+    /// Runs when a connection or stdio stream closes. Default: nothing.
+    fn disconnect(&self, session: &Session) -> impl Future<Output = ()> + Send {
+        let _ = session;
+        async {}
+    }
+
+    /// Runs when the client ends its session. phantom itself remembers terminated sessions.
+    fn terminate(&self, session: &Session) -> impl Future<Output = Result<(), Error>> + Send {
+        let _ = session;
+        async { Ok(()) }
+    }
+
+    /// The instructions sent in `initialize` and `server/discover`. Default: `instructions = "…"`.
+    fn instructions(&self, session: &Session) -> impl Future<Output = Option<String>> + Send {
+        let _ = session;
+        async { Self::__router().info.instructions.map(str::to_owned) }
+    }
+
+    /// The `serverInfo`. Default: the `name`, `version`, `title`, … of `#[mcp_router]`.
+    fn server_info(&self, session: &Session) -> impl Future<Output = Implementation> + Send {
+        let _ = session;
+        async { Self::__router().info.implementation() }
+    }
+
+    /// `resources/list`. Default: the concrete (parameter-less) resources, paginated, allow-list
+    /// applied.
+    fn list_resources(
+        &self,
+        cursor: Option<Cursor>,
+        session: &Session,
+    ) -> impl Future<Output = Result<Page<Resource>, Error>> + Send {
+        async move { Self::__router().concrete_resources(cursor.as_ref(), session) }
+    }
+
+    /// `skills/list`: the `SKILL.md` URIs of one page. Default: none (skills arrive with `#[skill]`).
+    fn list_skills(
+        &self,
+        cursor: Option<Cursor>,
+        session: &Session,
+    ) -> impl Future<Output = Result<Page<String>, Error>> + Send {
+        let _ = (cursor, session);
+        async { Ok(Page::last(Vec::new())) }
+    }
+
+    /// Which resources a session may subscribe to and hear about. Default: all.
+    fn authorize_resource_subscriptions(
+        &self,
+        resources: Vec<ResolvedResource>,
+        session: &Session,
+    ) -> impl Future<Output = Authorized> + Send {
+        let _ = session;
+        async move { Authorized::Resources(resources) }
+    }
+
+    /// Which task ids a session may listen to. Default: those `get_task` returns.
+    fn authorize_task_subscriptions(
+        &self,
+        task_ids: Vec<String>,
+        session: &Session,
+    ) -> impl Future<Output = Vec<String>> + Send {
+        async move {
+            let mut allowed = Vec::with_capacity(task_ids.len());
+            for id in task_ids {
+                if self.get_task(&id, session).await.is_ok() {
+                    allowed.push(id);
+                }
+            }
+            allowed
+        }
+    }
+
+    /// Fetches a task for `tasks/get`, `tasks/update` and `tasks/cancel`. Default: not found.
+    fn get_task(&self, task_id: &str, session: &Session) -> impl Future<Output = Result<Task, TaskError>> + Send {
+        let _ = (task_id, session);
+        async { Err(TaskError::NotFound) }
+    }
+
+    /// Receives `inputResponses` for a task. Default: acknowledge.
+    fn update_task(
+        &self,
+        task: Task,
+        input_responses: Map<String, Value>,
+        session: &Session,
+    ) -> impl Future<Output = Result<(), ErrorObject>> + Send {
+        let _ = (task, input_responses, session);
+        async { Ok(()) }
+    }
+
+    /// Cancels a task. Default: acknowledge (the task carries on).
+    fn cancel_task(&self, task: Task, session: &Session) -> impl Future<Output = Result<(), ErrorObject>> + Send {
+        let _ = (task, session);
+        async { Ok(()) }
+    }
+
+    #[doc(hidden)]
+    fn __router() -> &'static Router<Self>;
+}

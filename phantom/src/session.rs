@@ -1,0 +1,91 @@
+//! [`Session`]: the small per-client row phantom keeps.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use http::Extensions;
+use serde_json::Value;
+
+use crate::protocol::{Implementation, LogLevel, ProtocolVersion};
+
+/// An allow-list of names: `None` on the session means "everything is allowed".
+pub type AllowList = Arc<HashSet<String>>;
+
+/// One client's session: a small row, not a task.
+///
+/// Legacy (≤ 2025-11-25) clients keep a session from `initialize` until it ends; modern (2026-07-28)
+/// requests each get a fresh session built from the request's `_meta`. `connect` runs on every
+/// request and may fill in the principal, assigns and allow-lists.
+#[derive(Debug, Clone)]
+pub struct Session {
+    /// Session id (`Mcp-Session-Id` for legacy HTTP); `None` for modern stateless requests.
+    pub id: Option<Arc<str>>,
+    /// Who the client is, as `connect` decided (for example the subject of a bearer token).
+    pub principal: Option<String>,
+    /// Typed application data set in `connect`; handlers read it with `session.assigns.get::<T>()`.
+    pub assigns: Extensions,
+    /// Tools this session may list and call; `None` allows all.
+    pub allowed_tools: Option<AllowList>,
+    /// Prompts this session may list, get and complete; `None` allows all.
+    pub allowed_prompts: Option<AllowList>,
+    /// Resource templates (by name) this session may list, read and complete; `None` allows all.
+    pub allowed_resource_templates: Option<AllowList>,
+    /// Skills this session may list and read; `None` allows all.
+    pub allowed_skills: Option<AllowList>,
+    /// What the client said about itself.
+    pub client_info: Option<Implementation>,
+    /// The client's declared capabilities (`{}` when none).
+    pub client_capabilities: Value,
+    /// The negotiated (legacy) or requested (modern) protocol version.
+    pub protocol_version: ProtocolVersion,
+    /// Minimum level of `notifications/message` the client wants; `None` sends none.
+    pub log_level: Option<LogLevel>,
+}
+
+impl Default for Session {
+    fn default() -> Self {
+        Self::new(None, ProtocolVersion::LATEST_LEGACY)
+    }
+}
+
+impl Session {
+    /// A fresh session with no principal, no assigns and no allow-lists.
+    pub fn new(id: Option<Arc<str>>, protocol_version: ProtocolVersion) -> Self {
+        Self {
+            id,
+            principal: None,
+            assigns: Extensions::new(),
+            allowed_tools: None,
+            allowed_prompts: None,
+            allowed_resource_templates: None,
+            allowed_skills: None,
+            client_info: None,
+            client_capabilities: Value::Object(Default::default()),
+            protocol_version,
+            log_level: None,
+        }
+    }
+
+    /// Builds an allow-list from names: `session.allowed_tools = Session::allow(["search"])`.
+    pub fn allow<I, S>(names: I) -> Option<AllowList>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Some(Arc::new(names.into_iter().map(Into::into).collect()))
+    }
+
+    /// Whether the session speaks the modern (stateless) era.
+    pub fn is_modern(&self) -> bool {
+        self.protocol_version.is_modern()
+    }
+
+    /// Whether the client declared a capability, e.g. `"sampling"` or `"elicitation"`.
+    pub fn client_supports(&self, capability: &str) -> bool {
+        self.client_capabilities.get(capability).is_some_and(|v| !v.is_null())
+    }
+}
+
+pub(crate) fn allowed(list: &Option<AllowList>, name: &str) -> bool {
+    list.as_ref().is_none_or(|l| l.contains(name))
+}

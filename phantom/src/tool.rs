@@ -1,0 +1,156 @@
+//! Tools: descriptors, results and the [`IntoToolResult`] trait.
+
+use std::fmt::Display;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::content::Content;
+
+/// The result of `tools/call`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolResult {
+    /// Content blocks.
+    pub content: Vec<Content>,
+    /// Structured output, described by the tool's `outputSchema`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
+    /// Whether the tool failed (a tool execution error, not a protocol error).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub is_error: bool,
+    /// Result metadata.
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+impl ToolResult {
+    /// A successful result with these blocks.
+    pub fn new(content: Vec<Content>) -> Self {
+        Self { content, ..Self::default() }
+    }
+
+    /// A successful result with one text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::new(vec![Content::text(text)])
+    }
+
+    /// A tool execution error (`isError: true`) with one text block.
+    pub fn error(message: impl Into<String>) -> Self {
+        Self { is_error: true, ..Self::text(message) }
+    }
+
+    /// A successful result whose `structuredContent` is `value`, with a text copy.
+    pub fn structured(value: Value) -> Self {
+        let text = value.to_string();
+        Self { structured_content: Some(value), ..Self::text(text) }
+    }
+}
+
+/// JSON output of a tool (`structuredContent` + `outputSchema` + a text copy) or a resource
+/// (`application/json` text).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Json<T>(pub T);
+
+/// What a `#[tool]` handler may return.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a `#[tool]`",
+    label = "unsupported tool return type",
+    note = "return `String`, `Json<T>`, `Content`, `Vec<Content>`, `ToolResult`, `()`, or `Result<T, E>` of one of these where `E: Display`"
+)]
+pub trait IntoToolResult {
+    /// Converts the handler's value into the wire result.
+    fn into_tool_result(self) -> ToolResult;
+
+    /// The tool's `outputSchema`, when the return type has one.
+    fn output_schema(_generator: &mut SchemaGenerator) -> Option<Schema> {
+        None
+    }
+}
+
+impl IntoToolResult for ToolResult {
+    fn into_tool_result(self) -> ToolResult {
+        self
+    }
+}
+
+impl IntoToolResult for String {
+    fn into_tool_result(self) -> ToolResult {
+        ToolResult::text(self)
+    }
+}
+
+impl IntoToolResult for &'static str {
+    fn into_tool_result(self) -> ToolResult {
+        ToolResult::text(self)
+    }
+}
+
+impl IntoToolResult for () {
+    fn into_tool_result(self) -> ToolResult {
+        ToolResult::new(Vec::new())
+    }
+}
+
+impl IntoToolResult for Content {
+    fn into_tool_result(self) -> ToolResult {
+        ToolResult::new(vec![self])
+    }
+}
+
+impl IntoToolResult for Vec<Content> {
+    fn into_tool_result(self) -> ToolResult {
+        ToolResult::new(self)
+    }
+}
+
+impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
+    fn into_tool_result(self) -> ToolResult {
+        match serde_json::to_value(&self.0) {
+            Ok(value) => ToolResult::structured(value),
+            Err(e) => ToolResult::error(format!("could not serialize the tool output: {e}")),
+        }
+    }
+
+    fn output_schema(generator: &mut SchemaGenerator) -> Option<Schema> {
+        Some(generator.root_schema_for::<T>())
+    }
+}
+
+impl<T: IntoToolResult, E: Display> IntoToolResult for Result<T, E> {
+    fn into_tool_result(self) -> ToolResult {
+        match self {
+            Ok(v) => v.into_tool_result(),
+            Err(e) => ToolResult::error(e.to_string()),
+        }
+    }
+
+    fn output_schema(generator: &mut SchemaGenerator) -> Option<Schema> {
+        T::output_schema(generator)
+    }
+}
+
+/// Tool annotations (hints; clients treat them as untrusted).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolAnnotations {
+    /// `readOnlyHint`.
+    #[serde(rename = "readOnlyHint", skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
+    /// `destructiveHint`.
+    #[serde(rename = "destructiveHint", skip_serializing_if = "Option::is_none")]
+    pub destructive: Option<bool>,
+    /// `idempotentHint`.
+    #[serde(rename = "idempotentHint", skip_serializing_if = "Option::is_none")]
+    pub idempotent: Option<bool>,
+    /// `openWorldHint`.
+    #[serde(rename = "openWorldHint", skip_serializing_if = "Option::is_none")]
+    pub open_world: Option<bool>,
+}
+
+impl ToolAnnotations {
+    pub(crate) fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+}
