@@ -622,7 +622,7 @@ impl<S: Server> Dispatcher<S> {
                 )
             })?;
         let args = Args::parse(p.arguments).map_err(|e| invalid(format!("Invalid params: {e}")))?;
-        let result = match check_arguments(entry, &args, p.arguments) {
+        let result = match check_arguments(entry, &args) {
             Err(message) => crate::tool::ToolResult::error(message),
             Ok(()) => {
                 let parts = CallParts { session, request, args };
@@ -880,24 +880,21 @@ fn envelope_session(meta: &MetaProbe<'_>) -> Result<Session, Failure> {
     Ok(session)
 }
 
-/// Checks a call's arguments against the tool's declared arguments and compiled validator.
-fn check_arguments<S>(entry: &crate::router::ToolEntry<S>, args: &Args<'_>, raw: Option<&RawValue>) -> Result<(), String> {
+/// Checks a call's arguments against the tool's declared arguments and compiled validators.
+fn check_arguments<S>(entry: &crate::router::ToolEntry<S>, args: &Args<'_>) -> Result<(), String> {
     if let Some(unknown) = args.names().find(|n| !entry.specs.iter().any(|s| s.name == *n)) {
         return Err(format!("unknown argument `{unknown}` for tool `{}`", entry.def.name));
     }
-    if let (Some(validator), Some(raw)) = (&entry.validator, raw) {
-        if args.is_empty() {
-            return Ok(());
-        }
+    for (name, validator) in &entry.validators {
+        let Some(raw) = args.get(name).filter(|r| r.get() != "null") else { continue };
         let value: Value = serde_json::from_str(raw.get()).map_err(|e| e.to_string())?;
         if let Some(err) = validator.iter_errors(&value).next() {
             let path = err.instance_path.to_string();
-            let field = path.trim_start_matches('/').replace('/', ".");
-            return Err(if field.is_empty() {
-                format!("invalid arguments: {err}")
-            } else {
-                format!("invalid argument `{field}`: {err}")
-            });
+            let field = std::iter::once(*name)
+                .chain(path.split('/').filter(|s| !s.is_empty()))
+                .collect::<Vec<_>>()
+                .join(".");
+            return Err(format!("invalid argument `{field}`: {err}"));
         }
     }
     Ok(())

@@ -95,6 +95,11 @@ pub mod __private {
         }
     }
 
+    /// Gives a completion closure its higher-ranked signature.
+    pub fn complete_fn<S>(f: CompleteFn<S>) -> CompleteFn<S> {
+        f
+    }
+
     /// Pins the future of a handler as `Send`, so a non-`Send` handler fails at its signature.
     pub fn assert_send<'a, T>(f: impl std::future::Future<Output = T> + Send + 'a) -> BoxFuture<'a, T> {
         Box::pin(f)

@@ -36,10 +36,6 @@ impl<'a> Args<'a> {
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.pairs.iter().map(|(k, _)| k.as_ref())
     }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.pairs.is_empty()
-    }
 }
 
 struct ArgsVisitorOut<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);

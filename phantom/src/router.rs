@@ -201,7 +201,8 @@ pub struct TemplateInfo {
 pub(crate) struct ToolEntry<S> {
     pub(crate) def: ToolDef<S>,
     pub(crate) specs: Vec<ArgSpec>,
-    pub(crate) validator: Option<jsonschema::Validator>,
+    /// Compiled validators of the arguments whose schemas declare constraints, by wire name.
+    pub(crate) validators: Vec<(&'static str, jsonschema::Validator)>,
     pub(crate) wrap_output: bool,
     pub(crate) json: Box<RawValue>,
 }
@@ -261,6 +262,48 @@ fn has_constraints(value: &Value) -> bool {
         }),
         Value::Array(items) => items.iter().any(has_constraints),
         _ => false,
+    }
+}
+
+/// A validator for one argument, when its schema declares constraints. `Option<T>` arguments are
+/// validated against `T`'s schema (a `null` value is skipped before validation), so messages name
+/// the broken constraint instead of "not valid under any of the schemas listed in anyOf".
+fn arg_validator(spec: &ArgSpec, defs: &Map<String, Value>) -> Option<(&'static str, jsonschema::Validator)> {
+    let mut schema = spec.schema.clone().to_value();
+    if let Some(branches) = schema.get("anyOf").and_then(Value::as_array) {
+        let non_null: Vec<&Value> =
+            branches.iter().filter(|b| b.get("type").and_then(Value::as_str) != Some("null")).collect();
+        if let [only] = non_null.as_slice() {
+            schema = (*only).clone();
+        }
+    }
+    let mut referenced = schema.clone();
+    if let Some(obj) = referenced.as_object_mut() {
+        if !defs.is_empty() {
+            obj.insert("$defs".into(), Value::Object(defs.clone()));
+        }
+    } else {
+        return None;
+    }
+    if !has_constraints(&resolve_refs(&schema, defs)) {
+        return None;
+    }
+    jsonschema::validator_for(&referenced).ok().map(|v| (spec.name, v))
+}
+
+/// Inlines `#/$defs/…` references (one level per definition) to look for constraints.
+fn resolve_refs(value: &Value, defs: &Map<String, Value>) -> Value {
+    match value {
+        Value::Object(map) => {
+            if let Some(target) = map.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/$defs/")) {
+                if let Some(def) = defs.get(target) {
+                    return def.clone();
+                }
+            }
+            Value::Object(map.iter().map(|(k, v)| (k.clone(), resolve_refs(v, defs))).collect())
+        }
+        Value::Array(items) => Value::Array(items.iter().map(|v| resolve_refs(v, defs)).collect()),
+        other => other.clone(),
     }
 }
 
@@ -334,10 +377,8 @@ impl<S> Router<S> {
         let mut tools = Vec::with_capacity(def.tools.len());
         for tool in def.tools {
             let (specs, defs) = describe_args(tool.args);
+            let validators = specs.iter().filter_map(|spec| arg_validator(spec, &defs)).collect();
             let schema = input_schema(&specs, defs);
-            let validator = has_constraints(&schema)
-                .then(|| jsonschema::validator_for(&schema).ok())
-                .flatten();
             let mut obj = Map::new();
             obj.insert("name".into(), tool.name.into());
             put(&mut obj, "title", tool.title);
@@ -361,7 +402,7 @@ impl<S> Router<S> {
                 obj.insert("annotations".into(), ann);
             }
             put(&mut obj, "_meta", meta_map(tool.meta));
-            tools.push(ToolEntry { json: raw(&obj), def: tool, specs, validator, wrap_output });
+            tools.push(ToolEntry { json: raw(&obj), def: tool, specs, validators, wrap_output });
         }
         let tool_index = tools.iter().enumerate().map(|(i, t)| (t.def.name, i)).collect();
 

@@ -1,0 +1,171 @@
+//! `studies`: a small research-study catalogue served over MCP.
+//!
+//! ```text
+//! cargo run -p phantom-examples --bin studies -- --stdio
+//! ```
+//!
+//! Tools search and annotate studies, a templated resource serves one study by its numeric id, a
+//! concrete resource serves the catalogue summary, and a prompt (with completion of study ids)
+//! drafts a review. `connect` narrows what a session may use from the `x-studies-role` header.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, RwLock};
+
+use phantom::prelude::*;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// One study in the catalogue.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+struct Study {
+    id: u64,
+    title: String,
+    phase: Phase,
+    enrolled: u32,
+    notes: Vec<String>,
+}
+
+/// Clinical phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Phase {
+    One,
+    Two,
+    Three,
+}
+
+/// Search hits.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Hits {
+    total: usize,
+    studies: Vec<Study>,
+}
+
+#[derive(Clone)]
+struct Studies {
+    db: Arc<RwLock<BTreeMap<u64, Study>>>,
+}
+
+impl Studies {
+    fn new() -> Self {
+        let seed = [
+            (1, "Sleep and memory consolidation", Phase::Two, 120),
+            (2, "Aerobic exercise in early Parkinson's", Phase::Three, 480),
+            (3, "Low-dose aspirin and migraine", Phase::One, 36),
+            (4, "Memory training for older adults", Phase::Two, 210),
+        ];
+        let db = seed
+            .into_iter()
+            .map(|(id, title, phase, enrolled)| {
+                (id, Study { id, title: title.into(), phase, enrolled, notes: Vec::new() })
+            })
+            .collect();
+        Self { db: Arc::new(RwLock::new(db)) }
+    }
+}
+
+#[mcp_router(
+    name = "studies",
+    version = "1.0.0",
+    title = "Study catalogue",
+    instructions = "Search studies with `search`, then read `studies:///studies/{id}`."
+)]
+impl Studies {
+    /// Search studies whose title contains the query (case-insensitive).
+    #[tool(read_only)]
+    async fn search(
+        &self,
+        #[arg(description = "words to look for in the title")] query: String,
+        #[arg(description = "only this phase")] phase: Option<Phase>,
+        #[arg(description = "maximum number of hits (1-50)")] limit: Option<Limit>,
+    ) -> Json<Hits> {
+        let query = query.to_lowercase();
+        let db = self.db.read().expect("catalogue lock");
+        let matching: Vec<Study> = db
+            .values()
+            .filter(|s| s.title.to_lowercase().contains(&query))
+            .filter(|s| phase.is_none_or(|p| s.phase == p))
+            .cloned()
+            .collect();
+        let total = matching.len();
+        let limit = limit.map_or(10, |l| l.0 as usize);
+        Json(Hits { total, studies: matching.into_iter().take(limit).collect() })
+    }
+
+    /// Add a note to a study.
+    #[tool(idempotent = false, destructive = false)]
+    async fn annotate(&self, id: u64, note: String) -> Result<String, String> {
+        if note.trim().is_empty() {
+            return Err("`note` must not be empty".into());
+        }
+        let mut db = self.db.write().expect("catalogue lock");
+        let study = db.get_mut(&id).ok_or_else(|| format!("no study with id {id}"))?;
+        study.notes.push(note);
+        Ok(format!("study {id} now has {} note(s)", study.notes.len()))
+    }
+
+    /// Count the participants enrolled across all studies.
+    #[tool(read_only, name = "enrollment.total")]
+    fn total_enrollment(&self) -> String {
+        let total: u64 = self.db.read().expect("catalogue lock").values().map(|s| u64::from(s.enrolled)).sum();
+        total.to_string()
+    }
+
+    /// One study, as JSON.
+    #[resource("studies:///studies/<id>", mime_type = "application/json")]
+    async fn study(&self, id: u64) -> Option<Json<Study>> {
+        self.db.read().expect("catalogue lock").get(&id).cloned().map(Json)
+    }
+
+    /// A one-line summary of the catalogue.
+    #[resource("studies:///summary", title = "Catalogue summary")]
+    async fn summary(&self) -> String {
+        let db = self.db.read().expect("catalogue lock");
+        format!("{} studies, {} participants", db.len(), db.values().map(|s| u64::from(s.enrolled)).sum::<u64>())
+    }
+
+    /// Draft a peer review of a study.
+    #[prompt(title = "Review a study")]
+    async fn review(
+        &self,
+        #[arg(description = "the study to review")]
+        #[complete(with = "Self::study_ids")]
+        study_id: String,
+        #[arg(description = "what to focus on")] focus: Option<String>,
+    ) -> Result<PromptReply, Error> {
+        let id: u64 = study_id.parse().map_err(|_| Error::invalid_params("`study_id` must be a number"))?;
+        let db = self.db.read().expect("catalogue lock");
+        let study = db.get(&id).ok_or_else(|| Error::invalid_params(format!("no study with id {id}")))?;
+        let focus = focus.unwrap_or_else(|| "methodology".into());
+        Ok(PromptReply::default()
+            .description(format!("Review of study {id}"))
+            .user(format!("Review the study \"{}\" (phase {:?}, {} enrolled), focusing on {focus}.", study.title, study.phase, study.enrolled)))
+    }
+
+    async fn study_ids(&self, value: &str, _cx: &CompleteContext<'_>) -> Vec<String> {
+        let db = self.db.read().expect("catalogue lock");
+        db.keys().map(ToString::to_string).filter(|id| id.starts_with(value)).collect()
+    }
+
+    /// Guests (`x-studies-role: guest`) may only search and read.
+    async fn connect(&self, session: &mut Session, request: &Request) -> Connect {
+        if request.header("x-studies-role") == Some("guest") {
+            session.allowed_tools = Session::allow(["search"]);
+            session.allowed_prompts = Session::allow(Vec::<String>::new());
+        }
+        Connect::Ok
+    }
+}
+
+/// A search limit between 1 and 50.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+struct Limit(#[schemars(range(min = 1, max = 50))] u8);
+
+#[tokio::main]
+async fn main() -> std::io::Result<()> {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .init();
+    phantom::stdio::run(Studies::new()).await
+}

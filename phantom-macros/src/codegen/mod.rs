@@ -1,0 +1,306 @@
+//! Generated code: the descriptor tables and one small trampoline per handler, inside
+//! `const _: () = { … };`, every path through [`Paths`].
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::{ItemImpl, Lit, LitStr, Type};
+
+use crate::model::{Handler, Param, Prompt, Resource, Router, Tool};
+use crate::paths::Paths;
+
+fn opt_str(s: Option<&LitStr>, paths: &Paths) -> TokenStream {
+    let some = paths.p("Some");
+    let none = paths.p("None");
+    match s {
+        Some(s) => quote!(#some(#s)),
+        None => quote!(#none),
+    }
+}
+
+fn opt_text(s: Option<&str>, paths: &Paths) -> TokenStream {
+    let some = paths.p("Some");
+    let none = paths.p("None");
+    match s {
+        Some(s) => quote!(#some(#s)),
+        None => quote!(#none),
+    }
+}
+
+fn opt_bool(b: Option<bool>, paths: &Paths) -> TokenStream {
+    let some = paths.p("Some");
+    let none = paths.p("None");
+    match b {
+        Some(b) => quote!(#some(#b)),
+        None => quote!(#none),
+    }
+}
+
+fn description<'a>(explicit: Option<&'a LitStr>, handler: &'a Handler) -> Option<String> {
+    explicit.map(LitStr::value).or_else(|| handler.doc.clone())
+}
+
+/// `Self::f(this, a, b)` or `Self::f(this, a, b).await`.
+fn invoke(handler: &Handler, args: &[TokenStream]) -> TokenStream {
+    let ident = &handler.ident;
+    let call = quote!(Self::#ident(this, #(#args),*));
+    if handler.is_async { quote!(#call.await) } else { call }
+}
+
+fn boxed(handler: &Handler, body: TokenStream, paths: &Paths) -> TokenStream {
+    let assert_send = paths.p("assert_send");
+    quote_spanned!(handler.sig_span=> #assert_send(async move { #body }))
+}
+
+fn call_params(params: &[Param], paths: &Paths, on_error: impl Fn(TokenStream) -> TokenStream) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    let call_param = paths.p("CallParam");
+    let ok = paths.p("Ok");
+    let err = paths.p("Err");
+    let mut lets = Vec::new();
+    let mut args = Vec::new();
+    for (i, p) in params.iter().enumerate() {
+        let var = quote::format_ident!("__phantom_arg{}", i);
+        let ty = &p.ty;
+        let wire = p.wire_name();
+        let fail = on_error(quote!(__phantom_e));
+        lets.push(quote_spanned! {syn::spanned::Spanned::span(ty)=>
+            let #var = match <#ty as #call_param<'_>>::from_call(&parts, #wire) {
+                #ok(v) => v,
+                #err(__phantom_e) => return #fail,
+            };
+        });
+        args.push(quote!(#var));
+    }
+    (lets, args)
+}
+
+fn args_fn(params: &[Param], paths: &Paths) -> TokenStream {
+    let describe: Vec<TokenStream> = params
+        .iter()
+        .map(|p| {
+            let ty = &p.ty;
+            let wire = p.wire_name();
+            let desc = opt_str(p.description.as_ref(), paths);
+            quote_spanned!(syn::spanned::Spanned::span(ty)=> b.param::<#ty>(#wire, #desc);)
+        })
+        .collect();
+    quote!(|b| { #(#describe)* })
+}
+
+fn completions(params: &[Param], names: impl Fn(&Param) -> String, paths: &Paths) -> TokenStream {
+    let vec = paths.p("Vec");
+    let into_completion = paths.p("IntoCompletion");
+    let entries: Vec<TokenStream> = params
+        .iter()
+        .filter_map(|p| {
+            let path = p.complete.as_ref()?;
+            let name = names(p);
+            let span = syn::spanned::Spanned::span(path);
+            let assert_send = paths.p("assert_send");
+            let complete_fn = paths.p("complete_fn");
+            Some(quote_spanned! {span=>
+                (#name, #complete_fn(|this, value, cx| #assert_send(async move {
+                    #into_completion::into_completion(#path(this, value, cx).await)
+                })))
+            })
+        })
+        .collect();
+    quote!(#vec::from([#(#entries),*]))
+}
+
+fn icons(icons: &[LitStr]) -> TokenStream {
+    quote!(&[#(#icons),*])
+}
+
+fn tool(t: &Tool, paths: &Paths) -> TokenStream {
+    let h = &t.handler;
+    let name = &t.name;
+    let title = opt_str(t.title.as_ref(), paths);
+    let desc = opt_text(description(t.description.as_ref(), h).as_deref(), paths);
+    let tool_result = paths.p("ToolResult");
+    let into = paths.p("IntoToolResult");
+    let (lets, args) = call_params(&h.params, paths, |e| quote!(#tool_result::error(#e)));
+    let call = invoke(h, &args);
+    let body = boxed(h, quote!(#(#lets)* #into::into_tool_result(#call)), paths);
+    let ret = h.ret.clone().unwrap_or_else(|| syn::parse_quote!(()));
+    let ret_span = syn::spanned::Spanned::span(&ret);
+    let output = quote_spanned!(ret_span=> |g| <#ret as #into>::output_schema(g));
+    let args_fn = args_fn(&h.params, paths);
+    let annotations = paths.p("ToolAnnotations");
+    let read_only = opt_bool(t.read_only.then_some(true), paths);
+    let destructive = opt_bool(t.destructive, paths);
+    let idempotent = opt_bool(t.idempotent.then_some(true), paths);
+    let open_world = opt_bool(t.open_world, paths);
+    let icons = icons(&t.icons);
+    let meta_value = paths.p("MetaValue");
+    let meta: Vec<TokenStream> = t
+        .meta
+        .iter()
+        .map(|(k, v)| {
+            let v = match v {
+                Lit::Str(s) => quote!(#meta_value::Str(#s)),
+                Lit::Int(i) => quote!(#meta_value::Int(#i)),
+                Lit::Float(f) => quote!(#meta_value::Float(#f)),
+                Lit::Bool(b) => quote!(#meta_value::Bool(#b)),
+                _ => unreachable!("checked in parse"),
+            };
+            quote!((#k, #v))
+        })
+        .collect();
+    let def = paths.p("ToolDef");
+    quote! {
+        #def {
+            name: #name,
+            title: #title,
+            description: #desc,
+            annotations: #annotations { read_only: #read_only, destructive: #destructive, idempotent: #idempotent, open_world: #open_world },
+            icons: #icons,
+            meta: &[#(#meta),*],
+            args: #args_fn,
+            output: #output,
+            call: |this, parts| #body,
+        }
+    }
+}
+
+fn prompt(p: &Prompt, paths: &Paths) -> TokenStream {
+    let h = &p.handler;
+    let name = &p.name;
+    let title = opt_str(p.title.as_ref(), paths);
+    let desc = opt_text(description(p.description.as_ref(), h).as_deref(), paths);
+    let error = paths.p("Error");
+    let err = paths.p("Err");
+    let into = paths.p("IntoPromptReply");
+    let (lets, args) = call_params(&h.params, paths, |e| quote!(#err(#error::invalid_params(#e))));
+    let call = invoke(h, &args);
+    let body = boxed(h, quote!(#(#lets)* #into::into_prompt_reply(#call)), paths);
+    let args_fn = args_fn(&h.params, paths);
+    let completions = completions(&h.params, Param::wire_name, paths);
+    let icons = icons(&p.icons);
+    let def = paths.p("PromptDef");
+    quote! {
+        #def {
+            name: #name,
+            title: #title,
+            description: #desc,
+            icons: #icons,
+            args: #args_fn,
+            get: |this, parts| #body,
+            completions: #completions,
+        }
+    }
+}
+
+fn resource(r: &Resource, paths: &Paths) -> TokenStream {
+    let h = &r.handler;
+    let Some(template) = &r.template else { return TokenStream::new() };
+    let params: Vec<String> = template.params().map(str::to_owned).collect();
+    let from_uri = paths.p("FromUriParam");
+    let context = paths.p("ResourceContext");
+    let ok = paths.p("Ok");
+    let err = paths.p("Err");
+    let into = paths.p("IntoContents");
+    let mut lets = Vec::new();
+    let mut args = Vec::new();
+    for (i, p) in h.params.iter().enumerate() {
+        let var = quote::format_ident!("__phantom_arg{}", i);
+        let ty = &p.ty;
+        let name = p.ident.to_string();
+        let span = syn::spanned::Spanned::span(ty);
+        lets.push(match params.iter().position(|n| *n == name) {
+            Some(index) => quote_spanned! {span=>
+                let #var = match <#ty as #from_uri>::from_uri_param(parts.param(#index)) {
+                    #ok(v) => v,
+                    #err(__phantom_e) => return #err(parts.bad_param(#name, &__phantom_e)),
+                };
+            },
+            None => quote_spanned! {span=>
+                let #var = <#ty as #context<'_>>::from_read(&parts);
+            },
+        });
+        args.push(quote!(#var));
+    }
+    let call = invoke(h, &args);
+    let body = boxed(h, quote!(#(#lets)* #into::into_contents(#call, parts.target())), paths);
+    let lit = &r.lit;
+    let name = &r.name;
+    let title = opt_str(r.title.as_ref(), paths);
+    let desc = opt_text(description(r.description.as_ref(), h).as_deref(), paths);
+    let mime = opt_str(r.mime_type.as_ref(), paths);
+    let size = match &r.size {
+        Some(s) => {
+            let some = paths.p("Some");
+            quote!(#some(#s))
+        }
+        None => paths.p("None"),
+    };
+    let icons = icons(&r.icons);
+    let completions = completions(&h.params, |p| p.ident.to_string(), paths);
+    let def = paths.p("ResourceDef");
+    quote! {
+        #def {
+            template: #lit,
+            name: #name,
+            title: #title,
+            description: #desc,
+            mime_type: #mime,
+            size: #size,
+            icons: #icons,
+            read: |this, parts| #body,
+            completions: #completions,
+        }
+    }
+}
+
+/// The full expansion: the user's impl (markers stripped, callbacks moved) plus the generated
+/// `Server` impl.
+pub(crate) fn expand(router: &Router, item: &ItemImpl) -> TokenStream {
+    let paths = Paths::new(router.attrs.krate.as_ref());
+    let self_ty: &Type = &router.self_ty;
+    let a = &router.attrs;
+    let name = a.name.as_ref().map_or_else(|| quote!(::core::env!("CARGO_PKG_NAME")), |n| quote!(#n));
+    let version = a.version.as_ref().map_or_else(|| quote!(::core::env!("CARGO_PKG_VERSION")), |v| quote!(#v));
+    let title = opt_str(a.title.as_ref(), &paths);
+    let instructions = opt_str(a.instructions.as_ref(), &paths);
+    let website = opt_str(a.website_url.as_ref(), &paths);
+    let router_icons = icons(&a.icons);
+    let tools: Vec<TokenStream> = router.tools.iter().map(|t| tool(t, &paths)).collect();
+    let prompts: Vec<TokenStream> = router.prompts.iter().map(|p| prompt(p, &paths)).collect();
+    let resources: Vec<TokenStream> = router.resources.iter().map(|r| resource(r, &paths)).collect();
+    let overrides: Vec<&str> = router.callbacks.iter().map(|c| c.name).collect();
+    let callbacks: Vec<&syn::ImplItemFn> = router.callbacks.iter().map(|c| &c.item).collect();
+    let server = paths.p("Server");
+    let router_ty = paths.p("Router");
+    let router_def = paths.p("RouterDef");
+    let router_info = paths.p("RouterInfo");
+    let once = paths.p("OnceLock");
+    let vec = paths.p("Vec");
+    quote! {
+        #item
+
+        #[allow(non_local_definitions, clippy::all, clippy::pedantic)]
+        const _: () = {
+            #[automatically_derived]
+            impl #server for #self_ty {
+                #(#callbacks)*
+
+                fn __router() -> &'static #router_ty<Self> {
+                    static ROUTER: #once<#router_ty<#self_ty>> = #once::new();
+                    ROUTER.get_or_init(|| #router_ty::build(#router_def {
+                        info: #router_info {
+                            name: #name,
+                            version: #version,
+                            title: #title,
+                            instructions: #instructions,
+                            icons: #router_icons,
+                            website_url: #website,
+                        },
+                        tools: #vec::from([#(#tools),*]),
+                        prompts: #vec::from([#(#prompts),*]),
+                        resources: #vec::from([#(#resources),*]),
+                        overrides: &[#(#overrides),*],
+                    }))
+                }
+            }
+        };
+    }
+}

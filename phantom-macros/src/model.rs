@@ -1,0 +1,132 @@
+//! The plain model of one `#[mcp_router]` impl, keeping the user's tokens for spans.
+
+use proc_macro2::Span;
+use syn::{ExprPath, Ident, Lit, LitInt, LitStr, Type};
+
+use crate::template::Template;
+
+/// `#[mcp_router(...)]` values.
+#[derive(Default)]
+pub(crate) struct RouterAttrs {
+    pub(crate) name: Option<LitStr>,
+    pub(crate) version: Option<LitStr>,
+    pub(crate) title: Option<LitStr>,
+    pub(crate) instructions: Option<LitStr>,
+    pub(crate) icons: Vec<LitStr>,
+    pub(crate) website_url: Option<LitStr>,
+    pub(crate) krate: Option<syn::Path>,
+}
+
+/// One parameter of a handler (not the receiver).
+pub(crate) struct Param {
+    pub(crate) ident: Ident,
+    pub(crate) ty: Type,
+    pub(crate) description: Option<LitStr>,
+    pub(crate) rename: Option<LitStr>,
+    pub(crate) complete: Option<ExprPath>,
+}
+
+impl Param {
+    /// The name on the wire.
+    pub(crate) fn wire_name(&self) -> String {
+        self.rename.as_ref().map_or_else(|| self.ident.to_string(), LitStr::value)
+    }
+}
+
+/// The function an attribute sits on.
+pub(crate) struct Handler {
+    pub(crate) ident: Ident,
+    pub(crate) is_async: bool,
+    pub(crate) params: Vec<Param>,
+    pub(crate) ret: Option<Type>,
+    pub(crate) doc: Option<String>,
+    /// Span of the signature, for errors about the whole function.
+    pub(crate) sig_span: Span,
+}
+
+pub(crate) struct Tool {
+    pub(crate) handler: Handler,
+    pub(crate) name: String,
+    pub(crate) name_span: Span,
+    pub(crate) title: Option<LitStr>,
+    pub(crate) description: Option<LitStr>,
+    pub(crate) read_only: bool,
+    pub(crate) destructive: Option<bool>,
+    pub(crate) idempotent: bool,
+    pub(crate) open_world: Option<bool>,
+    pub(crate) icons: Vec<LitStr>,
+    pub(crate) meta: Vec<(LitStr, Lit)>,
+}
+
+pub(crate) struct Prompt {
+    pub(crate) handler: Handler,
+    pub(crate) name: String,
+    pub(crate) name_span: Span,
+    pub(crate) title: Option<LitStr>,
+    pub(crate) description: Option<LitStr>,
+    pub(crate) icons: Vec<LitStr>,
+}
+
+pub(crate) struct Resource {
+    pub(crate) handler: Handler,
+    pub(crate) lit: LitStr,
+    pub(crate) template: Option<Template>,
+    pub(crate) name: String,
+    pub(crate) name_span: Span,
+    pub(crate) title: Option<LitStr>,
+    pub(crate) description: Option<LitStr>,
+    pub(crate) mime_type: Option<LitStr>,
+    pub(crate) size: Option<LitInt>,
+    pub(crate) icons: Vec<LitStr>,
+}
+
+/// A method named like a router callback.
+pub(crate) struct Callback {
+    pub(crate) name: &'static str,
+    pub(crate) item: syn::ImplItemFn,
+}
+
+pub(crate) struct Router {
+    pub(crate) attrs: RouterAttrs,
+    pub(crate) self_ty: Type,
+    pub(crate) tools: Vec<Tool>,
+    pub(crate) prompts: Vec<Prompt>,
+    pub(crate) resources: Vec<Resource>,
+    pub(crate) callbacks: Vec<Callback>,
+}
+
+/// The callbacks and how many parameters (after `&self`) each takes.
+pub(crate) const CALLBACKS: &[(&str, usize, &str)] = &[
+    ("connect", 2, "async fn connect(&self, session: &mut Session, request: &Request) -> Connect"),
+    ("disconnect", 1, "async fn disconnect(&self, session: &Session)"),
+    ("terminate", 1, "async fn terminate(&self, session: &Session) -> Result<(), Error>"),
+    ("instructions", 1, "async fn instructions(&self, session: &Session) -> Option<String>"),
+    ("server_info", 1, "async fn server_info(&self, session: &Session) -> Implementation"),
+    (
+        "list_resources",
+        2,
+        "async fn list_resources(&self, cursor: Option<Cursor>, session: &Session) -> Result<Page<Resource>, Error>",
+    ),
+    (
+        "list_skills",
+        2,
+        "async fn list_skills(&self, cursor: Option<Cursor>, session: &Session) -> Result<Page<String>, Error>",
+    ),
+    (
+        "authorize_resource_subscriptions",
+        2,
+        "async fn authorize_resource_subscriptions(&self, resources: Vec<ResolvedResource>, session: &Session) -> Authorized",
+    ),
+    (
+        "authorize_task_subscriptions",
+        2,
+        "async fn authorize_task_subscriptions(&self, task_ids: Vec<String>, session: &Session) -> Vec<String>",
+    ),
+    ("get_task", 2, "async fn get_task(&self, task_id: &str, session: &Session) -> Result<Task, TaskError>"),
+    (
+        "update_task",
+        3,
+        "async fn update_task(&self, task: Task, input_responses: Map<String, Value>, session: &Session) -> Result<(), ErrorObject>",
+    ),
+    ("cancel_task", 2, "async fn cancel_task(&self, task: Task, session: &Session) -> Result<(), ErrorObject>"),
+];
