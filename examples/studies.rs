@@ -1,7 +1,9 @@
 //! `studies`: a small research-study catalogue served over MCP.
 //!
 //! ```text
-//! cargo run -p phantom-examples --bin studies -- --stdio
+//! cargo run -p phantom-examples --bin studies                 # http://127.0.0.1:4000/mcp
+//! cargo run -p phantom-examples --bin studies -- --addr 127.0.0.1:8080
+//! cargo run -p phantom-examples --bin studies -- --stdio      # newline-delimited JSON on stdin/stdout
 //! ```
 //!
 //! Tools search and annotate studies, a templated resource serves one study by its numeric id, a
@@ -167,5 +169,18 @@ async fn main() -> std::io::Result<()> {
         .with_writer(std::io::stderr)
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .init();
-    phantom::stdio::run(Studies::new()).await
+    let mut args = std::env::args().skip(1);
+    let mut addr = String::from("127.0.0.1:4000");
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--stdio" => return phantom::stdio::run(Studies::new()).await,
+            "--addr" => addr = args.next().ok_or_else(|| usage("--addr needs a value"))?,
+            other => return Err(usage(&format!("unknown argument `{other}`"))),
+        }
+    }
+    phantom::serve(Studies::new(), addr).await
+}
+
+fn usage(problem: &str) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("{problem}\nusage: studies [--addr HOST:PORT | --stdio]"))
 }

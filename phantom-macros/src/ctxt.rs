@@ -50,24 +50,54 @@ impl Drop for Ctxt {
     }
 }
 
-/// Edit distance, for "did you mean" hints.
+/// Edit distance (optimal string alignment: a swap of two neighbours costs 1), for "did you mean".
 pub(crate) fn distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
     }
-    prev[b.len()]
+    for j in 0..=b.len() {
+        d[0][j] = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[a.len()][b.len()]
 }
 
-/// The closest candidate within a small distance.
+/// The closest candidate: within a small edit distance, or one that starts with `name`
+/// (`mime` → `mime_type`).
 pub(crate) fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let limit = if name.len() >= 12 { 2 } else { 1 };
+    let limit = (name.chars().count() / 4).clamp(1, 3);
+    candidates
+        .into_iter()
+        .filter_map(|c| {
+            let d = distance(name, c);
+            if d <= limit {
+                Some((d, c))
+            } else if name.len() >= 3 && c.starts_with(name) {
+                Some((limit + 1, c))
+            } else {
+                None
+            }
+        })
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// A conservative [`closest`] for names whose near miss is itself an error (a helper method named
+/// almost like a callback): edit distance 1, or 2 for long names; no prefixes.
+pub(crate) fn near_miss<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = if name.chars().count() >= 12 { 2 } else { 1 };
     candidates
         .into_iter()
         .map(|c| (distance(name, c), c))

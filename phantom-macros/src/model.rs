@@ -24,6 +24,8 @@ pub(crate) struct Param {
     pub(crate) description: Option<LitStr>,
     pub(crate) rename: Option<LitStr>,
     pub(crate) complete: Option<ExprPath>,
+    /// The `#[complete(...)]` attribute as written, for errors.
+    pub(crate) complete_attr: Option<proc_macro2::TokenStream>,
 }
 
 impl Param {
@@ -40,8 +42,6 @@ pub(crate) struct Handler {
     pub(crate) params: Vec<Param>,
     pub(crate) ret: Option<Type>,
     pub(crate) doc: Option<String>,
-    /// Span of the signature, for errors about the whole function.
-    pub(crate) sig_span: Span,
 }
 
 pub(crate) struct Tool {

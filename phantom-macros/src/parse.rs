@@ -1,11 +1,12 @@
 //! Attribute grammars, marker stripping and doc text: tokens → [`model`](crate::model).
 
 use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
 use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned;
 use syn::{Attribute, ExprPath, FnArg, ImplItem, ImplItemFn, ItemImpl, Lit, LitStr, Pat, ReturnType};
 
-use crate::ctxt::{Ctxt, closest};
+use crate::ctxt::{Ctxt, closest, near_miss};
 use crate::model::{CALLBACKS, Callback, Handler, Param, Prompt, Resource, Router, RouterAttrs, Tool};
 use crate::template::Template;
 
@@ -130,7 +131,6 @@ fn doc_text(attrs: &[Attribute]) -> Option<String> {
 /// Reads the parameters of a handler and strips `#[arg]` / `#[complete]` from them.
 fn handler(cx: &Ctxt, marker: Marker, f: &mut ImplItemFn) -> Handler {
     let sig = &mut f.sig;
-    let sig_span = sig.span();
     let what = marker.name();
     if !sig.generics.params.is_empty() {
         cx.error_spanned_by(
@@ -171,31 +171,39 @@ fn handler(cx: &Ctxt, marker: Marker, f: &mut ImplItemFn) -> Handler {
                         syn::Ident::new("__phantom_invalid", other.span())
                     }
                 };
-                let mut param =
-                    Param { ident, ty: (*pt.ty).clone(), description: None, rename: None, complete: None };
+                let mut param = Param {
+                    ident,
+                    ty: (*pt.ty).clone(),
+                    description: None,
+                    rename: None,
+                    complete: None,
+                    complete_attr: None,
+                };
                 pt.attrs.retain(|attr| {
                     if attr.path().is_ident("arg") {
-                        param_arg(cx, attr, &mut param);
+                        if marker == Marker::Resource {
+                            cx.error_spanned_by(
+                                attr,
+                                "`#[arg]` does not apply to resource parameters; their names come from the URI template\n       help: remove `#[arg(...)]`; describe the resource in its doc comment or with `description = \"…\"`",
+                            );
+                        } else {
+                            param_arg(cx, attr, &mut param);
+                        }
                         false
                     } else if attr.path().is_ident("complete") {
-                        param_complete(cx, attr, &mut param);
+                        if marker == Marker::Tool {
+                            cx.error_spanned_by(
+                                attr,
+                                "`#[complete]` applies to prompt arguments and resource parameters, not tool arguments\n       help: remove `#[complete(...)]`; MCP has no completion of tool arguments",
+                            );
+                        } else {
+                            param_complete(cx, attr, &mut param);
+                        }
                         false
                     } else {
                         true
                     }
                 });
-                if marker == Marker::Tool && param.complete.is_some() {
-                    cx.error_spanned_by(
-                        &pt.ty,
-                        "`#[complete]` applies to prompt arguments and resource parameters, not tool arguments\n       help: remove `#[complete(...)]`",
-                    );
-                }
-                if marker == Marker::Resource && (param.description.is_some() || param.rename.is_some()) {
-                    cx.error_spanned_by(
-                        &pt.ty,
-                        "`#[arg]` does not apply to resource parameters; their names come from the URI template\n       help: remove `#[arg(...)]`",
-                    );
-                }
                 params.push(param);
             }
         }
@@ -216,7 +224,6 @@ fn handler(cx: &Ctxt, marker: Marker, f: &mut ImplItemFn) -> Handler {
         params,
         ret,
         doc: doc_text(&f.attrs),
-        sig_span,
     }
 }
 
@@ -237,25 +244,34 @@ fn param_arg(cx: &Ctxt, attr: &Attribute, param: &mut Param) {
 }
 
 fn param_complete(cx: &Ctxt, attr: &Attribute, param: &mut Param) {
+    const HELP: &str = "write `#[complete(with = \"Self::ids\")]` where `async fn ids(&self, value: &str, cx: &CompleteContext<'_>) -> Vec<String>`";
+    param.complete_attr = Some(attr.to_token_stream());
+    if !matches!(attr.meta, syn::Meta::List(_)) {
+        cx.error_spanned_by(attr, format!("`#[complete]` needs a completion function\n       help: {HELP}"));
+        return;
+    }
+    let mut reported = false;
     let res = attr.parse_nested_meta(|meta| {
         if meta.path.is_ident("with") {
             let lit = lit_str(&meta)?;
             param.complete = Some(lit.parse::<ExprPath>().map_err(|_| {
-                syn::Error::new(lit.span(), "`with` names a function path such as `\"Self::study_ids\"`")
+                syn::Error::new(
+                    lit.span(),
+                    format!("`with` must name a function, found `{}`\n       help: {HELP}", lit.value()),
+                )
             })?);
         } else {
             unknown_key(cx, &meta, "complete", &["with"]);
+            reported = true;
         }
         Ok(())
     });
     if let Err(e) = res {
         cx.syn_error(e);
+        reported = true;
     }
-    if param.complete.is_none() && attr.meta.require_list().is_ok() {
-        // Reported above or by `with` being absent.
-    }
-    if param.complete.is_none() {
-        cx.error_spanned_by(attr, "`#[complete]` needs `with = \"Self::function\"`");
+    if param.complete.is_none() && !reported {
+        cx.error_spanned_by(attr, format!("`#[complete]` needs a completion function\n       help: {HELP}"));
     }
 }
 
@@ -504,7 +520,7 @@ pub(crate) fn router(cx: &Ctxt, attrs: RouterAttrs, item: &mut ItemImpl) -> Rout
                     router.callbacks.push(Callback { name: cb, item: f });
                     continue;
                 }
-                if let Some(near) = closest(&name, CALLBACKS.iter().map(|(n, _, _)| *n)) {
+                if let Some(near) = near_miss(&name, CALLBACKS.iter().map(|(n, _, _)| *n)) {
                     if f.sig.receiver().is_some() {
                         cx.error_at(
                             f.sig.ident.span(),

@@ -3,53 +3,68 @@
 
 use std::collections::HashMap;
 
+use quote::ToTokens;
 use syn::FnArg;
 
 use crate::ctxt::{Ctxt, closest};
 use crate::model::{CALLBACKS, Router};
 
-fn valid_tool_name(name: &str) -> bool {
-    (1..=128).contains(&name.len()) && name.chars().all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
+/// What is wrong with a tool name, if anything (MCP: 1 to 128 characters of `A-Z a-z 0-9 _ . -`).
+fn tool_name_error(name: &str) -> Option<String> {
+    const HELP: &str = "help: tool names are 1 to 128 characters of `A-Z a-z 0-9 _ . -`; set one with `#[tool(name = \"…\")]`";
+    let len = name.chars().count();
+    if len == 0 {
+        return Some(format!("tool name cannot be empty\n       {HELP}"));
+    }
+    if len > 128 {
+        return Some(format!("tool name is {len} characters long; the limit is 128\n       {HELP}"));
+    }
+    let bad = name.chars().find(|c| !(c.is_ascii_alphanumeric() || "_.-".contains(*c)))?;
+    let shown = if bad == ' ' { "a space".to_owned() } else { format!("`{bad}`") };
+    Some(format!("tool name `{name}` contains {shown}, which is not allowed\n       {HELP}"))
 }
 
 pub(crate) fn router(cx: &Ctxt, router: &Router) {
-    let mut seen: HashMap<&str, ()> = HashMap::new();
+    let mut seen: HashMap<&str, &syn::Ident> = HashMap::new();
     for tool in &router.tools {
-        if !valid_tool_name(&tool.name) {
+        if let Some(msg) = tool_name_error(&tool.name) {
+            cx.error_at(tool.name_span, msg);
+        }
+        if let Some(first) = seen.insert(&tool.name, &tool.handler.ident) {
             cx.error_at(
                 tool.name_span,
                 format!(
-                    "invalid tool name `{}`: tool names are 1 to 128 characters of `A-Z a-z 0-9 _ . -`\n       help: pick another name with `#[tool(name = \"…\")]`",
+                    "duplicate tool name `{}`: `{first}` already uses it\n       help: tool names must be unique; rename one with `#[tool(name = \"…\")]`",
                     tool.name
                 ),
             );
         }
-        if seen.insert(&tool.name, ()).is_some() {
-            cx.error_at(
-                tool.name_span,
-                format!("duplicate tool name `{}`\n       help: tool names must be unique; rename one with `#[tool(name = \"…\")]`", tool.name),
-            );
-        }
     }
-    let mut seen: HashMap<&str, ()> = HashMap::new();
+    let mut seen: HashMap<&str, &syn::Ident> = HashMap::new();
     for prompt in &router.prompts {
         if prompt.name.is_empty() {
-            cx.error_at(prompt.name_span, "prompt names cannot be empty");
-        }
-        if seen.insert(&prompt.name, ()).is_some() {
             cx.error_at(
                 prompt.name_span,
-                format!("duplicate prompt name `{}`\n       help: rename one with `#[prompt(name = \"…\")]`", prompt.name),
+                "prompt name cannot be empty\n       help: remove `name = \"\"` to use the method name, or write a name",
+            );
+        }
+        if let Some(first) = seen.insert(&prompt.name, &prompt.handler.ident) {
+            cx.error_at(
+                prompt.name_span,
+                format!(
+                    "duplicate prompt name `{}`: `{first}` already uses it\n       help: prompt names must be unique; rename one with `#[prompt(name = \"…\")]`",
+                    prompt.name
+                ),
             );
         }
     }
-    let mut seen: HashMap<&str, ()> = HashMap::new();
+    let mut seen: HashMap<&str, &syn::Ident> = HashMap::new();
     for res in &router.resources {
-        if seen.insert(&res.name, ()).is_some() {
+        if let Some(first) = seen.insert(&res.name, &res.handler.ident) {
             cx.error_at(
                 res.name_span,
                 format!(
-                    "duplicate resource name `{}`; allow-lists refer to resources by name\n       help: rename one with `#[resource(\"…\", name = \"…\")]`",
+                    "duplicate resource name `{}`: `{first}` already uses it; allow-lists refer to resources by name\n       help: rename one with `#[resource(\"…\", name = \"…\")]`",
                     res.name
                 ),
             );
@@ -101,10 +116,15 @@ fn resources(cx: &Ctxt, router: &Router) {
             );
         }
         for p in &res.handler.params {
-            if p.complete.is_some() && !params.contains(&p.ident.to_string().as_str()) {
+            let Some(attr) = &p.complete_attr else { continue };
+            if !params.contains(&p.ident.to_string().as_str()) {
                 cx.error_spanned_by(
-                    &p.ident,
-                    format!("`#[complete]` on `{}`, which is not a URI parameter of `{}`", p.ident, res.lit.value()),
+                    attr,
+                    format!(
+                        "`#[complete]` on `{}`, which is not a URI parameter of `{}`\n       help: remove `#[complete(...)]`; only `<param>` segments are completed",
+                        p.ident,
+                        res.lit.value()
+                    ),
                 );
             }
         }
@@ -115,12 +135,32 @@ fn callbacks(cx: &Ctxt, router: &Router) {
     for cb in &router.callbacks {
         let &(_, arity, shape) = CALLBACKS.iter().find(|(n, _, _)| *n == cb.name).expect("known callback");
         let sig = &cb.item.sig;
-        let receiver_ok = matches!(sig.inputs.first(), Some(FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none());
+        let name = cb.name;
+        let receiver_ok = matches!(sig.inputs.first(), Some(FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none() && r.colon_token.is_none());
         let count = sig.inputs.iter().filter(|a| matches!(a, FnArg::Typed(_))).count();
-        if sig.asyncness.is_none() || !receiver_ok || count != arity || !sig.generics.params.is_empty() {
+        if sig.asyncness.is_none() {
+            cx.error_spanned_by(
+                sig.fn_token,
+                format!("callback `{name}` must be an `async fn`\n       help: write `{shape}`"),
+            );
+        } else if !sig.generics.params.is_empty() {
+            cx.error_spanned_by(
+                &sig.generics,
+                format!("callback `{name}` cannot be generic\n       help: write `{shape}`"),
+            );
+        } else if !receiver_ok {
+            let found = match sig.inputs.first() {
+                Some(FnArg::Receiver(r)) => r.to_token_stream(),
+                _ => sig.ident.to_token_stream(),
+            };
+            cx.error_spanned_by(found, format!("callback `{name}` takes `&self`\n       help: write `{shape}`"));
+        } else if count != arity {
+            let plural = if arity == 1 { "" } else { "s" };
             cx.error_at(
                 sig.ident.span(),
-                format!("callback `{}` has the wrong signature\n       help: write `{shape}`", cb.name),
+                format!(
+                    "callback `{name}` takes {arity} parameter{plural} after `&self`, found {count}\n       help: write `{shape}`"
+                ),
             );
         }
     }

@@ -1,1 +1,39 @@
-fn main(){}
+//! Dispatch + URI match on a router with 200 tools and 200 templates, handler included but trivial
+//! (it returns its argument), through the same entry point transports use.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use phantom::Dispatcher;
+use phantom::request::Request;
+
+mod big_router;
+
+fn bench(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
+    let dispatcher = Dispatcher::new(big_router::Big);
+    let request = Request::default();
+    let mut session = None;
+    rt.block_on(dispatcher.handle(
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}"#,
+        &request,
+        &mut session,
+    ));
+    assert!(session.is_some());
+
+    let call = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"tool_150","arguments":{"text":"hello"}}}"#;
+    let read = r#"{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"bench:///area150/items/42/data"}}"#;
+    let modern = r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"tool_150","arguments":{"text":"hello"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let list = r#"{"jsonrpc":"2.0","id":10,"method":"tools/list"}"#;
+    for (name, msg) in [("legacy tools/call", call), ("legacy resources/read", read), ("modern tools/call", modern), ("legacy tools/list (cached page)", list)] {
+        let reply = rt.block_on(dispatcher.handle(msg, &request, &mut session)).expect("reply");
+        assert!(reply.body.contains("\"result\""), "{name}: {}", reply.body);
+        c.bench_function(name, |b| {
+            b.iter(|| rt.block_on(dispatcher.handle(std::hint::black_box(msg), &request, &mut session)));
+        });
+    }
+
+    let router = <big_router::Big as phantom::Server>::__router();
+    let _ = router;
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

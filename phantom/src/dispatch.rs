@@ -36,7 +36,7 @@ pub enum Status {
     /// 400: a modern envelope, version, header or capability error, or a legacy request without a
     /// session.
     BadRequest,
-    /// 404: a modern request for a method the era does not have.
+    /// 404: a modern request for a method the era (or this server) does not have.
     MethodNotFound,
     /// 401 from `connect`.
     Unauthorized(WwwAuthenticate),
@@ -424,7 +424,12 @@ impl<S: Server> Dispatcher<S> {
         let body = if method == "server/discover" {
             self.discover(&session).await
         } else {
-            self.feature(method, params, &session, request).await?
+            // A method this server lacks (`completion/complete` without completions) is a 404 in
+            // the modern era, like a method the era lacks.
+            self.feature(method, params, &session, request).await.map_err(|f| match f.error.code {
+                codes::METHOD_NOT_FOUND => Failure { status: Status::MethodNotFound, ..f },
+                _ => f,
+            })?
         };
         Ok((session, body, cache))
     }

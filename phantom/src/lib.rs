@@ -15,11 +15,15 @@ pub mod resource;
 pub mod router;
 pub mod server;
 pub mod session;
-pub mod stdio;
+pub mod store;
 pub mod task;
 pub mod testing;
 pub mod tool;
+mod transport;
 pub mod uri;
+
+pub use transport::{http, sse, stdio};
+pub use http::serve;
 
 pub use auth::WwwAuthenticate;
 pub use completion::{CompleteContext, Completion, IntoCompletion};
@@ -38,8 +42,18 @@ pub use task::{Task, TaskError, TaskStatus};
 pub use tool::{IntoToolResult, Json, ToolResult};
 pub use uri::FromUriParam;
 
+#[doc = include_str!("docs/mcp_router.md")]
 #[doc(inline)]
-pub use phantom_macros::{mcp_router, prompt, resource, tool};
+pub use phantom_macros::mcp_router;
+#[doc = include_str!("docs/prompt.md")]
+#[doc(inline)]
+pub use phantom_macros::prompt;
+#[doc = include_str!("docs/resource.md")]
+#[doc(inline)]
+pub use phantom_macros::resource;
+#[doc = include_str!("docs/tool.md")]
+#[doc(inline)]
+pub use phantom_macros::tool;
 
 /// Everything a router needs: `use phantom::prelude::*;`.
 pub mod prelude {

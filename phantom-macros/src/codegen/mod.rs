@@ -1,7 +1,7 @@
 //! Generated code: the descriptor tables and one small trampoline per handler, inside
 //! `const _: () = { … };`, every path through [`Paths`].
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::{ItemImpl, Lit, LitStr, Type};
 
@@ -46,9 +46,26 @@ fn invoke(handler: &Handler, args: &[TokenStream]) -> TokenStream {
     if handler.is_async { quote!(#call.await) } else { call }
 }
 
+/// `assert_send(async move { body })`, spanned at the handler's name: a handler whose future is
+/// not `Send` is reported there, with rustc's note pointing at the value held across `.await`.
 fn boxed(handler: &Handler, body: TokenStream, paths: &Paths) -> TokenStream {
-    let assert_send = paths.p("assert_send");
-    quote_spanned!(handler.sig_span=> #assert_send(async move { #body }))
+    let span = handler.ident.span();
+    let assert_send = paths.p_at("assert_send", span);
+    quote_spanned!(span=> #assert_send(async move { #body }))
+}
+
+/// The span an unsupported return type is reported at: the type, or the name of a handler that
+/// returns `()` implicitly.
+fn ret_span(handler: &Handler) -> Span {
+    handler.ret.as_ref().map_or_else(|| handler.ident.span(), syn::spanned::Spanned::span)
+}
+
+/// `<crate>::__private::<Trait>::<method>(value)`, spanned at the handler's return type.
+fn convert(handler: &Handler, trait_: &str, method: &str, value: &TokenStream, paths: &Paths) -> TokenStream {
+    let span = ret_span(handler);
+    let path = paths.p_at(trait_, span);
+    let method = syn::Ident::new(method, span);
+    quote_spanned!(span=> #path::#method(#value))
 }
 
 fn call_params(params: &[Param], paths: &Paths, on_error: impl Fn(TokenStream) -> TokenStream) -> (Vec<TokenStream>, Vec<TokenStream>) {
@@ -88,15 +105,15 @@ fn args_fn(params: &[Param], paths: &Paths) -> TokenStream {
 
 fn completions(params: &[Param], names: impl Fn(&Param) -> String, paths: &Paths) -> TokenStream {
     let vec = paths.p("Vec");
-    let into_completion = paths.p("IntoCompletion");
     let entries: Vec<TokenStream> = params
         .iter()
         .filter_map(|p| {
             let path = p.complete.as_ref()?;
             let name = names(p);
             let span = syn::spanned::Spanned::span(path);
-            let assert_send = paths.p("assert_send");
+            let assert_send = paths.p_at("assert_send", span);
             let complete_fn = paths.p("complete_fn");
+            let into_completion = paths.p_at("IntoCompletion", span);
             Some(quote_spanned! {span=>
                 (#name, #complete_fn(|this, value, cx| #assert_send(async move {
                     #into_completion::into_completion(#path(this, value, cx).await)
@@ -117,12 +134,13 @@ fn tool(t: &Tool, paths: &Paths) -> TokenStream {
     let title = opt_str(t.title.as_ref(), paths);
     let desc = opt_text(description(t.description.as_ref(), h).as_deref(), paths);
     let tool_result = paths.p("ToolResult");
-    let into = paths.p("IntoToolResult");
     let (lets, args) = call_params(&h.params, paths, |e| quote!(#tool_result::error(#e)));
     let call = invoke(h, &args);
-    let body = boxed(h, quote!(#(#lets)* #into::into_tool_result(#call)), paths);
-    let ret = h.ret.clone().unwrap_or_else(|| syn::parse_quote!(()));
-    let ret_span = syn::spanned::Spanned::span(&ret);
+    let convert = convert(h, "IntoToolResult", "into_tool_result", &call, paths);
+    let body = boxed(h, quote!(#(#lets)* #convert), paths);
+    let ret_span = ret_span(h);
+    let ret = h.ret.clone().unwrap_or_else(|| syn::parse_quote_spanned!(ret_span=> ()));
+    let into = paths.p_at("IntoToolResult", ret_span);
     let output = quote_spanned!(ret_span=> |g| <#ret as #into>::output_schema(g));
     let args_fn = args_fn(&h.params, paths);
     let annotations = paths.p("ToolAnnotations");
@@ -169,10 +187,10 @@ fn prompt(p: &Prompt, paths: &Paths) -> TokenStream {
     let desc = opt_text(description(p.description.as_ref(), h).as_deref(), paths);
     let error = paths.p("Error");
     let err = paths.p("Err");
-    let into = paths.p("IntoPromptReply");
     let (lets, args) = call_params(&h.params, paths, |e| quote!(#err(#error::invalid_params(#e))));
     let call = invoke(h, &args);
-    let body = boxed(h, quote!(#(#lets)* #into::into_prompt_reply(#call)), paths);
+    let convert = convert(h, "IntoPromptReply", "into_prompt_reply", &call, paths);
+    let body = boxed(h, quote!(#(#lets)* #convert), paths);
     let args_fn = args_fn(&h.params, paths);
     let completions = completions(&h.params, Param::wire_name, paths);
     let icons = icons(&p.icons);
@@ -198,7 +216,6 @@ fn resource(r: &Resource, paths: &Paths) -> TokenStream {
     let context = paths.p("ResourceContext");
     let ok = paths.p("Ok");
     let err = paths.p("Err");
-    let into = paths.p("IntoContents");
     let mut lets = Vec::new();
     let mut args = Vec::new();
     for (i, p) in h.params.iter().enumerate() {
@@ -220,7 +237,8 @@ fn resource(r: &Resource, paths: &Paths) -> TokenStream {
         args.push(quote!(#var));
     }
     let call = invoke(h, &args);
-    let body = boxed(h, quote!(#(#lets)* #into::into_contents(#call, parts.target())), paths);
+    let convert = convert(h, "IntoContents", "into_contents", &quote!(#call, parts.target()), paths);
+    let body = boxed(h, quote!(#(#lets)* #convert), paths);
     let lit = &r.lit;
     let name = &r.name;
     let title = opt_str(r.title.as_ref(), paths);
@@ -267,7 +285,12 @@ pub(crate) fn expand(router: &Router, item: &ItemImpl) -> TokenStream {
     let prompts: Vec<TokenStream> = router.prompts.iter().map(|p| prompt(p, &paths)).collect();
     let resources: Vec<TokenStream> = router.resources.iter().map(|r| resource(r, &paths)).collect();
     let overrides: Vec<&str> = router.callbacks.iter().map(|c| c.name).collect();
-    let callbacks: Vec<&syn::ImplItemFn> = router.callbacks.iter().map(|c| &c.item).collect();
+    // A callback becomes a trait method: a `pub` written on it is dropped, not an error.
+    let callbacks: Vec<syn::ImplItemFn> = router
+        .callbacks
+        .iter()
+        .map(|c| syn::ImplItemFn { vis: syn::Visibility::Inherited, ..c.item.clone() })
+        .collect();
     let server = paths.p("Server");
     let router_ty = paths.p("Router");
     let router_def = paths.p("RouterDef");

@@ -1,0 +1,88 @@
+//! Storage traits shared by transports, with in-memory implementations.
+//!
+//! [`EventStore`] keeps the SSE events of legacy sessions so a client can resume a dropped stream
+//! with `Last-Event-ID`. The in-memory store keeps the last [`MemoryEventStore::PER_SESSION`]
+//! events of each session; a Redis store arrives with scale-out.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Mutex;
+
+use crate::router::BoxFuture;
+
+/// One stored SSE event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredEvent {
+    /// The SSE `id` (unique per session; encodes the stream).
+    pub id: String,
+    /// The JSON-RPC message text.
+    pub data: String,
+}
+
+/// Where SSE events live until a client may need them again.
+///
+/// Event ids have the form `<stream>.<sequence>`; [`EventStore::replay`] returns the events of the
+/// same stream that come after the given id.
+pub trait EventStore: Send + Sync + 'static {
+    /// Stores an event of `stream` in `session`.
+    fn append<'a>(&'a self, session: &'a str, stream: &'a str, event: StoredEvent) -> BoxFuture<'a, ()>;
+
+    /// The events after `last_event_id` on that event's stream, with the stream's name; `None` when
+    /// the id is unknown (never issued, or already dropped).
+    fn replay<'a>(
+        &'a self,
+        session: &'a str,
+        last_event_id: &'a str,
+    ) -> BoxFuture<'a, Option<(String, Vec<StoredEvent>)>>;
+
+    /// Forgets a session's events (DELETE, eviction).
+    fn forget<'a>(&'a self, session: &'a str) -> BoxFuture<'a, ()>;
+}
+
+/// The default [`EventStore`]: a bounded buffer per session, in process memory.
+#[derive(Debug, Default)]
+pub struct MemoryEventStore {
+    sessions: Mutex<HashMap<String, VecDeque<(String, StoredEvent)>>>,
+}
+
+impl MemoryEventStore {
+    /// Events kept per session.
+    pub const PER_SESSION: usize = 256;
+
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl EventStore for MemoryEventStore {
+    fn append<'a>(&'a self, session: &'a str, stream: &'a str, event: StoredEvent) -> BoxFuture<'a, ()> {
+        let mut sessions = self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let events = sessions.entry(session.to_owned()).or_default();
+        if events.len() == Self::PER_SESSION {
+            events.pop_front();
+        }
+        events.push_back((stream.to_owned(), event));
+        Box::pin(std::future::ready(()))
+    }
+
+    fn replay<'a>(
+        &'a self,
+        session: &'a str,
+        last_event_id: &'a str,
+    ) -> BoxFuture<'a, Option<(String, Vec<StoredEvent>)>> {
+        let sessions = self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let found = sessions.get(session).and_then(|events| {
+            let at = events.iter().position(|(_, e)| e.id == last_event_id)?;
+            let stream = events[at].0.clone();
+            let after =
+                events.iter().skip(at + 1).filter(|(s, _)| *s == stream).map(|(_, e)| e.clone()).collect();
+            Some((stream, after))
+        });
+        Box::pin(std::future::ready(found))
+    }
+
+    fn forget<'a>(&'a self, session: &'a str) -> BoxFuture<'a, ()> {
+        self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(session);
+        Box::pin(std::future::ready(()))
+    }
+}

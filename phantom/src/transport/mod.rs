@@ -1,0 +1,6 @@
+//! Transports: Streamable HTTP (axum) and stdio.
+
+pub mod http;
+mod sessions;
+pub mod sse;
+pub mod stdio;

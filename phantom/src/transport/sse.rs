@@ -1,0 +1,44 @@
+//! Server-sent events framing: each event is built into one buffer and written with one write.
+
+use bytes::Bytes;
+
+/// `id: <id>\ndata: <data>\n\n` (the JSON text has no raw newlines, so one `data:` line suffices).
+pub fn event(id: Option<&str>, data: &str) -> Bytes {
+    let mut out = Vec::with_capacity(data.len() + id.map_or(0, str::len) + 16);
+    if let Some(id) = id {
+        out.extend_from_slice(b"id: ");
+        out.extend_from_slice(id.as_bytes());
+        out.push(b'\n');
+    }
+    out.extend_from_slice(b"data: ");
+    if data.contains('\n') {
+        // Never produced by serde_json, but keep the framing valid for any text.
+        out.extend_from_slice(data.replace('\n', "\ndata: ").as_bytes());
+    } else {
+        out.extend_from_slice(data.as_bytes());
+    }
+    out.extend_from_slice(b"\n\n");
+    Bytes::from(out)
+}
+
+/// The priming event of 2025-11-25 streams: an id, `retry`, and empty data.
+pub fn priming(id: &str, retry_ms: u64) -> Bytes {
+    Bytes::from(format!("id: {id}\nretry: {retry_ms}\ndata: \n\n"))
+}
+
+/// A keep-alive comment line.
+pub fn keep_alive() -> Bytes {
+    Bytes::from_static(b": keep-alive\n\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames() {
+        assert_eq!(&event(Some("p1.2"), "{}")[..], b"id: p1.2\ndata: {}\n\n");
+        assert_eq!(&event(None, "a\nb")[..], b"data: a\ndata: b\n\n");
+        assert_eq!(&priming("g.1", 500)[..], b"id: g.1\nretry: 500\ndata: \n\n");
+    }
+}

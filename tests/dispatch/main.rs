@@ -1,0 +1,16 @@
+//! In-process dispatch tests: both protocol eras, every method, decoded JSON and exact error codes.
+//!
+//! Each module drives [`phantom::testing::Client`] against the routers in [`fixture`].
+
+mod allow_lists;
+mod capabilities;
+mod completion;
+mod errors;
+mod fixture;
+mod legacy;
+mod modern;
+mod pagination;
+mod prompts;
+mod resources;
+mod tools;
+mod scratch;

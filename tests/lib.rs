@@ -1,0 +1,1 @@
+//! Shared fixtures of phantom's integration tests.

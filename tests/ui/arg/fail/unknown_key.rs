@@ -1,0 +1,14 @@
+use phantom::prelude::*;
+
+#[derive(Clone)]
+struct S;
+
+#[mcp_router]
+impl S {
+    #[tool]
+    async fn search(&self, #[arg(descripion = "words")] query: String) -> String {
+        query
+    }
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use phantom::prelude::*;
+
+#[derive(Clone)]
+struct S;
+
+#[mcp_router]
+struct Other;
+
+fn main() {}

@@ -1,0 +1,13 @@
+use phantom::prelude::*;
+
+#[derive(Clone)]
+struct S;
+
+impl S {
+    #[prompt]
+    async fn review(&self, study: String) -> String {
+        study
+    }
+}
+
+fn main() {}

@@ -1,0 +1,14 @@
+use phantom::prelude::*;
+
+#[derive(Clone)]
+struct S;
+
+#[mcp_router]
+impl S {
+    #[resource("myapp:///studies/{id}")]
+    async fn study(&self, id: u64) -> String {
+        id.to_string()
+    }
+}
+
+fn main() {}
