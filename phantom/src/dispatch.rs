@@ -887,18 +887,24 @@ fn envelope_session(meta: &MetaProbe<'_>) -> Result<Session, Failure> {
 
 /// Checks a call's arguments against the tool's declared arguments and compiled validators.
 fn check_arguments<S>(entry: &crate::router::ToolEntry<S>, args: &Args<'_>) -> Result<(), String> {
-    if let Some(unknown) = args.names().find(|n| !entry.specs.iter().any(|s| s.name == *n)) {
+    let unknown = args.names().find(|n| !entry.specs.iter().any(|s| s.name == *n));
+    if let Some(unknown) = unknown.filter(|_| !entry.takes_all) {
         return Err(format!("unknown argument `{unknown}` for tool `{}`", entry.def.name));
     }
     for (name, validator) in &entry.validators {
-        let Some(raw) = args.get(name).filter(|r| r.get() != "null") else { continue };
+        let raw = if name.is_empty() { args.raw() } else { args.get(name) };
+        let Some(raw) = raw.filter(|r| r.get() != "null") else { continue };
         let value: Value = serde_json::from_str(raw.get()).map_err(|e| e.to_string())?;
         if let Some(err) = validator.iter_errors(&value).next() {
             let path = err.instance_path.to_string();
             let field = std::iter::once(*name)
+                .filter(|n| !n.is_empty())
                 .chain(path.split('/').filter(|s| !s.is_empty()))
                 .collect::<Vec<_>>()
                 .join(".");
+            if field.is_empty() {
+                return Err(format!("invalid arguments: {err}"));
+            }
             return Err(format!("invalid argument `{field}`: {err}"));
         }
     }

@@ -31,7 +31,7 @@ pub use config::{CacheScope, Config};
 pub use content::{Content, ResourceContents};
 pub use dispatch::Dispatcher;
 pub use error::Error;
-pub use param::CallParam;
+pub use param::{Arguments, CallParam};
 pub use prompt::{IntoPromptReply, PromptMessage, PromptReply, Role};
 pub use protocol::{Icon, Implementation, LogLevel, ProtocolVersion};
 pub use request::Request;

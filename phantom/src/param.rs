@@ -13,6 +13,7 @@ use crate::session::Session;
 #[derive(Debug, Default)]
 pub struct Args<'a> {
     pairs: Vec<(Cow<'a, str>, &'a RawValue)>,
+    raw: Option<&'a RawValue>,
 }
 
 impl<'a> Args<'a> {
@@ -24,12 +25,17 @@ impl<'a> Args<'a> {
         let map: Vec<(Cow<'a, str>, &'a RawValue)> = serde_json::from_str::<ArgsVisitorOut<'a>>(raw.get())
             .map(|o| o.0)
             .map_err(|_| "`arguments` must be an object".to_owned())?;
-        Ok(Self { pairs: map })
+        Ok(Self { pairs: map, raw: Some(raw) })
     }
 
     /// The raw value of one argument.
     pub fn get(&self, name: &str) -> Option<&'a RawValue> {
         self.pairs.iter().find(|(k, _)| k == name).map(|(_, v)| *v)
+    }
+
+    /// The whole `arguments` object, as sent.
+    pub fn raw(&self) -> Option<&'a RawValue> {
+        self.raw
     }
 
     /// Argument names, in the order sent.
@@ -89,11 +95,13 @@ pub struct ArgSpec {
 pub struct ArgsBuilder<'g> {
     generator: &'g mut SchemaGenerator,
     pub(crate) specs: Vec<ArgSpec>,
+    /// The whole input schema, when an [`Arguments`] parameter takes every argument.
+    pub(crate) root: Option<Schema>,
 }
 
 impl<'g> ArgsBuilder<'g> {
     pub(crate) fn new(generator: &'g mut SchemaGenerator) -> Self {
-        Self { generator, specs: Vec::new() }
+        Self { generator, specs: Vec::new(), root: None }
     }
 
     /// Describes the parameter of type `T` named `name`.
@@ -164,4 +172,26 @@ impl<'a> CallParam<'a> for &'a Request {
     }
 
     fn describe(_: &mut ArgsBuilder<'_>, _: &'static str, _: Option<&'static str>) {}
+}
+
+/// Takes every argument of a call as one value: its schema becomes the tool's whole `inputSchema`
+/// (kept verbatim, with `$schema`, `$defs`, `allOf`, `if`/`then`/`else`, …), and its
+/// `Deserialize` reads the whole `arguments` object.
+///
+/// Use it when the arguments are better described by one struct, or by a hand-written schema.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Arguments<T>(pub T);
+
+impl<'a, T: DeserializeOwned + JsonSchema> CallParam<'a> for Arguments<T> {
+    fn from_call(parts: &CallParts<'a>, _: &'static str) -> Result<Self, String> {
+        let raw = parts.args.raw.map_or("{}", RawValue::get);
+        serde_json::from_str(raw).map(Arguments).map_err(|e| {
+            let e = e.to_string();
+            format!("invalid arguments: {}", e.split(" at line ").next().unwrap_or(&e))
+        })
+    }
+
+    fn describe(builder: &mut ArgsBuilder<'_>, _: &'static str, _: Option<&'static str>) {
+        builder.root = Some(builder.generator.root_schema_for::<T>());
+    }
 }

@@ -203,6 +203,9 @@ pub(crate) struct ToolEntry<S> {
     pub(crate) specs: Vec<ArgSpec>,
     /// Compiled validators of the arguments whose schemas declare constraints, by wire name.
     pub(crate) validators: Vec<(&'static str, jsonschema::Validator)>,
+    /// Whether one [`Arguments`](crate::param::Arguments) parameter takes the whole object (its
+    /// schema, not phantom, decides which names are allowed; its validator is named `""`).
+    pub(crate) takes_all: bool,
     pub(crate) wrap_output: bool,
     pub(crate) json: Box<RawValue>,
 }
@@ -253,16 +256,29 @@ const CONSTRAINTS: &[&str] = &[
     "maxProperties", "not", "if", "oneOf", "minContains", "maxContains",
 ];
 
-fn has_constraints(value: &Value) -> bool {
+/// Whether a schema declares constraints, following `#/$defs/…` references to any depth (each
+/// definition is looked at once, so recursive types terminate).
+fn has_constraints<'d>(value: &Value, defs: &'d Map<String, Value>, seen: &mut Vec<&'d str>) -> bool {
     match value {
         Value::Object(map) => map.iter().any(|(k, v)| {
             CONSTRAINTS.contains(&k.as_str())
                 || (k == "minimum" && v.as_f64().is_some_and(|m| m != 0.0))
-                || has_constraints(v)
+                || (k == "$ref" && references_constraints(v, defs, seen))
+                || has_constraints(v, defs, seen)
         }),
-        Value::Array(items) => items.iter().any(has_constraints),
+        Value::Array(items) => items.iter().any(|v| has_constraints(v, defs, seen)),
         _ => false,
     }
+}
+
+fn references_constraints<'d>(reference: &Value, defs: &'d Map<String, Value>, seen: &mut Vec<&'d str>) -> bool {
+    let Some(name) = reference.as_str().and_then(|r| r.strip_prefix("#/$defs/")) else { return false };
+    let Some((name, def)) = defs.get_key_value(name) else { return false };
+    if seen.contains(&name.as_str()) {
+        return false;
+    }
+    seen.push(name);
+    has_constraints(def, defs, seen)
 }
 
 /// A validator for one argument, when its schema declares constraints. `Option<T>` arguments are
@@ -285,35 +301,29 @@ fn arg_validator(spec: &ArgSpec, defs: &Map<String, Value>) -> Option<(&'static 
     } else {
         return None;
     }
-    if !has_constraints(&resolve_refs(&schema, defs)) {
+    if !has_constraints(&schema, defs, &mut Vec::new()) {
         return None;
     }
     jsonschema::validator_for(&referenced).ok().map(|v| (spec.name, v))
 }
 
-/// Inlines `#/$defs/…` references (one level per definition) to look for constraints.
-fn resolve_refs(value: &Value, defs: &Map<String, Value>) -> Value {
-    match value {
-        Value::Object(map) => {
-            if let Some(target) = map.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/$defs/")) {
-                if let Some(def) = defs.get(target) {
-                    return def.clone();
-                }
-            }
-            Value::Object(map.iter().map(|(k, v)| (k.clone(), resolve_refs(v, defs))).collect())
-        }
-        Value::Array(items) => Value::Array(items.iter().map(|v| resolve_refs(v, defs)).collect()),
-        other => other.clone(),
-    }
-}
-
-fn describe_args(args: fn(&mut ArgsBuilder<'_>)) -> (Vec<ArgSpec>, Map<String, Value>) {
+fn describe_args(args: fn(&mut ArgsBuilder<'_>)) -> (Vec<ArgSpec>, Map<String, Value>, Option<Value>) {
     let mut generator = generator();
     let mut builder = ArgsBuilder::new(&mut generator);
     args(&mut builder);
-    let specs = builder.specs;
+    let (specs, root) = (builder.specs, builder.root);
     let defs = generator.take_definitions(true);
-    (specs, defs)
+    let root = root.map(|schema| {
+        let mut value = schema.to_value();
+        if let (Some(obj), false) = (value.as_object_mut(), defs.is_empty()) {
+            let existing = obj.entry("$defs").or_insert_with(|| Value::Object(Map::new()));
+            if let Some(existing) = existing.as_object_mut() {
+                existing.extend(defs.clone());
+            }
+        }
+        value
+    });
+    (specs, defs, root)
 }
 
 fn input_schema(specs: &[ArgSpec], defs: Map<String, Value>) -> Value {
@@ -376,9 +386,21 @@ impl<S> Router<S> {
     pub fn build(def: RouterDef<S>) -> Self {
         let mut tools = Vec::with_capacity(def.tools.len());
         for tool in def.tools {
-            let (specs, defs) = describe_args(tool.args);
-            let validators = specs.iter().filter_map(|spec| arg_validator(spec, &defs)).collect();
-            let schema = input_schema(&specs, defs);
+            let (specs, defs, root) = describe_args(tool.args);
+            let mut validators: Vec<_> = specs.iter().filter_map(|spec| arg_validator(spec, &defs)).collect();
+            let takes_all = root.is_some();
+            let schema = match root {
+                Some(root) => {
+                    let own_defs = root.get("$defs").and_then(Value::as_object).cloned().unwrap_or_default();
+                    if has_constraints(&root, &own_defs, &mut Vec::new()) {
+                        if let Ok(v) = jsonschema::validator_for(&root) {
+                            validators.push(("", v));
+                        }
+                    }
+                    root
+                }
+                None => input_schema(&specs, defs),
+            };
             let mut obj = Map::new();
             obj.insert("name".into(), tool.name.into());
             put(&mut obj, "title", tool.title);
@@ -402,13 +424,13 @@ impl<S> Router<S> {
                 obj.insert("annotations".into(), ann);
             }
             put(&mut obj, "_meta", meta_map(tool.meta));
-            tools.push(ToolEntry { json: raw(&obj), def: tool, specs, validators, wrap_output });
+            tools.push(ToolEntry { json: raw(&obj), def: tool, specs, validators, takes_all, wrap_output });
         }
         let tool_index = tools.iter().enumerate().map(|(i, t)| (t.def.name, i)).collect();
 
         let mut prompts = Vec::with_capacity(def.prompts.len());
         for prompt in def.prompts {
-            let (specs, _) = describe_args(prompt.args);
+            let (specs, _, _) = describe_args(prompt.args);
             let mut obj = Map::new();
             obj.insert("name".into(), prompt.name.into());
             put(&mut obj, "title", prompt.title);

@@ -9,9 +9,19 @@ use crate::fixture::{Calc, Lab, Many, all_keys};
 async fn a_tools_only_router_advertises_only_tools() {
     let mut legacy = Client::uninitialized(Calc, phantom::Config::default());
     let init = legacy.initialize("2025-11-25").await;
-    assert_eq!(init.result()["capabilities"], json!({"tools": {}, "logging": {}}));
-    assert_eq!(init.result()["serverInfo"], json!({"name": "calc", "version": "1.0.0"}));
-    assert!(init.result().get("instructions").is_none(), "no instructions declared: {}", init.json);
+    assert_eq!(
+        init.result()["capabilities"],
+        json!({"tools": {}, "logging": {}})
+    );
+    assert_eq!(
+        init.result()["serverInfo"],
+        json!({"name": "calc", "version": "1.0.0"})
+    );
+    assert!(
+        init.result().get("instructions").is_none(),
+        "no instructions declared: {}",
+        init.json
+    );
 
     let mut modern = Client::modern(Calc);
     let discover = modern.request("server/discover", json!({})).await;
@@ -29,7 +39,10 @@ async fn a_full_router_advertises_every_feature() {
     );
     let mut legacy = Client::uninitialized(Many, phantom::Config::default());
     let init = legacy.initialize("2025-11-25").await;
-    assert_eq!(init.result()["capabilities"], json!({"tools": {}, "prompts": {}, "resources": {}, "logging": {}}));
+    assert_eq!(
+        init.result()["capabilities"],
+        json!({"tools": {}, "prompts": {}, "resources": {}, "logging": {}})
+    );
 }
 
 #[tokio::test]
@@ -38,21 +51,46 @@ async fn no_list_changed_or_subscribe_keys_anywhere() {
         let mut legacy = Client::uninitialized(Lab, phantom::Config::default());
         let init = legacy.initialize(version).await;
         let keys = all_keys(&init.result()["capabilities"]);
-        assert!(!keys.iter().any(|k| k == "listChanged" || k == "subscribe"), "{keys:?}");
+        assert!(
+            !keys.iter().any(|k| k == "listChanged" || k == "subscribe"),
+            "{keys:?}"
+        );
     }
-    let discover = Client::modern(Lab).request("server/discover", json!({})).await;
+    let discover = Client::modern(Lab)
+        .request("server/discover", json!({}))
+        .await;
     let keys = all_keys(&discover.result()["capabilities"]);
-    assert!(!keys.iter().any(|k| k == "listChanged" || k == "subscribe" || k == "logging"), "{keys:?}");
+    assert!(
+        !keys
+            .iter()
+            .any(|k| k == "listChanged" || k == "subscribe" || k == "logging"),
+        "{keys:?}"
+    );
 }
 
 #[tokio::test]
 async fn unadvertised_features_have_empty_lists_or_unknown_names() {
     let mut client = Client::legacy(Calc).await;
-    assert_eq!(client.list_prompts(None).await.result(), &json!({"prompts": []}));
-    assert_eq!(client.list_resources(None).await.result(), &json!({"resources": []}));
-    assert_eq!(client.list_resource_templates(None).await.result(), &json!({"resourceTemplates": []}));
-    client.get_prompt("any", json!({})).await.assert_error(-32602);
-    client.read_resource("calc://x/y").await.assert_error(-32002);
+    assert_eq!(
+        client.list_prompts(None).await.result(),
+        &json!({"prompts": []})
+    );
+    assert_eq!(
+        client.list_resources(None).await.result(),
+        &json!({"resources": []})
+    );
+    assert_eq!(
+        client.list_resource_templates(None).await.result(),
+        &json!({"resourceTemplates": []})
+    );
+    client
+        .get_prompt("any", json!({}))
+        .await
+        .assert_error(-32602);
+    client
+        .read_resource("calc://x/y")
+        .await
+        .assert_error(-32002);
 }
 
 #[tokio::test]
@@ -60,9 +98,17 @@ async fn an_overridden_list_resources_advertises_resources() {
     use crate::fixture::Listed;
     let mut legacy = Client::uninitialized(Listed, phantom::Config::default());
     let init = legacy.initialize("2025-11-25").await;
-    assert_eq!(init.result()["capabilities"], json!({"tools": {}, "resources": {}, "logging": {}}));
-    let discover = Client::modern(Listed).request("server/discover", json!({})).await;
-    assert_eq!(discover.result()["capabilities"], json!({"tools": {}, "resources": {}}));
+    assert_eq!(
+        init.result()["capabilities"],
+        json!({"tools": {}, "resources": {}, "logging": {}})
+    );
+    let discover = Client::modern(Listed)
+        .request("server/discover", json!({}))
+        .await;
+    assert_eq!(
+        discover.result()["capabilities"],
+        json!({"tools": {}, "resources": {}})
+    );
 }
 
 #[tokio::test]
@@ -71,13 +117,22 @@ async fn overridden_instructions_and_server_info_see_the_session() {
     let mut legacy = Client::uninitialized(Listed, phantom::Config::default());
     let init = legacy.initialize("2025-06-18").await;
     assert_eq!(init.result()["instructions"], "hello stranger");
-    assert_eq!(init.result()["serverInfo"], json!({"name": "listed", "version": "2.0.0", "title": "listed at 2025-06-18"}));
+    assert_eq!(
+        init.result()["serverInfo"],
+        json!({"name": "listed", "version": "2.0.0", "title": "listed at 2025-06-18"})
+    );
 
     let mut modern = Client::modern(Listed);
     let discover = modern.request("server/discover", json!({})).await;
     let expected = json!({"name": "listed", "version": "2.0.0", "title": "listed at 2026-07-28"});
     assert_eq!(discover.result()["instructions"], "hello stranger");
-    assert_eq!(discover.result()["_meta"]["io.modelcontextprotocol/serverInfo"], expected);
+    assert_eq!(
+        discover.result()["_meta"]["io.modelcontextprotocol/serverInfo"],
+        expected
+    );
     let call = modern.call_tool("pong", json!({})).await;
-    assert_eq!(call.result()["_meta"]["io.modelcontextprotocol/serverInfo"], expected);
+    assert_eq!(
+        call.result()["_meta"]["io.modelcontextprotocol/serverInfo"],
+        expected
+    );
 }

@@ -10,17 +10,28 @@ use crate::fixture::{Calc, Lab};
 async fn completes_a_prompt_argument() {
     for mut client in [Client::legacy(Lab).await, Client::modern(Lab)] {
         let response = client.complete_prompt("welcome", "name", "al").await;
-        assert_eq!(response.result()["completion"], json!({"values": ["alice", "albert"], "total": 2, "hasMore": false}));
+        assert_eq!(
+            response.result()["completion"],
+            json!({"values": ["alice", "albert"], "total": 2, "hasMore": false})
+        );
         let response = client.complete_prompt("welcome", "name", "z").await;
-        assert_eq!(response.result()["completion"], json!({"values": [], "total": 0, "hasMore": false}));
+        assert_eq!(
+            response.result()["completion"],
+            json!({"values": [], "total": 0, "hasMore": false})
+        );
     }
 }
 
 #[tokio::test]
 async fn completes_a_resource_template_parameter_by_its_rfc_6570_template() {
     for mut client in [Client::legacy(Lab).await, Client::modern(Lab)] {
-        let response = client.complete_resource("lab:///items/{id}", "id", "1").await;
-        assert_eq!(response.result()["completion"], json!({"values": ["1", "12"], "total": 2, "hasMore": false}));
+        let response = client
+            .complete_resource("lab:///items/{id}", "id", "1")
+            .await;
+        assert_eq!(
+            response.result()["completion"],
+            json!({"values": ["1", "12"], "total": 2, "hasMore": false})
+        );
     }
 }
 
@@ -41,10 +52,18 @@ async fn values_are_truncated_to_100() {
 async fn a_declared_argument_without_a_completion_function_completes_to_nothing() {
     let mut client = Client::legacy(Lab).await;
     let response = client.complete_prompt("welcome", "style", "pl").await;
-    assert_eq!(response.result()["completion"], json!({"values": [], "hasMore": false}));
+    assert_eq!(
+        response.result()["completion"],
+        json!({"values": [], "hasMore": false})
+    );
     // A resource template parameter without one (`run`) likewise.
-    let response = client.complete_resource("lab:///runs/{run}", "run", "6").await;
-    assert_eq!(response.result()["completion"], json!({"values": [], "hasMore": false}));
+    let response = client
+        .complete_resource("lab:///runs/{run}", "run", "6")
+        .await;
+    assert_eq!(
+        response.result()["completion"],
+        json!({"values": [], "hasMore": false})
+    );
 }
 
 #[tokio::test]
@@ -65,9 +84,14 @@ async fn unknown_reference_is_invalid_params() {
         let response = client.complete_prompt("farewell", "name", "").await;
         response.assert_error(-32602);
         assert_eq!(response.error()["data"], json!({"name": "farewell"}));
-        let response = client.complete_resource("lab:///nothing/{id}", "id", "").await;
+        let response = client
+            .complete_resource("lab:///nothing/{id}", "id", "")
+            .await;
         response.assert_error(-32602);
-        assert_eq!(response.error()["data"], json!({"uri": "lab:///nothing/{id}"}));
+        assert_eq!(
+            response.error()["data"],
+            json!({"uri": "lab:///nothing/{id}"})
+        );
         // A concrete URI is not a template reference.
         let response = client.complete_resource("lab:///items/1", "id", "").await;
         response.assert_error(-32602);
@@ -80,8 +104,15 @@ async fn unknown_argument_is_invalid_params() {
         let response = client.complete_prompt("welcome", "mood", "").await;
         response.assert_error(-32602);
         assert_eq!(response.error()["data"], json!({"argument": "mood"}));
-        assert!(response.error()["message"].as_str().unwrap_or_default().contains("`mood`"));
-        let response = client.complete_resource("lab:///items/{id}", "name", "").await;
+        assert!(
+            response.error()["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("`mood`")
+        );
+        let response = client
+            .complete_resource("lab:///items/{id}", "name", "")
+            .await;
         response.assert_error(-32602);
         assert_eq!(response.error()["data"], json!({"argument": "name"}));
     }
@@ -95,7 +126,10 @@ async fn malformed_reference_is_invalid_params() {
         json!({"ref": {"type": "ref/prompt", "name": "welcome"}}),
         json!({"argument": {"name": "name", "value": ""}}),
     ] {
-        client.request("completion/complete", params).await.assert_error(-32602);
+        client
+            .request("completion/complete", params)
+            .await
+            .assert_error(-32602);
     }
 }
 
@@ -104,12 +138,29 @@ async fn a_router_without_completions_answers_method_not_found() {
     let mut legacy = Client::legacy(Calc).await;
     let response = legacy.complete_prompt("any", "x", "").await;
     response.assert_error(-32601);
-    assert_eq!(response.error()["data"], json!({"method": "completion/complete"}));
-    assert_eq!(response.status(), &Status::Ok, "legacy errors travel with 200");
+    assert_eq!(
+        response.error()["data"],
+        json!({"method": "completion/complete"})
+    );
+    assert_eq!(
+        response.status(),
+        &Status::Ok,
+        "legacy errors travel with 200"
+    );
     let mut modern = Client::modern(Calc);
     let response = modern.complete_resource("calc:///{x}", "x", "").await;
     response.assert_error(-32601);
-    assert_eq!(response.status(), &Status::MethodNotFound, "modern -32601 is a 404");
+    assert_eq!(
+        response.status(),
+        &Status::MethodNotFound,
+        "modern -32601 is a 404"
+    );
     let discover = modern.request("server/discover", json!({})).await;
-    assert!(discover.result()["capabilities"].get("completions").is_none(), "{}", discover.json);
+    assert!(
+        discover.result()["capabilities"]
+            .get("completions")
+            .is_none(),
+        "{}",
+        discover.json
+    );
 }

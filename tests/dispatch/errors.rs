@@ -16,7 +16,11 @@ fn expected_challenge() -> WwwAuthenticate {
 /// (`x-role`, expected status, expected message)
 fn rejections() -> [(&'static str, Status, &'static str); 4] {
     [
-        ("anonymous", Status::Unauthorized(expected_challenge()), "Unauthorized"),
+        (
+            "anonymous",
+            Status::Unauthorized(expected_challenge()),
+            "Unauthorized",
+        ),
         ("banned", Status::Forbidden, "banned from the lab"),
         ("expired", Status::SessionNotFound, "session expired"),
         ("broken", Status::BadRequest, "broken credentials"),
@@ -31,7 +35,10 @@ async fn connect_rejections_map_to_statuses_on_initialize() {
         assert_eq!(response.status(), &status, "{role}");
         response.assert_error(-32001);
         assert_eq!(response.error()["message"], message);
-        assert!(client.session_mut().is_none(), "{role}: a rejected initialize creates no session");
+        assert!(
+            client.session_mut().is_none(),
+            "{role}: a rejected initialize creates no session"
+        );
         // Still no session: the next request is refused as before `initialize`.
         client.list_tools(None).await.assert_error(-32600);
     }
@@ -42,7 +49,9 @@ async fn connect_rejections_map_to_statuses_on_modern_requests() {
     for (role, status, message) in rejections() {
         let mut client = Client::modern(Lab).header("x-role", role);
         for method in ["server/discover", "tools/list", "tools/call"] {
-            let response = client.request(method, json!({"name": "echo", "arguments": {"text": "x"}})).await;
+            let response = client
+                .request(method, json!({"name": "echo", "arguments": {"text": "x"}}))
+                .await;
             assert_eq!(response.status(), &status, "{role} {method}");
             response.assert_error(-32001);
             assert_eq!(response.error()["message"], message);
@@ -63,7 +72,10 @@ async fn the_unauthorized_challenge_is_rfc_9728() {
 #[tokio::test]
 async fn parse_error_is_32700_with_a_null_id() {
     let mut client = Client::legacy(Lab).await;
-    let reply = client.send("{not json").await.expect("a parse error gets a reply");
+    let reply = client
+        .send("{not json")
+        .await
+        .expect("a parse error gets a reply");
     assert_eq!(reply.status, Status::BadRequest);
     let json: Value = serde_json::from_str(&reply.body).expect("JSON");
     assert_eq!(json["error"]["code"], -32700);
@@ -78,12 +90,21 @@ async fn malformed_requests_are_32600() {
         (r#"{"id":1,"method":"ping"}"#, json!(1)),
         (r#"{"jsonrpc":"1.0","id":2,"method":"ping"}"#, json!(2)),
         (r#"{"jsonrpc":"2.0","id":3}"#, json!(3)),
-        (r#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#, Value::Null),
-        (r#"{"jsonrpc":"2.0","id":4,"method":"ping","params":"x"}"#, json!(4)),
+        (
+            r#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#,
+            Value::Null,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":4,"method":"ping","params":"x"}"#,
+            json!(4),
+        ),
         ("42", Value::Null),
     ];
     for (text, id) in cases {
-        let reply = client.send(text).await.expect("an invalid request gets a reply");
+        let reply = client
+            .send(text)
+            .await
+            .expect("an invalid request gets a reply");
         let json: Value = serde_json::from_str(&reply.body).expect("JSON");
         assert_eq!(json["error"]["code"], -32600, "{text}: {json}");
         assert_eq!(json["id"], id, "{text}: {json}");
@@ -94,7 +115,16 @@ async fn malformed_requests_are_32600() {
 #[tokio::test]
 async fn malformed_list_params_are_invalid_params() {
     let mut client = Client::legacy(Lab).await;
-    client.request("tools/list", json!({"cursor": ["a"]})).await.assert_error(-32602);
-    client.request("tools/call", json!({"name": 5})).await.assert_error(-32602);
-    client.request("resources/read", json!({"uri": null})).await.assert_error(-32602);
+    client
+        .request("tools/list", json!({"cursor": ["a"]}))
+        .await
+        .assert_error(-32602);
+    client
+        .request("tools/call", json!({"name": 5}))
+        .await
+        .assert_error(-32602);
+    client
+        .request("resources/read", json!({"uri": null}))
+        .await
+        .assert_error(-32602);
 }

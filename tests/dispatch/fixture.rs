@@ -60,7 +60,12 @@ pub(crate) struct Item {
     label: String,
 }
 
-#[mcp_router(name = "lab", version = "0.3.0", title = "Test lab", instructions = "Call `echo` first.")]
+#[mcp_router(
+    name = "lab",
+    version = "0.3.0",
+    title = "Test lab",
+    instructions = "Call `echo` first."
+)]
 impl Lab {
     /// Say it back.
     #[tool]
@@ -77,7 +82,10 @@ impl Lab {
     /// Count and sum numbers.
     #[tool]
     async fn stats(&self, values: Vec<f64>) -> Json<Stats> {
-        Json(Stats { count: values.len(), sum: values.iter().sum() })
+        Json(Stats {
+            count: values.len(),
+            sum: values.iter().sum(),
+        })
     }
 
     /// Count the words of a text (a non-object output).
@@ -89,7 +97,11 @@ impl Lab {
     /// Divide `a` by `b`.
     #[tool]
     async fn divide(&self, a: f64, b: f64) -> Result<String, String> {
-        if b == 0.0 { Err("division by zero".into()) } else { Ok((a / b).to_string()) }
+        if b == 0.0 {
+            Err("division by zero".into())
+        } else {
+            Ok((a / b).to_string())
+        }
     }
 
     /// Always panics.
@@ -112,8 +124,16 @@ impl Lab {
 
     /// The top entries, optionally limited.
     #[tool]
-    async fn top(&self, limit: Option<Limit>, #[arg(rename = "dryRun")] dry_run: Option<bool>) -> String {
-        format!("top {} (dry run: {})", limit.map_or(10, |l| l.0), dry_run.unwrap_or(false))
+    async fn top(
+        &self,
+        limit: Option<Limit>,
+        #[arg(rename = "dryRun")] dry_run: Option<bool>,
+    ) -> String {
+        format!(
+            "top {} (dry run: {})",
+            limit.map_or(10, |l| l.0),
+            dry_run.unwrap_or(false)
+        )
     }
 
     /// Register a member.
@@ -137,7 +157,10 @@ impl Lab {
     /// Who is calling (the principal `connect` set).
     #[tool]
     async fn whoami(&self, session: &Session) -> String {
-        session.principal.clone().unwrap_or_else(|| "anonymous".into())
+        session
+            .principal
+            .clone()
+            .unwrap_or_else(|| "anonymous".into())
     }
 
     /// A tiny image.
@@ -200,7 +223,12 @@ impl Lab {
     /// One item, by numeric id (1 to 3 exist).
     #[resource("lab:///items/<id>", mime_type = "application/json")]
     async fn item(&self, #[complete(with = "Self::item_ids")] id: u64) -> Option<Json<Item>> {
-        (1..=3).contains(&id).then(|| Json(Item { id, label: format!("item {id}") }))
+        (1..=3).contains(&id).then(|| {
+            Json(Item {
+                id,
+                label: format!("item {id}"),
+            })
+        })
     }
 
     /// One run, by UUID.
@@ -216,7 +244,11 @@ impl Lab {
     }
 
     async fn names(&self, value: &str, _cx: &CompleteContext<'_>) -> Vec<String> {
-        ["alice", "albert", "bob"].into_iter().filter(|n| n.starts_with(value)).map(str::to_owned).collect()
+        ["alice", "albert", "bob"]
+            .into_iter()
+            .filter(|n| n.starts_with(value))
+            .map(str::to_owned)
+            .collect()
     }
 
     async fn tones(&self, _value: &str, _cx: &CompleteContext<'_>) -> Vec<String> {
@@ -224,7 +256,11 @@ impl Lab {
     }
 
     async fn item_ids(&self, value: &str, _cx: &CompleteContext<'_>) -> Vec<String> {
-        ["1", "2", "3", "12"].into_iter().filter(|n| n.starts_with(value)).map(str::to_owned).collect()
+        ["1", "2", "3", "12"]
+            .into_iter()
+            .filter(|n| n.starts_with(value))
+            .map(str::to_owned)
+            .collect()
     }
 
     /// `x-role` narrows or rejects the session; `x-user` names the principal.
@@ -238,7 +274,9 @@ impl Lab {
             Some("anonymous") => {
                 return Connect::Unauthorized(
                     WwwAuthenticate::bearer()
-                        .resource_metadata("https://lab.example/.well-known/oauth-protected-resource")
+                        .resource_metadata(
+                            "https://lab.example/.well-known/oauth-protected-resource",
+                        )
                         .scope("lab:read"),
                 );
             }
@@ -438,9 +476,16 @@ impl Listed {
     }
 
     /// Two pages: `ext://a`, then `ext://b`.
-    async fn list_resources(&self, cursor: Option<Cursor>, _session: &Session) -> Result<Page<Resource>, Error> {
+    async fn list_resources(
+        &self,
+        cursor: Option<Cursor>,
+        _session: &Session,
+    ) -> Result<Page<Resource>, Error> {
         match cursor {
-            None => Ok(Page { items: vec![Resource::new("ext://a", "a")], next_cursor: Some("second".into()) }),
+            None => Ok(Page {
+                items: vec![Resource::new("ext://a", "a")],
+                next_cursor: Some("second".into()),
+            }),
             Some(Cursor(c)) if c == "second" => Ok(Page::last(vec![Resource::new("ext://b", "b")])),
             Some(_) => Err(Error::invalid_params("unknown cursor")),
         }
@@ -448,7 +493,10 @@ impl Listed {
 
     /// Greets the principal.
     async fn instructions(&self, session: &Session) -> Option<String> {
-        Some(format!("hello {}", session.principal.as_deref().unwrap_or("stranger")))
+        Some(format!(
+            "hello {}",
+            session.principal.as_deref().unwrap_or("stranger")
+        ))
     }
 
     /// Reports the protocol version in the title.

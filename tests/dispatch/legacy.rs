@@ -20,13 +20,24 @@ async fn initialize_echoes_every_supported_legacy_version() {
         assert_eq!(result["protocolVersion"], version);
         assert_eq!(result["serverInfo"], lab_info());
         assert_eq!(result["instructions"], LAB_INSTRUCTIONS);
-        assert!(result.get("resultType").is_none(), "legacy results carry no resultType: {result}");
-        assert!(result.get("_meta").is_none(), "legacy results carry no _meta: {result}");
+        assert!(
+            result.get("resultType").is_none(),
+            "legacy results carry no resultType: {result}"
+        );
+        assert!(
+            result.get("_meta").is_none(),
+            "legacy results carry no _meta: {result}"
+        );
         assert_eq!(response.status(), &Status::Ok);
         assert!(!response.reply.modern);
-        let session = client.session_mut().expect("initialize creates the session");
+        let session = client
+            .session_mut()
+            .expect("initialize creates the session");
         assert_eq!(session.protocol_version.as_str(), version);
-        assert_eq!(session.client_info.as_ref().map(|i| i.name.as_str()), Some("phantom-testing"));
+        assert_eq!(
+            session.client_info.as_ref().map(|i| i.name.as_str()),
+            Some("phantom-testing")
+        );
     }
 }
 
@@ -43,7 +54,11 @@ async fn initialize_negotiates_an_unsupported_version_down() {
     for (requested, expected) in cases {
         let mut client = Client::uninitialized(Lab, Config::default());
         let response = client.initialize(requested).await;
-        assert_eq!(response.result()["protocolVersion"], expected, "requested {requested}");
+        assert_eq!(
+            response.result()["protocolVersion"],
+            expected,
+            "requested {requested}"
+        );
         let session = client.session_mut().expect("session");
         assert_eq!(session.protocol_version.as_str(), expected);
         assert!(!session.is_modern());
@@ -57,25 +72,37 @@ async fn initialize_without_protocol_version_is_invalid_params() {
     let response = client.raw_request("initialize", Some(params)).await;
     response.assert_error(-32602);
     let message = response.error()["message"].as_str().unwrap_or_default();
-    assert!(message.contains("protocolVersion"), "message names the field: {message}");
-    assert!(client.session_mut().is_none(), "a failed initialize creates no session");
+    assert!(
+        message.contains("protocolVersion"),
+        "message names the field: {message}"
+    );
+    assert!(
+        client.session_mut().is_none(),
+        "a failed initialize creates no session"
+    );
 }
 
 #[tokio::test]
 async fn initialize_with_non_object_capabilities_is_invalid_params() {
     let mut client = Client::uninitialized(Lab, Config::default());
     let params = json!({"protocolVersion": "2025-11-25", "capabilities": ["sampling"]});
-    client.raw_request("initialize", Some(params)).await.assert_error(-32602);
+    client
+        .raw_request("initialize", Some(params))
+        .await
+        .assert_error(-32602);
     assert!(client.session_mut().is_none());
 }
 
 #[tokio::test]
 async fn initialize_records_client_capabilities() {
-    let mut client =
-        Client::uninitialized(Lab, Config::default()).capabilities(json!({"sampling": {}, "roots": null}));
+    let mut client = Client::uninitialized(Lab, Config::default())
+        .capabilities(json!({"sampling": {}, "roots": null}));
     client.initialize("2025-11-25").await.result();
     let session = client.session_mut().expect("session");
-    assert_eq!(session.client_capabilities, json!({"sampling": {}, "roots": null}));
+    assert_eq!(
+        session.client_capabilities,
+        json!({"sampling": {}, "roots": null})
+    );
     assert!(session.client_supports("sampling"));
     assert!(!session.client_supports("roots"));
     assert!(!session.client_supports("elicitation"));
@@ -95,11 +122,24 @@ async fn second_initialize_is_an_invalid_request() {
 async fn notifications_get_no_reply() {
     let mut client = Client::uninitialized(Lab, Config::default());
     client.initialize("2025-11-25").await.result();
-    assert!(client.notify("notifications/initialized", None).await.is_none());
-    assert!(client.notify("notifications/cancelled", Some(json!({"requestId": 1}))).await.is_none());
+    assert!(
+        client
+            .notify("notifications/initialized", None)
+            .await
+            .is_none()
+    );
+    assert!(
+        client
+            .notify("notifications/cancelled", Some(json!({"requestId": 1})))
+            .await
+            .is_none()
+    );
     assert!(client.notify("notifications/unknown", None).await.is_none());
     let response = r#"{"jsonrpc":"2.0","id":"s1","result":{}}"#;
-    assert!(client.send(response).await.is_none(), "a client response gets no reply");
+    assert!(
+        client.send(response).await.is_none(),
+        "a client response gets no reply"
+    );
 }
 
 #[tokio::test]
@@ -110,20 +150,35 @@ async fn ping_answers_an_empty_result_before_and_after_initialize() {
     assert_eq!(response.json["id"], 1);
     client.initialize("2025-11-25").await.result();
     let response = client.raw_request("ping", Some(json!({}))).await;
-    assert_eq!(response.json, json!({"jsonrpc": "2.0", "id": 3, "result": {}}));
+    assert_eq!(
+        response.json,
+        json!({"jsonrpc": "2.0", "id": 3, "result": {}})
+    );
 }
 
 #[tokio::test]
 async fn string_request_ids_are_echoed() {
     let mut client = Client::legacy(Lab).await;
-    let reply = client.send(r#"{"jsonrpc":"2.0","id":"abc-1","method":"ping"}"#).await.expect("reply");
-    assert_eq!(body(&reply), json!({"jsonrpc": "2.0", "id": "abc-1", "result": {}}));
+    let reply = client
+        .send(r#"{"jsonrpc":"2.0","id":"abc-1","method":"ping"}"#)
+        .await
+        .expect("reply");
+    assert_eq!(
+        body(&reply),
+        json!({"jsonrpc": "2.0", "id": "abc-1", "result": {}})
+    );
 }
 
 #[tokio::test]
 async fn request_before_initialize_is_an_invalid_request() {
     let mut client = Client::uninitialized(Lab, Config::default());
-    for method in ["tools/list", "tools/call", "resources/read", "logging/setLevel", "nope/nope"] {
+    for method in [
+        "tools/list",
+        "tools/call",
+        "resources/read",
+        "logging/setLevel",
+        "nope/nope",
+    ] {
         let response = client.raw_request(method, Some(json!({}))).await;
         response.assert_error(-32600);
         assert_eq!(response.status(), &Status::BadRequest, "{method}");
@@ -135,13 +190,25 @@ async fn request_before_initialize_is_an_invalid_request() {
 #[tokio::test]
 async fn unknown_method_is_method_not_found() {
     let mut client = Client::legacy(Lab).await;
-    let response = client.raw_request("tools/frobnicate", Some(json!({}))).await;
+    let response = client
+        .raw_request("tools/frobnicate", Some(json!({})))
+        .await;
     response.assert_error(-32601);
-    assert_eq!(response.error()["data"], json!({"method": "tools/frobnicate"}));
+    assert_eq!(
+        response.error()["data"],
+        json!({"method": "tools/frobnicate"})
+    );
     assert_eq!(response.status(), &Status::Ok);
     // Methods of the modern era only, or of client features, are unknown as well.
-    for method in ["subscriptions/listen", "resources/subscribe", "sampling/createMessage"] {
-        client.raw_request(method, Some(json!({}))).await.assert_error(-32601);
+    for method in [
+        "subscriptions/listen",
+        "resources/subscribe",
+        "sampling/createMessage",
+    ] {
+        client
+            .raw_request(method, Some(json!({})))
+            .await
+            .assert_error(-32601);
     }
 }
 
@@ -152,32 +219,63 @@ async fn server_discover_without_the_envelope_is_invalid_params() {
     response.assert_error(-32602);
     assert_eq!(response.status(), &Status::BadRequest);
     let message = response.error()["message"].as_str().unwrap_or_default();
-    assert!(message.contains("io.modelcontextprotocol/protocolVersion"), "{message}");
+    assert!(
+        message.contains("io.modelcontextprotocol/protocolVersion"),
+        "{message}"
+    );
 }
 
 #[tokio::test]
 async fn logging_set_level_sets_the_session_level() {
     let mut client = Client::legacy(Lab).await;
     assert_eq!(client.session_mut().expect("session").log_level, None);
-    let response = client.raw_request("logging/setLevel", Some(json!({"level": "warning"}))).await;
+    let response = client
+        .raw_request("logging/setLevel", Some(json!({"level": "warning"})))
+        .await;
     assert_eq!(response.result(), &json!({}));
-    assert_eq!(client.session_mut().expect("session").log_level, Some(LogLevel::Warning));
-    client.raw_request("logging/setLevel", Some(json!({"level": "emergency"}))).await.result();
-    assert_eq!(client.session_mut().expect("session").log_level, Some(LogLevel::Emergency));
+    assert_eq!(
+        client.session_mut().expect("session").log_level,
+        Some(LogLevel::Warning)
+    );
+    client
+        .raw_request("logging/setLevel", Some(json!({"level": "emergency"})))
+        .await
+        .result();
+    assert_eq!(
+        client.session_mut().expect("session").log_level,
+        Some(LogLevel::Emergency)
+    );
 }
 
 #[tokio::test]
 async fn logging_set_level_rejects_an_invalid_level() {
     let mut client = Client::legacy(Lab).await;
-    client.raw_request("logging/setLevel", Some(json!({"level": "info"}))).await.result();
-    for params in [json!({"level": "verbose"}), json!({"level": 3}), json!({}), json!({"level": "INFO"})] {
-        let response = client.raw_request("logging/setLevel", Some(params.clone())).await;
+    client
+        .raw_request("logging/setLevel", Some(json!({"level": "info"})))
+        .await
+        .result();
+    for params in [
+        json!({"level": "verbose"}),
+        json!({"level": 3}),
+        json!({}),
+        json!({"level": "INFO"}),
+    ] {
+        let response = client
+            .raw_request("logging/setLevel", Some(params.clone()))
+            .await;
         response.assert_error(-32602);
         let message = response.error()["message"].as_str().unwrap_or_default();
-        assert!(message.contains("`level`"), "message names `level` for {params}: {message}");
+        assert!(
+            message.contains("`level`"),
+            "message names `level` for {params}: {message}"
+        );
         assert_eq!(response.error()["data"], json!({"field": "level"}));
     }
-    assert_eq!(client.session_mut().expect("session").log_level, Some(LogLevel::Info), "level unchanged");
+    assert_eq!(
+        client.session_mut().expect("session").log_level,
+        Some(LogLevel::Info),
+        "level unchanged"
+    );
 }
 
 #[tokio::test]
@@ -196,7 +294,10 @@ async fn legacy_results_carry_no_modern_fields() {
     for response in responses {
         let result = response.result();
         for key in ["resultType", "ttlMs", "cacheScope", "_meta"] {
-            assert!(result.get(key).is_none(), "legacy result has `{key}`: {result}");
+            assert!(
+                result.get(key).is_none(),
+                "legacy result has `{key}`: {result}"
+            );
         }
         assert!(!response.reply.modern);
     }
@@ -219,7 +320,10 @@ async fn batches_are_rejected_for_2025_11_25_and_2025_06_18_sessions() {
 #[tokio::test]
 async fn batches_are_rejected_before_initialize() {
     let mut client = Client::uninitialized(Lab, Config::default());
-    let reply = client.send(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#).await.expect("reply");
+    let reply = client
+        .send(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#)
+        .await
+        .expect("reply");
     assert_eq!(body(&reply)["error"]["code"], -32600);
     assert_eq!(reply.status, Status::BadRequest);
 }
@@ -234,14 +338,20 @@ async fn batches_are_accepted_for_2025_03_26_sessions() {
         {"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"echo","arguments":{"text":"batched"}}},
         {"jsonrpc":"2.0","id":12,"method":"nope"}
     ]"#;
-    let reply = client.send(batch).await.expect("a batch with requests gets a reply");
+    let reply = client
+        .send(batch)
+        .await
+        .expect("a batch with requests gets a reply");
     assert_eq!(reply.status, Status::Ok);
     let json = body(&reply);
     let items = json.as_array().expect("a batch reply is an array");
     assert_eq!(items.len(), 3, "the notification gets no entry: {json}");
     assert_eq!(items[0], json!({"jsonrpc": "2.0", "id": 10, "result": {}}));
     assert_eq!(items[1]["id"], 11);
-    assert_eq!(items[1]["result"]["content"], json!([{"type": "text", "text": "batched"}]));
+    assert_eq!(
+        items[1]["result"]["content"],
+        json!([{"type": "text", "text": "batched"}])
+    );
     assert_eq!(items[2]["id"], 12);
     assert_eq!(items[2]["error"]["code"], -32601);
 

@@ -13,4 +13,3 @@ mod pagination;
 mod prompts;
 mod resources;
 mod tools;
-mod scratch;

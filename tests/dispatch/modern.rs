@@ -18,21 +18,47 @@ async fn server_discover_describes_the_server() {
     assert!(response.reply.modern);
     let result = response.result();
     assert_eq!(result["resultType"], "complete");
-    assert_eq!(result["supportedVersions"], json!(["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]));
-    assert_eq!(result["supportedVersions"], json!(ProtocolVersion::supported_strings()));
-    assert_eq!(result["capabilities"], json!({"tools": {}, "prompts": {}, "resources": {}, "completions": {}}));
-    assert!(result["capabilities"].get("logging").is_none(), "logging is legacy-only");
+    assert_eq!(
+        result["supportedVersions"],
+        json!([
+            "2026-07-28",
+            "2025-11-25",
+            "2025-06-18",
+            "2025-03-26",
+            "2024-11-05"
+        ])
+    );
+    assert_eq!(
+        result["supportedVersions"],
+        json!(ProtocolVersion::supported_strings())
+    );
+    assert_eq!(
+        result["capabilities"],
+        json!({"tools": {}, "prompts": {}, "resources": {}, "completions": {}})
+    );
+    assert!(
+        result["capabilities"].get("logging").is_none(),
+        "logging is legacy-only"
+    );
     assert_eq!(result["ttlMs"], 0);
     assert_eq!(result["cacheScope"], "private");
     assert_eq!(result["instructions"], LAB_INSTRUCTIONS);
     assert_eq!(result["_meta"], json!({ SERVER_INFO: lab_info() }));
-    assert!(client.session_mut().is_none(), "modern requests keep no session");
+    assert!(
+        client.session_mut().is_none(),
+        "modern requests keep no session"
+    );
 }
 
 #[tokio::test]
 async fn server_discover_carries_configured_cache_hints() {
-    let mut client = Client::modern_with_config(Lab, Config::default().cache(60_000, CacheScope::Public));
-    let result = client.request("server/discover", json!({})).await.result().clone();
+    let mut client =
+        Client::modern_with_config(Lab, Config::default().cache(60_000, CacheScope::Public));
+    let result = client
+        .request("server/discover", json!({}))
+        .await
+        .result()
+        .clone();
     assert_eq!(result["ttlMs"], 60_000);
     assert_eq!(result["cacheScope"], "public");
     let list = client.list_tools(None).await.result().clone();
@@ -50,7 +76,11 @@ async fn every_feature_method_is_complete_with_server_info() {
         ("resources/list", json!({}), true),
         ("resources/templates/list", json!({}), true),
         ("resources/read", json!({"uri": "lab://info/readme"}), true),
-        ("tools/call", json!({"name": "echo", "arguments": {"text": "hi"}}), false),
+        (
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": "hi"}}),
+            false,
+        ),
         ("prompts/get", json!({"name": "haiku"}), false),
         (
             "completion/complete",
@@ -62,15 +92,25 @@ async fn every_feature_method_is_complete_with_server_info() {
         let response = client.request(method, params).await;
         let result = response.result();
         assert_eq!(result["resultType"], "complete", "{method}: {result}");
-        assert_eq!(result["_meta"][SERVER_INFO], lab_info(), "{method}: {result}");
+        assert_eq!(
+            result["_meta"][SERVER_INFO],
+            lab_info(),
+            "{method}: {result}"
+        );
         assert_eq!(response.status(), &Status::Ok);
         assert!(response.reply.modern);
         if cacheable {
             assert_eq!(result["ttlMs"], 0, "{method}: {result}");
             assert_eq!(result["cacheScope"], "private", "{method}: {result}");
         } else {
-            assert!(result.get("ttlMs").is_none(), "{method} has no ttlMs: {result}");
-            assert!(result.get("cacheScope").is_none(), "{method} has no cacheScope: {result}");
+            assert!(
+                result.get("ttlMs").is_none(),
+                "{method} has no ttlMs: {result}"
+            );
+            assert!(
+                result.get("cacheScope").is_none(),
+                "{method} has no cacheScope: {result}"
+            );
         }
     }
 }
@@ -78,12 +118,26 @@ async fn every_feature_method_is_complete_with_server_info() {
 #[tokio::test]
 async fn feature_results_keep_their_payload_next_to_the_envelope_fields() {
     let mut client = Client::modern(Lab);
-    let result = client.call_tool("echo", json!({"text": "hi"})).await.result().clone();
+    let result = client
+        .call_tool("echo", json!({"text": "hi"}))
+        .await
+        .result()
+        .clone();
     assert_eq!(result["content"], json!([{"type": "text", "text": "hi"}]));
     let result = client.list_tools(None).await.result().clone();
-    assert!(result["tools"].as_array().is_some_and(|t| !t.is_empty()), "{result}");
-    let result = client.read_resource("lab://info/readme").await.result().clone();
-    assert_eq!(result["contents"], json!([{"uri": "lab://info/readme", "mimeType": "text/plain", "text": "# Lab"}]));
+    assert!(
+        result["tools"].as_array().is_some_and(|t| !t.is_empty()),
+        "{result}"
+    );
+    let result = client
+        .read_resource("lab://info/readme")
+        .await
+        .result()
+        .clone();
+    assert_eq!(
+        result["contents"],
+        json!([{"uri": "lab://info/readme", "mimeType": "text/plain", "text": "# Lab"}])
+    );
 }
 
 #[tokio::test]
@@ -91,14 +145,25 @@ async fn missing_client_capabilities_is_invalid_params_naming_the_key() {
     let mut client = Client::modern(Lab);
     let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
     for method in ["server/discover", "tools/list", "tools/call"] {
-        let response = client.raw_request(method, Some(with_meta(json!({"name": "echo"}), meta.clone()))).await;
+        let response = client
+            .raw_request(
+                method,
+                Some(with_meta(json!({"name": "echo"}), meta.clone())),
+            )
+            .await;
         response.assert_error(-32602);
         assert_eq!(response.status(), &Status::BadRequest);
         assert!(response.reply.modern);
         let error = response.error();
         let message = error["message"].as_str().unwrap_or_default();
-        assert!(message.contains("io.modelcontextprotocol/clientCapabilities"), "{message}");
-        assert_eq!(error["data"], json!({"field": "_meta.io.modelcontextprotocol/clientCapabilities"}));
+        assert!(
+            message.contains("io.modelcontextprotocol/clientCapabilities"),
+            "{message}"
+        );
+        assert_eq!(
+            error["data"],
+            json!({"field": "_meta.io.modelcontextprotocol/clientCapabilities"})
+        );
     }
 }
 
@@ -109,10 +174,15 @@ async fn non_object_client_capabilities_is_invalid_params() {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": "all",
     });
-    let response = client.raw_request("tools/list", Some(with_meta(json!({}), meta))).await;
+    let response = client
+        .raw_request("tools/list", Some(with_meta(json!({}), meta)))
+        .await;
     response.assert_error(-32602);
     assert_eq!(response.status(), &Status::BadRequest);
-    assert_eq!(response.error()["data"]["field"], "_meta.io.modelcontextprotocol/clientCapabilities");
+    assert_eq!(
+        response.error()["data"]["field"],
+        "_meta.io.modelcontextprotocol/clientCapabilities"
+    );
 }
 
 #[tokio::test]
@@ -122,10 +192,15 @@ async fn non_string_protocol_version_is_invalid_params() {
         "io.modelcontextprotocol/protocolVersion": 20260728,
         "io.modelcontextprotocol/clientCapabilities": {},
     });
-    let response = client.raw_request("tools/list", Some(with_meta(json!({}), meta))).await;
+    let response = client
+        .raw_request("tools/list", Some(with_meta(json!({}), meta)))
+        .await;
     response.assert_error(-32602);
     assert_eq!(response.status(), &Status::BadRequest);
-    assert_eq!(response.error()["data"]["field"], "_meta.io.modelcontextprotocol/protocolVersion");
+    assert_eq!(
+        response.error()["data"]["field"],
+        "_meta.io.modelcontextprotocol/protocolVersion"
+    );
 }
 
 #[tokio::test]
@@ -136,7 +211,9 @@ async fn unsupported_version_is_32022_with_supported_and_requested() {
             "io.modelcontextprotocol/protocolVersion": requested,
             "io.modelcontextprotocol/clientCapabilities": {},
         });
-        let response = client.raw_request("tools/list", Some(with_meta(json!({}), meta))).await;
+        let response = client
+            .raw_request("tools/list", Some(with_meta(json!({}), meta)))
+            .await;
         response.assert_error(-32022);
         assert_eq!(response.status(), &Status::BadRequest);
         let data = &response.error()["data"];
@@ -149,10 +226,18 @@ async fn unsupported_version_is_32022_with_supported_and_requested() {
 #[tokio::test]
 async fn client_info_is_not_required() {
     let mut client = Client::modern(Lab);
-    let response = client.raw_request("server/discover", Some(json!({"_meta": modern_meta()}))).await;
+    let response = client
+        .raw_request("server/discover", Some(json!({"_meta": modern_meta()})))
+        .await;
     assert_eq!(response.result()["resultType"], "complete");
-    let params = with_meta(json!({"name": "echo", "arguments": {"text": "no info"}}), modern_meta());
-    client.raw_request("tools/call", Some(params)).await.assert_tool_text("no info");
+    let params = with_meta(
+        json!({"name": "echo", "arguments": {"text": "no info"}}),
+        modern_meta(),
+    );
+    client
+        .raw_request("tools/call", Some(params))
+        .await
+        .assert_tool_text("no info");
 }
 
 #[tokio::test]
@@ -160,9 +245,14 @@ async fn malformed_client_info_is_invalid_params() {
     let mut client = Client::modern(Lab);
     let mut meta = modern_meta();
     meta["io.modelcontextprotocol/clientInfo"] = json!("me");
-    let response = client.raw_request("tools/list", Some(with_meta(json!({}), meta))).await;
+    let response = client
+        .raw_request("tools/list", Some(with_meta(json!({}), meta)))
+        .await;
     response.assert_error(-32602);
-    assert_eq!(response.error()["data"]["field"], "_meta.io.modelcontextprotocol/clientInfo");
+    assert_eq!(
+        response.error()["data"]["field"],
+        "_meta.io.modelcontextprotocol/clientInfo"
+    );
 }
 
 #[tokio::test]
@@ -170,14 +260,21 @@ async fn log_level_is_validated() {
     let mut client = Client::modern(Lab);
     let mut meta = modern_meta();
     meta["io.modelcontextprotocol/logLevel"] = json!("debug");
-    let response = client.raw_request("tools/list", Some(with_meta(json!({}), meta.clone()))).await;
+    let response = client
+        .raw_request("tools/list", Some(with_meta(json!({}), meta.clone())))
+        .await;
     assert_eq!(response.result()["resultType"], "complete");
 
     meta["io.modelcontextprotocol/logLevel"] = json!("chatty");
-    let response = client.raw_request("tools/list", Some(with_meta(json!({}), meta))).await;
+    let response = client
+        .raw_request("tools/list", Some(with_meta(json!({}), meta)))
+        .await;
     response.assert_error(-32602);
     assert_eq!(response.status(), &Status::BadRequest);
-    assert_eq!(response.error()["data"]["field"], "_meta.io.modelcontextprotocol/logLevel");
+    assert_eq!(
+        response.error()["data"]["field"],
+        "_meta.io.modelcontextprotocol/logLevel"
+    );
 }
 
 #[tokio::test]
@@ -199,14 +296,19 @@ async fn removed_and_unknown_methods_are_method_not_found() {
         assert_eq!(response.error()["data"], json!({"method": method}));
         assert!(response.reply.modern);
     }
-    assert!(client.session_mut().is_none(), "a modern `initialize` creates no session");
+    assert!(
+        client.session_mut().is_none(),
+        "a modern `initialize` creates no session"
+    );
 }
 
 #[tokio::test]
 async fn envelope_errors_win_over_unknown_methods() {
     let mut client = Client::modern(Lab);
     let meta = json!({"io.modelcontextprotocol/protocolVersion": "2099-01-01"});
-    let response = client.raw_request("nope", Some(with_meta(json!({}), meta))).await;
+    let response = client
+        .raw_request("nope", Some(with_meta(json!({}), meta)))
+        .await;
     response.assert_error(-32022);
     assert_eq!(response.status(), &Status::BadRequest);
 }
@@ -214,8 +316,13 @@ async fn envelope_errors_win_over_unknown_methods() {
 #[tokio::test]
 async fn modern_requests_are_served_on_a_legacy_session_statelessly() {
     let mut client = Client::legacy(Lab).await;
-    client.raw_request("logging/setLevel", Some(json!({"level": "error"}))).await.result();
-    let response = client.raw_request("tools/list", Some(with_meta(json!({}), modern_meta()))).await;
+    client
+        .raw_request("logging/setLevel", Some(json!({"level": "error"})))
+        .await
+        .result();
+    let response = client
+        .raw_request("tools/list", Some(with_meta(json!({}), modern_meta())))
+        .await;
     assert_eq!(response.result()["resultType"], "complete");
     assert!(response.reply.modern);
     let session = client.session_mut().expect("legacy session untouched");
@@ -229,7 +336,9 @@ async fn meta_without_a_version_is_legacy() {
     // a legacy request before `initialize`.
     let mut client = Client::modern(Lab);
     let meta = json!({"io.modelcontextprotocol/clientCapabilities": {}, "progressToken": 1});
-    let response = client.raw_request("tools/list", Some(with_meta(json!({}), meta))).await;
+    let response = client
+        .raw_request("tools/list", Some(with_meta(json!({}), meta)))
+        .await;
     response.assert_error(-32600);
     assert!(!response.reply.modern);
     let value: &Value = response.error();

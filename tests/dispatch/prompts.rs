@@ -7,7 +7,10 @@ use crate::fixture::Lab;
 
 #[tokio::test]
 async fn prompts_list_with_arguments_and_required_flags() {
-    for response in [Client::legacy(Lab).await.list_prompts(None).await, Client::modern(Lab).list_prompts(None).await] {
+    for response in [
+        Client::legacy(Lab).await.list_prompts(None).await,
+        Client::modern(Lab).list_prompts(None).await,
+    ] {
         assert_eq!(
             response.result()["prompts"],
             json!([
@@ -31,11 +34,16 @@ async fn prompts_list_with_arguments_and_required_flags() {
 #[tokio::test]
 async fn prompts_get_returns_messages() {
     for mut client in [Client::legacy(Lab).await, Client::modern(Lab)] {
-        let response = client.get_prompt("welcome", json!({"name": "Ada", "tone": "formal"})).await;
+        let response = client
+            .get_prompt("welcome", json!({"name": "Ada", "tone": "formal"}))
+            .await;
         response.assert_prompt_message(0, "user", "Please welcome Ada.");
         response.assert_prompt_message(1, "assistant", "Welcome, Ada! (formal, plain)");
         assert_eq!(response.result()["description"], "Welcome for Ada");
-        assert_eq!(response.result()["messages"].as_array().map(Vec::len), Some(2));
+        assert_eq!(
+            response.result()["messages"].as_array().map(Vec::len),
+            Some(2)
+        );
     }
 }
 
@@ -47,7 +55,9 @@ async fn prompt_returning_a_string_is_one_user_message() {
         response.result(),
         &json!({"messages": [{"role": "user", "content": {"type": "text", "text": "old pond, frog leaps in"}}]})
     );
-    let response = client.request("prompts/get", json!({"name": "haiku"})).await;
+    let response = client
+        .request("prompts/get", json!({"name": "haiku"}))
+        .await;
     response.assert_prompt_message(0, "user", "old pond, frog leaps in");
 }
 
@@ -57,7 +67,10 @@ async fn missing_required_argument_is_invalid_params() {
         let response = client.get_prompt("welcome", json!({"tone": "dry"})).await;
         response.assert_error(-32602);
         let message = response.error()["message"].as_str().unwrap_or_default();
-        assert!(message.contains("missing required argument `name`"), "{message}");
+        assert!(
+            message.contains("missing required argument `name`"),
+            "{message}"
+        );
     }
 }
 
@@ -66,7 +79,14 @@ async fn wrong_argument_type_is_invalid_params() {
     let mut client = Client::legacy(Lab).await;
     let response = client.get_prompt("welcome", json!({"name": 7})).await;
     response.assert_error(-32602);
-    assert!(response.error()["message"].as_str().unwrap_or_default().contains("`name`"), "{}", response.json);
+    assert!(
+        response.error()["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("`name`"),
+        "{}",
+        response.json
+    );
 }
 
 #[tokio::test]
@@ -82,7 +102,9 @@ async fn unknown_prompt_is_invalid_params() {
 #[tokio::test]
 async fn unknown_argument_is_invalid_params() {
     for mut client in [Client::legacy(Lab).await, Client::modern(Lab)] {
-        let response = client.get_prompt("welcome", json!({"name": "Ada", "mood": "happy"})).await;
+        let response = client
+            .get_prompt("welcome", json!({"name": "Ada", "mood": "happy"}))
+            .await;
         response.assert_error(-32602);
         let message = response.error()["message"].as_str().unwrap_or_default();
         assert!(message.contains("unknown argument `mood`"), "{message}");
@@ -92,6 +114,11 @@ async fn unknown_argument_is_invalid_params() {
 #[tokio::test]
 async fn arguments_not_an_object_is_invalid_params() {
     let mut client = Client::legacy(Lab).await;
-    let response = client.request("prompts/get", json!({"name": "welcome", "arguments": ["Ada"]})).await;
+    let response = client
+        .request(
+            "prompts/get",
+            json!({"name": "welcome", "arguments": ["Ada"]}),
+        )
+        .await;
     response.assert_error(-32602);
 }

@@ -7,8 +7,10 @@ use crate::fixture::Lab;
 
 #[tokio::test]
 async fn concrete_resources_are_listed() {
-    for response in [Client::legacy(Lab).await.list_resources(None).await, Client::modern(Lab).list_resources(None).await]
-    {
+    for response in [
+        Client::legacy(Lab).await.list_resources(None).await,
+        Client::modern(Lab).list_resources(None).await,
+    ] {
         let result = response.result();
         assert_eq!(
             result["resources"],
@@ -24,7 +26,10 @@ async fn concrete_resources_are_listed() {
 #[tokio::test]
 async fn templates_are_listed_in_rfc_6570_form() {
     for response in [
-        Client::legacy(Lab).await.list_resource_templates(None).await,
+        Client::legacy(Lab)
+            .await
+            .list_resource_templates(None)
+            .await,
         Client::modern(Lab).list_resource_templates(None).await,
     ] {
         let result = response.result();
@@ -67,7 +72,10 @@ async fn read_blob_is_base64_with_its_mime_type() {
         let response = client.read_resource("lab://info/logo").await;
         response.assert_resource_blob(&[0x89, b'P', b'N', b'G']);
         let contents = &response.result()["contents"];
-        assert_eq!(contents, &json!([{"uri": "lab://info/logo", "mimeType": "image/png", "blob": "iVBORw=="}]));
+        assert_eq!(
+            contents,
+            &json!([{"uri": "lab://info/logo", "mimeType": "image/png", "blob": "iVBORw=="}])
+        );
     }
 }
 
@@ -79,7 +87,10 @@ async fn read_with_a_typed_u64_id() {
     assert_eq!(contents[0]["uri"], "lab:///items/2");
     assert_eq!(contents[0]["mimeType"], "application/json");
     let text = contents[0]["text"].as_str().expect("JSON text");
-    assert_eq!(serde_json::from_str::<serde_json::Value>(text).expect("JSON"), json!({"id": 2, "label": "item 2"}));
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(text).expect("JSON"),
+        json!({"id": 2, "label": "item 2"})
+    );
 }
 
 #[tokio::test]
@@ -89,25 +100,44 @@ async fn read_with_a_uuid() {
     let response = client.read_resource(&format!("lab:///runs/{uuid}")).await;
     response.assert_resource_text(&format!("run {uuid}"));
     // Uppercase hex parses to the same UUID.
-    let response = client.read_resource(&format!("lab:///runs/{}", uuid.to_uppercase())).await;
+    let response = client
+        .read_resource(&format!("lab:///runs/{}", uuid.to_uppercase()))
+        .await;
     response.assert_resource_text(&format!("run {uuid}"));
 }
 
 #[tokio::test]
 async fn rest_parameter_takes_several_segments() {
     let mut client = Client::legacy(Lab).await;
-    let response = client.read_resource("lab:///files/docs/guide/intro.md").await;
+    let response = client
+        .read_resource("lab:///files/docs/guide/intro.md")
+        .await;
     response.assert_resource_text("file docs/guide/intro.md");
-    assert_eq!(response.result()["contents"][0]["mimeType"], "text/markdown");
-    assert_eq!(response.result()["contents"][0]["uri"], "lab:///files/docs/guide/intro.md");
-    client.read_resource("lab:///files/one").await.assert_resource_text("file one");
+    assert_eq!(
+        response.result()["contents"][0]["mimeType"],
+        "text/markdown"
+    );
+    assert_eq!(
+        response.result()["contents"][0]["uri"],
+        "lab:///files/docs/guide/intro.md"
+    );
+    client
+        .read_resource("lab:///files/one")
+        .await
+        .assert_resource_text("file one");
 }
 
 #[tokio::test]
 async fn parameters_are_percent_decoded() {
     let mut client = Client::legacy(Lab).await;
-    client.read_resource("lab:///files/my%20notes/caf%C3%A9.md").await.assert_resource_text("file my notes/café.md");
-    client.read_resource("lab:///items/%32").await.assert_resource_text(r#"{"id":2,"label":"item 2"}"#);
+    client
+        .read_resource("lab:///files/my%20notes/caf%C3%A9.md")
+        .await
+        .assert_resource_text("file my notes/café.md");
+    client
+        .read_resource("lab:///items/%32")
+        .await
+        .assert_resource_text(r#"{"id":2,"label":"item 2"}"#);
 }
 
 #[tokio::test]
@@ -153,12 +183,18 @@ async fn unparsable_typed_parameter_is_invalid_params_naming_it() {
     response.assert_error(-32602);
     let message = response.error()["message"].as_str().unwrap_or_default();
     assert!(message.contains("`id`"), "{message}");
-    assert_eq!(response.error()["data"], json!({"uri": "lab:///items/abc", "param": "id"}));
+    assert_eq!(
+        response.error()["data"],
+        json!({"uri": "lab:///items/abc", "param": "id"})
+    );
 
     let mut modern = Client::modern(Lab);
     let response = modern.read_resource("lab:///runs/not-a-uuid").await;
     response.assert_error(-32602);
-    assert_eq!(response.error()["data"], json!({"uri": "lab:///runs/not-a-uuid", "param": "run"}));
+    assert_eq!(
+        response.error()["data"],
+        json!({"uri": "lab:///runs/not-a-uuid", "param": "run"})
+    );
     let response = modern.read_resource("lab:///items/-1").await;
     response.assert_error(-32602);
     assert_eq!(response.error()["data"]["param"], "id");
@@ -169,14 +205,27 @@ async fn read_without_uri_is_invalid_params() {
     let mut client = Client::legacy(Lab).await;
     let response = client.request("resources/read", json!({})).await;
     response.assert_error(-32602);
-    assert!(response.error()["message"].as_str().unwrap_or_default().contains("uri"), "{}", response.json);
+    assert!(
+        response.error()["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("uri"),
+        "{}",
+        response.json
+    );
 }
 
 #[tokio::test]
 async fn scheme_and_authority_match_case_insensitively() {
     let mut client = Client::legacy(Lab).await;
-    client.read_resource("LAB://INFO/readme").await.assert_resource_text("# Lab");
-    client.read_resource("lab://info/README").await.assert_error(-32002);
+    client
+        .read_resource("LAB://INFO/readme")
+        .await
+        .assert_resource_text("# Lab");
+    client
+        .read_resource("lab://info/README")
+        .await
+        .assert_error(-32002);
 }
 
 #[tokio::test]
@@ -184,17 +233,29 @@ async fn an_overridden_list_resources_is_served_in_both_eras() {
     use crate::fixture::Listed;
     let mut legacy = Client::legacy(Listed).await;
     let first = legacy.list_resources(None).await;
-    assert_eq!(first.result(), &json!({"resources": [{"uri": "ext://a", "name": "a"}], "nextCursor": "second"}));
+    assert_eq!(
+        first.result(),
+        &json!({"resources": [{"uri": "ext://a", "name": "a"}], "nextCursor": "second"})
+    );
     let second = legacy.list_resources(Some("second")).await;
-    assert_eq!(second.result(), &json!({"resources": [{"uri": "ext://b", "name": "b"}]}));
-    legacy.list_resources(Some("third")).await.assert_error(-32602);
+    assert_eq!(
+        second.result(),
+        &json!({"resources": [{"uri": "ext://b", "name": "b"}]})
+    );
+    legacy
+        .list_resources(Some("third"))
+        .await
+        .assert_error(-32602);
     // Listed resources without a `#[resource]` are not readable.
     legacy.read_resource("ext://a").await.assert_error(-32002);
 
     let mut modern = Client::modern(Listed);
     let first = modern.list_resources(None).await;
     let result = first.result();
-    assert_eq!(result["resources"], json!([{"uri": "ext://a", "name": "a"}]));
+    assert_eq!(
+        result["resources"],
+        json!([{"uri": "ext://a", "name": "a"}])
+    );
     assert_eq!(result["nextCursor"], "second");
     assert_eq!(result["resultType"], "complete");
     assert_eq!(result["cacheScope"], "private");

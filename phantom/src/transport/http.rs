@@ -313,7 +313,16 @@ async fn shutdown_signal() {
 }
 
 fn rpc_error_body(code: i32, message: &str) -> String {
-    json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}}).to_string()
+    rpc_error_body_id(code, message, None)
+}
+
+fn rpc_error_body_id(code: i32, message: &str, id: Option<&Value>) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}).to_string()
+}
+
+/// An error response that keeps the request's JSON-RPC id when it could be read.
+fn error_for(status: StatusCode, code: i32, message: &str, head: Option<&Inspected>) -> Response {
+    json_response(status, rpc_error_body_id(code, message, head.and_then(|h| h.id.as_ref())))
 }
 
 fn plain(status: StatusCode, code: i32, message: &str) -> Response {
@@ -403,6 +412,8 @@ struct HeadMeta {
 
 /// What the HTTP layer needs to know about a body before dispatching it.
 struct Inspected {
+    /// The request id, when there is one.
+    id: Option<Value>,
     is_request: bool,
     method: Option<String>,
     /// `Some` when the body claims the modern envelope: the claimed version value.
@@ -417,6 +428,7 @@ fn inspect(text: &str) -> Option<Inspected> {
         head.params.and_then(|p| serde_json::from_str(p.get()).ok()).unwrap_or_default();
     let meta: HeadMeta = params.meta.and_then(|m| serde_json::from_str(m.get()).ok()).unwrap_or_default();
     Some(Inspected {
+        id: head.id.and_then(|i| serde_json::from_str(i.get()).ok()),
         is_request: head.id.is_some() && head.method.is_some(),
         method: head.method,
         modern: meta.version,
@@ -435,12 +447,13 @@ fn decode_header(value: &str) -> Option<String> {
     Some(value.to_owned())
 }
 
-fn header_mismatch(message: String) -> Response {
-    plain(StatusCode::BAD_REQUEST, codes::HEADER_MISMATCH, &message)
+fn header_mismatch(message: String) -> String {
+    message
 }
 
 /// The standard-header checks of 2026-07-28 (SEP-2243): `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`.
-fn check_modern_headers(headers: &HeaderMap, head: &Inspected, version: &str) -> Result<(), Response> {
+/// Returns the message of the `-32020` error when a header is missing or disagrees with the body.
+fn check_modern_headers(headers: &HeaderMap, head: &Inspected, version: &str) -> Result<(), String> {
     match header_str(headers, VERSION_HEADER) {
         None => return Err(header_mismatch("Header mismatch: missing MCP-Protocol-Version header".into())),
         Some(v) if v != version => {
@@ -565,11 +578,11 @@ async fn post<S: Server>(st: &Arc<HttpState<S>>, request: Request, body: Body) -
 }
 
 async fn post_modern<S: Server>(st: &Arc<HttpState<S>>, request: &Request, text: &str, head: &Inspected) -> Response {
-    let version = head.modern.as_ref().and_then(Value::as_str).and_then(ProtocolVersion::parse);
-    if let Some(version) = version.filter(|v| v.is_modern()) {
-        if let Err(resp) = check_modern_headers(&request.headers, head, version.as_str()) {
-            return resp;
-        }
+    // Header checks come before the version gate: a header that disagrees with the body is a
+    // -32020 whatever the version says; an agreeing but unsupported version is the dispatcher's -32022.
+    let claimed = head.modern.as_ref().map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned));
+    if let Err(message) = check_modern_headers(&request.headers, head, claimed.as_deref().unwrap_or_default()) {
+        return error_for(StatusCode::BAD_REQUEST, codes::HEADER_MISMATCH, &message, Some(head));
     }
     match st.dispatcher.handle(text, request, &mut None).await {
         None => empty(StatusCode::ACCEPTED),
@@ -587,18 +600,20 @@ async fn post_legacy<S: Server>(
     if let Some(v) = header_version.as_deref() {
         match ProtocolVersion::parse(v) {
             Some(pv) if pv.is_modern() => {
-                return plain(
+                return error_for(
                     StatusCode::BAD_REQUEST,
                     codes::INVALID_PARAMS,
                     "Invalid params: missing `_meta.io.modelcontextprotocol/protocolVersion` and `_meta.io.modelcontextprotocol/clientCapabilities` for MCP-Protocol-Version 2026-07-28",
+                    head,
                 );
             }
             Some(_) => {}
             None => {
-                return plain(
+                return error_for(
                     StatusCode::BAD_REQUEST,
                     codes::INVALID_REQUEST,
                     &format!("Bad Request: unsupported MCP-Protocol-Version '{v}'"),
+                    head,
                 );
             }
         }
@@ -608,14 +623,15 @@ async fn post_legacy<S: Server>(
         return initialize(st, request, text).await;
     }
     let Some(id) = header_str(&request.headers, SESSION_HEADER).map(str::to_owned) else {
-        return plain(
+        return error_for(
             StatusCode::BAD_REQUEST,
             codes::INVALID_REQUEST,
             "Bad Request: Mcp-Session-Id header is required (send `initialize` first)",
+            head,
         );
     };
     let Ok(session) = st.sessions.get(&id) else {
-        return plain(StatusCode::NOT_FOUND, -32001, "Session not found");
+        return error_for(StatusCode::NOT_FOUND, -32001, "Session not found", head);
     };
     let mut slot = Some(Session::clone(&session));
     let reply = st.dispatcher.handle(text, &request, &mut slot).await;

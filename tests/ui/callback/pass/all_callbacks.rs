@@ -99,6 +99,7 @@ async fn main() {
     let list = c.list_resources(None).await;
     assert_eq!(list.result()["resources"][0]["uri"], "r:///listed");
 
-    let mut admin = Client::legacy(S).await.header("x-role", "admin");
+    let mut admin = Client::uninitialized(S, phantom::Config::default()).header("x-role", "admin");
+    admin.initialize("2025-11-25").await.result();
     admin.call_tool("role", json!({})).await.assert_tool_text("false");
 }

@@ -1,0 +1,258 @@
+//! `everything`: the fixture server of the official MCP conformance suite, for both protocol eras.
+//!
+//! ```text
+//! cargo run -p phantom-examples --bin everything -- --addr 127.0.0.1:4100
+//! ```
+//!
+//! Every tool, resource and prompt name is the exact one the suite looks for
+//! (`tests/conformance/README.md` lists the runs). Fixtures whose feature is not built yet (logging,
+//! progress, elicitation, sampling, input-required, subscriptions, tasks, skills) are absent, and
+//! their scenarios are listed in the expected-failures files.
+
+use std::borrow::Cow;
+
+use phantom::prelude::*;
+use phantom::Arguments;
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+/// A 1×1 PNG.
+const PNG: &[u8] = &[
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4,
+    0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0xda, 0x63, 0xfc, 0xcf, 0xc0, 0xf0,
+    0x1f, 0x00, 0x05, 0x05, 0x02, 0x00, 0x5f, 0xc8, 0xf1, 0xd2, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45,
+    0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+];
+
+/// A WAV file: 8 kHz, mono, 8-bit PCM, 8 samples of silence.
+fn wav() -> Vec<u8> {
+    let data = [128u8; 8];
+    let mut out = Vec::with_capacity(44 + data.len());
+    out.extend_from_slice(b"RIFF");
+    out.extend_from_slice(&(36 + data.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"WAVEfmt ");
+    out.extend_from_slice(&16u32.to_le_bytes());
+    out.extend_from_slice(&1u16.to_le_bytes());
+    out.extend_from_slice(&1u16.to_le_bytes());
+    out.extend_from_slice(&8000u32.to_le_bytes());
+    out.extend_from_slice(&8000u32.to_le_bytes());
+    out.extend_from_slice(&1u16.to_le_bytes());
+    out.extend_from_slice(&8u16.to_le_bytes());
+    out.extend_from_slice(b"data");
+    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    out.extend_from_slice(&data);
+    out
+}
+
+/// The arguments of `json_schema_2020_12_tool`, described by a hand-written 2020-12 schema that
+/// phantom passes through verbatim.
+#[derive(Debug, Deserialize)]
+struct ContactArgs(#[allow(dead_code)] serde_json::Map<String, Value>);
+
+impl JsonSchema for ContactArgs {
+    fn schema_name() -> Cow<'static, str> {
+        "ContactArgs".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "$defs": {
+                "address": {
+                    "$anchor": "addr",
+                    "type": "object",
+                    "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
+                }
+            },
+            "properties": {
+                "name": {"type": "string"},
+                "address": {"$ref": "#/$defs/address"},
+                "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                "phone": {"type": "string"},
+                "email": {"type": "string"}
+            },
+            "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+            "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+            "then": {"required": ["phone"]},
+            "else": {"required": ["email"]},
+            "additionalProperties": false
+        })
+    }
+}
+
+#[derive(Clone)]
+struct Everything;
+
+#[mcp_router(name = "phantom-everything", version = "0.1.0", title = "phantom conformance fixtures")]
+impl Everything {
+    /// Returns a simple text block.
+    #[tool]
+    async fn test_simple_text(&self) -> &'static str {
+        "This is a simple text response for testing."
+    }
+
+    /// Returns a PNG image block.
+    #[tool]
+    async fn test_image_content(&self) -> Content {
+        Content::image(PNG, "image/png")
+    }
+
+    /// Returns a WAV audio block.
+    #[tool]
+    async fn test_audio_content(&self) -> Content {
+        Content::audio(wav(), "audio/wav")
+    }
+
+    /// Returns an embedded text resource.
+    #[tool]
+    async fn test_embedded_resource(&self) -> Content {
+        Content::embedded(
+            ResourceContents::text("test://embedded-resource", "This is an embedded resource content.")
+                .mime_type("text/plain"),
+        )
+    }
+
+    /// Returns text, image and resource blocks.
+    #[tool]
+    async fn test_multiple_content_types(&self) -> Vec<Content> {
+        vec![
+            Content::text("Multiple content types test:"),
+            Content::image(PNG, "image/png"),
+            Content::embedded(
+                ResourceContents::text("test://mixed-content-resource", r#"{"test":"data","value":123}"#)
+                    .mime_type("application/json"),
+            ),
+        ]
+    }
+
+    /// Always fails with a tool error (`isError: true`).
+    #[tool]
+    async fn test_error_handling(&self) -> Result<String, String> {
+        Err("This tool intentionally returns an error for testing".into())
+    }
+
+    /// Answers with a plain result (never asks the client anything on its response stream).
+    #[tool]
+    async fn test_streaming_elicitation(&self) -> &'static str {
+        "Streaming elicitation test completed without a server-to-client request."
+    }
+
+    /// Would log through the request-scoped logger; request logging is not built yet, so it sends
+    /// no `notifications/message` (what the suite checks when `logLevel` is absent).
+    #[tool]
+    async fn test_logging_tool(&self) -> &'static str {
+        "Logging tool finished"
+    }
+
+    /// A tool whose input schema uses JSON Schema 2020-12 keywords.
+    #[tool]
+    async fn json_schema_2020_12_tool(&self, args: Arguments<ContactArgs>) -> String {
+        format!("called with {}", Value::Object(args.0.0))
+    }
+
+    /// Static text.
+    #[resource("test://static-text", name = "static-text", mime_type = "text/plain")]
+    async fn static_text(&self) -> &'static str {
+        "This is the content of the static text resource."
+    }
+
+    /// A static PNG.
+    #[resource("test://static-binary", name = "static-binary", mime_type = "image/png")]
+    async fn static_binary(&self) -> Blob {
+        Blob(PNG.to_vec())
+    }
+
+    /// A resource clients may watch.
+    #[resource("test://watched-resource", name = "watched-resource", mime_type = "text/plain")]
+    async fn watched(&self) -> &'static str {
+        "Watched resource content"
+    }
+
+    /// Data for one id.
+    #[resource("test://template/<id>/data", name = "template", mime_type = "application/json")]
+    async fn template(&self, id: String) -> Json<Value> {
+        Json(json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")}))
+    }
+
+    /// A prompt without arguments.
+    #[prompt]
+    async fn test_simple_prompt(&self) -> PromptReply {
+        PromptReply::default().user("This is a simple prompt for testing.")
+    }
+
+    /// A prompt with two required arguments.
+    #[prompt]
+    async fn test_prompt_with_arguments(
+        &self,
+        #[arg(description = "First test argument")]
+        #[complete(with = "Self::complete_arg1")]
+        arg1: String,
+        #[arg(description = "Second test argument")] arg2: String,
+    ) -> PromptReply {
+        PromptReply::default().user(format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"))
+    }
+
+    /// A prompt embedding a resource.
+    #[prompt]
+    async fn test_prompt_with_embedded_resource(
+        &self,
+        #[arg(rename = "resourceUri", description = "URI of the resource to embed")] resource_uri: String,
+    ) -> Vec<PromptMessage> {
+        vec![
+            PromptMessage {
+                role: phantom::Role::User,
+                content: Content::embedded(
+                    ResourceContents::text(resource_uri, "Embedded resource content for testing.")
+                        .mime_type("text/plain"),
+                ),
+            },
+            PromptMessage::user("Please process the embedded resource above."),
+        ]
+    }
+
+    /// A prompt with an image.
+    #[prompt]
+    async fn test_prompt_with_image(&self) -> Vec<PromptMessage> {
+        vec![
+            PromptMessage { role: phantom::Role::User, content: Content::image(PNG, "image/png") },
+            PromptMessage::user("Please analyze the image above."),
+        ]
+    }
+
+    async fn complete_arg1(&self, value: &str, _cx: &CompleteContext<'_>) -> Vec<String> {
+        ["paris", "park", "party", "test", "testing"]
+            .into_iter()
+            .filter(|v| v.starts_with(value))
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+#[tokio::main]
+async fn main() -> std::io::Result<()> {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .init();
+    let mut args = std::env::args().skip(1);
+    let mut addr = String::from("127.0.0.1:4100");
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--addr" => {
+                addr = args.next().ok_or_else(|| {
+                    std::io::Error::new(std::io::ErrorKind::InvalidInput, "--addr needs HOST:PORT")
+                })?;
+            }
+            other => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!("unknown argument `{other}`; usage: everything [--addr HOST:PORT]"),
+                ));
+            }
+        }
+    }
+    phantom::serve(Everything, addr).await
+}
