@@ -330,21 +330,21 @@ impl<S: Server> Dispatcher<S> {
             );
             return Some(self.error_reply(None, error, Status::BadRequest, false));
         }
+        // Checked before anything runs, so a rejected batch has no effects.
+        let claims_modern = items.iter().any(|item| {
+            matches!(Incoming::from_raw(item), Ok(Incoming::Request { params, .. }) if modern_claim(params).is_some())
+        });
+        if claims_modern {
+            let error = ErrorObject::new(
+                codes::INVALID_REQUEST,
+                "Invalid request: a batch cannot carry a 2026-07-28 request",
+            );
+            return Some(self.error_reply(None, error, Status::BadRequest, false));
+        }
         let mut bodies = Vec::new();
         for item in items {
             let reply = match Incoming::from_raw(item) {
-                Ok(msg) => {
-                    if let Incoming::Request { params, .. } = &msg {
-                        if modern_claim(*params).is_some() {
-                            let error = ErrorObject::new(
-                                codes::INVALID_REQUEST,
-                                "Invalid request: a batch cannot carry a 2026-07-28 request",
-                            );
-                            return Some(self.error_reply(None, error, Status::BadRequest, false));
-                        }
-                    }
-                    self.handle_message(msg, request, legacy).await
-                }
+                Ok(msg) => self.handle_message(msg, request, legacy).await,
                 Err((id, error)) => Some(self.error_reply(id.as_ref(), error, Status::Ok, false)),
             };
             if let Some(r) = reply {
@@ -647,10 +647,13 @@ impl<S: Server> Dispatcher<S> {
                 result.structured_content = Some(json!({ "result": v }));
             }
         }
-        match serde_json::to_value(result) {
-            Ok(Value::Object(map)) => Ok(Body::Map(map)),
-            _ => Err(Failure::from(ErrorObject::new(codes::INTERNAL_ERROR, "Internal error"))),
+        if result.meta.is_some() {
+            return match serde_json::to_value(result) {
+                Ok(Value::Object(map)) => Ok(Body::Map(map)),
+                _ => Err(Failure::from(ErrorObject::new(codes::INTERNAL_ERROR, "Internal error"))),
+            };
         }
+        members_of(&result)
     }
 
     async fn get_prompt(&self, params: Option<&RawValue>, session: &Session, request: &Request) -> Result<Body, Failure> {
@@ -680,10 +683,7 @@ impl<S: Server> Dispatcher<S> {
                 return Err(Failure::from(ErrorObject::new(codes::INTERNAL_ERROR, "Internal error")));
             }
         };
-        match serde_json::to_value(reply) {
-            Ok(Value::Object(map)) => Ok(Body::Map(map)),
-            _ => Err(Failure::from(ErrorObject::new(codes::INTERNAL_ERROR, "Internal error"))),
-        }
+        members_of(&reply)
     }
 
     async fn read_resource(&self, params: Option<&RawValue>, session: &Session, request: &Request) -> Result<Body, Failure> {
@@ -704,9 +704,10 @@ impl<S: Server> Dispatcher<S> {
                 return Err(Failure::from(ErrorObject::new(codes::INTERNAL_ERROR, "Internal error")));
             }
         };
-        let mut map = Map::new();
-        map.insert("contents".into(), serde_json::to_value(contents).unwrap_or_default());
-        Ok(Body::Map(map))
+        let text = serde_json::to_string(&contents).map_err(|_| {
+            Failure::from(ErrorObject::new(codes::INTERNAL_ERROR, "Internal error"))
+        })?;
+        Ok(Body::Members(format!("\"contents\":{text}")))
     }
 
     async fn complete(&self, params: Option<&RawValue>, session: &Session, request: &Request) -> Result<Body, Failure> {
@@ -782,39 +783,53 @@ impl<S: Server> Dispatcher<S> {
         out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
         out.push_str(&serde_json::to_string(id).unwrap_or_default());
         out.push_str(",\"result\":{");
-        let mut map = match body {
-            Body::Map(map) => map,
-            Body::Members(text) => {
-                out.push_str(&text);
-                Map::new()
+        let mut has_meta = false;
+        let members = match body {
+            Body::Members(text) => text,
+            Body::Map(mut map) => {
+                has_meta = map.contains_key("_meta");
+                // A `_meta` of the handler's own is merged with serverInfo below.
+                if let (Some((session, _)), Some(Value::Object(meta))) = (modern, map.get_mut("_meta")) {
+                    let info = self.server_info_json(session).await;
+                    meta.insert(META_SERVER_INFO.into(), serde_json::from_str(&info).unwrap_or_default());
+                }
+                let text = serde_json::to_string(&map).unwrap_or_else(|_| "{}".into());
+                text[1..text.len() - 1].to_owned()
             }
         };
-        let had_members = !out.ends_with('{');
+        out.push_str(&members);
         if let Some((session, cache)) = modern {
-            map.insert("resultType".into(), "complete".into());
+            let sep = if members.is_empty() { "" } else { "," };
+            out.push_str(sep);
+            out.push_str("\"resultType\":\"complete\"");
             if cache == Cacheable::Yes {
-                map.insert("ttlMs".into(), self.inner.config.cache_ttl_ms.into());
-                map.insert("cacheScope".into(), self.inner.config.cache_scope.as_str().into());
+                let _ = write!(
+                    out,
+                    ",\"ttlMs\":{},\"cacheScope\":\"{}\"",
+                    self.inner.config.cache_ttl_ms,
+                    self.inner.config.cache_scope.as_str()
+                );
             }
-            let info = if self.inner.router.overrides("server_info") {
-                serde_json::to_value(self.inner.server.server_info(session).await).unwrap_or_default()
-            } else {
-                serde_json::from_str(&self.inner.server_info).unwrap_or_default()
-            };
-            let meta = map.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
-            if let Some(meta) = meta.as_object_mut() {
-                meta.insert(META_SERVER_INFO.into(), info);
+            if !has_meta {
+                out.push_str(",\"_meta\":{\"");
+                out.push_str(META_SERVER_INFO);
+                out.push_str("\":");
+                out.push_str(&self.server_info_json(session).await);
+                out.push('}');
             }
-        }
-        if !map.is_empty() {
-            let text = serde_json::to_string(&map).unwrap_or_else(|_| "{}".into());
-            if had_members {
-                out.push(',');
-            }
-            out.push_str(&text[1..text.len() - 1]);
         }
         out.push_str("}}");
         Reply { body: out, status: Status::Ok, modern: modern.is_some() }
+    }
+
+    /// `serverInfo` as JSON text: cached, unless `server_info` is overridden.
+    async fn server_info_json(&self, session: &Session) -> Cow<'_, str> {
+        if self.inner.router.overrides("server_info") {
+            let info = self.inner.server.server_info(session).await;
+            Cow::Owned(serde_json::to_string(&info).unwrap_or_else(|_| "{}".into()))
+        } else {
+            Cow::Borrowed(&self.inner.server_info)
+        }
     }
 
     fn error_reply(&self, id: Option<&RequestId>, mut error: ErrorObject, status: Status, modern: bool) -> Reply {
@@ -909,4 +924,12 @@ fn check_arguments<S>(entry: &crate::router::ToolEntry<S>, args: &Args<'_>) -> R
         }
     }
     Ok(())
+}
+
+/// Serializes a result struct as object members (without the braces).
+fn members_of(value: &impl serde::Serialize) -> Result<Body, Failure> {
+    match serde_json::to_string(value) {
+        Ok(text) if text.len() >= 2 => Ok(Body::Members(text[1..text.len() - 1].to_owned())),
+        _ => Err(Failure::from(ErrorObject::new(codes::INTERNAL_ERROR, "Internal error"))),
+    }
 }

@@ -83,7 +83,8 @@ impl fmt::Display for ErrorObject {
 struct Wire<'a> {
     #[serde(borrow, default)]
     jsonrpc: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    /// Present (even as `null`) or absent: `null` must not be read as "no id".
+    #[serde(borrow, default, deserialize_with = "present")]
     id: Option<&'a RawValue>,
     #[serde(borrow, default)]
     method: Option<Cow<'a, str>>,
@@ -93,6 +94,10 @@ struct Wire<'a> {
     result: Option<&'a RawValue>,
     #[serde(borrow, default)]
     error: Option<&'a RawValue>,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
 }
 
 /// One decoded JSON-RPC message, borrowing from the body it was read from.

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Compares a conformance run (`-o DIR` output) with an expected-failures file, strictly.
+
+A scenario fails when any of its checks is FAILURE. The run is accepted only when the failing
+scenarios are exactly the listed ones: an unlisted failure fails, and so does a listed scenario
+that now passes (remove it from the file). Prints one line per scenario and the totals.
+"""
+import json
+import pathlib
+import re
+import sys
+
+
+def expected(path):
+    names = []
+    for line in pathlib.Path(path).read_text().splitlines():
+        m = re.match(r"^\s*-\s*([A-Za-z0-9_.-]+)", line)
+        if m:
+            names.append(m.group(1))
+    return set(names)
+
+
+def results(out_dir):
+    scenarios = {}
+    for checks_file in sorted(pathlib.Path(out_dir).glob("*/checks.json")):
+        name = re.sub(r"^server-", "", checks_file.parent.name)
+        name = re.sub(r"-\d{4}-\d{2}-\d{2}T.*$", "", name)
+        checks = json.loads(checks_file.read_text())
+        passed = sum(1 for c in checks if c.get("status") == "SUCCESS")
+        failed = [c for c in checks if c.get("status") == "FAILURE"]
+        prev = scenarios.get(name, (0, []))
+        scenarios[name] = (prev[0] + passed, prev[1] + failed)
+    return scenarios
+
+
+def main():
+    label, out_dir, expected_file = sys.argv[1:4]
+    want = expected(expected_file)
+    got = results(out_dir)
+    if not got:
+        print(f"[{label}] no results in {out_dir}: the suite did not run", file=sys.stderr)
+        return 1
+    failing = {n for n, (_, f) in got.items() if f}
+    checks_passed = sum(p for p, _ in got.values())
+    checks_failed = sum(len(f) for _, f in got.values())
+    for name in sorted(got):
+        passed, failed = got[name]
+        mark = "FAIL" if failed else "ok  "
+        note = " (expected)" if name in want and failed else ""
+        print(f"[{label}] {mark} {name}: {passed} passed, {len(failed)} failed{note}")
+        if failed and name not in want:
+            for c in failed:
+                print(f"         {c.get('id')}: {c.get('errorMessage') or c.get('description')}")
+    unexpected = sorted(failing - want)
+    stale = sorted(want - failing)
+    print(
+        f"[{label}] scenarios: {len(got) - len(failing)} passed, {len(failing)} failed "
+        f"({len(failing & want)} expected); checks: {checks_passed} passed, {checks_failed} failed"
+    )
+    ok = True
+    if unexpected:
+        print(f"[{label}] UNEXPECTED failures (fix them): {', '.join(unexpected)}")
+        ok = False
+    if stale:
+        print(f"[{label}] listed but PASSING now (remove from {expected_file}): {', '.join(stale)}")
+        ok = False
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
