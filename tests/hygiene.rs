@@ -41,11 +41,20 @@ struct Router;
 impl Router {
     /// Divides `a` by `b`.
     #[tool(read_only, meta(kind = "math"))]
-    async fn divide(&self, a: i64, b: i64, #[arg(rename = "roundUp")] round_up: ::std::option::Option<bool>) -> Result<String> {
+    async fn divide(
+        &self,
+        a: i64,
+        b: i64,
+        #[arg(rename = "roundUp")] round_up: ::std::option::Option<bool>,
+    ) -> Result<String> {
         if b == 0 {
             return ::std::result::Result::Err("division by zero".to_owned());
         }
-        let q = if round_up.unwrap_or(false) { (a + b - 1) / b } else { a / b };
+        let q = if round_up.unwrap_or(false) {
+            (a + b - 1) / b
+        } else {
+            a / b
+        };
         ::std::result::Result::Ok(q.to_string())
     }
 
@@ -67,22 +76,46 @@ impl Router {
         (n < 10).then(|| n.to_string())
     }
 
-    async fn numbers(&self, value: &str, _cx: &::phantom::CompleteContext<'_>) -> ::std::vec::Vec<String> {
+    async fn numbers(
+        &self,
+        value: &str,
+        _cx: &::phantom::CompleteContext<'_>,
+    ) -> ::std::vec::Vec<String> {
         ::std::vec![::std::format!("{value}0")]
     }
 }
 
 #[test]
 fn router_with_shadowed_prelude_answers() {
-    let rt = ::tokio::runtime::Builder::new_current_thread().build().expect("runtime");
+    let rt = ::tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("runtime");
     rt.block_on(async {
         let mut client = Client::legacy(Router).await;
-        client.call_tool("divide", json!({"a": 7, "b": 2})).await.assert_tool_text("3");
-        client.call_tool("divide", json!({"a": 7, "b": 2, "roundUp": true})).await.assert_tool_text("4");
-        client.call_tool("divide", json!({"a": 1, "b": 0})).await.assert_tool_error("division by zero");
-        client.call_tool("ping", json!({})).await.assert_tool_text("pong");
-        client.get_prompt("explain", json!({"n": "4"})).await.assert_prompt_message(0, "user", "explain 4");
-        client.read_resource("hygiene:///numbers/3").await.assert_resource_text("3");
+        client
+            .call_tool("divide", json!({"a": 7, "b": 2}))
+            .await
+            .assert_tool_text("3");
+        client
+            .call_tool("divide", json!({"a": 7, "b": 2, "roundUp": true}))
+            .await
+            .assert_tool_text("4");
+        client
+            .call_tool("divide", json!({"a": 1, "b": 0}))
+            .await
+            .assert_tool_error("division by zero");
+        client
+            .call_tool("ping", json!({}))
+            .await
+            .assert_tool_text("pong");
+        client
+            .get_prompt("explain", json!({"n": "4"}))
+            .await
+            .assert_prompt_message(0, "user", "explain 4");
+        client
+            .read_resource("hygiene:///numbers/3")
+            .await
+            .assert_resource_text("3");
         let completion = client.complete_prompt("explain", "n", "4").await;
         assert_eq!(completion.result()["completion"]["values"], json!(["40"]));
     });

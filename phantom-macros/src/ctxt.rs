@@ -12,7 +12,9 @@ pub(crate) struct Ctxt {
 
 impl Ctxt {
     pub(crate) fn new() -> Self {
-        Self { errors: RefCell::new(Some(Vec::new())) }
+        Self {
+            errors: RefCell::new(Some(Vec::new())),
+        }
     }
 
     /// Records an error spanning `tokens`.
@@ -27,14 +29,20 @@ impl Ctxt {
 
     /// Records a `syn` error.
     pub(crate) fn syn_error(&self, err: syn::Error) {
-        self.errors.borrow_mut().as_mut().expect("Ctxt used after check").push(err);
+        self.errors
+            .borrow_mut()
+            .as_mut()
+            .expect("Ctxt used after check")
+            .push(err);
     }
 
     /// Consumes the context: `Err` with every error combined, if any was recorded.
     pub(crate) fn check(self) -> syn::Result<()> {
         let errors = self.errors.borrow_mut().take().expect("Ctxt checked twice");
         let mut iter = errors.into_iter();
-        let Some(mut first) = iter.next() else { return Ok(()) };
+        let Some(mut first) = iter.next() else {
+            return Ok(());
+        };
         for e in iter {
             first.combine(e);
         }
@@ -58,13 +66,15 @@ pub(crate) fn distance(a: &str, b: &str) -> usize {
     for (i, row) in d.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=b.len() {
-        d[0][j] = j;
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
     }
     for i in 1..=a.len() {
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
                 best = best.min(d[i - 2][j - 2] + 1);
             }
@@ -76,7 +86,10 @@ pub(crate) fn distance(a: &str, b: &str) -> usize {
 
 /// The closest candidate: within a small edit distance, or one that starts with `name`
 /// (`mime` → `mime_type`).
-pub(crate) fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn closest<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let limit = (name.chars().count() / 4).clamp(1, 3);
     candidates
         .into_iter()
@@ -96,7 +109,10 @@ pub(crate) fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a s
 
 /// A conservative [`closest`] for names whose near miss is itself an error (a helper method named
 /// almost like a callback): edit distance 1, or 2 for long names; no prefixes.
-pub(crate) fn near_miss<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn near_miss<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let limit = if name.chars().count() >= 12 { 2 } else { 1 };
     candidates
         .into_iter()

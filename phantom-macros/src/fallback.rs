@@ -11,7 +11,9 @@ use crate::paths::Paths;
 pub(crate) fn expand(router: Option<&Router>, item: &ItemImpl, errors: &syn::Error) -> TokenStream {
     let errors = errors.to_compile_error();
     let mut item = item.clone();
-    let Some(router) = router else { return quote!(#item #errors) };
+    let Some(router) = router else {
+        return quote!(#item #errors);
+    };
     // Keep callbacks as inherent methods so their bodies still type-check.
     for cb in &router.callbacks {
         item.items.push(syn::ImplItem::Fn(cb.item.clone()));

@@ -17,10 +17,13 @@ use proc_macro::TokenStream;
 /// See `phantom::mcp_router`.
 #[proc_macro_attribute]
 pub fn mcp_router(args: TokenStream, input: TokenStream) -> TokenStream {
-    expand_router(args.into(), input.into()).into()
+    expand_router(args.into(), &input.into()).into()
 }
 
-fn expand_router(args: proc_macro2::TokenStream, input: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+fn expand_router(
+    args: proc_macro2::TokenStream,
+    input: &proc_macro2::TokenStream,
+) -> proc_macro2::TokenStream {
     let mut item: syn::ItemImpl = match syn::parse2(input.clone()) {
         Ok(item) => item,
         Err(_) => {

@@ -31,7 +31,9 @@ pub(crate) struct Param {
 impl Param {
     /// The name on the wire.
     pub(crate) fn wire_name(&self) -> String {
-        self.rename.as_ref().map_or_else(|| self.ident.to_string(), LitStr::value)
+        self.rename
+            .as_ref()
+            .map_or_else(|| self.ident.to_string(), LitStr::value)
     }
 }
 
@@ -93,15 +95,38 @@ pub(crate) struct Router {
     pub(crate) prompts: Vec<Prompt>,
     pub(crate) resources: Vec<Resource>,
     pub(crate) callbacks: Vec<Callback>,
+    /// The marker paths as written (`tool`, `phantom::tool`), one of each: the expansion refers to
+    /// them so that `use phantom::tool;` does not warn as unused once the markers are stripped.
+    pub(crate) marker_paths: Vec<syn::Path>,
 }
 
 /// The callbacks and how many parameters (after `&self`) each takes.
 pub(crate) const CALLBACKS: &[(&str, usize, &str)] = &[
-    ("connect", 2, "async fn connect(&self, session: &mut Session, request: &Request) -> Connect"),
-    ("disconnect", 1, "async fn disconnect(&self, session: &Session)"),
-    ("terminate", 1, "async fn terminate(&self, session: &Session) -> Result<(), Error>"),
-    ("instructions", 1, "async fn instructions(&self, session: &Session) -> Option<String>"),
-    ("server_info", 1, "async fn server_info(&self, session: &Session) -> Implementation"),
+    (
+        "connect",
+        2,
+        "async fn connect(&self, session: &mut Session, request: &Request) -> Connect",
+    ),
+    (
+        "disconnect",
+        1,
+        "async fn disconnect(&self, session: &Session)",
+    ),
+    (
+        "terminate",
+        1,
+        "async fn terminate(&self, session: &Session) -> Result<(), Error>",
+    ),
+    (
+        "instructions",
+        1,
+        "async fn instructions(&self, session: &Session) -> Option<String>",
+    ),
+    (
+        "server_info",
+        1,
+        "async fn server_info(&self, session: &Session) -> Implementation",
+    ),
     (
         "list_resources",
         2,
@@ -122,11 +147,19 @@ pub(crate) const CALLBACKS: &[(&str, usize, &str)] = &[
         2,
         "async fn authorize_task_subscriptions(&self, task_ids: Vec<String>, session: &Session) -> Vec<String>",
     ),
-    ("get_task", 2, "async fn get_task(&self, task_id: &str, session: &Session) -> Result<Task, TaskError>"),
+    (
+        "get_task",
+        2,
+        "async fn get_task(&self, task_id: &str, session: &Session) -> Result<Task, TaskError>",
+    ),
     (
         "update_task",
         3,
         "async fn update_task(&self, task: Task, input_responses: Map<String, Value>, session: &Session) -> Result<(), ErrorObject>",
     ),
-    ("cancel_task", 2, "async fn cancel_task(&self, task: Task, session: &Session) -> Result<(), ErrorObject>"),
+    (
+        "cancel_task",
+        2,
+        "async fn cancel_task(&self, task: Task, session: &Session) -> Result<(), ErrorObject>",
+    ),
 ];

@@ -4,10 +4,14 @@ use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned;
-use syn::{Attribute, ExprPath, FnArg, ImplItem, ImplItemFn, ItemImpl, Lit, LitStr, Pat, ReturnType};
+use syn::{
+    Attribute, ExprPath, FnArg, ImplItem, ImplItemFn, ItemImpl, Lit, LitStr, Pat, ReturnType,
+};
 
 use crate::ctxt::{Ctxt, closest, near_miss};
-use crate::model::{CALLBACKS, Callback, Handler, Param, Prompt, Resource, Router, RouterAttrs, Tool};
+use crate::model::{
+    CALLBACKS, Callback, Handler, Param, Prompt, Resource, Router, RouterAttrs, Tool,
+};
 use crate::template::Template;
 
 /// The marker attributes `#[mcp_router]` understands on methods.
@@ -41,7 +45,12 @@ fn marker_of(attr: &Attribute, krate: &syn::Path) -> Option<Marker> {
     };
     let n = path.segments.len();
     let prefix_ok = n == 1 || {
-        let prefix: Vec<String> = path.segments.iter().take(n - 1).map(|s| s.ident.to_string()).collect();
+        let prefix: Vec<String> = path
+            .segments
+            .iter()
+            .take(n - 1)
+            .map(|s| s.ident.to_string())
+            .collect();
         let krate: Vec<String> = krate.segments.iter().map(|s| s.ident.to_string()).collect();
         prefix == krate || prefix == ["phantom"]
     };
@@ -49,12 +58,24 @@ fn marker_of(attr: &Attribute, krate: &syn::Path) -> Option<Marker> {
 }
 
 fn unknown_key(cx: &Ctxt, meta: &ParseNestedMeta<'_>, attr: &str, keys: &[&str]) {
-    let found = meta.path.get_ident().map_or_else(|| "?".to_owned(), ToString::to_string);
+    let found = meta
+        .path
+        .get_ident()
+        .map_or_else(|| "?".to_owned(), ToString::to_string);
     let hint = match closest(&found, keys.iter().copied()) {
         Some(k) => format!("did you mean `{k}`?"),
-        None => format!("expected one of {}", keys.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")),
+        None => format!(
+            "expected one of {}",
+            keys.iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     };
-    cx.error_spanned_by(&meta.path, format!("unknown `#[{attr}]` key `{found}`\n       help: {hint}"));
+    cx.error_spanned_by(
+        &meta.path,
+        format!("unknown `#[{attr}]` key `{found}`\n       help: {hint}"),
+    );
     // Skip the value so parsing carries on.
     if meta.input.peek(syn::Token![=]) {
         let _ = meta.value().and_then(|v| v.parse::<syn::Expr>());
@@ -75,15 +96,28 @@ fn icons(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
     arr.elems
         .iter()
         .map(|e| match e {
-            syn::Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => Ok(s.clone()),
-            other => Err(syn::Error::new_spanned(other, "icons are string literals: `icons = [\"https://…/icon.png\"]`")),
+            syn::Expr::Lit(syn::ExprLit {
+                lit: Lit::Str(s), ..
+            }) => Ok(s.clone()),
+            other => Err(syn::Error::new_spanned(
+                other,
+                "icons are string literals: `icons = [\"https://…/icon.png\"]`",
+            )),
         })
         .collect()
 }
 
 /// Parses `#[mcp_router(...)]`.
 pub(crate) fn router_attrs(cx: &Ctxt, args: TokenStream) -> RouterAttrs {
-    const KEYS: &[&str] = &["name", "version", "title", "instructions", "icons", "website_url", "crate"];
+    const KEYS: &[&str] = &[
+        "name",
+        "version",
+        "title",
+        "instructions",
+        "icons",
+        "website_url",
+        "crate",
+    ];
     let mut attrs = RouterAttrs::default();
     let parser = syn::meta::parser(|meta| {
         if meta.path.is_ident("name") {
@@ -117,7 +151,9 @@ fn doc_text(attrs: &[Attribute]) -> Option<String> {
         .filter(|a| a.path().is_ident("doc"))
         .filter_map(|a| match &a.meta {
             syn::Meta::NameValue(nv) => match &nv.value {
-                syn::Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => Some(s.value()),
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: Lit::Str(s), ..
+                }) => Some(s.value()),
                 _ => None,
             },
             _ => None,
@@ -146,9 +182,10 @@ fn handler(cx: &Ctxt, marker: Marker, f: &mut ImplItemFn) -> Handler {
                 if r.reference.is_some() && r.mutability.is_none() && r.colon_token.is_none() {
                     receiver_ok = true;
                 } else {
+                    let found = r.to_token_stream().to_string().replace("& ", "&");
                     cx.error_spanned_by(
                         &*r,
-                        format!("`#[{what}]` handlers take `&self`\n       help: write `&self`; the server is shared by concurrent requests"),
+                        format!("`#[{what}]` handlers take `&self`, found `{found}`\n       help: write `&self`; the server is shared by concurrent requests (use interior mutability for state)"),
                     );
                     receiver_ok = true;
                 }
@@ -247,7 +284,10 @@ fn param_complete(cx: &Ctxt, attr: &Attribute, param: &mut Param) {
     const HELP: &str = "write `#[complete(with = \"Self::ids\")]` where `async fn ids(&self, value: &str, cx: &CompleteContext<'_>) -> Vec<String>`";
     param.complete_attr = Some(attr.to_token_stream());
     if !matches!(attr.meta, syn::Meta::List(_)) {
-        cx.error_spanned_by(attr, format!("`#[complete]` needs a completion function\n       help: {HELP}"));
+        cx.error_spanned_by(
+            attr,
+            format!("`#[complete]` needs a completion function\n       help: {HELP}"),
+        );
         return;
     }
     let mut reported = false;
@@ -257,7 +297,10 @@ fn param_complete(cx: &Ctxt, attr: &Attribute, param: &mut Param) {
             param.complete = Some(lit.parse::<ExprPath>().map_err(|_| {
                 syn::Error::new(
                     lit.span(),
-                    format!("`with` must name a function, found `{}`\n       help: {HELP}", lit.value()),
+                    format!(
+                        "`with` must name a function, found `{}`\n       help: {HELP}",
+                        lit.value()
+                    ),
                 )
             })?);
         } else {
@@ -271,7 +314,10 @@ fn param_complete(cx: &Ctxt, attr: &Attribute, param: &mut Param) {
         reported = true;
     }
     if param.complete.is_none() && !reported {
-        cx.error_spanned_by(attr, format!("`#[complete]` needs a completion function\n       help: {HELP}"));
+        cx.error_spanned_by(
+            attr,
+            format!("`#[complete]` needs a completion function\n       help: {HELP}"),
+        );
     }
 }
 
@@ -282,7 +328,15 @@ fn check_name_lit(meta: &ParseNestedMeta<'_>) -> syn::Result<(String, Span)> {
 
 fn tool(cx: &Ctxt, attr: &Attribute, f: &mut ImplItemFn) -> Tool {
     const KEYS: &[&str] = &[
-        "name", "title", "description", "read_only", "destructive", "idempotent", "open_world", "icons", "meta",
+        "name",
+        "title",
+        "description",
+        "read_only",
+        "destructive",
+        "idempotent",
+        "open_world",
+        "icons",
+        "meta",
     ];
     let handler = handler(cx, Marker::Tool, f);
     let mut t = Tool {
@@ -302,7 +356,11 @@ fn tool(cx: &Ctxt, attr: &Attribute, f: &mut ImplItemFn) -> Tool {
         return t;
     }
     let flag = |meta: &ParseNestedMeta<'_>| -> syn::Result<bool> {
-        if meta.input.peek(syn::Token![=]) { Ok(meta.value()?.parse::<syn::LitBool>()?.value) } else { Ok(true) }
+        if meta.input.peek(syn::Token![=]) {
+            Ok(meta.value()?.parse::<syn::LitBool>()?.value)
+        } else {
+            Ok(true)
+        }
     };
     let res = attr.parse_nested_meta(|meta| {
         if meta.path.is_ident("name") {
@@ -370,7 +428,12 @@ fn prompt(cx: &Ctxt, attr: &Attribute, f: &mut ImplItemFn) -> Prompt {
         } else if meta.path.is_ident("icons") {
             p.icons = icons(&meta)?;
         } else {
-            unknown_key(cx, &meta, "prompt", &["name", "title", "description", "icons"]);
+            unknown_key(
+                cx,
+                &meta,
+                "prompt",
+                &["name", "title", "description", "icons"],
+            );
         }
         Ok(())
     });
@@ -383,15 +446,12 @@ fn prompt(cx: &Ctxt, attr: &Attribute, f: &mut ImplItemFn) -> Prompt {
 fn resource(cx: &Ctxt, attr: &Attribute, f: &mut ImplItemFn) -> Option<Resource> {
     const KEYS: &[&str] = &["name", "title", "description", "mime_type", "size", "icons"];
     let handler = handler(cx, Marker::Resource, f);
-    let list = match &attr.meta {
-        syn::Meta::List(list) => list,
-        _ => {
-            cx.error_spanned_by(
-                attr,
-                "`#[resource]` needs a URI template\n       help: write `#[resource(\"myapp:///items/<id>\")]`",
-            );
-            return None;
-        }
+    let syn::Meta::List(list) = &attr.meta else {
+        cx.error_spanned_by(
+            attr,
+            "`#[resource]` needs a URI template\n       help: write `#[resource(\"myapp:///items/<id>\")]`",
+        );
+        return None;
     };
     let mut lit: Option<LitStr> = None;
     let mut r = Resource {
@@ -447,7 +507,10 @@ fn resource(cx: &Ctxt, attr: &Attribute, f: &mut ImplItemFn) -> Option<Resource>
     };
     match Template::parse(&lit.value()) {
         Ok(t) => r.template = Some(t),
-        Err(e) => cx.error_at(lit.span(), format!("{}\n       help: {}", e.message(), e.help())),
+        Err(e) => cx.error_at(
+            lit.span(),
+            format!("{}\n       help: {}", e.message(), e.help()),
+        ),
     }
     r.lit = lit;
     Some(r)
@@ -455,7 +518,10 @@ fn resource(cx: &Ctxt, attr: &Attribute, f: &mut ImplItemFn) -> Option<Resource>
 
 /// Reads the impl block: collects handlers and callbacks, strips markers, leaves the rest.
 pub(crate) fn router(cx: &Ctxt, attrs: RouterAttrs, item: &mut ItemImpl) -> Router {
-    let krate = attrs.krate.clone().unwrap_or_else(|| syn::parse_quote!(phantom));
+    let krate = attrs
+        .krate
+        .clone()
+        .unwrap_or_else(|| syn::parse_quote!(phantom));
     if let Some((_, path, _)) = &item.trait_ {
         cx.error_spanned_by(
             path,
@@ -475,6 +541,7 @@ pub(crate) fn router(cx: &Ctxt, attrs: RouterAttrs, item: &mut ItemImpl) -> Rout
         prompts: Vec::new(),
         resources: Vec::new(),
         callbacks: Vec::new(),
+        marker_paths: Vec::new(),
     };
     let mut kept = Vec::with_capacity(item.items.len());
     for impl_item in std::mem::take(&mut item.items) {
@@ -490,6 +557,12 @@ pub(crate) fn router(cx: &Ctxt, attrs: RouterAttrs, item: &mut ItemImpl) -> Rout
             }
             None => true,
         });
+        for (_, attr) in &markers {
+            let path = attr.path();
+            if !router.marker_paths.iter().any(|p| p == path) {
+                router.marker_paths.push(path.clone());
+            }
+        }
         if markers.len() > 1 {
             cx.error_spanned_by(
                 &markers[1].1,
@@ -520,15 +593,15 @@ pub(crate) fn router(cx: &Ctxt, attrs: RouterAttrs, item: &mut ItemImpl) -> Rout
                     router.callbacks.push(Callback { name: cb, item: f });
                     continue;
                 }
-                if let Some(near) = near_miss(&name, CALLBACKS.iter().map(|(n, _, _)| *n)) {
-                    if f.sig.receiver().is_some() {
-                        cx.error_at(
-                            f.sig.ident.span(),
-                            format!(
-                                "`{name}` is not a router callback; did you mean `{near}`?\n       help: rename it to `{near}` to override the callback, or move this helper to another `impl` block"
-                            ),
-                        );
-                    }
+                if let Some(near) = near_miss(&name, CALLBACKS.iter().map(|(n, _, _)| *n))
+                    && f.sig.receiver().is_some()
+                {
+                    cx.error_at(
+                        f.sig.ident.span(),
+                        format!(
+                            "`{name}` is not a router callback; did you mean `{near}`?\n       help: rename it to `{near}` to override the callback, or move this helper to another `impl` block"
+                        ),
+                    );
                 }
             }
         }

@@ -17,11 +17,21 @@ fn tool_name_error(name: &str) -> Option<String> {
         return Some(format!("tool name cannot be empty\n       {HELP}"));
     }
     if len > 128 {
-        return Some(format!("tool name is {len} characters long; the limit is 128\n       {HELP}"));
+        return Some(format!(
+            "tool name is {len} characters long; the limit is 128\n       {HELP}"
+        ));
     }
-    let bad = name.chars().find(|c| !(c.is_ascii_alphanumeric() || "_.-".contains(*c)))?;
-    let shown = if bad == ' ' { "a space".to_owned() } else { format!("`{bad}`") };
-    Some(format!("tool name `{name}` contains {shown}, which is not allowed\n       {HELP}"))
+    let bad = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || "_.-".contains(*c)))?;
+    let shown = if bad == ' ' {
+        "a space".to_owned()
+    } else {
+        format!("`{bad}`")
+    };
+    Some(format!(
+        "tool name `{name}` contains {shown}, which is not allowed\n       {HELP}"
+    ))
 }
 
 pub(crate) fn router(cx: &Ctxt, router: &Router) {
@@ -34,7 +44,7 @@ pub(crate) fn router(cx: &Ctxt, router: &Router) {
             cx.error_at(
                 tool.name_span,
                 format!(
-                    "duplicate tool name `{}`: `{first}` already uses it\n       help: tool names must be unique; rename one with `#[tool(name = \"…\")]`",
+                    "duplicate tool name `{}`: already used by method `{first}`\n       help: tool names must be unique; rename one with `#[tool(name = \"…\")]`",
                     tool.name
                 ),
             );
@@ -52,7 +62,7 @@ pub(crate) fn router(cx: &Ctxt, router: &Router) {
             cx.error_at(
                 prompt.name_span,
                 format!(
-                    "duplicate prompt name `{}`: `{first}` already uses it\n       help: prompt names must be unique; rename one with `#[prompt(name = \"…\")]`",
+                    "duplicate prompt name `{}`: already used by method `{first}`\n       help: prompt names must be unique; rename one with `#[prompt(name = \"…\")]`",
                     prompt.name
                 ),
             );
@@ -64,7 +74,7 @@ pub(crate) fn router(cx: &Ctxt, router: &Router) {
             cx.error_at(
                 res.name_span,
                 format!(
-                    "duplicate resource name `{}`: `{first}` already uses it; allow-lists refer to resources by name\n       help: rename one with `#[resource(\"…\", name = \"…\")]`",
+                    "duplicate resource name `{}`: already used by method `{first}`; allow-lists refer to resources by name\n       help: rename one with `#[resource(\"…\", name = \"…\")]`",
                     res.name
                 ),
             );
@@ -75,7 +85,11 @@ pub(crate) fn router(cx: &Ctxt, router: &Router) {
 }
 
 fn resources(cx: &Ctxt, router: &Router) {
-    let parsed: Vec<_> = router.resources.iter().filter_map(|r| r.template.as_ref().map(|t| (r, t))).collect();
+    let parsed: Vec<_> = router
+        .resources
+        .iter()
+        .filter_map(|r| r.template.as_ref().map(|t| (r, t)))
+        .collect();
     for (i, (res, template)) in parsed.iter().enumerate() {
         for (other, other_t) in &parsed[..i] {
             if template == other_t {
@@ -100,15 +114,27 @@ fn resources(cx: &Ctxt, router: &Router) {
             }
         }
         let params: Vec<&str> = template.params().collect();
-        let args: Vec<String> = res.handler.params.iter().map(|p| p.ident.to_string()).collect();
+        let args: Vec<String> = res
+            .handler
+            .params
+            .iter()
+            .map(|p| p.ident.to_string())
+            .collect();
         for param in &params {
             if args.iter().any(|a| a == param) {
                 continue;
             }
-            let unmatched = args.iter().filter(|a| !params.contains(&a.as_str())).map(String::as_str);
+            let unmatched = args
+                .iter()
+                .filter(|a| !params.contains(&a.as_str()))
+                .map(String::as_str);
             let help = match closest(param, unmatched) {
-                Some(arg) => format!("rename the argument `{arg}` to `{param}`, or the parameter to `<{arg}>`"),
-                None => format!("add an argument `{param}: T` where `T: phantom::FromUriParam`, or remove `<{param}>`"),
+                Some(arg) => format!(
+                    "rename the argument `{arg}` to `{param}`, or the parameter to `<{arg}>`"
+                ),
+                None => format!(
+                    "add an argument `{param}: T` where `T: phantom::FromUriParam`, or remove `<{param}>`"
+                ),
             };
             cx.error_at(
                 res.lit.span(),
@@ -116,7 +142,9 @@ fn resources(cx: &Ctxt, router: &Router) {
             );
         }
         for p in &res.handler.params {
-            let Some(attr) = &p.complete_attr else { continue };
+            let Some(attr) = &p.complete_attr else {
+                continue;
+            };
             if !params.contains(&p.ident.to_string().as_str()) {
                 cx.error_spanned_by(
                     attr,
@@ -133,11 +161,18 @@ fn resources(cx: &Ctxt, router: &Router) {
 
 fn callbacks(cx: &Ctxt, router: &Router) {
     for cb in &router.callbacks {
-        let &(_, arity, shape) = CALLBACKS.iter().find(|(n, _, _)| *n == cb.name).expect("known callback");
+        let &(_, arity, shape) = CALLBACKS
+            .iter()
+            .find(|(n, _, _)| *n == cb.name)
+            .expect("known callback");
         let sig = &cb.item.sig;
         let name = cb.name;
         let receiver_ok = matches!(sig.inputs.first(), Some(FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none() && r.colon_token.is_none());
-        let count = sig.inputs.iter().filter(|a| matches!(a, FnArg::Typed(_))).count();
+        let count = sig
+            .inputs
+            .iter()
+            .filter(|a| matches!(a, FnArg::Typed(_)))
+            .count();
         if sig.asyncness.is_none() {
             cx.error_spanned_by(
                 sig.fn_token,
@@ -153,7 +188,10 @@ fn callbacks(cx: &Ctxt, router: &Router) {
                 Some(FnArg::Receiver(r)) => r.to_token_stream(),
                 _ => sig.ident.to_token_stream(),
             };
-            cx.error_spanned_by(found, format!("callback `{name}` takes `&self`\n       help: write `{shape}`"));
+            cx.error_spanned_by(
+                found,
+                format!("callback `{name}` takes `&self`\n       help: write `{shape}`"),
+            );
         } else if count != arity {
             let plural = if arity == 1 { "" } else { "s" };
             cx.error_at(

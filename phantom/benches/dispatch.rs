@@ -7,6 +7,12 @@ use phantom::request::Request;
 
 mod big_router;
 
+#[derive(serde::Deserialize)]
+struct NameOnly<'a> {
+    #[serde(borrow)]
+    name: &'a str,
+}
+
 fn bench(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
     let dispatcher = Dispatcher::new(big_router::Big);
@@ -31,8 +37,20 @@ fn bench(c: &mut Criterion) {
         });
     }
 
+    // Routing alone (handler and serialization excluded): decode the envelope, find the tool by
+    // name; match a URI against the 200 templates.
     let router = <big_router::Big as phantom::Server>::__router();
-    let _ = router;
+    c.bench_function("route tools/call (decode + lookup)", |b| {
+        b.iter(|| {
+            let msg = phantom::protocol::Incoming::parse(std::hint::black_box(call)).expect("valid");
+            let phantom::protocol::Incoming::Request { params, .. } = msg else { unreachable!() };
+            let p: NameOnly<'_> = serde_json::from_str(params.expect("params").get()).expect("name");
+            router.tool_position(p.name)
+        });
+    });
+    c.bench_function("match URI (200 templates)", |b| {
+        b.iter(|| router.match_uri(std::hint::black_box("bench:///area150/items/42/data")).map(|m| m.index));
+    });
 }
 
 criterion_group!(benches, bench);

@@ -511,6 +511,17 @@ impl<S> Router<S> {
         }
     }
 
+    /// The position of the tool named `name`: the routing step of `tools/call`.
+    pub fn tool_position(&self, name: &str) -> Option<usize> {
+        self.tool_index.get(name).copied()
+    }
+
+    /// The resource template a URI matches and its decoded parameters: the routing step of
+    /// `resources/read`.
+    pub fn match_uri<'u>(&self, uri: &'u str) -> Option<crate::uri::Match<'u>> {
+        self.matcher.find(uri)
+    }
+
     /// Whether the impl overrides the named callback.
     pub fn overrides(&self, callback: &str) -> bool {
         self.overrides.contains(&callback)

@@ -1,1 +1,13 @@
-//! placeholder
+//! Streamable HTTP end to end: each test starts `phantom::http::serve_listener` on `127.0.0.1:0`
+//! and speaks real HTTP/1.1 to it, asserting status codes, headers and decoded JSON-RPC bodies.
+//!
+//! - `legacy`: 2025-11-25 sessions over JSON (200, 202, 400, 404, 503, DELETE, idle eviction);
+//! - `sse`: SSE responses, priming, GET streams, keep-alive, 409, `Last-Event-ID` resumption;
+//! - `modern`: 2026-07-28 envelopes and standard headers (-32602, -32022, -32020, 404/-32601);
+//! - `transport`: 403 (Host, Origin), 405, 406, 413, 415, CORS, and `connect` (401, 403).
+
+mod legacy;
+mod modern;
+mod sse;
+mod support;
+mod transport;

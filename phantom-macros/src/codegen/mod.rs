@@ -43,12 +43,16 @@ fn description<'a>(explicit: Option<&'a LitStr>, handler: &'a Handler) -> Option
 fn invoke(handler: &Handler, args: &[TokenStream]) -> TokenStream {
     let ident = &handler.ident;
     let call = quote!(Self::#ident(this, #(#args),*));
-    if handler.is_async { quote!(#call.await) } else { call }
+    if handler.is_async {
+        quote!(#call.await)
+    } else {
+        call
+    }
 }
 
 /// `assert_send(async move { body })`, spanned at the handler's name: a handler whose future is
 /// not `Send` is reported there, with rustc's note pointing at the value held across `.await`.
-fn boxed(handler: &Handler, body: TokenStream, paths: &Paths) -> TokenStream {
+fn boxed(handler: &Handler, body: &TokenStream, paths: &Paths) -> TokenStream {
     let span = handler.ident.span();
     let assert_send = paths.p_at("assert_send", span);
     quote_spanned!(span=> #assert_send(async move { #body }))
@@ -57,18 +61,35 @@ fn boxed(handler: &Handler, body: TokenStream, paths: &Paths) -> TokenStream {
 /// The span an unsupported return type is reported at: the type, or the name of a handler that
 /// returns `()` implicitly.
 fn ret_span(handler: &Handler) -> Span {
-    handler.ret.as_ref().map_or_else(|| handler.ident.span(), syn::spanned::Spanned::span)
+    handler
+        .ret
+        .as_ref()
+        .map_or_else(|| handler.ident.span(), syn::spanned::Spanned::span)
 }
 
-/// `<crate>::__private::<Trait>::<method>(value)`, spanned at the handler's return type.
-fn convert(handler: &Handler, trait_: &str, method: &str, value: &TokenStream, paths: &Paths) -> TokenStream {
+/// `<crate>::__private::<Trait>::<method>(value, extra…)`, spanned at the handler's return type
+/// (the value is bound first so the unmet bound is reported there too, once).
+fn convert(
+    handler: &Handler,
+    (trait_, method): (&str, &str),
+    value: &TokenStream,
+    extra: &TokenStream,
+    paths: &Paths,
+) -> TokenStream {
     let span = ret_span(handler);
     let path = paths.p_at(trait_, span);
     let method = syn::Ident::new(method, span);
-    quote_spanned!(span=> #path::#method(#value))
+    quote_spanned! {span=>
+        let __phantom_ret = #value;
+        #path::#method(__phantom_ret #extra)
+    }
 }
 
-fn call_params(params: &[Param], paths: &Paths, on_error: impl Fn(TokenStream) -> TokenStream) -> (Vec<TokenStream>, Vec<TokenStream>) {
+fn call_params(
+    params: &[Param],
+    paths: &Paths,
+    on_error: impl Fn(TokenStream) -> TokenStream,
+) -> (Vec<TokenStream>, Vec<TokenStream>) {
     let call_param = paths.p("CallParam");
     let ok = paths.p("Ok");
     let err = paths.p("Err");
@@ -136,10 +157,19 @@ fn tool(t: &Tool, paths: &Paths) -> TokenStream {
     let tool_result = paths.p("ToolResult");
     let (lets, args) = call_params(&h.params, paths, |e| quote!(#tool_result::error(#e)));
     let call = invoke(h, &args);
-    let convert = convert(h, "IntoToolResult", "into_tool_result", &call, paths);
-    let body = boxed(h, quote!(#(#lets)* #convert), paths);
+    let convert = convert(
+        h,
+        ("IntoToolResult", "into_tool_result"),
+        &call,
+        &TokenStream::new(),
+        paths,
+    );
+    let body = boxed(h, &quote!(#(#lets)* #convert), paths);
     let ret_span = ret_span(h);
-    let ret = h.ret.clone().unwrap_or_else(|| syn::parse_quote_spanned!(ret_span=> ()));
+    let ret = h
+        .ret
+        .clone()
+        .unwrap_or_else(|| syn::parse_quote_spanned!(ret_span=> ()));
     let into = paths.p_at("IntoToolResult", ret_span);
     let output = quote_spanned!(ret_span=> |g| <#ret as #into>::output_schema(g));
     let args_fn = args_fn(&h.params, paths);
@@ -187,10 +217,20 @@ fn prompt(p: &Prompt, paths: &Paths) -> TokenStream {
     let desc = opt_text(description(p.description.as_ref(), h).as_deref(), paths);
     let error = paths.p("Error");
     let err = paths.p("Err");
-    let (lets, args) = call_params(&h.params, paths, |e| quote!(#err(#error::invalid_params(#e))));
+    let (lets, args) = call_params(
+        &h.params,
+        paths,
+        |e| quote!(#err(#error::invalid_params(#e))),
+    );
     let call = invoke(h, &args);
-    let convert = convert(h, "IntoPromptReply", "into_prompt_reply", &call, paths);
-    let body = boxed(h, quote!(#(#lets)* #convert), paths);
+    let convert = convert(
+        h,
+        ("IntoPromptReply", "into_prompt_reply"),
+        &call,
+        &TokenStream::new(),
+        paths,
+    );
+    let body = boxed(h, &quote!(#(#lets)* #convert), paths);
     let args_fn = args_fn(&h.params, paths);
     let completions = completions(&h.params, Param::wire_name, paths);
     let icons = icons(&p.icons);
@@ -210,7 +250,9 @@ fn prompt(p: &Prompt, paths: &Paths) -> TokenStream {
 
 fn resource(r: &Resource, paths: &Paths) -> TokenStream {
     let h = &r.handler;
-    let Some(template) = &r.template else { return TokenStream::new() };
+    let Some(template) = &r.template else {
+        return TokenStream::new();
+    };
     let params: Vec<String> = template.params().map(str::to_owned).collect();
     let from_uri = paths.p("FromUriParam");
     let context = paths.p("ResourceContext");
@@ -237,8 +279,14 @@ fn resource(r: &Resource, paths: &Paths) -> TokenStream {
         args.push(quote!(#var));
     }
     let call = invoke(h, &args);
-    let convert = convert(h, "IntoContents", "into_contents", &quote!(#call, parts.target()), paths);
-    let body = boxed(h, quote!(#(#lets)* #convert), paths);
+    let convert = convert(
+        h,
+        ("IntoContents", "into_contents"),
+        &call,
+        &quote!(, parts.target()),
+        paths,
+    );
+    let body = boxed(h, &quote!(#(#lets)* #convert), paths);
     let lit = &r.lit;
     let name = &r.name;
     let title = opt_str(r.title.as_ref(), paths);
@@ -275,22 +323,36 @@ pub(crate) fn expand(router: &Router, item: &ItemImpl) -> TokenStream {
     let paths = Paths::new(router.attrs.krate.as_ref());
     let self_ty: &Type = &router.self_ty;
     let a = &router.attrs;
-    let name = a.name.as_ref().map_or_else(|| quote!(::core::env!("CARGO_PKG_NAME")), |n| quote!(#n));
-    let version = a.version.as_ref().map_or_else(|| quote!(::core::env!("CARGO_PKG_VERSION")), |v| quote!(#v));
+    let name = a
+        .name
+        .as_ref()
+        .map_or_else(|| quote!(::core::env!("CARGO_PKG_NAME")), |n| quote!(#n));
+    let version = a
+        .version
+        .as_ref()
+        .map_or_else(|| quote!(::core::env!("CARGO_PKG_VERSION")), |v| quote!(#v));
     let title = opt_str(a.title.as_ref(), &paths);
     let instructions = opt_str(a.instructions.as_ref(), &paths);
     let website = opt_str(a.website_url.as_ref(), &paths);
     let router_icons = icons(&a.icons);
     let tools: Vec<TokenStream> = router.tools.iter().map(|t| tool(t, &paths)).collect();
     let prompts: Vec<TokenStream> = router.prompts.iter().map(|p| prompt(p, &paths)).collect();
-    let resources: Vec<TokenStream> = router.resources.iter().map(|r| resource(r, &paths)).collect();
+    let resources: Vec<TokenStream> = router
+        .resources
+        .iter()
+        .map(|r| resource(r, &paths))
+        .collect();
     let overrides: Vec<&str> = router.callbacks.iter().map(|c| c.name).collect();
     // A callback becomes a trait method: a `pub` written on it is dropped, not an error.
     let callbacks: Vec<syn::ImplItemFn> = router
         .callbacks
         .iter()
-        .map(|c| syn::ImplItemFn { vis: syn::Visibility::Inherited, ..c.item.clone() })
+        .map(|c| syn::ImplItemFn {
+            vis: syn::Visibility::Inherited,
+            ..c.item.clone()
+        })
         .collect();
+    let marker_paths = &router.marker_paths;
     let server = paths.p("Server");
     let router_ty = paths.p("Router");
     let router_def = paths.p("RouterDef");
@@ -302,6 +364,11 @@ pub(crate) fn expand(router: &Router, item: &ItemImpl) -> TokenStream {
 
         #[allow(non_local_definitions, clippy::all, clippy::pedantic)]
         const _: () = {
+            #(
+                #[allow(unused_imports)]
+                use #marker_paths as _;
+            )*
+
             #[automatically_derived]
             impl #server for #self_ty {
                 #(#callbacks)*

@@ -631,6 +631,7 @@ async fn post_legacy<S: Server>(
         );
     };
     let Ok(session) = st.sessions.get(&id) else {
+        forget_evicted(st).await;
         return error_for(StatusCode::NOT_FOUND, -32001, "Session not found", head);
     };
     let mut slot = Some(Session::clone(&session));
@@ -661,7 +662,9 @@ async fn initialize<S: Server>(st: &Arc<HttpState<S>>, request: Request, text: &
     let id = new_session_id();
     session.id = Some(Arc::clone(&id));
     let version = session.protocol_version;
-    if !st.sessions.insert(session) {
+    let inserted = st.sessions.insert(session);
+    forget_evicted(st).await;
+    if !inserted {
         return plain(StatusCode::SERVICE_UNAVAILABLE, codes::INTERNAL_ERROR, "Too many sessions; retry later");
     }
     let mut resp = if st.cfg.response_mode == ResponseMode::Sse {
@@ -690,6 +693,8 @@ async fn sse_reply<S: Server>(st: &Arc<HttpState<S>>, session_id: &str, version:
     if version >= ProtocolVersion::V2025_11_25 {
         let id = format!("{stream}.0");
         frames.push(sse::priming(&id, st.cfg.sse_retry.as_millis().try_into().unwrap_or(u64::MAX)));
+        // Stored too: a client that saw only the priming event resumes from its id.
+        st.cfg.event_store.append(session_id, &stream, StoredEvent { id, data: String::new() }).await;
     }
     let seq = st.sessions.next_event(session_id).unwrap_or(1);
     let event_id = format!("{stream}.{seq}");
@@ -705,6 +710,13 @@ async fn sse_reply<S: Server>(st: &Arc<HttpState<S>>, session_id: &str, version:
         resp.headers_mut().insert(SESSION_HEADER, v);
     }
     resp
+}
+
+/// Drops the stored events of sessions the table evicted for idleness.
+async fn forget_evicted<S: Server>(st: &Arc<HttpState<S>>) {
+    for id in st.sessions.take_evicted() {
+        st.cfg.event_store.forget(&id).await;
+    }
 }
 
 /// Runs `connect` for a GET or DELETE on a legacy session.
@@ -746,6 +758,7 @@ async fn get<S: Server>(st: &Arc<HttpState<S>>, request: Request) -> Response {
         return plain(StatusCode::NOT_ACCEPTABLE, codes::INVALID_REQUEST, "Not Acceptable: GET needs Accept: text/event-stream");
     }
     let Ok(session) = st.sessions.get(&id) else {
+        forget_evicted(st).await;
         return plain(StatusCode::NOT_FOUND, -32001, "Session not found");
     };
     if let Some(resp) = connect_session(st, &session, &request).await {
@@ -795,6 +808,7 @@ async fn delete<S: Server>(st: &Arc<HttpState<S>>, request: Request) -> Response
         return method_not_allowed();
     };
     let Ok(session) = st.sessions.get(&id) else {
+        forget_evicted(st).await;
         return plain(StatusCode::NOT_FOUND, -32001, "Session not found");
     };
     if let Some(resp) = connect_session(st, &session, &request).await {

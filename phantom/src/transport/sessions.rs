@@ -38,6 +38,8 @@ pub(crate) struct Sessions {
     cap: usize,
     idle_ttl: Duration,
     generation: AtomicU64,
+    /// Ids evicted for idleness whose stored events the transport has not dropped yet.
+    evicted: Mutex<Vec<Arc<str>>>,
 }
 
 fn shard_of(id: &str) -> usize {
@@ -60,6 +62,7 @@ impl Sessions {
             cap,
             idle_ttl,
             generation: AtomicU64::new(0),
+            evicted: Mutex::new(Vec::new()),
         }
     }
 
@@ -103,9 +106,9 @@ impl Sessions {
                 return Ok(Arc::clone(&row.session));
             }
         };
-        if expired {
-            shard.remove(id);
+        if expired && let Some((key, _)) = shard.remove_entry(id) {
             self.count.fetch_sub(1, Ordering::Relaxed);
+            self.evicted_ids().push(key);
         }
         Err(Lookup::Unknown)
     }
@@ -163,12 +166,27 @@ impl Sessions {
 
     fn sweep_shard(&self, shard: &mut HashMap<Arc<str>, Row>) {
         let now = Instant::now();
-        let before = shard.len();
-        shard.retain(|_, row| row.stream.is_some() || now.duration_since(row.last_seen) <= self.idle_ttl);
-        let removed = before - shard.len();
-        if removed > 0 {
-            self.count.fetch_sub(removed as u64, Ordering::Relaxed);
+        let mut removed = Vec::new();
+        shard.retain(|id, row| {
+            let keep = row.stream.is_some() || now.duration_since(row.last_seen) <= self.idle_ttl;
+            if !keep {
+                removed.push(Arc::clone(id));
+            }
+            keep
+        });
+        if !removed.is_empty() {
+            self.count.fetch_sub(removed.len() as u64, Ordering::Relaxed);
+            self.evicted_ids().extend(removed);
         }
+    }
+
+    fn evicted_ids(&self) -> std::sync::MutexGuard<'_, Vec<Arc<str>>> {
+        self.evicted.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The ids evicted for idleness since the last call (their stored events are to be dropped).
+    pub(crate) fn take_evicted(&self) -> Vec<Arc<str>> {
+        std::mem::take(&mut *self.evicted_ids())
     }
 
     /// Evicts every idle row.

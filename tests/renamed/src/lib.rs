@@ -29,11 +29,19 @@ mod tests {
 
     #[test]
     fn tool_call_through_renamed_crate() {
-        let rt = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime");
         rt.block_on(async {
             let mut client = Client::legacy(Echo).await;
-            client.call_tool("shout", json!({"text": "hi"})).await.assert_tool_text("HI");
-            client.read_resource("renamed:///items/4").await.assert_resource_text("item 4");
+            client
+                .call_tool("shout", json!({"text": "hi"}))
+                .await
+                .assert_tool_text("HI");
+            client
+                .read_resource("renamed:///items/4")
+                .await
+                .assert_resource_text("item 4");
         });
     }
 }

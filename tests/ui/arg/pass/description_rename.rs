@@ -19,7 +19,10 @@ impl S {
     }
 
     #[prompt]
-    async fn review(&self, #[arg(rename = "studyId", description = "the study")] study_id: String) -> String {
+    async fn review(
+        &self,
+        #[arg(rename = "studyId", description = "the study")] study_id: String,
+    ) -> String {
         study_id
     }
 }
@@ -27,14 +30,18 @@ impl S {
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let mut c = Client::legacy(S).await;
-    c.call_tool("search", json!({"query": "q", "maxResults": 3})).await.assert_tool_text("q 3");
+    c.call_tool("search", json!({"query": "q", "maxResults": 3}))
+        .await
+        .assert_tool_text("q 3");
     let tools = c.list_tools(None).await;
     let props = &tools.result()["tools"][0]["inputSchema"]["properties"];
     assert_eq!(props["query"]["description"], "words to look for");
     assert_eq!(props["maxResults"]["description"], "at most this many");
     assert!(props.get("max_results").is_none());
 
-    c.get_prompt("review", json!({"studyId": "7"})).await.assert_prompt_message(0, "user", "7");
+    c.get_prompt("review", json!({"studyId": "7"}))
+        .await
+        .assert_prompt_message(0, "user", "7");
     let prompts = c.list_prompts(None).await;
     let arg = &prompts.result()["prompts"][0]["arguments"][0];
     assert_eq!(arg["name"], "studyId");

@@ -44,12 +44,20 @@ impl S {
         serde_json::from_value(json!({"name": "custom", "version": "9.9.9"})).unwrap()
     }
 
-    async fn list_resources(&self, cursor: Option<Cursor>, session: &Session) -> Result<Page<Resource>, Error> {
+    async fn list_resources(
+        &self,
+        cursor: Option<Cursor>,
+        session: &Session,
+    ) -> Result<Page<Resource>, Error> {
         let _ = (cursor, session);
         Ok(Page::last(vec![Resource::new("r:///listed", "listed")]))
     }
 
-    async fn list_skills(&self, cursor: Option<Cursor>, session: &Session) -> Result<Page<String>, Error> {
+    async fn list_skills(
+        &self,
+        cursor: Option<Cursor>,
+        session: &Session,
+    ) -> Result<Page<String>, Error> {
         let _ = (cursor, session);
         Ok(Page::last(Vec::new()))
     }
@@ -63,7 +71,11 @@ impl S {
         Authorized::Resources(resources)
     }
 
-    async fn authorize_task_subscriptions(&self, task_ids: Vec<String>, session: &Session) -> Vec<String> {
+    async fn authorize_task_subscriptions(
+        &self,
+        task_ids: Vec<String>,
+        session: &Session,
+    ) -> Vec<String> {
         let _ = session;
         task_ids
     }
@@ -95,11 +107,16 @@ async fn main() {
     let init = c.initialize("2025-11-25").await;
     assert_eq!(init.result()["serverInfo"]["name"], "custom");
     assert_eq!(init.result()["instructions"], "be nice");
-    c.call_tool("role", json!({})).await.assert_tool_text("true");
+    c.call_tool("role", json!({}))
+        .await
+        .assert_tool_text("true");
     let list = c.list_resources(None).await;
     assert_eq!(list.result()["resources"][0]["uri"], "r:///listed");
 
     let mut admin = Client::uninitialized(S, phantom::Config::default()).header("x-role", "admin");
     admin.initialize("2025-11-25").await.result();
-    admin.call_tool("role", json!({})).await.assert_tool_text("false");
+    admin
+        .call_tool("role", json!({}))
+        .await
+        .assert_tool_text("false");
 }

@@ -11,7 +11,11 @@ const IDS: [&str; 3] = ["10", "11", "20"];
 #[mcp_router(name = "s", version = "1.0.0")]
 impl S {
     #[prompt]
-    async fn review(&self, #[complete(with = "Self::ids")] study: String, focus: Option<String>) -> String {
+    async fn review(
+        &self,
+        #[complete(with = "Self::ids")] study: String,
+        focus: Option<String>,
+    ) -> String {
         format!("{study} {}", focus.unwrap_or_default())
     }
 
@@ -21,7 +25,10 @@ impl S {
     }
 
     async fn ids(&self, value: &str, _cx: &CompleteContext<'_>) -> Vec<String> {
-        IDS.iter().filter(|id| id.starts_with(value)).map(|id| (*id).to_owned()).collect()
+        IDS.iter()
+            .filter(|id| id.starts_with(value))
+            .map(|id| (*id).to_owned())
+            .collect()
     }
 
     async fn completion(&self, value: &str, cx: &CompleteContext<'_>) -> Result<Completion, Error> {
@@ -34,7 +41,15 @@ impl S {
 async fn main() {
     let mut c = Client::legacy(S).await;
     let r = c.complete_prompt("review", "study", "1").await;
-    assert_eq!(r.result()["completion"]["values"], serde_json::json!(["10", "11"]));
-    let r = c.complete_resource("myapp:///studies/{id}", "id", "4").await;
-    assert_eq!(r.result()["completion"]["values"], serde_json::json!(["40"]));
+    assert_eq!(
+        r.result()["completion"]["values"],
+        serde_json::json!(["10", "11"])
+    );
+    let r = c
+        .complete_resource("myapp:///studies/{id}", "id", "4")
+        .await;
+    assert_eq!(
+        r.result()["completion"]["values"],
+        serde_json::json!(["40"])
+    );
 }

@@ -34,12 +34,25 @@ impl S {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
-    let server = S { prefix: "> ".to_owned() };
+    let server = S {
+        prefix: "> ".to_owned(),
+    };
     let mut c = Client::uninitialized(server.clone(), phantom::Config::default());
     let init = c.initialize("2025-11-25").await;
-    assert!(!init.result()["serverInfo"]["name"].as_str().unwrap().is_empty());
+    assert!(
+        !init.result()["serverInfo"]["name"]
+            .as_str()
+            .unwrap()
+            .is_empty()
+    );
     let mut c = Client::legacy(server).await;
-    c.call_tool("echo", json!({"text": "hi"})).await.assert_tool_text("> hi");
-    c.get_prompt("ask", json!({"text": "hi"})).await.assert_prompt_message(0, "user", "> hi");
-    c.read_resource("s:///prefix").await.assert_resource_text("> ");
+    c.call_tool("echo", json!({"text": "hi"}))
+        .await
+        .assert_tool_text("> hi");
+    c.get_prompt("ask", json!({"text": "hi"}))
+        .await
+        .assert_prompt_message(0, "user", "> hi");
+    c.read_resource("s:///prefix")
+        .await
+        .assert_resource_text("> ");
 }

@@ -28,7 +28,11 @@ impl S {
 
     #[prompt]
     async fn fallible(&self, n: u32) -> Result<String, Error> {
-        if n == 0 { Err(Error::invalid_params("`n` must be positive")) } else { Ok(n.to_string()) }
+        if n == 0 {
+            Err(Error::invalid_params("`n` must be positive"))
+        } else {
+            Ok(n.to_string())
+        }
     }
 }
 
@@ -39,10 +43,18 @@ async fn main() {
         .await
         .assert_prompt_message(0, "user", "review x")
         .assert_prompt_message(1, "assistant", "neutral");
-    c.get_prompt("messages", json!({})).await.assert_prompt_message(1, "assistant", "two");
-    c.get_prompt("plain", json!({"topic": "rust"})).await.assert_prompt_message(0, "user", "tell me about rust");
-    c.get_prompt("fallible", json!({"n": 0})).await.assert_error(-32602);
-    c.get_prompt("fallible", json!({"n": 2})).await.assert_prompt_message(0, "user", "2");
+    c.get_prompt("messages", json!({}))
+        .await
+        .assert_prompt_message(1, "assistant", "two");
+    c.get_prompt("plain", json!({"topic": "rust"}))
+        .await
+        .assert_prompt_message(0, "user", "tell me about rust");
+    c.get_prompt("fallible", json!({"n": 0}))
+        .await
+        .assert_error(-32602);
+    c.get_prompt("fallible", json!({"n": 2}))
+        .await
+        .assert_prompt_message(0, "user", "2");
     c.get_prompt("reply", json!({})).await.assert_error(-32602);
 
     let list = c.list_prompts(None).await;

@@ -39,7 +39,10 @@ async fn main() {
     assert_eq!(summary["description"], "The summary.");
     assert_eq!(summary["mimeType"], "text/markdown");
     assert_eq!(summary["size"], 12);
-    assert_eq!(summary["icons"][0]["src"], "https://example.com/summary.png");
+    assert_eq!(
+        summary["icons"][0]["src"],
+        "https://example.com/summary.png"
+    );
     let read = c.read_resource("r:///summary").await;
     assert_eq!(read.result()["contents"][0]["mimeType"], "text/markdown");
 

@@ -23,6 +23,10 @@ impl S {
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let mut c = Client::legacy(S).await.header("accept-language", "fr");
-    c.read_resource("r:///version").await.assert_resource_text("1.0");
-    c.read_resource("r:///greeting/ada").await.assert_resource_text("fr: hello ada (modern: false)");
+    c.read_resource("r:///version")
+        .await
+        .assert_resource_text("1.0");
+    c.read_resource("r:///greeting/ada")
+        .await
+        .assert_resource_text("fr: hello ada (modern: false)");
 }

@@ -49,15 +49,34 @@ impl S {
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let mut c = Client::legacy(S).await;
-    c.read_resource("myapp:///items/7").await.assert_resource_text("item 7");
-    c.read_resource("myapp:///items/seven").await.assert_error(-32602);
+    c.read_resource("myapp:///items/7")
+        .await
+        .assert_resource_text("item 7");
+    c.read_resource("myapp:///items/seven")
+        .await
+        .assert_error(-32602);
     let id = "67e55044-10b1-426f-9247-bb680e5fe0c8";
-    c.read_resource(&format!("myapp:///users/{id}")).await.assert_resource_text(&format!("user {id}"));
-    c.read_resource("myapp:///studies/s-12/title").await.assert_resource_text("study 12");
-    c.read_resource("myapp:///studies/12/title").await.assert_error(-32602);
-    c.read_resource("myapp:///files/ada/notes/2024/plan.md").await.assert_resource_text("ada: notes/2024/plan.md");
+    c.read_resource(&format!("myapp:///users/{id}"))
+        .await
+        .assert_resource_text(&format!("user {id}"));
+    c.read_resource("myapp:///studies/s-12/title")
+        .await
+        .assert_resource_text("study 12");
+    c.read_resource("myapp:///studies/12/title")
+        .await
+        .assert_error(-32602);
+    c.read_resource("myapp:///files/ada/notes/2024/plan.md")
+        .await
+        .assert_resource_text("ada: notes/2024/plan.md");
 
     let templates = c.list_resource_templates(None).await;
-    let templates = templates.result()["resourceTemplates"].as_array().unwrap().clone();
-    assert!(templates.iter().any(|t| t["uriTemplate"] == "myapp:///files/{owner}/{+path}"));
+    let templates = templates.result()["resourceTemplates"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert!(
+        templates
+            .iter()
+            .any(|t| t["uriTemplate"] == "myapp:///files/{owner}/{+path}")
+    );
 }

@@ -41,7 +41,10 @@ impl S {
 
     #[resource("r:///many")]
     async fn many(&self) -> Contents {
-        Contents(vec![ResourceContents::text("r:///many#a", "a"), ResourceContents::text("r:///many#b", "b")])
+        Contents(vec![
+            ResourceContents::text("r:///many#a", "a"),
+            ResourceContents::text("r:///many#b", "b"),
+        ])
     }
 
     #[resource("r:///maybe/<id>")]
@@ -62,17 +65,33 @@ impl S {
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let mut c = Client::legacy(S).await;
-    c.read_resource("r:///owned").await.assert_resource_text("owned");
-    c.read_resource("r:///borrowed").await.assert_resource_text("borrowed");
-    c.read_resource("r:///json").await.assert_resource_text(r#"{"x":1}"#);
-    c.read_resource("r:///blob").await.assert_resource_blob(&[0, 1, 2]);
-    c.read_resource("r:///one").await.assert_resource_text("one");
+    c.read_resource("r:///owned")
+        .await
+        .assert_resource_text("owned");
+    c.read_resource("r:///borrowed")
+        .await
+        .assert_resource_text("borrowed");
+    c.read_resource("r:///json")
+        .await
+        .assert_resource_text(r#"{"x":1}"#);
+    c.read_resource("r:///blob")
+        .await
+        .assert_resource_blob(&[0, 1, 2]);
+    c.read_resource("r:///one")
+        .await
+        .assert_resource_text("one");
     let many = c.read_resource("r:///many").await;
     assert_eq!(many.result()["contents"].as_array().unwrap().len(), 2);
-    c.read_resource("r:///maybe/1").await.assert_resource_text("found");
+    c.read_resource("r:///maybe/1")
+        .await
+        .assert_resource_text("found");
     let missing = c.read_resource("r:///maybe/2").await;
     missing.error();
-    c.read_resource("r:///fallible/0").await.assert_error(-32602);
-    c.read_resource("r:///fallible/1").await.assert_resource_text("fine");
+    c.read_resource("r:///fallible/0")
+        .await
+        .assert_error(-32602);
+    c.read_resource("r:///fallible/1")
+        .await
+        .assert_resource_text("fine");
     c.read_resource("r:///fallible/2").await.error();
 }

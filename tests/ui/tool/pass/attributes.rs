@@ -33,10 +33,15 @@ impl S {
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let mut c = Client::legacy(S).await;
-    c.call_tool("catalogue.search", json!({"query": "q"})).await.assert_tool_text("q");
+    c.call_tool("catalogue.search", json!({"query": "q"}))
+        .await
+        .assert_tool_text("q");
     let tools = c.list_tools(None).await;
     let tools = tools.result()["tools"].as_array().unwrap().clone();
-    let search = tools.iter().find(|t| t["name"] == "catalogue.search").unwrap();
+    let search = tools
+        .iter()
+        .find(|t| t["name"] == "catalogue.search")
+        .unwrap();
     assert_eq!(search["title"], "Search");
     assert_eq!(search["description"], "Search the catalogue.");
     assert_eq!(search["annotations"]["readOnlyHint"], true);

@@ -19,7 +19,9 @@ impl S {
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let mut c = Client::legacy(S).await.header("x-role", "admin");
-    c.call_tool("whoami", json!({"text": "hi"})).await.assert_tool_text("hi as admin, modern: false");
+    c.call_tool("whoami", json!({"text": "hi"}))
+        .await
+        .assert_tool_text("hi as admin, modern: false");
 
     let tools = c.list_tools(None).await;
     let schema = &tools.result()["tools"][0]["inputSchema"];

@@ -24,5 +24,7 @@ impl S {
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let mut c = Client::legacy(S).await;
-    c.call_tool("greet", json!({"name": "ada"})).await.assert_tool_text("hello ada");
+    c.call_tool("greet", json!({"name": "ada"}))
+        .await
+        .assert_tool_text("hello ada");
 }

@@ -19,11 +19,18 @@ impl S {
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let mut c = Client::legacy(S).await;
-    c.call_tool("greet", json!({"name": "ada"})).await.assert_tool_text("hello ada");
-    c.call_tool("greet", json!({"name": "ada", "greeting": "hi", "times": 2}))
+    c.call_tool("greet", json!({"name": "ada"}))
         .await
-        .assert_tool_text("hi ada, hi ada");
-    c.call_tool("greet", json!({"name": "ada", "greeting": null})).await.assert_tool_text("hello ada");
+        .assert_tool_text("hello ada");
+    c.call_tool(
+        "greet",
+        json!({"name": "ada", "greeting": "hi", "times": 2}),
+    )
+    .await
+    .assert_tool_text("hi ada, hi ada");
+    c.call_tool("greet", json!({"name": "ada", "greeting": null}))
+        .await
+        .assert_tool_text("hello ada");
 
     let tools = c.list_tools(None).await;
     let schema = &tools.result()["tools"][0]["inputSchema"];

@@ -55,7 +55,11 @@ impl S {
 
     #[tool]
     async fn fallible(&self, fail: bool) -> Result<String, String> {
-        if fail { Err("it failed".to_owned()) } else { Ok("it worked".to_owned()) }
+        if fail {
+            Err("it failed".to_owned())
+        } else {
+            Ok("it worked".to_owned())
+        }
     }
 
     #[tool]
@@ -67,17 +71,37 @@ impl S {
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let mut c = Client::legacy(S).await;
-    c.call_tool("owned", json!({})).await.assert_tool_text("owned");
-    c.call_tool("borrowed", json!({})).await.assert_tool_text("borrowed");
+    c.call_tool("owned", json!({}))
+        .await
+        .assert_tool_text("owned");
+    c.call_tool("borrowed", json!({}))
+        .await
+        .assert_tool_text("borrowed");
     c.call_tool("unit", json!({})).await.assert_tool_text("");
-    c.call_tool("explicit_unit", json!({})).await.assert_tool_text("");
-    c.call_tool("json", json!({})).await.assert_tool_structured(&json!({"x": 1, "y": 2}));
-    c.call_tool("content", json!({})).await.assert_tool_text("content");
-    c.call_tool("contents", json!({})).await.assert_tool_text("ab");
-    c.call_tool("result", json!({})).await.assert_tool_text("result");
-    c.call_tool("fallible", json!({"fail": false})).await.assert_tool_text("it worked");
-    c.call_tool("fallible", json!({"fail": true})).await.assert_tool_error("it failed");
-    c.call_tool("fallible_json", json!({})).await.assert_tool_structured(&json!({"x": 3, "y": 4}));
+    c.call_tool("explicit_unit", json!({}))
+        .await
+        .assert_tool_text("");
+    c.call_tool("json", json!({}))
+        .await
+        .assert_tool_structured(&json!({"x": 1, "y": 2}));
+    c.call_tool("content", json!({}))
+        .await
+        .assert_tool_text("content");
+    c.call_tool("contents", json!({}))
+        .await
+        .assert_tool_text("ab");
+    c.call_tool("result", json!({}))
+        .await
+        .assert_tool_text("result");
+    c.call_tool("fallible", json!({"fail": false}))
+        .await
+        .assert_tool_text("it worked");
+    c.call_tool("fallible", json!({"fail": true}))
+        .await
+        .assert_tool_error("it failed");
+    c.call_tool("fallible_json", json!({}))
+        .await
+        .assert_tool_structured(&json!({"x": 3, "y": 4}));
 
     let tools = c.list_tools(None).await;
     let tools = tools.result()["tools"].as_array().unwrap().clone();

@@ -16,14 +16,24 @@ impl S {
 
     #[tool]
     fn check(&self, ok: bool) -> Result<&'static str, String> {
-        if ok { Ok("fine") } else { Err("not fine".to_owned()) }
+        if ok {
+            Ok("fine")
+        } else {
+            Err("not fine".to_owned())
+        }
     }
 }
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let mut c = Client::legacy(S).await;
-    c.call_tool("add", json!({"a": 2, "b": 40})).await.assert_tool_text("42");
-    c.call_tool("check", json!({"ok": true})).await.assert_tool_text("fine");
-    c.call_tool("check", json!({"ok": false})).await.assert_tool_error("not fine");
+    c.call_tool("add", json!({"a": 2, "b": 40}))
+        .await
+        .assert_tool_text("42");
+    c.call_tool("check", json!({"ok": true}))
+        .await
+        .assert_tool_text("fine");
+    c.call_tool("check", json!({"ok": false}))
+        .await
+        .assert_tool_error("not fine");
 }

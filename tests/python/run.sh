@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs tests/python/client.py (Python `mcp` 2.3.0) against the `studies` example over HTTP.
+# Usage: tests/python/run.sh [MODE ...]   (modes default to: auto legacy)
+# The virtualenv lives in .cache/python-venv at the repository root and is created on first use.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+venv="$root/.cache/python-venv"
+cd "$root"
+
+pinned='import importlib.metadata as m, sys; sys.exit(m.version("mcp") != "2.3.0")'
+if [[ ! -x "$venv/bin/python" ]] || ! "$venv/bin/python" -c "$pinned" 2>/dev/null; then
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check 'mcp==2.3.0'
+fi
+
+cargo build --quiet -p phantom-examples --bin studies
+studies="${CARGO_TARGET_DIR:-$root/target}/debug/studies"
+
+port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+log="$(mktemp)"
+"$studies" --addr "127.0.0.1:$port" 2>"$log" &
+server=$!
+trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -f "$log"' EXIT
+
+for _ in $(seq 1 100); do
+    if python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 1).close()" 2>/dev/null; then
+        break
+    fi
+    if ! kill -0 "$server" 2>/dev/null; then
+        echo "the studies server exited:" >&2
+        cat "$log" >&2
+        exit 1
+    fi
+    sleep 0.1
+done
+
+status=0
+"$venv/bin/python" "$root/tests/python/client.py" "http://127.0.0.1:$port/mcp" "$@" || status=$?
+if [[ $status -ne 0 ]]; then
+    echo "--- server log ---" >&2
+    cat "$log" >&2
+fi
+exit "$status"
