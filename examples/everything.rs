@@ -11,8 +11,8 @@
 
 use std::borrow::Cow;
 
-use phantom::prelude::*;
 use phantom::Arguments;
+use phantom::prelude::*;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -86,7 +86,11 @@ impl JsonSchema for ContactArgs {
 #[derive(Clone)]
 struct Everything;
 
-#[mcp_router(name = "phantom-everything", version = "0.1.0", title = "phantom conformance fixtures")]
+#[mcp_router(
+    name = "phantom-everything",
+    version = "0.1.0",
+    title = "phantom conformance fixtures"
+)]
 impl Everything {
     /// Returns a simple text block.
     #[tool]
@@ -110,8 +114,11 @@ impl Everything {
     #[tool]
     async fn test_embedded_resource(&self) -> Content {
         Content::embedded(
-            ResourceContents::text("test://embedded-resource", "This is an embedded resource content.")
-                .mime_type("text/plain"),
+            ResourceContents::text(
+                "test://embedded-resource",
+                "This is an embedded resource content.",
+            )
+            .mime_type("text/plain"),
         )
     }
 
@@ -122,8 +129,11 @@ impl Everything {
             Content::text("Multiple content types test:"),
             Content::image(PNG, "image/png"),
             Content::embedded(
-                ResourceContents::text("test://mixed-content-resource", r#"{"test":"data","value":123}"#)
-                    .mime_type("application/json"),
+                ResourceContents::text(
+                    "test://mixed-content-resource",
+                    r#"{"test":"data","value":123}"#,
+                )
+                .mime_type("application/json"),
             ),
         ]
     }
@@ -160,19 +170,31 @@ impl Everything {
     }
 
     /// A static PNG.
-    #[resource("test://static-binary", name = "static-binary", mime_type = "image/png")]
+    #[resource(
+        "test://static-binary",
+        name = "static-binary",
+        mime_type = "image/png"
+    )]
     async fn static_binary(&self) -> Blob {
         Blob(PNG.to_vec())
     }
 
     /// A resource clients may watch.
-    #[resource("test://watched-resource", name = "watched-resource", mime_type = "text/plain")]
+    #[resource(
+        "test://watched-resource",
+        name = "watched-resource",
+        mime_type = "text/plain"
+    )]
     async fn watched(&self) -> &'static str {
         "Watched resource content"
     }
 
     /// Data for one id.
-    #[resource("test://template/<id>/data", name = "template", mime_type = "application/json")]
+    #[resource(
+        "test://template/<id>/data",
+        name = "template",
+        mime_type = "application/json"
+    )]
     async fn template(&self, id: String) -> Json<Value> {
         Json(json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")}))
     }
@@ -192,14 +214,17 @@ impl Everything {
         arg1: String,
         #[arg(description = "Second test argument")] arg2: String,
     ) -> PromptReply {
-        PromptReply::default().user(format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"))
+        PromptReply::default().user(format!(
+            "Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"
+        ))
     }
 
     /// A prompt embedding a resource.
     #[prompt]
     async fn test_prompt_with_embedded_resource(
         &self,
-        #[arg(rename = "resourceUri", description = "URI of the resource to embed")] resource_uri: String,
+        #[arg(rename = "resourceUri", description = "URI of the resource to embed")]
+        resource_uri: String,
     ) -> Vec<PromptMessage> {
         vec![
             PromptMessage {
@@ -217,7 +242,10 @@ impl Everything {
     #[prompt]
     async fn test_prompt_with_image(&self) -> Vec<PromptMessage> {
         vec![
-            PromptMessage { role: phantom::Role::User, content: Content::image(PNG, "image/png") },
+            PromptMessage {
+                role: phantom::Role::User,
+                content: Content::image(PNG, "image/png"),
+            },
             PromptMessage::user("Please analyze the image above."),
         ]
     }

@@ -52,17 +52,33 @@ impl Studies {
     fn new() -> Self {
         let seed = [
             (1, "Sleep and memory consolidation", Phase::Two, 120),
-            (2, "Aerobic exercise in early Parkinson's", Phase::Three, 480),
+            (
+                2,
+                "Aerobic exercise in early Parkinson's",
+                Phase::Three,
+                480,
+            ),
             (3, "Low-dose aspirin and migraine", Phase::One, 36),
             (4, "Memory training for older adults", Phase::Two, 210),
         ];
         let db = seed
             .into_iter()
             .map(|(id, title, phase, enrolled)| {
-                (id, Study { id, title: title.into(), phase, enrolled, notes: Vec::new() })
+                (
+                    id,
+                    Study {
+                        id,
+                        title: title.into(),
+                        phase,
+                        enrolled,
+                        notes: Vec::new(),
+                    },
+                )
             })
             .collect();
-        Self { db: Arc::new(RwLock::new(db)) }
+        Self {
+            db: Arc::new(RwLock::new(db)),
+        }
     }
 }
 
@@ -91,7 +107,10 @@ impl Studies {
             .collect();
         let total = matching.len();
         let limit = limit.map_or(10, |l| l.0 as usize);
-        Json(Hits { total, studies: matching.into_iter().take(limit).collect() })
+        Json(Hits {
+            total,
+            studies: matching.into_iter().take(limit).collect(),
+        })
     }
 
     /// Add a note to a study.
@@ -101,7 +120,9 @@ impl Studies {
             return Err("`note` must not be empty".into());
         }
         let mut db = self.db.write().expect("catalogue lock");
-        let study = db.get_mut(&id).ok_or_else(|| format!("no study with id {id}"))?;
+        let study = db
+            .get_mut(&id)
+            .ok_or_else(|| format!("no study with id {id}"))?;
         study.notes.push(note);
         Ok(format!("study {id} now has {} note(s)", study.notes.len()))
     }
@@ -109,21 +130,36 @@ impl Studies {
     /// Count the participants enrolled across all studies.
     #[tool(read_only, name = "enrollment.total")]
     fn total_enrollment(&self) -> String {
-        let total: u64 = self.db.read().expect("catalogue lock").values().map(|s| u64::from(s.enrolled)).sum();
+        let total: u64 = self
+            .db
+            .read()
+            .expect("catalogue lock")
+            .values()
+            .map(|s| u64::from(s.enrolled))
+            .sum();
         total.to_string()
     }
 
     /// One study, as JSON.
     #[resource("studies:///studies/<id>", mime_type = "application/json")]
     async fn study(&self, id: u64) -> Option<Json<Study>> {
-        self.db.read().expect("catalogue lock").get(&id).cloned().map(Json)
+        self.db
+            .read()
+            .expect("catalogue lock")
+            .get(&id)
+            .cloned()
+            .map(Json)
     }
 
     /// A one-line summary of the catalogue.
     #[resource("studies:///summary", title = "Catalogue summary")]
     async fn summary(&self) -> String {
         let db = self.db.read().expect("catalogue lock");
-        format!("{} studies, {} participants", db.len(), db.values().map(|s| u64::from(s.enrolled)).sum::<u64>())
+        format!(
+            "{} studies, {} participants",
+            db.len(),
+            db.values().map(|s| u64::from(s.enrolled)).sum::<u64>()
+        )
     }
 
     /// Draft a peer review of a study.
@@ -135,18 +171,28 @@ impl Studies {
         study_id: String,
         #[arg(description = "what to focus on")] focus: Option<String>,
     ) -> Result<PromptReply, Error> {
-        let id: u64 = study_id.parse().map_err(|_| Error::invalid_params("`study_id` must be a number"))?;
+        let id: u64 = study_id
+            .parse()
+            .map_err(|_| Error::invalid_params("`study_id` must be a number"))?;
         let db = self.db.read().expect("catalogue lock");
-        let study = db.get(&id).ok_or_else(|| Error::invalid_params(format!("no study with id {id}")))?;
+        let study = db
+            .get(&id)
+            .ok_or_else(|| Error::invalid_params(format!("no study with id {id}")))?;
         let focus = focus.unwrap_or_else(|| "methodology".into());
         Ok(PromptReply::default()
             .description(format!("Review of study {id}"))
-            .user(format!("Review the study \"{}\" (phase {:?}, {} enrolled), focusing on {focus}.", study.title, study.phase, study.enrolled)))
+            .user(format!(
+                "Review the study \"{}\" (phase {:?}, {} enrolled), focusing on {focus}.",
+                study.title, study.phase, study.enrolled
+            )))
     }
 
     async fn study_ids(&self, value: &str, _cx: &CompleteContext<'_>) -> Vec<String> {
         let db = self.db.read().expect("catalogue lock");
-        db.keys().map(ToString::to_string).filter(|id| id.starts_with(value)).collect()
+        db.keys()
+            .map(ToString::to_string)
+            .filter(|id| id.starts_with(value))
+            .collect()
     }
 
     /// Guests (`x-studies-role: guest`) may only search and read.
@@ -182,5 +228,8 @@ async fn main() -> std::io::Result<()> {
 }
 
 fn usage(problem: &str) -> std::io::Error {
-    std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("{problem}\nusage: studies [--addr HOST:PORT | --stdio]"))
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        format!("{problem}\nusage: studies [--addr HOST:PORT | --stdio]"),
+    )
 }

@@ -2,8 +2,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use phantom::prelude::*;
 use phantom::Dispatcher;
+use phantom::prelude::*;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -21,8 +21,15 @@ impl Recorder {
     }
 
     async fn disconnect(&self, session: &Session) {
-        let who = session.client_info.as_ref().map_or("?", |c| c.name.as_str()).to_owned();
-        self.events.lock().expect("lock").push(format!("disconnect {who}"));
+        let who = session
+            .client_info
+            .as_ref()
+            .map_or("?", |c| c.name.as_str())
+            .to_owned();
+        self.events
+            .lock()
+            .expect("lock")
+            .push(format!("disconnect {who}"));
     }
 
     async fn terminate(&self, _session: &Session) -> Result<(), Error> {
@@ -36,7 +43,11 @@ async fn serves_lines_and_runs_disconnect_and_terminate_at_eof() {
     let server = Recorder::default();
     let (client_end, server_end) = tokio::io::duplex(64 * 1024);
     let (server_read, server_write) = tokio::io::split(server_end);
-    let task = tokio::spawn(phantom::stdio::serve(Dispatcher::new(server.clone()), server_read, server_write));
+    let task = tokio::spawn(phantom::stdio::serve(
+        Dispatcher::new(server.clone()),
+        server_read,
+        server_write,
+    ));
 
     let (client_read, mut client_write) = tokio::io::split(client_end);
     let mut lines = BufReader::new(client_read).lines();
@@ -47,21 +58,36 @@ async fn serves_lines_and_runs_disconnect_and_terminate_at_eof() {
         json!({"jsonrpc": "2.0", "id": "two", "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "hi"}}}),
     ];
     for msg in &input {
-        client_write.write_all(format!("{msg}\n").as_bytes()).await.expect("write");
+        client_write
+            .write_all(format!("{msg}\n").as_bytes())
+            .await
+            .expect("write");
     }
-    client_write.write_all(b"\n{not json\n").await.expect("write");
+    client_write
+        .write_all(b"\n{not json\n")
+        .await
+        .expect("write");
 
-    let first: Value = serde_json::from_str(&lines.next_line().await.expect("read").expect("line")).expect("json");
+    let first: Value =
+        serde_json::from_str(&lines.next_line().await.expect("read").expect("line")).expect("json");
     assert_eq!(first["result"]["protocolVersion"], "2025-06-18");
-    let second: Value = serde_json::from_str(&lines.next_line().await.expect("read").expect("line")).expect("json");
+    let second: Value =
+        serde_json::from_str(&lines.next_line().await.expect("read").expect("line")).expect("json");
     assert_eq!(second["id"], "two");
     assert_eq!(second["result"]["content"][0]["text"], "hi");
-    let third: Value = serde_json::from_str(&lines.next_line().await.expect("read").expect("line")).expect("json");
-    assert_eq!(third["error"]["code"], -32700, "a bad line gets a parse error, the stream goes on");
+    let third: Value =
+        serde_json::from_str(&lines.next_line().await.expect("read").expect("line")).expect("json");
+    assert_eq!(
+        third["error"]["code"], -32700,
+        "a bad line gets a parse error, the stream goes on"
+    );
     assert_eq!(third["id"], Value::Null);
 
     client_write.shutdown().await.expect("close stdin");
     drop(client_write);
     task.await.expect("join").expect("serve ends cleanly");
-    assert_eq!(*server.events.lock().expect("lock"), ["disconnect pipe", "terminate"]);
+    assert_eq!(
+        *server.events.lock().expect("lock"),
+        ["disconnect pipe", "terminate"]
+    );
 }

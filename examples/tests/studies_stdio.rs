@@ -26,8 +26,10 @@ fn studies_answers_initialize_and_tools_call_over_stdio() {
         serde_json::from_str::<Value>(&line).expect("one JSON reply per line")
     };
 
-    send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}}));
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}}),
+    );
     let init = recv();
     assert_eq!(init["id"], 1);
     assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
@@ -38,15 +40,25 @@ fn studies_answers_initialize_and_tools_call_over_stdio() {
     send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": {"name": "search", "arguments": {"query": "memory", "limit": 1}}}));
     let call = recv();
-    assert_eq!(call["id"], 2, "the notification got no reply, so the next line answers id 2");
+    assert_eq!(
+        call["id"], 2,
+        "the notification got no reply, so the next line answers id 2"
+    );
     assert_eq!(call["result"]["structuredContent"]["total"], 2);
-    assert_eq!(call["result"]["structuredContent"]["studies"].as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        call["result"]["structuredContent"]["studies"]
+            .as_array()
+            .map(Vec::len),
+        Some(1)
+    );
 
     send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
         "params": {"name": "search", "arguments": {"query": "x", "limit": 99}}}));
     let bad = recv();
     assert_eq!(bad["result"]["isError"], true);
-    let text = bad["result"]["content"][0]["text"].as_str().unwrap_or_default();
+    let text = bad["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
     assert!(text.contains("`limit`"), "names the field: {text}");
 
     drop(stdin);

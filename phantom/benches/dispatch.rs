@@ -1,10 +1,13 @@
 //! Dispatch + URI match on a router with 200 tools and 200 templates, handler included but trivial
 //! (it returns its argument), through the same entry point transports use.
 
+#![allow(missing_docs)] // criterion_group! generates undocumented items
+
 use criterion::{Criterion, criterion_group, criterion_main};
 use phantom::Dispatcher;
 use phantom::request::Request;
 
+#[path = "support/big_router.rs"]
 mod big_router;
 
 #[derive(serde::Deserialize)]
@@ -14,7 +17,9 @@ struct NameOnly<'a> {
 }
 
 fn bench(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("runtime");
     let dispatcher = Dispatcher::new(big_router::Big);
     let request = Request::default();
     let mut session = None;
@@ -29,11 +34,20 @@ fn bench(c: &mut Criterion) {
     let read = r#"{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"bench:///area150/items/42/data"}}"#;
     let modern = r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"tool_150","arguments":{"text":"hello"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
     let list = r#"{"jsonrpc":"2.0","id":10,"method":"tools/list"}"#;
-    for (name, msg) in [("legacy tools/call", call), ("legacy resources/read", read), ("modern tools/call", modern), ("legacy tools/list (cached page)", list)] {
-        let reply = rt.block_on(dispatcher.handle(msg, &request, &mut session)).expect("reply");
+    for (name, msg) in [
+        ("legacy tools/call", call),
+        ("legacy resources/read", read),
+        ("modern tools/call", modern),
+        ("legacy tools/list (cached page)", list),
+    ] {
+        let reply = rt
+            .block_on(dispatcher.handle(msg, &request, &mut session))
+            .expect("reply");
         assert!(reply.body.contains("\"result\""), "{name}: {}", reply.body);
         c.bench_function(name, |b| {
-            b.iter(|| rt.block_on(dispatcher.handle(std::hint::black_box(msg), &request, &mut session)));
+            b.iter(|| {
+                rt.block_on(dispatcher.handle(std::hint::black_box(msg), &request, &mut session))
+            });
         });
     }
 
@@ -42,14 +56,22 @@ fn bench(c: &mut Criterion) {
     let router = <big_router::Big as phantom::Server>::__router();
     c.bench_function("route tools/call (decode + lookup)", |b| {
         b.iter(|| {
-            let msg = phantom::protocol::Incoming::parse(std::hint::black_box(call)).expect("valid");
-            let phantom::protocol::Incoming::Request { params, .. } = msg else { unreachable!() };
-            let p: NameOnly<'_> = serde_json::from_str(params.expect("params").get()).expect("name");
+            let msg =
+                phantom::protocol::Incoming::parse(std::hint::black_box(call)).expect("valid");
+            let phantom::protocol::Incoming::Request { params, .. } = msg else {
+                unreachable!()
+            };
+            let p: NameOnly<'_> =
+                serde_json::from_str(params.expect("params").get()).expect("name");
             router.tool_position(p.name)
         });
     });
     c.bench_function("match URI (200 templates)", |b| {
-        b.iter(|| router.match_uri(std::hint::black_box("bench:///area150/items/42/data")).map(|m| m.index));
+        b.iter(|| {
+            router
+                .match_uri(std::hint::black_box("bench:///area150/items/42/data"))
+                .map(|m| m.index)
+        });
     });
 }
 

@@ -42,7 +42,11 @@ impl Completion {
     pub fn new(mut values: Vec<String>) -> Self {
         let total = values.len();
         values.truncate(MAX_VALUES);
-        Self { has_more: total > values.len(), total: Some(total as u64), values }
+        Self {
+            has_more: total > values.len(),
+            total: Some(total as u64),
+            values,
+        }
     }
 }
 

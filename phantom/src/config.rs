@@ -37,7 +37,11 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Self { page_size: DEFAULT_PAGE_SIZE, cache_ttl_ms: 0, cache_scope: CacheScope::Private }
+        Self {
+            page_size: DEFAULT_PAGE_SIZE,
+            cache_ttl_ms: 0,
+            cache_scope: CacheScope::Private,
+        }
     }
 }
 

@@ -23,13 +23,23 @@ pub struct ResourceContents {
 impl ResourceContents {
     /// Text contents.
     pub fn text(uri: impl Into<String>, text: impl Into<String>) -> Self {
-        Self { uri: uri.into(), mime_type: None, text: Some(text.into()), blob: None }
+        Self {
+            uri: uri.into(),
+            mime_type: None,
+            text: Some(text.into()),
+            blob: None,
+        }
     }
 
     /// Binary contents, base64-encoded for the wire.
     pub fn blob(uri: impl Into<String>, bytes: impl AsRef<[u8]>) -> Self {
         let blob = base64::engine::general_purpose::STANDARD.encode(bytes);
-        Self { uri: uri.into(), mime_type: None, text: None, blob: Some(blob) }
+        Self {
+            uri: uri.into(),
+            mime_type: None,
+            text: None,
+            blob: Some(blob),
+        }
     }
 
     /// Sets the MIME type.
@@ -94,18 +104,29 @@ impl Content {
     /// An image block from raw bytes.
     pub fn image(bytes: impl AsRef<[u8]>, mime_type: impl Into<String>) -> Self {
         let data = base64::engine::general_purpose::STANDARD.encode(bytes);
-        Self::Image { data, mime_type: mime_type.into() }
+        Self::Image {
+            data,
+            mime_type: mime_type.into(),
+        }
     }
 
     /// An audio block from raw bytes.
     pub fn audio(bytes: impl AsRef<[u8]>, mime_type: impl Into<String>) -> Self {
         let data = base64::engine::general_purpose::STANDARD.encode(bytes);
-        Self::Audio { data, mime_type: mime_type.into() }
+        Self::Audio {
+            data,
+            mime_type: mime_type.into(),
+        }
     }
 
     /// A resource link.
     pub fn resource_link(uri: impl Into<String>, name: impl Into<String>) -> Self {
-        Self::ResourceLink { uri: uri.into(), name: name.into(), description: None, mime_type: None }
+        Self::ResourceLink {
+            uri: uri.into(),
+            name: name.into(),
+            description: None,
+            mime_type: None,
+        }
     }
 
     /// An embedded resource.

@@ -16,7 +16,9 @@ use crate::completion::CompleteContext;
 use crate::config::Config;
 use crate::error::Error;
 use crate::param::{Args, CallParts};
-use crate::protocol::{ErrorObject, Implementation, Incoming, LogLevel, ProtocolVersion, RequestId, codes};
+use crate::protocol::{
+    ErrorObject, Implementation, Incoming, LogLevel, ProtocolVersion, RequestId, codes,
+};
 use crate::request::{Request, Transport};
 use crate::router::{ReadParts, Router, paginate};
 use crate::server::{Connect, Cursor, Server};
@@ -39,7 +41,7 @@ pub enum Status {
     /// 404: a modern request for a method the era (or this server) does not have.
     MethodNotFound,
     /// 401 from `connect`.
-    Unauthorized(WwwAuthenticate),
+    Unauthorized(Box<WwwAuthenticate>),
     /// 403 from `connect`.
     Forbidden,
     /// 404 from `connect`: the session is gone.
@@ -84,13 +86,19 @@ struct Failure {
 
 impl From<Error> for Failure {
     fn from(e: Error) -> Self {
-        Self { error: e.into_object(), status: Status::Ok }
+        Self {
+            error: e.into_object(),
+            status: Status::Ok,
+        }
     }
 }
 
 impl From<ErrorObject> for Failure {
     fn from(error: ErrorObject) -> Self {
-        Self { error, status: Status::Ok }
+        Self {
+            error,
+            status: Status::Ok,
+        }
     }
 }
 
@@ -99,7 +107,10 @@ fn invalid(message: impl Into<Cow<'static, str>>) -> Failure {
 }
 
 fn bad_request(error: ErrorObject) -> Failure {
-    Failure { error, status: Status::BadRequest }
+    Failure {
+        error,
+        status: Status::BadRequest,
+    }
 }
 
 fn parse_params<'a, T: Deserialize<'a>>(raw: Option<&'a RawValue>) -> Result<T, Failure> {
@@ -217,13 +228,17 @@ pub struct Dispatcher<S: 'static> {
 
 impl<S: 'static> Clone for Dispatcher<S> {
     fn clone(&self) -> Self {
-        Self { inner: Arc::clone(&self.inner) }
+        Self {
+            inner: Arc::clone(&self.inner),
+        }
     }
 }
 
 impl<S: 'static> std::fmt::Debug for Dispatcher<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Dispatcher").field("server", &self.inner.router.info.name).finish()
+        f.debug_struct("Dispatcher")
+            .field("server", &self.inner.router.info.name)
+            .finish()
     }
 }
 
@@ -231,7 +246,8 @@ const LIST_KEYS: [&str; 3] = ["tools", "prompts", "resourceTemplates"];
 const LIST_KINDS: [&str; 3] = ["t", "p", "x"];
 
 fn members(key: &str, items: &[&RawValue], next_cursor: Option<&str>) -> String {
-    let mut out = String::with_capacity(64 + items.iter().map(|i| i.get().len() + 1).sum::<usize>());
+    let mut out =
+        String::with_capacity(64 + items.iter().map(|i| i.get().len() + 1).sum::<usize>());
     let _ = write!(out, "\"{key}\":[");
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
@@ -263,7 +279,15 @@ impl<S: Server> Dispatcher<S> {
             *page = members(LIST_KEYS[k], &list.items, list.next_cursor.as_deref());
         }
         let server_info = serde_json::to_string(&router.info.implementation()).unwrap_or_default();
-        Self { inner: Arc::new(Inner { server, router, config, first_pages, server_info }) }
+        Self {
+            inner: Arc::new(Inner {
+                server,
+                router,
+                config,
+                first_pages,
+                server_info,
+            }),
+        }
     }
 
     /// The server.
@@ -285,11 +309,26 @@ impl<S: Server> Dispatcher<S> {
     ) -> Result<crate::server::Page<&'static RawValue>, Error> {
         let kind = LIST_KINDS[k];
         match k {
-            0 => paginate(kind, router.tools.iter().map(|t| (t.def.name, &*t.json)), allow, cursor, page_size),
-            1 => paginate(kind, router.prompts.iter().map(|p| (p.def.name, &*p.json)), allow, cursor, page_size),
+            0 => paginate(
+                kind,
+                router.tools.iter().map(|t| (t.def.name, &*t.json)),
+                allow,
+                cursor,
+                page_size,
+            ),
+            1 => paginate(
+                kind,
+                router.prompts.iter().map(|p| (p.def.name, &*p.json)),
+                allow,
+                cursor,
+                page_size,
+            ),
             _ => paginate(
                 kind,
-                router.templated.iter().map(|&i| (router.resources[i].def.name, &*router.resources[i].json)),
+                router
+                    .templated
+                    .iter()
+                    .map(|&i| (router.resources[i].def.name, &*router.resources[i].json)),
                 allow,
                 cursor,
                 page_size,
@@ -302,18 +341,30 @@ impl<S: Server> Dispatcher<S> {
     /// `legacy` is the transport's session slot for the legacy era: `None` until `initialize`
     /// fills it. Modern requests never touch it. Returns `None` when nothing is to be sent (a
     /// notification or a response).
-    pub async fn handle(&self, text: &str, request: &Request, legacy: &mut Option<Session>) -> Option<Reply> {
+    pub async fn handle(
+        &self,
+        text: &str,
+        request: &Request,
+        legacy: &mut Option<Session>,
+    ) -> Option<Reply> {
         let trimmed = text.trim_start();
         if trimmed.starts_with('[') {
             return self.handle_batch(text, request, legacy).await;
         }
         match Incoming::parse(text) {
             Ok(msg) => self.handle_message(msg, request, legacy).await,
-            Err((id, error)) => Some(self.error_reply(id.as_ref(), error, Status::BadRequest, false)),
+            Err((id, error)) => {
+                Some(self.error_reply(id.as_ref(), error, Status::BadRequest, false))
+            }
         }
     }
 
-    async fn handle_batch(&self, text: &str, request: &Request, legacy: &mut Option<Session>) -> Option<Reply> {
+    async fn handle_batch(
+        &self,
+        text: &str,
+        request: &Request,
+        legacy: &mut Option<Session>,
+    ) -> Option<Reply> {
         let items: Vec<&RawValue> = match serde_json::from_str(text) {
             Ok(items) => items,
             Err(e) => {
@@ -321,8 +372,9 @@ impl<S: Server> Dispatcher<S> {
                 return Some(self.error_reply(None, error, Status::BadRequest, false));
             }
         };
-        let allows_batches =
-            legacy.as_ref().is_some_and(|s| s.protocol_version <= ProtocolVersion::V2025_03_26);
+        let allows_batches = legacy
+            .as_ref()
+            .is_some_and(|s| s.protocol_version <= ProtocolVersion::V2025_03_26);
         if !allows_batches || items.is_empty() {
             let error = ErrorObject::new(
                 codes::INVALID_REQUEST,
@@ -354,15 +406,25 @@ impl<S: Server> Dispatcher<S> {
         if bodies.is_empty() {
             return None;
         }
-        Some(Reply { body: format!("[{}]", bodies.join(",")), status: Status::Ok, modern: false })
+        Some(Reply {
+            body: format!("[{}]", bodies.join(",")),
+            status: Status::Ok,
+            modern: false,
+        })
     }
 
-    async fn handle_message(&self, msg: Incoming<'_>, request: &Request, legacy: &mut Option<Session>) -> Option<Reply> {
+    async fn handle_message(
+        &self,
+        msg: Incoming<'_>,
+        request: &Request,
+        legacy: &mut Option<Session>,
+    ) -> Option<Reply> {
         match msg {
             Incoming::Request { id, method, params } => {
-                let reply = AssertUnwindSafe(self.handle_request(&id, &method, params, request, legacy))
-                    .catch_unwind()
-                    .await;
+                let reply =
+                    AssertUnwindSafe(self.handle_request(&id, &method, params, request, legacy))
+                        .catch_unwind()
+                        .await;
                 Some(reply.unwrap_or_else(|_| {
                     let error = ErrorObject::new(codes::INTERNAL_ERROR, "Internal error");
                     self.error_reply(Some(&id), error, Status::Ok, false)
@@ -388,7 +450,9 @@ impl<S: Server> Dispatcher<S> {
     ) -> Reply {
         if let Some(meta) = modern_claim(params) {
             return match self.modern(method, params, meta, request).await {
-                Ok((session, body, cache)) => self.ok_reply(id, body, Some((&session, cache))).await,
+                Ok((session, body, cache)) => {
+                    self.ok_reply(id, body, Some((&session, cache))).await
+                }
                 Err(f) => self.error_reply(Some(id), f.error, f.status, true),
             };
         }
@@ -409,7 +473,11 @@ impl<S: Server> Dispatcher<S> {
     ) -> Result<(Session, Body, Cacheable), Failure> {
         let mut session = envelope_session(&meta)?;
         let cache = match method {
-            "server/discover" | "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list"
+            "server/discover"
+            | "tools/list"
+            | "prompts/list"
+            | "resources/list"
+            | "resources/templates/list"
             | "resources/read" => Cacheable::Yes,
             "tools/call" | "prompts/get" | "completion/complete" => Cacheable::No,
             _ => {
@@ -426,10 +494,15 @@ impl<S: Server> Dispatcher<S> {
         } else {
             // A method this server lacks (`completion/complete` without completions) is a 404 in
             // the modern era, like a method the era lacks.
-            self.feature(method, params, &session, request).await.map_err(|f| match f.error.code {
-                codes::METHOD_NOT_FOUND => Failure { status: Status::MethodNotFound, ..f },
-                _ => f,
-            })?
+            self.feature(method, params, &session, request)
+                .await
+                .map_err(|f| match f.error.code {
+                    codes::METHOD_NOT_FOUND => Failure {
+                        status: Status::MethodNotFound,
+                        ..f
+                    },
+                    _ => f,
+                })?
         };
         Ok((session, body, cache))
     }
@@ -509,7 +582,10 @@ impl<S: Server> Dispatcher<S> {
         map.insert("protocolVersion".into(), version.as_str().into());
         map.insert("capabilities".into(), self.capabilities(false));
         let info = self.inner.server.server_info(&session).await;
-        map.insert("serverInfo".into(), serde_json::to_value(info).unwrap_or_default());
+        map.insert(
+            "serverInfo".into(),
+            serde_json::to_value(info).unwrap_or_default(),
+        );
         if let Some(text) = self.inner.server.instructions(&session).await {
             map.insert("instructions".into(), text.into());
         }
@@ -523,12 +599,18 @@ impl<S: Server> Dispatcher<S> {
         }
         let (status, message) = match self.inner.server.connect(session, request).await {
             Connect::Ok => return Ok(()),
-            Connect::Unauthorized(challenge) => (Status::Unauthorized(challenge), "Unauthorized".to_owned()),
+            Connect::Unauthorized(challenge) => (
+                Status::Unauthorized(Box::new(challenge)),
+                "Unauthorized".to_owned(),
+            ),
             Connect::Forbidden(m) => (Status::Forbidden, m),
             Connect::NotFound(m) => (Status::SessionNotFound, m),
             Connect::Error(m) => (Status::BadRequest, m),
         };
-        Err(Failure { error: ErrorObject::new(-32001, message), status })
+        Err(Failure {
+            error: ErrorObject::new(-32001, message),
+            status,
+        })
     }
 
     /// Capabilities computed from what the router serves.
@@ -573,7 +655,8 @@ impl<S: Server> Dispatcher<S> {
             "completion/complete" => return self.complete(params, session, request).await,
             _ => {
                 return Err(Failure::from(
-                    ErrorObject::new(codes::METHOD_NOT_FOUND, "Method not found").with_data(json!({ "method": method })),
+                    ErrorObject::new(codes::METHOD_NOT_FOUND, "Method not found")
+                        .with_data(json!({ "method": method })),
                 ));
             }
         };
@@ -586,33 +669,66 @@ impl<S: Server> Dispatcher<S> {
         if p.cursor.is_none() && allow.is_none() {
             return Ok(Body::Members(self.inner.first_pages[k].clone()));
         }
-        let page = Self::list_items(self.inner.router, k, allow, p.cursor.as_deref(), self.inner.config.page_size)?;
-        Ok(Body::Members(members(LIST_KEYS[k], &page.items, page.next_cursor.as_deref())))
+        let page = Self::list_items(
+            self.inner.router,
+            k,
+            allow,
+            p.cursor.as_deref(),
+            self.inner.config.page_size,
+        )?;
+        Ok(Body::Members(members(
+            LIST_KEYS[k],
+            &page.items,
+            page.next_cursor.as_deref(),
+        )))
     }
 
-    async fn list_resources(&self, params: Option<&RawValue>, session: &Session) -> Result<Body, Failure> {
+    async fn list_resources(
+        &self,
+        params: Option<&RawValue>,
+        session: &Session,
+    ) -> Result<Body, Failure> {
         let p: ListParams = parse_params(params)?;
         let router = self.inner.router;
         if !router.overrides("list_resources") {
             let page = paginate(
                 "r",
-                router.concrete.iter().map(|&i| (router.resources[i].def.name, &*router.resources[i].json)),
+                router
+                    .concrete
+                    .iter()
+                    .map(|&i| (router.resources[i].def.name, &*router.resources[i].json)),
                 &session.allowed_resource_templates,
                 p.cursor.as_deref(),
                 self.inner.config.page_size,
             )?;
-            return Ok(Body::Members(members("resources", &page.items, page.next_cursor.as_deref())));
+            return Ok(Body::Members(members(
+                "resources",
+                &page.items,
+                page.next_cursor.as_deref(),
+            )));
         }
-        let page = self.inner.server.list_resources(p.cursor.map(Cursor), session).await?;
+        let page = self
+            .inner
+            .server
+            .list_resources(p.cursor.map(Cursor), session)
+            .await?;
         let mut map = Map::new();
-        map.insert("resources".into(), serde_json::to_value(page.items).unwrap_or_default());
+        map.insert(
+            "resources".into(),
+            serde_json::to_value(page.items).unwrap_or_default(),
+        );
         if let Some(c) = page.next_cursor {
             map.insert("nextCursor".into(), c.into());
         }
         Ok(Body::Map(map))
     }
 
-    async fn call_tool(&self, params: Option<&RawValue>, session: &Session, request: &Request) -> Result<Body, Failure> {
+    async fn call_tool(
+        &self,
+        params: Option<&RawValue>,
+        session: &Session,
+        request: &Request,
+    ) -> Result<Body, Failure> {
         let p: NameParams<'_> = parse_params(params)?;
         let router = self.inner.router;
         let entry = router
@@ -630,33 +746,48 @@ impl<S: Server> Dispatcher<S> {
         let result = match check_arguments(entry, &args) {
             Err(message) => crate::tool::ToolResult::error(message),
             Ok(()) => {
-                let parts = CallParts { session, request, args };
+                let parts = CallParts {
+                    session,
+                    request,
+                    args,
+                };
                 let fut = (entry.def.call)(&self.inner.server, parts);
                 match AssertUnwindSafe(fut).catch_unwind().await {
                     Ok(result) => result,
                     Err(_) => {
                         tracing::error!(tool = entry.def.name, "tool handler panicked");
-                        return Err(Failure::from(ErrorObject::new(codes::INTERNAL_ERROR, "Internal error")));
+                        return Err(Failure::from(ErrorObject::new(
+                            codes::INTERNAL_ERROR,
+                            "Internal error",
+                        )));
                     }
                 }
             }
         };
         let mut result = result;
-        if entry.wrap_output {
-            if let Some(v) = result.structured_content.take() {
-                result.structured_content = Some(json!({ "result": v }));
-            }
+        if entry.wrap_output
+            && let Some(v) = result.structured_content.take()
+        {
+            result.structured_content = Some(json!({ "result": v }));
         }
         if result.meta.is_some() {
             return match serde_json::to_value(result) {
                 Ok(Value::Object(map)) => Ok(Body::Map(map)),
-                _ => Err(Failure::from(ErrorObject::new(codes::INTERNAL_ERROR, "Internal error"))),
+                _ => Err(Failure::from(ErrorObject::new(
+                    codes::INTERNAL_ERROR,
+                    "Internal error",
+                ))),
             };
         }
         members_of(&result)
     }
 
-    async fn get_prompt(&self, params: Option<&RawValue>, session: &Session, request: &Request) -> Result<Body, Failure> {
+    async fn get_prompt(
+        &self,
+        params: Option<&RawValue>,
+        session: &Session,
+        request: &Request,
+    ) -> Result<Body, Failure> {
         let p: NameParams<'_> = parse_params(params)?;
         let router = self.inner.router;
         let entry = router
@@ -671,22 +802,40 @@ impl<S: Server> Dispatcher<S> {
                 )
             })?;
         let args = Args::parse(p.arguments).map_err(|e| invalid(format!("Invalid params: {e}")))?;
-        if let Some(unknown) = args.names().find(|n| !entry.specs.iter().any(|s| s.name == *n)) {
-            return Err(invalid(format!("Invalid params: unknown argument `{unknown}` for prompt `{}`", p.name)));
+        if let Some(unknown) = args
+            .names()
+            .find(|n| !entry.specs.iter().any(|s| s.name == *n))
+        {
+            return Err(invalid(format!(
+                "Invalid params: unknown argument `{unknown}` for prompt `{}`",
+                p.name
+            )));
         }
-        let parts = CallParts { session, request, args };
+        let parts = CallParts {
+            session,
+            request,
+            args,
+        };
         let fut = (entry.def.get)(&self.inner.server, parts);
         let reply = match AssertUnwindSafe(fut).catch_unwind().await {
             Ok(reply) => reply?,
             Err(_) => {
                 tracing::error!(prompt = entry.def.name, "prompt handler panicked");
-                return Err(Failure::from(ErrorObject::new(codes::INTERNAL_ERROR, "Internal error")));
+                return Err(Failure::from(ErrorObject::new(
+                    codes::INTERNAL_ERROR,
+                    "Internal error",
+                )));
             }
         };
         members_of(&reply)
     }
 
-    async fn read_resource(&self, params: Option<&RawValue>, session: &Session, request: &Request) -> Result<Body, Failure> {
+    async fn read_resource(
+        &self,
+        params: Option<&RawValue>,
+        session: &Session,
+        request: &Request,
+    ) -> Result<Body, Failure> {
         let p: ReadParams = parse_params(params)?;
         let router = self.inner.router;
         let not_found = || Failure::from(Error::resource_not_found(p.uri.as_str()));
@@ -695,13 +844,22 @@ impl<S: Server> Dispatcher<S> {
         if !allowed(&session.allowed_resource_templates, entry.def.name) {
             return Err(not_found());
         }
-        let parts = ReadParts { uri: &p.uri, params: found.params, session, request, mime_type: entry.def.mime_type };
+        let parts = ReadParts {
+            uri: &p.uri,
+            params: found.params,
+            session,
+            request,
+            mime_type: entry.def.mime_type,
+        };
         let fut = (entry.def.read)(&self.inner.server, parts);
         let contents = match AssertUnwindSafe(fut).catch_unwind().await {
             Ok(contents) => contents?.ok_or_else(not_found)?,
             Err(_) => {
                 tracing::error!(resource = entry.def.name, "resource handler panicked");
-                return Err(Failure::from(ErrorObject::new(codes::INTERNAL_ERROR, "Internal error")));
+                return Err(Failure::from(ErrorObject::new(
+                    codes::INTERNAL_ERROR,
+                    "Internal error",
+                )));
             }
         };
         let text = serde_json::to_string(&contents).map_err(|_| {
@@ -710,12 +868,20 @@ impl<S: Server> Dispatcher<S> {
         Ok(Body::Members(format!("\"contents\":{text}")))
     }
 
-    async fn complete(&self, params: Option<&RawValue>, session: &Session, request: &Request) -> Result<Body, Failure> {
+    async fn complete(
+        &self,
+        params: Option<&RawValue>,
+        session: &Session,
+        request: &Request,
+    ) -> Result<Body, Failure> {
         let router = self.inner.router;
         if !router.has_completions {
             return Err(Failure::from(
-                ErrorObject::new(codes::METHOD_NOT_FOUND, "Method not found: this server offers no completions")
-                    .with_data(json!({ "method": "completion/complete" })),
+                ErrorObject::new(
+                    codes::METHOD_NOT_FOUND,
+                    "Method not found: this server offers no completions",
+                )
+                .with_data(json!({ "method": "completion/complete" })),
             ));
         }
         let p: CompleteParams = parse_params(params)?;
@@ -728,11 +894,17 @@ impl<S: Server> Dispatcher<S> {
                     .map(|&i| &router.prompts[i])
                     .ok_or_else(|| {
                         Failure::from(
-                            ErrorObject::new(codes::INVALID_PARAMS, format!("Unknown prompt: {name}"))
-                                .with_data(json!({ "name": name })),
+                            ErrorObject::new(
+                                codes::INVALID_PARAMS,
+                                format!("Unknown prompt: {name}"),
+                            )
+                            .with_data(json!({ "name": name })),
                         )
                     })?;
-                (&entry.def.completions, entry.specs.iter().map(|s| s.name).collect())
+                (
+                    &entry.def.completions,
+                    entry.specs.iter().map(|s| s.name).collect(),
+                )
             }
             CompleteRef::Resource { uri } => {
                 let entry = router
@@ -743,42 +915,70 @@ impl<S: Server> Dispatcher<S> {
                     .filter(|r| allowed(&session.allowed_resource_templates, r.def.name))
                     .ok_or_else(|| {
                         Failure::from(
-                            ErrorObject::new(codes::INVALID_PARAMS, format!("Unknown resource template: {uri}"))
-                                .with_data(json!({ "uri": uri })),
+                            ErrorObject::new(
+                                codes::INVALID_PARAMS,
+                                format!("Unknown resource template: {uri}"),
+                            )
+                            .with_data(json!({ "uri": uri })),
                         )
                     })?;
-                (&entry.def.completions, entry.info.params.iter().map(String::as_str).collect())
+                (
+                    &entry.def.completions,
+                    entry.info.params.iter().map(String::as_str).collect(),
+                )
             }
         };
         let arg = p.argument.name.as_str();
         if !declared.contains(&arg) {
             return Err(Failure::from(
-                ErrorObject::new(codes::INVALID_PARAMS, format!("Invalid params: unknown argument `{arg}`"))
-                    .with_data(json!({ "argument": arg })),
+                ErrorObject::new(
+                    codes::INVALID_PARAMS,
+                    format!("Invalid params: unknown argument `{arg}`"),
+                )
+                .with_data(json!({ "argument": arg })),
             ));
         }
         let completion = match completions.iter().find(|(n, _)| *n == arg) {
             None => crate::completion::Completion::default(),
             Some((_, f)) => {
                 let arguments = p.context.unwrap_or_default().arguments;
-                let cx = CompleteContext { argument: arg, arguments: &arguments, session, request };
-                match AssertUnwindSafe(f(&self.inner.server, &p.argument.value, &cx)).catch_unwind().await {
+                let cx = CompleteContext {
+                    argument: arg,
+                    arguments: &arguments,
+                    session,
+                    request,
+                };
+                match AssertUnwindSafe(f(&self.inner.server, &p.argument.value, &cx))
+                    .catch_unwind()
+                    .await
+                {
                     Ok(c) => c?,
                     Err(_) => {
                         tracing::error!(argument = arg, "completion function panicked");
-                        return Err(Failure::from(ErrorObject::new(codes::INTERNAL_ERROR, "Internal error")));
+                        return Err(Failure::from(ErrorObject::new(
+                            codes::INTERNAL_ERROR,
+                            "Internal error",
+                        )));
                     }
                 }
             }
         };
         let mut map = Map::new();
-        map.insert("completion".into(), serde_json::to_value(completion).unwrap_or_default());
+        map.insert(
+            "completion".into(),
+            serde_json::to_value(completion).unwrap_or_default(),
+        );
         Ok(Body::Map(map))
     }
 
     // ----- replies -----
 
-    async fn ok_reply(&self, id: &RequestId, body: Body, modern: Option<(&Session, Cacheable)>) -> Reply {
+    async fn ok_reply(
+        &self,
+        id: &RequestId,
+        body: Body,
+        modern: Option<(&Session, Cacheable)>,
+    ) -> Reply {
         let mut out = String::with_capacity(256);
         out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
         out.push_str(&serde_json::to_string(id).unwrap_or_default());
@@ -789,9 +989,14 @@ impl<S: Server> Dispatcher<S> {
             Body::Map(mut map) => {
                 has_meta = map.contains_key("_meta");
                 // A `_meta` of the handler's own is merged with serverInfo below.
-                if let (Some((session, _)), Some(Value::Object(meta))) = (modern, map.get_mut("_meta")) {
+                if let (Some((session, _)), Some(Value::Object(meta))) =
+                    (modern, map.get_mut("_meta"))
+                {
                     let info = self.server_info_json(session).await;
-                    meta.insert(META_SERVER_INFO.into(), serde_json::from_str(&info).unwrap_or_default());
+                    meta.insert(
+                        META_SERVER_INFO.into(),
+                        serde_json::from_str(&info).unwrap_or_default(),
+                    );
                 }
                 let text = serde_json::to_string(&map).unwrap_or_else(|_| "{}".into());
                 text[1..text.len() - 1].to_owned()
@@ -819,7 +1024,11 @@ impl<S: Server> Dispatcher<S> {
             }
         }
         out.push_str("}}");
-        Reply { body: out, status: Status::Ok, modern: modern.is_some() }
+        Reply {
+            body: out,
+            status: Status::Ok,
+            modern: modern.is_some(),
+        }
     }
 
     /// `serverInfo` as JSON text: cached, unless `server_info` is overridden.
@@ -832,18 +1041,31 @@ impl<S: Server> Dispatcher<S> {
         }
     }
 
-    fn error_reply(&self, id: Option<&RequestId>, mut error: ErrorObject, status: Status, modern: bool) -> Reply {
+    fn error_reply(
+        &self,
+        id: Option<&RequestId>,
+        mut error: ErrorObject,
+        status: Status,
+        modern: bool,
+    ) -> Reply {
         if modern && error.code == codes::RESOURCE_NOT_FOUND {
             error.code = codes::INVALID_PARAMS;
         }
         let body = json!({ "jsonrpc": "2.0", "id": id, "error": error }).to_string();
-        Reply { body, status, modern }
+        Reply {
+            body,
+            status,
+            modern,
+        }
     }
 }
 
 impl Failure {
     fn into_bad_request(self) -> Self {
-        Self { status: Status::BadRequest, ..self }
+        Self {
+            status: Status::BadRequest,
+            ..self
+        }
     }
 }
 
@@ -865,22 +1087,33 @@ impl Failure {
 fn envelope_session(meta: &MetaProbe<'_>) -> Result<Session, Failure> {
     let missing = |key: &str, what: &str| {
         bad_request(
-            ErrorObject::new(codes::INVALID_PARAMS, format!("Invalid params: {what} `_meta.{key}`"))
-                .with_data(json!({ "field": format!("_meta.{key}") })),
+            ErrorObject::new(
+                codes::INVALID_PARAMS,
+                format!("Invalid params: {what} `_meta.{key}`"),
+            )
+            .with_data(json!({ "field": format!("_meta.{key}") })),
         )
     };
     let version_text = meta
         .version
         .and_then(|v| serde_json::from_str::<String>(v.get()).ok())
         .ok_or_else(|| missing(META_VERSION, "expected a version string in"))?;
-    let version = ProtocolVersion::parse(&version_text).filter(|v| v.is_modern()).ok_or_else(|| {
-        let supported: Vec<&str> =
-            ProtocolVersion::ALL.iter().filter(|v| v.is_modern()).map(|v| v.as_str()).collect();
-        bad_request(
-            ErrorObject::new(codes::UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
+    let version = ProtocolVersion::parse(&version_text)
+        .filter(|v| v.is_modern())
+        .ok_or_else(|| {
+            let supported: Vec<&str> = ProtocolVersion::ALL
+                .iter()
+                .filter(|v| v.is_modern())
+                .map(|v| v.as_str())
+                .collect();
+            bad_request(
+                ErrorObject::new(
+                    codes::UNSUPPORTED_PROTOCOL_VERSION,
+                    "Unsupported protocol version",
+                )
                 .with_data(json!({ "supported": supported, "requested": version_text })),
-        )
-    })?;
+            )
+        })?;
     let caps = meta.caps.ok_or_else(|| missing(META_CAPS, "missing"))?;
     let caps: Value = serde_json::from_str(caps.get()).unwrap_or(Value::Null);
     if !caps.is_object() {
@@ -889,26 +1122,42 @@ fn envelope_session(meta: &MetaProbe<'_>) -> Result<Session, Failure> {
     let mut session = Session::new(None, version);
     session.client_capabilities = caps;
     if let Some(info) = meta.info {
-        session.client_info = Some(
-            serde_json::from_str(info.get())
-                .map_err(|_| missing(META_INFO, "expected an Implementation object (`name`, `version`) in"))?,
-        );
+        session.client_info = Some(serde_json::from_str(info.get()).map_err(|_| {
+            missing(
+                META_INFO,
+                "expected an Implementation object (`name`, `version`) in",
+            )
+        })?);
     }
     if let Some(level) = meta.log {
-        session.log_level = Some(serde_json::from_str(level.get()).map_err(|_| missing(META_LOG, "invalid log level in"))?);
+        session.log_level = Some(
+            serde_json::from_str(level.get())
+                .map_err(|_| missing(META_LOG, "invalid log level in"))?,
+        );
     }
     Ok(session)
 }
 
 /// Checks a call's arguments against the tool's declared arguments and compiled validators.
 fn check_arguments<S>(entry: &crate::router::ToolEntry<S>, args: &Args<'_>) -> Result<(), String> {
-    let unknown = args.names().find(|n| !entry.specs.iter().any(|s| s.name == *n));
+    let unknown = args
+        .names()
+        .find(|n| !entry.specs.iter().any(|s| s.name == *n));
     if let Some(unknown) = unknown.filter(|_| !entry.takes_all) {
-        return Err(format!("unknown argument `{unknown}` for tool `{}`", entry.def.name));
+        return Err(format!(
+            "unknown argument `{unknown}` for tool `{}`",
+            entry.def.name
+        ));
     }
     for (name, validator) in &entry.validators {
-        let raw = if name.is_empty() { args.raw() } else { args.get(name) };
-        let Some(raw) = raw.filter(|r| r.get() != "null") else { continue };
+        let raw = if name.is_empty() {
+            args.raw()
+        } else {
+            args.get(name)
+        };
+        let Some(raw) = raw.filter(|r| r.get() != "null") else {
+            continue;
+        };
         let value: Value = serde_json::from_str(raw.get()).map_err(|e| e.to_string())?;
         if let Some(err) = validator.iter_errors(&value).next() {
             let path = err.instance_path.to_string();
@@ -930,6 +1179,9 @@ fn check_arguments<S>(entry: &crate::router::ToolEntry<S>, args: &Args<'_>) -> R
 fn members_of(value: &impl serde::Serialize) -> Result<Body, Failure> {
     match serde_json::to_string(value) {
         Ok(text) if text.len() >= 2 => Ok(Body::Members(text[1..text.len() - 1].to_owned())),
-        _ => Err(Failure::from(ErrorObject::new(codes::INTERNAL_ERROR, "Internal error"))),
+        _ => Err(Failure::from(ErrorObject::new(
+            codes::INTERNAL_ERROR,
+            "Internal error",
+        ))),
     }
 }

@@ -22,8 +22,8 @@ pub mod tool;
 mod transport;
 pub mod uri;
 
-pub use transport::{http, sse, stdio};
 pub use http::serve;
+pub use transport::{http, sse, stdio};
 
 pub use auth::WwwAuthenticate;
 pub use completion::{CompleteContext, Completion, IntoCompletion};
@@ -58,9 +58,9 @@ pub use phantom_macros::tool;
 /// Everything a router needs: `use phantom::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Blob, CompleteContext, Completion, Connect, Content, Contents, Cursor, Error, Json, Page, PromptMessage,
-        PromptReply, Request, Resource, ResourceContents, Server, Session, ToolResult, WwwAuthenticate, mcp_router,
-        prompt, resource, tool,
+        Blob, CompleteContext, Completion, Connect, Content, Contents, Cursor, Error, Json, Page,
+        PromptMessage, PromptReply, Request, Resource, ResourceContents, Server, Session,
+        ToolResult, WwwAuthenticate, mcp_router, prompt, resource, tool,
     };
 }
 
@@ -69,12 +69,13 @@ pub mod __private {
     //! Items generated code refers to. Not a public API.
     pub use crate::param::{ArgsBuilder, CallParam, CallParts};
     pub use crate::router::{
-        BoxFuture, CompleteFn, MetaValue, PromptDef, ReadParts, ResourceDef, Router, RouterDef, RouterInfo, ToolDef,
+        BoxFuture, CompleteFn, MetaValue, PromptDef, ReadParts, ResourceDef, Router, RouterDef,
+        RouterInfo, ToolDef,
     };
     pub use crate::tool::ToolAnnotations;
     pub use crate::{
-        CompleteContext, Completion, Error, IntoCompletion, IntoContents, IntoPromptReply, IntoToolResult,
-        PromptReply, Server, ToolResult, uri::FromUriParam,
+        CompleteContext, Completion, Error, IntoCompletion, IntoContents, IntoPromptReply,
+        IntoToolResult, PromptReply, Server, ToolResult, uri::FromUriParam,
     };
     pub use schemars::{Schema, SchemaGenerator};
     pub use std::boxed::Box;
@@ -115,7 +116,9 @@ pub mod __private {
     }
 
     /// Pins the future of a handler as `Send`, so a non-`Send` handler fails at its signature.
-    pub fn assert_send<'a, T>(f: impl std::future::Future<Output = T> + Send + 'a) -> BoxFuture<'a, T> {
+    pub fn assert_send<'a, T>(
+        f: impl std::future::Future<Output = T> + Send + 'a,
+    ) -> BoxFuture<'a, T> {
         Box::pin(f)
     }
 }

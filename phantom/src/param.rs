@@ -18,14 +18,20 @@ pub struct Args<'a> {
 
 impl<'a> Args<'a> {
     pub(crate) fn parse(raw: Option<&'a RawValue>) -> Result<Self, String> {
-        let Some(raw) = raw else { return Ok(Self::default()) };
+        let Some(raw) = raw else {
+            return Ok(Self::default());
+        };
         if raw.get() == "null" {
             return Ok(Self::default());
         }
-        let map: Vec<(Cow<'a, str>, &'a RawValue)> = serde_json::from_str::<ArgsVisitorOut<'a>>(raw.get())
-            .map(|o| o.0)
-            .map_err(|_| "`arguments` must be an object".to_owned())?;
-        Ok(Self { pairs: map, raw: Some(raw) })
+        let map: Vec<(Cow<'a, str>, &'a RawValue)> =
+            serde_json::from_str::<ArgsVisitorOut<'a>>(raw.get())
+                .map(|o| o.0)
+                .map_err(|_| "`arguments` must be an object".to_owned())?;
+        Ok(Self {
+            pairs: map,
+            raw: Some(raw),
+        })
     }
 
     /// The raw value of one argument.
@@ -54,7 +60,10 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for ArgsVisitorOut<'a> {
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("an object")
             }
-            fn visit_map<M: serde::de::MapAccess<'de>>(self, mut m: M) -> Result<Self::Value, M::Error> {
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut m: M,
+            ) -> Result<Self::Value, M::Error> {
                 let mut out = Vec::with_capacity(m.size_hint().unwrap_or(4));
                 while let Some((k, v)) = m.next_entry::<Cow<'de, str>, &'de RawValue>()? {
                     out.push((k, v));
@@ -101,24 +110,41 @@ pub struct ArgsBuilder<'g> {
 
 impl<'g> ArgsBuilder<'g> {
     pub(crate) fn new(generator: &'g mut SchemaGenerator) -> Self {
-        Self { generator, specs: Vec::new(), root: None }
+        Self {
+            generator,
+            specs: Vec::new(),
+            root: None,
+        }
     }
 
     /// Describes the parameter of type `T` named `name`.
-    pub fn param<'a, T: CallParam<'a>>(&mut self, name: &'static str, description: Option<&'static str>) {
+    pub fn param<'a, T: CallParam<'a>>(
+        &mut self,
+        name: &'static str,
+        description: Option<&'static str>,
+    ) {
         T::describe(self, name, description);
     }
 
     /// Adds one argument with the schema of `T`.
-    pub fn arg<T: JsonSchema + DeserializeOwned>(&mut self, name: &'static str, description: Option<&'static str>) {
+    pub fn arg<T: JsonSchema + DeserializeOwned>(
+        &mut self,
+        name: &'static str,
+        description: Option<&'static str>,
+    ) {
         let mut schema = self.generator.subschema_for::<T>();
-        if let Some(desc) = description {
-            if let Some(obj) = schema.as_object_mut() {
-                obj.insert("description".into(), desc.into());
-            }
+        if let Some(desc) = description
+            && let Some(obj) = schema.as_object_mut()
+        {
+            obj.insert("description".into(), desc.into());
         }
         let required = serde_json::from_str::<T>("null").is_err();
-        self.specs.push(ArgSpec { name, description, required, schema });
+        self.specs.push(ArgSpec {
+            name,
+            description,
+            required,
+            schema,
+        });
     }
 }
 
@@ -136,7 +162,11 @@ pub trait CallParam<'a>: Sized {
     fn from_call(parts: &CallParts<'a>, name: &'static str) -> Result<Self, String>;
 
     /// Adds the parameter to the handler's argument list, if it is an argument.
-    fn describe(builder: &mut ArgsBuilder<'_>, name: &'static str, description: Option<&'static str>);
+    fn describe(
+        builder: &mut ArgsBuilder<'_>,
+        name: &'static str,
+        description: Option<&'static str>,
+    );
 }
 
 impl<'a, T: DeserializeOwned + JsonSchema> CallParam<'a> for T {
@@ -153,7 +183,11 @@ impl<'a, T: DeserializeOwned + JsonSchema> CallParam<'a> for T {
         })
     }
 
-    fn describe(builder: &mut ArgsBuilder<'_>, name: &'static str, description: Option<&'static str>) {
+    fn describe(
+        builder: &mut ArgsBuilder<'_>,
+        name: &'static str,
+        description: Option<&'static str>,
+    ) {
         builder.arg::<T>(name, description);
     }
 }
@@ -187,7 +221,10 @@ impl<'a, T: DeserializeOwned + JsonSchema> CallParam<'a> for Arguments<T> {
         let raw = parts.args.raw.map_or("{}", RawValue::get);
         serde_json::from_str(raw).map(Arguments).map_err(|e| {
             let e = e.to_string();
-            format!("invalid arguments: {}", e.split(" at line ").next().unwrap_or(&e))
+            format!(
+                "invalid arguments: {}",
+                e.split(" at line ").next().unwrap_or(&e)
+            )
         })
     }
 

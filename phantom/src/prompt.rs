@@ -27,12 +27,18 @@ pub struct PromptMessage {
 impl PromptMessage {
     /// A user message with text.
     pub fn user(text: impl Into<String>) -> Self {
-        Self { role: Role::User, content: Content::text(text) }
+        Self {
+            role: Role::User,
+            content: Content::text(text),
+        }
     }
 
     /// An assistant message with text.
     pub fn assistant(text: impl Into<String>) -> Self {
-        Self { role: Role::Assistant, content: Content::text(text) }
+        Self {
+            role: Role::Assistant,
+            content: Content::text(text),
+        }
     }
 }
 
@@ -49,7 +55,10 @@ pub struct PromptReply {
 impl PromptReply {
     /// A reply with these messages.
     pub fn new(messages: Vec<PromptMessage>) -> Self {
-        Self { description: None, messages }
+        Self {
+            description: None,
+            messages,
+        }
     }
 
     /// Adds a user text message.

@@ -33,7 +33,10 @@ pub enum Transport {
 impl Request {
     /// A request with these headers.
     pub fn with_headers(headers: HeaderMap) -> Self {
-        Self { headers, ..Self::default() }
+        Self {
+            headers,
+            ..Self::default()
+        }
     }
 
     /// The first value of a header, if it is visible ASCII.
@@ -45,6 +48,9 @@ impl Request {
     pub fn bearer(&self) -> Option<&str> {
         let value = self.header("authorization")?.trim();
         let (scheme, token) = value.split_once(' ')?;
-        scheme.eq_ignore_ascii_case("bearer").then(|| token.trim()).filter(|t| !t.is_empty())
+        scheme
+            .eq_ignore_ascii_case("bearer")
+            .then(|| token.trim())
+            .filter(|t| !t.is_empty())
     }
 }

@@ -98,7 +98,12 @@ impl IntoContents for &'static str {
 impl IntoContents for Blob {
     fn into_contents(self, target: ReadTarget<'_>) -> Result<Option<Vec<ResourceContents>>, Error> {
         let mut c = ResourceContents::blob(target.uri, self.0);
-        c.mime_type = Some(target.mime_type.unwrap_or("application/octet-stream").into());
+        c.mime_type = Some(
+            target
+                .mime_type
+                .unwrap_or("application/octet-stream")
+                .into(),
+        );
         Ok(Some(vec![c]))
     }
 }

@@ -29,7 +29,8 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// Generated tool trampoline.
 pub type ToolFn<S> = for<'a> fn(&'a S, CallParts<'a>) -> BoxFuture<'a, ToolResult>;
 /// Generated prompt trampoline.
-pub type PromptFn<S> = for<'a> fn(&'a S, CallParts<'a>) -> BoxFuture<'a, Result<PromptReply, Error>>;
+pub type PromptFn<S> =
+    for<'a> fn(&'a S, CallParts<'a>) -> BoxFuture<'a, Result<PromptReply, Error>>;
 /// Generated resource trampoline.
 pub type ReadFn<S> =
     for<'a> fn(&'a S, ReadParts<'a>) -> BoxFuture<'a, Result<Option<Vec<ResourceContents>>, Error>>;
@@ -66,7 +67,12 @@ fn meta_map(meta: &[(&'static str, MetaValue)]) -> Option<Value> {
 
 fn icons(srcs: &[&'static str]) -> Vec<Icon> {
     srcs.iter()
-        .map(|src| Icon { src: (*src).to_owned(), mime_type: None, sizes: Vec::new(), theme: None })
+        .map(|src| Icon {
+            src: (*src).to_owned(),
+            mime_type: None,
+            sizes: Vec::new(),
+            theme: None,
+        })
         .collect()
 }
 
@@ -175,7 +181,10 @@ impl<'a> ReadParts<'a> {
 
     /// Where the handler's value goes.
     pub fn target(&self) -> ReadTarget<'_> {
-        ReadTarget { uri: self.uri, mime_type: self.mime_type }
+        ReadTarget {
+            uri: self.uri,
+            mime_type: self.mime_type,
+        }
     }
 
     /// The error for a parameter that does not parse.
@@ -251,14 +260,34 @@ fn raw(value: &impl serde::Serialize) -> Box<RawValue> {
 }
 
 const CONSTRAINTS: &[&str] = &[
-    "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength",
-    "pattern", "enum", "const", "minItems", "maxItems", "uniqueItems", "minProperties",
-    "maxProperties", "not", "if", "oneOf", "minContains", "maxContains",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "enum",
+    "const",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+    "not",
+    "if",
+    "oneOf",
+    "minContains",
+    "maxContains",
 ];
 
 /// Whether a schema declares constraints, following `#/$defs/…` references to any depth (each
 /// definition is looked at once, so recursive types terminate).
-fn has_constraints<'d>(value: &Value, defs: &'d Map<String, Value>, seen: &mut Vec<&'d str>) -> bool {
+fn has_constraints<'d>(
+    value: &Value,
+    defs: &'d Map<String, Value>,
+    seen: &mut Vec<&'d str>,
+) -> bool {
     match value {
         Value::Object(map) => map.iter().any(|(k, v)| {
             CONSTRAINTS.contains(&k.as_str())
@@ -271,9 +300,17 @@ fn has_constraints<'d>(value: &Value, defs: &'d Map<String, Value>, seen: &mut V
     }
 }
 
-fn references_constraints<'d>(reference: &Value, defs: &'d Map<String, Value>, seen: &mut Vec<&'d str>) -> bool {
-    let Some(name) = reference.as_str().and_then(|r| r.strip_prefix("#/$defs/")) else { return false };
-    let Some((name, def)) = defs.get_key_value(name) else { return false };
+fn references_constraints<'d>(
+    reference: &Value,
+    defs: &'d Map<String, Value>,
+    seen: &mut Vec<&'d str>,
+) -> bool {
+    let Some(name) = reference.as_str().and_then(|r| r.strip_prefix("#/$defs/")) else {
+        return false;
+    };
+    let Some((name, def)) = defs.get_key_value(name) else {
+        return false;
+    };
     if seen.contains(&name.as_str()) {
         return false;
     }
@@ -284,11 +321,16 @@ fn references_constraints<'d>(reference: &Value, defs: &'d Map<String, Value>, s
 /// A validator for one argument, when its schema declares constraints. `Option<T>` arguments are
 /// validated against `T`'s schema (a `null` value is skipped before validation), so messages name
 /// the broken constraint instead of "not valid under any of the schemas listed in anyOf".
-fn arg_validator(spec: &ArgSpec, defs: &Map<String, Value>) -> Option<(&'static str, jsonschema::Validator)> {
+fn arg_validator(
+    spec: &ArgSpec,
+    defs: &Map<String, Value>,
+) -> Option<(&'static str, jsonschema::Validator)> {
     let mut schema = spec.schema.clone().to_value();
     if let Some(branches) = schema.get("anyOf").and_then(Value::as_array) {
-        let non_null: Vec<&Value> =
-            branches.iter().filter(|b| b.get("type").and_then(Value::as_str) != Some("null")).collect();
+        let non_null: Vec<&Value> = branches
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) != Some("null"))
+            .collect();
         if let [only] = non_null.as_slice() {
             schema = (*only).clone();
         }
@@ -304,10 +346,14 @@ fn arg_validator(spec: &ArgSpec, defs: &Map<String, Value>) -> Option<(&'static 
     if !has_constraints(&schema, defs, &mut Vec::new()) {
         return None;
     }
-    jsonschema::validator_for(&referenced).ok().map(|v| (spec.name, v))
+    jsonschema::validator_for(&referenced)
+        .ok()
+        .map(|v| (spec.name, v))
 }
 
-fn describe_args(args: fn(&mut ArgsBuilder<'_>)) -> (Vec<ArgSpec>, Map<String, Value>, Option<Value>) {
+fn describe_args(
+    args: fn(&mut ArgsBuilder<'_>),
+) -> (Vec<ArgSpec>, Map<String, Value>, Option<Value>) {
     let mut generator = generator();
     let mut builder = ArgsBuilder::new(&mut generator);
     args(&mut builder);
@@ -316,7 +362,9 @@ fn describe_args(args: fn(&mut ArgsBuilder<'_>)) -> (Vec<ArgSpec>, Map<String, V
     let root = root.map(|schema| {
         let mut value = schema.to_value();
         if let (Some(obj), false) = (value.as_object_mut(), defs.is_empty()) {
-            let existing = obj.entry("$defs").or_insert_with(|| Value::Object(Map::new()));
+            let existing = obj
+                .entry("$defs")
+                .or_insert_with(|| Value::Object(Map::new()));
             if let Some(existing) = existing.as_object_mut() {
                 existing.extend(defs.clone());
             }
@@ -387,15 +435,22 @@ impl<S> Router<S> {
         let mut tools = Vec::with_capacity(def.tools.len());
         for tool in def.tools {
             let (specs, defs, root) = describe_args(tool.args);
-            let mut validators: Vec<_> = specs.iter().filter_map(|spec| arg_validator(spec, &defs)).collect();
+            let mut validators: Vec<_> = specs
+                .iter()
+                .filter_map(|spec| arg_validator(spec, &defs))
+                .collect();
             let takes_all = root.is_some();
             let schema = match root {
                 Some(root) => {
-                    let own_defs = root.get("$defs").and_then(Value::as_object).cloned().unwrap_or_default();
-                    if has_constraints(&root, &own_defs, &mut Vec::new()) {
-                        if let Ok(v) = jsonschema::validator_for(&root) {
-                            validators.push(("", v));
-                        }
+                    let own_defs = root
+                        .get("$defs")
+                        .and_then(Value::as_object)
+                        .cloned()
+                        .unwrap_or_default();
+                    if has_constraints(&root, &own_defs, &mut Vec::new())
+                        && let Ok(v) = jsonschema::validator_for(&root)
+                    {
+                        validators.push(("", v));
                     }
                     root
                 }
@@ -407,7 +462,10 @@ impl<S> Router<S> {
             put(&mut obj, "description", tool.description);
             let icons = icons(tool.icons);
             if !icons.is_empty() {
-                obj.insert("icons".into(), serde_json::to_value(icons).unwrap_or_default());
+                obj.insert(
+                    "icons".into(),
+                    serde_json::to_value(icons).unwrap_or_default(),
+                );
             }
             obj.insert("inputSchema".into(), schema);
             let mut wrap_output = false;
@@ -424,9 +482,20 @@ impl<S> Router<S> {
                 obj.insert("annotations".into(), ann);
             }
             put(&mut obj, "_meta", meta_map(tool.meta));
-            tools.push(ToolEntry { json: raw(&obj), def: tool, specs, validators, takes_all, wrap_output });
+            tools.push(ToolEntry {
+                json: raw(&obj),
+                def: tool,
+                specs,
+                validators,
+                takes_all,
+                wrap_output,
+            });
         }
-        let tool_index = tools.iter().enumerate().map(|(i, t)| (t.def.name, i)).collect();
+        let tool_index = tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.def.name, i))
+            .collect();
 
         let mut prompts = Vec::with_capacity(def.prompts.len());
         for prompt in def.prompts {
@@ -450,11 +519,22 @@ impl<S> Router<S> {
             }
             let icons = icons(prompt.icons);
             if !icons.is_empty() {
-                obj.insert("icons".into(), serde_json::to_value(icons).unwrap_or_default());
+                obj.insert(
+                    "icons".into(),
+                    serde_json::to_value(icons).unwrap_or_default(),
+                );
             }
-            prompts.push(PromptEntry { json: raw(&obj), def: prompt, specs });
+            prompts.push(PromptEntry {
+                json: raw(&obj),
+                def: prompt,
+                specs,
+            });
         }
-        let prompt_index = prompts.iter().enumerate().map(|(i, p)| (p.def.name, i)).collect();
+        let prompt_index = prompts
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.def.name, i))
+            .collect();
 
         let mut resources = Vec::with_capacity(def.resources.len());
         let mut matcher = Matcher::default();
@@ -489,9 +569,17 @@ impl<S> Router<S> {
             }
             let icons = icons(res.icons);
             if !icons.is_empty() {
-                obj.insert("icons".into(), serde_json::to_value(icons).unwrap_or_default());
+                obj.insert(
+                    "icons".into(),
+                    serde_json::to_value(icons).unwrap_or_default(),
+                );
             }
-            resources.push(ResourceEntry { json: raw(&obj), def: res, info, concrete_uri });
+            resources.push(ResourceEntry {
+                json: raw(&obj),
+                def: res,
+                info,
+                concrete_uri,
+            });
         }
         let has_completions = prompts.iter().any(|p| !p.def.completions.is_empty())
             || resources.iter().any(|r| !r.def.completions.is_empty());
@@ -528,10 +616,16 @@ impl<S> Router<S> {
     }
 
     /// The default `list_resources`: concrete resources, paginated, allow-list applied.
-    pub fn concrete_resources(&self, cursor: Option<&Cursor>, session: &Session) -> Result<Page<Resource>, Error> {
+    pub fn concrete_resources(
+        &self,
+        cursor: Option<&Cursor>,
+        session: &Session,
+    ) -> Result<Page<Resource>, Error> {
         let page = paginate(
             "r",
-            self.concrete.iter().map(|&i| (self.resources[i].def.name, &self.resources[i])),
+            self.concrete
+                .iter()
+                .map(|&i| (self.resources[i].def.name, &self.resources[i])),
             &session.allowed_resource_templates,
             cursor.map(|c| c.0.as_str()),
             crate::config::DEFAULT_PAGE_SIZE,
@@ -549,13 +643,16 @@ impl<S> Router<S> {
                 icons: icons(r.def.icons),
             })
             .collect();
-        Ok(Page { items, next_cursor: page.next_cursor })
+        Ok(Page {
+            items,
+            next_cursor: page.next_cursor,
+        })
     }
 }
 
 /// Pages `items` (in declaration order) for a session: skips names the allow-list excludes, starts
 /// at the cursor's offset, and returns the cursor of the next page.
-pub(crate) fn paginate<'r, T>(
+pub(crate) fn paginate<T>(
     kind: &str,
     items: impl Iterator<Item = (&'static str, T)>,
     allow: &Option<AllowList>,
@@ -580,7 +677,10 @@ pub(crate) fn paginate<'r, T>(
         }
         out.push(item);
     }
-    Ok(Page { items: out, next_cursor: next })
+    Ok(Page {
+        items: out,
+        next_cursor: next,
+    })
 }
 
 fn encode_cursor(kind: &str, offset: usize) -> String {
@@ -588,7 +688,9 @@ fn encode_cursor(kind: &str, offset: usize) -> String {
 }
 
 fn decode_cursor(kind: &str, cursor: &str) -> Option<usize> {
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(cursor).ok()?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(cursor)
+        .ok()?;
     let text = std::str::from_utf8(&bytes).ok()?;
     text.strip_prefix(kind)?.parse().ok().filter(|&n| n > 0)
 }

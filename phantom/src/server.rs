@@ -45,7 +45,10 @@ pub struct Page<T> {
 impl<T> Page<T> {
     /// A last page.
     pub fn last(items: Vec<T>) -> Self {
-        Self { items, next_cursor: None }
+        Self {
+            items,
+            next_cursor: None,
+        }
     }
 }
 
@@ -77,7 +80,11 @@ pub enum Authorized {
 pub trait Server: Clone + Send + Sync + 'static {
     /// Runs on every request (and on `initialize`): authenticate, set the principal, assigns and
     /// allow-lists. Default: [`Connect::Ok`].
-    fn connect(&self, session: &mut Session, request: &Request) -> impl Future<Output = Connect> + Send {
+    fn connect(
+        &self,
+        session: &mut Session,
+        request: &Request,
+    ) -> impl Future<Output = Connect> + Send {
         let _ = (session, request);
         async { Connect::Ok }
     }
@@ -154,7 +161,11 @@ pub trait Server: Clone + Send + Sync + 'static {
     }
 
     /// Fetches a task for `tasks/get`, `tasks/update` and `tasks/cancel`. Default: not found.
-    fn get_task(&self, task_id: &str, session: &Session) -> impl Future<Output = Result<Task, TaskError>> + Send {
+    fn get_task(
+        &self,
+        task_id: &str,
+        session: &Session,
+    ) -> impl Future<Output = Result<Task, TaskError>> + Send {
         let _ = (task_id, session);
         async { Err(TaskError::NotFound) }
     }
@@ -171,7 +182,11 @@ pub trait Server: Clone + Send + Sync + 'static {
     }
 
     /// Cancels a task. Default: acknowledge (the task carries on).
-    fn cancel_task(&self, task: Task, session: &Session) -> impl Future<Output = Result<(), ErrorObject>> + Send {
+    fn cancel_task(
+        &self,
+        task: Task,
+        session: &Session,
+    ) -> impl Future<Output = Result<(), ErrorObject>> + Send {
         let _ = (task, session);
         async { Ok(()) }
     }

@@ -82,7 +82,9 @@ impl Session {
 
     /// Whether the client declared a capability, e.g. `"sampling"` or `"elicitation"`.
     pub fn client_supports(&self, capability: &str) -> bool {
-        self.client_capabilities.get(capability).is_some_and(|v| !v.is_null())
+        self.client_capabilities
+            .get(capability)
+            .is_some_and(|v| !v.is_null())
     }
 }
 

@@ -24,7 +24,12 @@ pub struct StoredEvent {
 /// same stream that come after the given id.
 pub trait EventStore: Send + Sync + 'static {
     /// Stores an event of `stream` in `session`.
-    fn append<'a>(&'a self, session: &'a str, stream: &'a str, event: StoredEvent) -> BoxFuture<'a, ()>;
+    fn append<'a>(
+        &'a self,
+        session: &'a str,
+        stream: &'a str,
+        event: StoredEvent,
+    ) -> BoxFuture<'a, ()>;
 
     /// The events after `last_event_id` on that event's stream, with the stream's name; `None` when
     /// the id is unknown (never issued, or already dropped).
@@ -55,8 +60,16 @@ impl MemoryEventStore {
 }
 
 impl EventStore for MemoryEventStore {
-    fn append<'a>(&'a self, session: &'a str, stream: &'a str, event: StoredEvent) -> BoxFuture<'a, ()> {
-        let mut sessions = self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    fn append<'a>(
+        &'a self,
+        session: &'a str,
+        stream: &'a str,
+        event: StoredEvent,
+    ) -> BoxFuture<'a, ()> {
+        let mut sessions = self
+            .sessions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let events = sessions.entry(session.to_owned()).or_default();
         if events.len() == Self::PER_SESSION {
             events.pop_front();
@@ -70,19 +83,29 @@ impl EventStore for MemoryEventStore {
         session: &'a str,
         last_event_id: &'a str,
     ) -> BoxFuture<'a, Option<(String, Vec<StoredEvent>)>> {
-        let sessions = self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let sessions = self
+            .sessions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let found = sessions.get(session).and_then(|events| {
             let at = events.iter().position(|(_, e)| e.id == last_event_id)?;
             let stream = events[at].0.clone();
-            let after =
-                events.iter().skip(at + 1).filter(|(s, _)| *s == stream).map(|(_, e)| e.clone()).collect();
+            let after = events
+                .iter()
+                .skip(at + 1)
+                .filter(|(s, _)| *s == stream)
+                .map(|(_, e)| e.clone())
+                .collect();
             Some((stream, after))
         });
         Box::pin(std::future::ready(found))
     }
 
     fn forget<'a>(&'a self, session: &'a str) -> BoxFuture<'a, ()> {
-        self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(session);
+        self.sessions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(session);
         Box::pin(std::future::ready(()))
     }
 }

@@ -66,7 +66,10 @@ impl<S: Server> Client<S> {
     /// [`Client::uninitialized`] to test that.
     pub async fn legacy(server: S) -> Self {
         let mut client = Self::uninitialized(server, Config::default());
-        client.initialize(ProtocolVersion::V2025_11_25.as_str()).await.result();
+        client
+            .initialize(ProtocolVersion::V2025_11_25.as_str())
+            .await
+            .result();
         client
     }
 
@@ -89,7 +92,10 @@ impl<S: Server> Client<S> {
 
     /// A modern client with a config.
     pub fn modern_with_config(server: S, config: Config) -> Self {
-        Self { era: Era::Modern, ..Self::uninitialized(server, config) }
+        Self {
+            era: Era::Modern,
+            ..Self::uninitialized(server, config)
+        }
     }
 
     /// Adds a transport header that `connect` and handlers see (e.g. `authorization`).
@@ -153,7 +159,10 @@ impl<S: Server> Client<S> {
         if let Some(params) = params {
             msg["params"] = params;
         }
-        let reply = self.send(&msg.to_string()).await.expect("a request gets a reply");
+        let reply = self
+            .send(&msg.to_string())
+            .await
+            .expect("a request gets a reply");
         Response::new(reply)
     }
 
@@ -168,7 +177,9 @@ impl<S: Server> Client<S> {
 
     /// Sends raw text, as a transport would receive it.
     pub async fn send(&mut self, text: &str) -> Option<Reply> {
-        self.dispatcher.handle(text, &self.request, &mut self.session).await
+        self.dispatcher
+            .handle(text, &self.request, &mut self.session)
+            .await
     }
 
     /// `tools/list` (first page, or the page after `cursor`).
@@ -188,17 +199,20 @@ impl<S: Server> Client<S> {
 
     /// `resources/templates/list`.
     pub async fn list_resource_templates(&mut self, cursor: Option<&str>) -> Response {
-        self.request("resources/templates/list", cursor_params(cursor)).await
+        self.request("resources/templates/list", cursor_params(cursor))
+            .await
     }
 
     /// `tools/call`.
     pub async fn call_tool(&mut self, name: &str, arguments: Value) -> Response {
-        self.request("tools/call", json!({"name": name, "arguments": arguments})).await
+        self.request("tools/call", json!({"name": name, "arguments": arguments}))
+            .await
     }
 
     /// `prompts/get`.
     pub async fn get_prompt(&mut self, name: &str, arguments: Value) -> Response {
-        self.request("prompts/get", json!({"name": name, "arguments": arguments})).await
+        self.request("prompts/get", json!({"name": name, "arguments": arguments}))
+            .await
     }
 
     /// `resources/read`.
@@ -216,7 +230,12 @@ impl<S: Server> Client<S> {
     }
 
     /// `completion/complete` of a resource template parameter (`template` in RFC 6570 form).
-    pub async fn complete_resource(&mut self, template: &str, argument: &str, value: &str) -> Response {
+    pub async fn complete_resource(
+        &mut self,
+        template: &str,
+        argument: &str,
+        value: &str,
+    ) -> Response {
         let params = json!({
             "ref": {"type": "ref/resource", "uri": template},
             "argument": {"name": argument, "value": value},
@@ -237,12 +256,20 @@ pub fn with_envelope(mut params: Value, capabilities: &Value) -> Value {
     if !params.is_object() {
         params = json!({});
     }
-    let meta = params.as_object_mut().expect("object").entry("_meta").or_insert_with(|| json!({}));
+    let meta = params
+        .as_object_mut()
+        .expect("object")
+        .entry("_meta")
+        .or_insert_with(|| json!({}));
     if let Some(meta) = meta.as_object_mut() {
-        meta.entry("io.modelcontextprotocol/protocolVersion").or_insert_with(|| "2026-07-28".into());
-        meta.entry("io.modelcontextprotocol/clientCapabilities").or_insert_with(|| capabilities.clone());
+        meta.entry("io.modelcontextprotocol/protocolVersion")
+            .or_insert_with(|| "2026-07-28".into());
+        meta.entry("io.modelcontextprotocol/clientCapabilities")
+            .or_insert_with(|| capabilities.clone());
         meta.entry("io.modelcontextprotocol/clientInfo")
-            .or_insert_with(|| json!({"name": "phantom-testing", "version": env!("CARGO_PKG_VERSION")}));
+            .or_insert_with(
+                || json!({"name": "phantom-testing", "version": env!("CARGO_PKG_VERSION")}),
+            );
     }
     params
 }
@@ -274,7 +301,9 @@ impl Response {
     /// If the reply is an error.
     #[track_caller]
     pub fn result(&self) -> &Value {
-        self.json.get("result").unwrap_or_else(|| panic!("expected a result, got {}", self.json))
+        self.json
+            .get("result")
+            .unwrap_or_else(|| panic!("expected a result, got {}", self.json))
     }
 
     /// The `error` object.
@@ -284,14 +313,21 @@ impl Response {
     /// If the reply is a result.
     #[track_caller]
     pub fn error(&self) -> &Value {
-        self.json.get("error").unwrap_or_else(|| panic!("expected an error, got {}", self.json))
+        self.json
+            .get("error")
+            .unwrap_or_else(|| panic!("expected an error, got {}", self.json))
     }
 
     /// Asserts a JSON-RPC error with this code.
     #[track_caller]
     pub fn assert_error(&self, code: i64) -> &Self {
         let got = self.error()["code"].as_i64();
-        assert_eq!(got, Some(code), "expected JSON-RPC error {code}, got {}", self.json);
+        assert_eq!(
+            got,
+            Some(code),
+            "expected JSON-RPC error {code}, got {}",
+            self.json
+        );
         self
     }
 
@@ -299,8 +335,18 @@ impl Response {
     #[track_caller]
     pub fn assert_tool_text(&self, expected: &str) -> &Self {
         let result = self.result();
-        assert_ne!(result["isError"], json!(true), "expected a successful tool result, got {}", self.json);
-        assert_eq!(texts(&result["content"]), expected, "tool text differs in {}", self.json);
+        assert_ne!(
+            result["isError"],
+            json!(true),
+            "expected a successful tool result, got {}",
+            self.json
+        );
+        assert_eq!(
+            texts(&result["content"]),
+            expected,
+            "tool text differs in {}",
+            self.json
+        );
         self
     }
 
@@ -308,8 +354,17 @@ impl Response {
     #[track_caller]
     pub fn assert_tool_structured(&self, expected: &Value) -> &Self {
         let result = self.result();
-        assert_ne!(result["isError"], json!(true), "expected a successful tool result, got {}", self.json);
-        assert_eq!(&result["structuredContent"], expected, "structuredContent differs in {}", self.json);
+        assert_ne!(
+            result["isError"],
+            json!(true),
+            "expected a successful tool result, got {}",
+            self.json
+        );
+        assert_eq!(
+            &result["structuredContent"], expected,
+            "structuredContent differs in {}",
+            self.json
+        );
         self
     }
 
@@ -317,9 +372,17 @@ impl Response {
     #[track_caller]
     pub fn assert_tool_error(&self, fragment: &str) -> &Self {
         let result = self.result();
-        assert_eq!(result["isError"], json!(true), "expected isError: true, got {}", self.json);
+        assert_eq!(
+            result["isError"],
+            json!(true),
+            "expected isError: true, got {}",
+            self.json
+        );
         let text = texts(&result["content"]);
-        assert!(text.contains(fragment), "tool error {text:?} does not contain {fragment:?}");
+        assert!(
+            text.contains(fragment),
+            "tool error {text:?} does not contain {fragment:?}"
+        );
         self
     }
 
@@ -338,7 +401,12 @@ impl Response {
     #[track_caller]
     pub fn assert_resource_text(&self, expected: &str) -> &Self {
         let first = &self.result()["contents"][0];
-        assert_eq!(first["text"].as_str(), Some(expected), "resource text differs in {}", self.json);
+        assert_eq!(
+            first["text"].as_str(),
+            Some(expected),
+            "resource text differs in {}",
+            self.json
+        );
         self
     }
 
@@ -346,8 +414,12 @@ impl Response {
     #[track_caller]
     pub fn assert_resource_blob(&self, expected: &[u8]) -> &Self {
         let first = &self.result()["contents"][0];
-        let blob = first["blob"].as_str().unwrap_or_else(|| panic!("no blob in {}", self.json));
-        let bytes = base64::engine::general_purpose::STANDARD.decode(blob).expect("blob is base64");
+        let blob = first["blob"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no blob in {}", self.json));
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(blob)
+            .expect("blob is base64");
         assert_eq!(bytes, expected, "resource blob differs in {}", self.json);
         self
     }
@@ -356,8 +428,18 @@ impl Response {
     #[track_caller]
     pub fn assert_prompt_message(&self, index: usize, role: &str, text: &str) -> &Self {
         let msg = &self.result()["messages"][index];
-        assert_eq!(msg["role"].as_str(), Some(role), "role differs in {}", self.json);
-        assert_eq!(msg["content"]["text"].as_str(), Some(text), "text differs in {}", self.json);
+        assert_eq!(
+            msg["role"].as_str(),
+            Some(role),
+            "role differs in {}",
+            self.json
+        );
+        assert_eq!(
+            msg["content"]["text"].as_str(),
+            Some(text),
+            "text differs in {}",
+            self.json
+        );
         self
     }
 }
@@ -365,6 +447,12 @@ impl Response {
 fn texts(content: &Value) -> String {
     content
         .as_array()
-        .map(|blocks| blocks.iter().filter_map(|b| b["text"].as_str()).collect::<Vec<_>>().join(""))
+        .map(|blocks| {
+            blocks
+                .iter()
+                .filter_map(|b| b["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("")
+        })
         .unwrap_or_default()
 }

@@ -28,7 +28,10 @@ pub struct ToolResult {
 impl ToolResult {
     /// A successful result with these blocks.
     pub fn new(content: Vec<Content>) -> Self {
-        Self { content, ..Self::default() }
+        Self {
+            content,
+            ..Self::default()
+        }
     }
 
     /// A successful result with one text block.
@@ -38,13 +41,19 @@ impl ToolResult {
 
     /// A tool execution error (`isError: true`) with one text block.
     pub fn error(message: impl Into<String>) -> Self {
-        Self { is_error: true, ..Self::text(message) }
+        Self {
+            is_error: true,
+            ..Self::text(message)
+        }
     }
 
     /// A successful result whose `structuredContent` is `value`, with a text copy.
     pub fn structured(value: Value) -> Self {
         let text = value.to_string();
-        Self { structured_content: Some(value), ..Self::text(text) }
+        Self {
+            structured_content: Some(value),
+            ..Self::text(text)
+        }
     }
 }
 

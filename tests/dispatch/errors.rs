@@ -18,7 +18,7 @@ fn rejections() -> [(&'static str, Status, &'static str); 4] {
     [
         (
             "anonymous",
-            Status::Unauthorized(expected_challenge()),
+            Status::Unauthorized(Box::new(expected_challenge())),
             "Unauthorized",
         ),
         ("banned", Status::Forbidden, "banned from the lab"),

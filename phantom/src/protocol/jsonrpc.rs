@@ -62,7 +62,11 @@ pub struct ErrorObject {
 impl ErrorObject {
     /// An error with a code and message.
     pub fn new(code: i32, message: impl Into<Cow<'static, str>>) -> Self {
-        Self { code, message: message.into(), data: None }
+        Self {
+            code,
+            message: message.into(),
+            data: None,
+        }
     }
 
     /// Adds `data`.
@@ -130,7 +134,10 @@ impl<'a> Incoming<'a> {
     /// Decodes one message. On failure returns the error to send and, when it could be read, the id.
     pub fn parse(text: &'a str) -> Result<Self, (Option<RequestId>, ErrorObject)> {
         let value: &RawValue = serde_json::from_str(text).map_err(|e| {
-            (None, ErrorObject::new(codes::PARSE_ERROR, format!("Parse error: {e}")))
+            (
+                None,
+                ErrorObject::new(codes::PARSE_ERROR, format!("Parse error: {e}")),
+            )
         })?;
         Self::from_raw(value)
     }
@@ -141,7 +148,10 @@ impl<'a> Incoming<'a> {
         let wire: Wire<'a> = match serde_json::from_str(raw.get()) {
             Ok(w) => w,
             Err(e) => {
-                return invalid(None, format!("Invalid request: expected a JSON-RPC object ({e})"));
+                return invalid(
+                    None,
+                    format!("Invalid request: expected a JSON-RPC object ({e})"),
+                );
             }
         };
         let id = match wire.id {
@@ -166,8 +176,15 @@ impl<'a> Incoming<'a> {
             }
         }
         match (id, wire.method) {
-            (Some(id), Some(method)) => Ok(Self::Request { id, method, params: wire.params }),
-            (None, Some(method)) => Ok(Self::Notification { method, params: wire.params }),
+            (Some(id), Some(method)) => Ok(Self::Request {
+                id,
+                method,
+                params: wire.params,
+            }),
+            (None, Some(method)) => Ok(Self::Notification {
+                method,
+                params: wire.params,
+            }),
             (Some(id), None) if wire.result.is_some() || wire.error.is_some() => {
                 Ok(Self::Response { id })
             }

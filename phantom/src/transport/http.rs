@@ -158,8 +158,12 @@ impl HttpConfig {
 
     /// Adds allowed origins.
     #[must_use]
-    pub fn allowed_origins<I: IntoIterator<Item = S>, S: Into<String>>(mut self, origins: I) -> Self {
-        self.allowed_origins.extend(origins.into_iter().map(Into::into));
+    pub fn allowed_origins<I: IntoIterator<Item = S>, S: Into<String>>(
+        mut self,
+        origins: I,
+    ) -> Self {
+        self.allowed_origins
+            .extend(origins.into_iter().map(Into::into));
         self
     }
 
@@ -214,10 +218,16 @@ impl HttpConfig {
     }
 
     fn origin_allowed(&self, origin: &str, request_host: Option<&str>) -> bool {
-        if self.allowed_origins.iter().any(|o| o.eq_ignore_ascii_case(origin)) {
+        if self
+            .allowed_origins
+            .iter()
+            .any(|o| o.eq_ignore_ascii_case(origin))
+        {
             return true;
         }
-        let Some(host) = origin_host(origin) else { return false };
+        let Some(host) = origin_host(origin) else {
+            return false;
+        };
         match &self.allowed_hosts {
             Some(_) => self.host_allowed(host),
             None => request_host.is_some_and(|h| h.eq_ignore_ascii_case(host)),
@@ -234,7 +244,9 @@ fn origin_host(origin: &str) -> Option<&str> {
 /// The host of a `Host` header value, without the port (`[::1]` keeps its brackets).
 fn host_part(authority: &str) -> &str {
     if authority.starts_with('[') {
-        return authority.split_once(']').map_or(authority, |(h, _)| &authority[..=h.len()]);
+        return authority
+            .split_once(']')
+            .map_or(authority, |(h, _)| &authority[..=h.len()]);
     }
     authority.rsplit_once(':').map_or(authority, |(h, _)| h)
 }
@@ -258,10 +270,18 @@ pub fn service<S: Server>(server: S, config: HttpConfig) -> axum::Router {
     });
     let cors_state = Arc::clone(&state);
     let cors = CorsLayer::new()
-        .allow_origin(AllowOrigin::predicate(move |origin: &HeaderValue, parts: &http::request::Parts| {
-            let host = parts.headers.get(header::HOST).and_then(|h| h.to_str().ok()).map(host_part);
-            origin.to_str().is_ok_and(|o| cors_state.cfg.origin_allowed(o, host))
-        }))
+        .allow_origin(AllowOrigin::predicate(
+            move |origin: &HeaderValue, parts: &http::request::Parts| {
+                let host = parts
+                    .headers
+                    .get(header::HOST)
+                    .and_then(|h| h.to_str().ok())
+                    .map(host_part);
+                origin
+                    .to_str()
+                    .is_ok_and(|o| cors_state.cfg.origin_allowed(o, host))
+            },
+        ))
         .allow_methods([Method::GET, Method::POST, Method::DELETE, Method::OPTIONS])
         .allow_headers(AllowHeaders::mirror_request())
         .expose_headers([
@@ -270,12 +290,18 @@ pub fn service<S: Server>(server: S, config: HttpConfig) -> axum::Router {
             header::WWW_AUTHENTICATE,
         ])
         .max_age(Duration::from_secs(600));
-    axum::Router::new().fallback(handle::<S>).with_state(state).layer(cors)
+    axum::Router::new()
+        .fallback(handle::<S>)
+        .with_state(state)
+        .layer(cors)
 }
 
 /// Serves `server` at `http://<addr>/mcp` until Ctrl-C, with `TCP_NODELAY` on every socket and the
 /// safe defaults of [`HttpConfig::for_addr`].
-pub async fn serve<S: Server>(server: S, addr: impl tokio::net::ToSocketAddrs) -> std::io::Result<()> {
+pub async fn serve<S: Server>(
+    server: S,
+    addr: impl tokio::net::ToSocketAddrs,
+) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let cfg = HttpConfig::for_addr(listener.local_addr()?);
     serve_listener(listener, server, cfg, shutdown_signal()).await
@@ -301,9 +327,12 @@ where
         }
     });
     tracing::info!(%local, "serving MCP at http://{local}/mcp");
-    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
-        .with_graceful_shutdown(shutdown)
-        .await
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await
 }
 
 async fn shutdown_signal() {
@@ -322,7 +351,10 @@ fn rpc_error_body_id(code: i32, message: &str, id: Option<&Value>) -> String {
 
 /// An error response that keeps the request's JSON-RPC id when it could be read.
 fn error_for(status: StatusCode, code: i32, message: &str, head: Option<&Inspected>) -> Response {
-    json_response(status, rpc_error_body_id(code, message, head.and_then(|h| h.id.as_ref())))
+    json_response(
+        status,
+        rpc_error_body_id(code, message, head.and_then(|h| h.id.as_ref())),
+    )
 }
 
 fn plain(status: StatusCode, code: i32, message: &str) -> Response {
@@ -332,7 +364,10 @@ fn plain(status: StatusCode, code: i32, message: &str) -> Response {
 fn json_response(status: StatusCode, body: String) -> Response {
     let mut resp = Response::new(Body::from(body));
     *resp.status_mut() = status;
-    resp.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
     resp
 }
 
@@ -343,42 +378,82 @@ fn empty(status: StatusCode) -> Response {
 }
 
 fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
-    headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim)
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
 }
 
 fn accepts(headers: &HeaderMap, mime: &str) -> bool {
-    headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).any(|v| {
-        v.split(',').map(|p| p.split(';').next().unwrap_or("").trim()).any(|p| {
-            p == mime || p == "*/*" || (p.ends_with("/*") && mime.starts_with(&p[..p.len() - 1]))
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| {
+            v.split(',')
+                .map(|p| p.split(';').next().unwrap_or("").trim())
+                .any(|p| {
+                    p == mime
+                        || p == "*/*"
+                        || (p.ends_with("/*") && mime.starts_with(&p[..p.len() - 1]))
+                })
         })
-    })
 }
 
-async fn handle<S: Server>(State(st): State<Arc<HttpState<S>>>, req: axum::extract::Request) -> Response {
+async fn handle<S: Server>(
+    State(st): State<Arc<HttpState<S>>>,
+    req: axum::extract::Request,
+) -> Response {
     let (parts, body) = req.into_parts();
     let host = header_str(&parts.headers, "host").map(host_part);
     if let Some(h) = host {
         if !st.cfg.host_allowed(h) {
-            return plain(StatusCode::FORBIDDEN, codes::INVALID_REQUEST, "Forbidden: invalid Host header");
+            return plain(
+                StatusCode::FORBIDDEN,
+                codes::INVALID_REQUEST,
+                "Forbidden: invalid Host header",
+            );
         }
     } else if st.cfg.allowed_hosts.is_some() && parts.version < http::Version::HTTP_2 {
-        return plain(StatusCode::FORBIDDEN, codes::INVALID_REQUEST, "Forbidden: missing Host header");
+        return plain(
+            StatusCode::FORBIDDEN,
+            codes::INVALID_REQUEST,
+            "Forbidden: missing Host header",
+        );
     }
-    if let Some(origin) = header_str(&parts.headers, "origin") {
-        if !st.cfg.origin_allowed(origin, host) {
-            return plain(StatusCode::FORBIDDEN, codes::INVALID_REQUEST, "Forbidden: invalid Origin header");
-        }
+    if let Some(origin) = header_str(&parts.headers, "origin")
+        && !st.cfg.origin_allowed(origin, host)
+    {
+        return plain(
+            StatusCode::FORBIDDEN,
+            codes::INVALID_REQUEST,
+            "Forbidden: invalid Origin header",
+        );
     }
-    let peer = parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0);
-    let request = Request { headers: parts.headers, peer, transport: Transport::Http };
+    let peer = parts
+        .extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0);
+    let request = Request {
+        headers: parts.headers,
+        peer,
+        transport: Transport::Http,
+    };
     match parts.method {
         Method::POST => post(&st, request, body).await,
         Method::GET => get(&st, request).await,
         Method::DELETE => delete(&st, request).await,
         Method::OPTIONS => empty(StatusCode::NO_CONTENT),
         _ => {
-            let mut resp = plain(StatusCode::METHOD_NOT_ALLOWED, codes::INVALID_REQUEST, "Method not allowed");
-            resp.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE, OPTIONS"));
+            let mut resp = plain(
+                StatusCode::METHOD_NOT_ALLOWED,
+                codes::INVALID_REQUEST,
+                "Method not allowed",
+            );
+            resp.headers_mut().insert(
+                header::ALLOW,
+                HeaderValue::from_static("GET, POST, DELETE, OPTIONS"),
+            );
             resp
         }
     }
@@ -424,9 +499,14 @@ struct Inspected {
 
 fn inspect(text: &str) -> Option<Inspected> {
     let head: Head<'_> = serde_json::from_str(text).ok()?;
-    let params: HeadParams<'_> =
-        head.params.and_then(|p| serde_json::from_str(p.get()).ok()).unwrap_or_default();
-    let meta: HeadMeta = params.meta.and_then(|m| serde_json::from_str(m.get()).ok()).unwrap_or_default();
+    let params: HeadParams<'_> = head
+        .params
+        .and_then(|p| serde_json::from_str(p.get()).ok())
+        .unwrap_or_default();
+    let meta: HeadMeta = params
+        .meta
+        .and_then(|m| serde_json::from_str(m.get()).ok())
+        .unwrap_or_default();
     Some(Inspected {
         id: head.id.and_then(|i| serde_json::from_str(i.get()).ok()),
         is_request: head.id.is_some() && head.method.is_some(),
@@ -440,7 +520,10 @@ fn inspect(text: &str) -> Option<Inspected> {
 /// Decodes a header value, including the `=?base64?…?=` form.
 fn decode_header(value: &str) -> Option<String> {
     let value = value.trim();
-    if let Some(b64) = value.strip_prefix("=?base64?").and_then(|v| v.strip_suffix("?=")) {
+    if let Some(b64) = value
+        .strip_prefix("=?base64?")
+        .and_then(|v| v.strip_suffix("?="))
+    {
         let bytes = base64::engine::general_purpose::STANDARD.decode(b64).ok()?;
         return String::from_utf8(bytes).ok();
     }
@@ -453,9 +536,17 @@ fn header_mismatch(message: String) -> String {
 
 /// The standard-header checks of 2026-07-28 (SEP-2243): `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`.
 /// Returns the message of the `-32020` error when a header is missing or disagrees with the body.
-fn check_modern_headers(headers: &HeaderMap, head: &Inspected, version: &str) -> Result<(), String> {
+fn check_modern_headers(
+    headers: &HeaderMap,
+    head: &Inspected,
+    version: &str,
+) -> Result<(), String> {
     match header_str(headers, VERSION_HEADER) {
-        None => return Err(header_mismatch("Header mismatch: missing MCP-Protocol-Version header".into())),
+        None => {
+            return Err(header_mismatch(
+                "Header mismatch: missing MCP-Protocol-Version header".into(),
+            ));
+        }
         Some(v) if v != version => {
             return Err(header_mismatch(format!(
                 "Header mismatch: MCP-Protocol-Version '{v}' != body _meta version '{version}'"
@@ -464,12 +555,25 @@ fn check_modern_headers(headers: &HeaderMap, head: &Inspected, version: &str) ->
         Some(_) => {}
     }
     let method = head.method.as_deref().unwrap_or_default();
-    match headers.get("mcp-method").map(|v| v.to_str().ok().and_then(decode_header)) {
-        None if head.is_request => return Err(header_mismatch("Header mismatch: missing Mcp-Method header".into())),
+    match headers
+        .get("mcp-method")
+        .map(|v| v.to_str().ok().and_then(decode_header))
+    {
+        None if head.is_request => {
+            return Err(header_mismatch(
+                "Header mismatch: missing Mcp-Method header".into(),
+            ));
+        }
         None => {}
-        Some(None) => return Err(header_mismatch("Header mismatch: invalid Mcp-Method header".into())),
+        Some(None) => {
+            return Err(header_mismatch(
+                "Header mismatch: invalid Mcp-Method header".into(),
+            ));
+        }
         Some(Some(m)) if m != method => {
-            return Err(header_mismatch(format!("Header mismatch: Mcp-Method '{m}' != body method '{method}'")));
+            return Err(header_mismatch(format!(
+                "Header mismatch: Mcp-Method '{m}' != body method '{method}'"
+            )));
         }
         Some(Some(_)) => {}
     }
@@ -478,13 +582,22 @@ fn check_modern_headers(headers: &HeaderMap, head: &Inspected, version: &str) ->
         "resources/read" => head.uri.as_ref(),
         _ => return Ok(()),
     };
-    let Some(expected) = expected.and_then(Value::as_str) else { return Ok(()) };
-    match headers.get("mcp-name").map(|v| v.to_str().ok().and_then(decode_header)) {
-        None => Err(header_mismatch("Header mismatch: missing Mcp-Name header".into())),
-        Some(None) => Err(header_mismatch("Header mismatch: invalid Mcp-Name header".into())),
-        Some(Some(n)) if n != expected => {
-            Err(header_mismatch(format!("Header mismatch: Mcp-Name '{n}' != body '{expected}'")))
-        }
+    let Some(expected) = expected.and_then(Value::as_str) else {
+        return Ok(());
+    };
+    match headers
+        .get("mcp-name")
+        .map(|v| v.to_str().ok().and_then(decode_header))
+    {
+        None => Err(header_mismatch(
+            "Header mismatch: missing Mcp-Name header".into(),
+        )),
+        Some(None) => Err(header_mismatch(
+            "Header mismatch: invalid Mcp-Name header".into(),
+        )),
+        Some(Some(n)) if n != expected => Err(header_mismatch(format!(
+            "Header mismatch: Mcp-Name '{n}' != body '{expected}'"
+        ))),
         Some(Some(_)) => Ok(()),
     }
 }
@@ -537,12 +650,18 @@ async fn read_body(body: Body, limit: usize) -> Result<Bytes, Response> {
             codes::INVALID_REQUEST,
             &format!("Payload too large: the body exceeds {limit} bytes"),
         )),
-        Err(_) => Err(plain(StatusCode::BAD_REQUEST, codes::PARSE_ERROR, "Parse error: could not read the body")),
+        Err(_) => Err(plain(
+            StatusCode::BAD_REQUEST,
+            codes::PARSE_ERROR,
+            "Parse error: could not read the body",
+        )),
     }
 }
 
 async fn post<S: Server>(st: &Arc<HttpState<S>>, request: Request, body: Body) -> Response {
-    if !(accepts(&request.headers, "application/json") && accepts(&request.headers, "text/event-stream")) {
+    if !(accepts(&request.headers, "application/json")
+        && accepts(&request.headers, "text/event-stream"))
+    {
         return plain(
             StatusCode::NOT_ACCEPTABLE,
             codes::INVALID_REQUEST,
@@ -550,7 +669,10 @@ async fn post<S: Server>(st: &Arc<HttpState<S>>, request: Request, body: Body) -
         );
     }
     let content_type = header_str(&request.headers, "content-type").unwrap_or_default();
-    if !content_type.to_ascii_lowercase().starts_with("application/json") {
+    if !content_type
+        .to_ascii_lowercase()
+        .starts_with("application/json")
+    {
         return plain(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             codes::INVALID_REQUEST,
@@ -562,7 +684,11 @@ async fn post<S: Server>(st: &Arc<HttpState<S>>, request: Request, body: Body) -
         Err(resp) => return resp,
     };
     let Ok(text) = std::str::from_utf8(&bytes) else {
-        return plain(StatusCode::BAD_REQUEST, codes::PARSE_ERROR, "Parse error: the body is not UTF-8");
+        return plain(
+            StatusCode::BAD_REQUEST,
+            codes::PARSE_ERROR,
+            "Parse error: the body is not UTF-8",
+        );
     };
     let is_batch = text.trim_start().starts_with('[');
     let head = if is_batch { None } else { inspect(text) };
@@ -577,12 +703,29 @@ async fn post<S: Server>(st: &Arc<HttpState<S>>, request: Request, body: Body) -
     post_legacy(st, request, text, head.as_ref()).await
 }
 
-async fn post_modern<S: Server>(st: &Arc<HttpState<S>>, request: &Request, text: &str, head: &Inspected) -> Response {
+async fn post_modern<S: Server>(
+    st: &Arc<HttpState<S>>,
+    request: &Request,
+    text: &str,
+    head: &Inspected,
+) -> Response {
     // Header checks come before the version gate: a header that disagrees with the body is a
     // -32020 whatever the version says; an agreeing but unsupported version is the dispatcher's -32022.
-    let claimed = head.modern.as_ref().map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned));
-    if let Err(message) = check_modern_headers(&request.headers, head, claimed.as_deref().unwrap_or_default()) {
-        return error_for(StatusCode::BAD_REQUEST, codes::HEADER_MISMATCH, &message, Some(head));
+    let claimed = head
+        .modern
+        .as_ref()
+        .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned));
+    if let Err(message) = check_modern_headers(
+        &request.headers,
+        head,
+        claimed.as_deref().unwrap_or_default(),
+    ) {
+        return error_for(
+            StatusCode::BAD_REQUEST,
+            codes::HEADER_MISMATCH,
+            &message,
+            Some(head),
+        );
     }
     match st.dispatcher.handle(text, request, &mut None).await {
         None => empty(StatusCode::ACCEPTED),
@@ -638,12 +781,12 @@ async fn post_legacy<S: Server>(
     let reply = st.dispatcher.handle(text, &request, &mut slot).await;
     let writes_back = head.is_none_or(|h| h.method.as_deref() == Some("logging/setLevel"))
         || S::__router().overrides("connect");
-    if writes_back {
-        if let Some(s) = slot {
-            st.sessions.update(Arc::new(s));
-        }
+    if writes_back && let Some(s) = slot {
+        st.sessions.update(Arc::new(s));
     }
-    let Some(reply) = reply else { return empty(StatusCode::ACCEPTED) };
+    let Some(reply) = reply else {
+        return empty(StatusCode::ACCEPTED);
+    };
     if reply.status != Status::Ok || st.cfg.response_mode == ResponseMode::Auto {
         let mut resp = reply_response(reply);
         if let Ok(v) = HeaderValue::from_str(&id) {
@@ -657,15 +800,23 @@ async fn post_legacy<S: Server>(
 async fn initialize<S: Server>(st: &Arc<HttpState<S>>, request: Request, text: &str) -> Response {
     let mut slot = None;
     let reply = st.dispatcher.handle(text, &request, &mut slot).await;
-    let Some(reply) = reply else { return empty(StatusCode::ACCEPTED) };
-    let Some(mut session) = slot else { return reply_response(reply) };
+    let Some(reply) = reply else {
+        return empty(StatusCode::ACCEPTED);
+    };
+    let Some(mut session) = slot else {
+        return reply_response(reply);
+    };
     let id = new_session_id();
     session.id = Some(Arc::clone(&id));
     let version = session.protocol_version;
     let inserted = st.sessions.insert(session);
     forget_evicted(st).await;
     if !inserted {
-        return plain(StatusCode::SERVICE_UNAVAILABLE, codes::INTERNAL_ERROR, "Too many sessions; retry later");
+        return plain(
+            StatusCode::SERVICE_UNAVAILABLE,
+            codes::INTERNAL_ERROR,
+            "Too many sessions; retry later",
+        );
     }
     let mut resp = if st.cfg.response_mode == ResponseMode::Sse {
         sse_reply(st, &id, version, reply).await
@@ -680,30 +831,60 @@ async fn initialize<S: Server>(st: &Arc<HttpState<S>>, request: Request, text: &
 
 fn sse_headers(resp: &mut Response) {
     let h = resp.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     h.insert("x-accel-buffering", HeaderValue::from_static("no"));
 }
 
 /// Answers one request as a short SSE stream: priming event (2025-11-25+), then the response, each
 /// stored for `Last-Event-ID` resumption.
-async fn sse_reply<S: Server>(st: &Arc<HttpState<S>>, session_id: &str, version: ProtocolVersion, reply: Reply) -> Response {
+async fn sse_reply<S: Server>(
+    st: &Arc<HttpState<S>>,
+    session_id: &str,
+    version: ProtocolVersion,
+    reply: Reply,
+) -> Response {
     let stream = format!("p{}", st.streams.fetch_add(1, Ordering::Relaxed));
     let mut frames = Vec::with_capacity(2);
     if version >= ProtocolVersion::V2025_11_25 {
         let id = format!("{stream}.0");
-        frames.push(sse::priming(&id, st.cfg.sse_retry.as_millis().try_into().unwrap_or(u64::MAX)));
+        frames.push(sse::priming(
+            &id,
+            st.cfg.sse_retry.as_millis().try_into().unwrap_or(u64::MAX),
+        ));
         // Stored too: a client that saw only the priming event resumes from its id.
-        st.cfg.event_store.append(session_id, &stream, StoredEvent { id, data: String::new() }).await;
+        st.cfg
+            .event_store
+            .append(
+                session_id,
+                &stream,
+                StoredEvent {
+                    id,
+                    data: String::new(),
+                },
+            )
+            .await;
     }
     let seq = st.sessions.next_event(session_id).unwrap_or(1);
     let event_id = format!("{stream}.{seq}");
     st.cfg
         .event_store
-        .append(session_id, &stream, StoredEvent { id: event_id.clone(), data: reply.body.clone() })
+        .append(
+            session_id,
+            &stream,
+            StoredEvent {
+                id: event_id.clone(),
+                data: reply.body.clone(),
+            },
+        )
         .await;
     frames.push(sse::event(Some(&event_id), &reply.body));
-    let body = Body::from_stream(futures_util::stream::iter(frames.into_iter().map(Ok::<_, Infallible>)));
+    let body = Body::from_stream(futures_util::stream::iter(
+        frames.into_iter().map(Ok::<_, Infallible>),
+    ));
     let mut resp = Response::new(body);
     sse_headers(&mut resp);
     if let Ok(v) = HeaderValue::from_str(session_id) {
@@ -720,7 +901,11 @@ async fn forget_evicted<S: Server>(st: &Arc<HttpState<S>>) {
 }
 
 /// Runs `connect` for a GET or DELETE on a legacy session.
-async fn connect_session<S: Server>(st: &Arc<HttpState<S>>, session: &Session, request: &Request) -> Option<Response> {
+async fn connect_session<S: Server>(
+    st: &Arc<HttpState<S>>,
+    session: &Session,
+    request: &Request,
+) -> Option<Response> {
     if !S::__router().overrides("connect") {
         return None;
     }
@@ -734,7 +919,8 @@ fn method_not_allowed() -> Response {
         codes::INVALID_REQUEST,
         "Method not allowed: without an Mcp-Session-Id only POST is served",
     );
-    resp.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
+    resp.headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("POST"));
     resp
 }
 
@@ -746,7 +932,9 @@ struct StreamGuard<S: Server> {
 
 impl<S: Server> Drop for StreamGuard<S> {
     fn drop(&mut self) {
-        self.st.sessions.close_stream(&self.session, self.generation);
+        self.st
+            .sessions
+            .close_stream(&self.session, self.generation);
     }
 }
 
@@ -755,7 +943,11 @@ async fn get<S: Server>(st: &Arc<HttpState<S>>, request: Request) -> Response {
         return method_not_allowed();
     };
     if !accepts(&request.headers, "text/event-stream") {
-        return plain(StatusCode::NOT_ACCEPTABLE, codes::INVALID_REQUEST, "Not Acceptable: GET needs Accept: text/event-stream");
+        return plain(
+            StatusCode::NOT_ACCEPTABLE,
+            codes::INVALID_REQUEST,
+            "Not Acceptable: GET needs Accept: text/event-stream",
+        );
     }
     let Ok(session) = st.sessions.get(&id) else {
         forget_evicted(st).await;
@@ -769,7 +961,10 @@ async fn get<S: Server>(st: &Arc<HttpState<S>>, request: Request) -> Response {
         match st.cfg.event_store.replay(&id, last).await {
             Some((stream, events)) if stream != "g" => {
                 // A POST stream: replay what followed and end.
-                let frames: Vec<_> = events.iter().map(|e| Ok::<_, Infallible>(sse::event(Some(&e.id), &e.data))).collect();
+                let frames: Vec<_> = events
+                    .iter()
+                    .map(|e| Ok::<_, Infallible>(sse::event(Some(&e.id), &e.data)))
+                    .collect();
                 let mut resp = Response::new(Body::from_stream(futures_util::stream::iter(frames)));
                 sse_headers(&mut resp);
                 return resp;
@@ -780,24 +975,44 @@ async fn get<S: Server>(st: &Arc<HttpState<S>>, request: Request) -> Response {
     }
     let (tx, rx) = mpsc::channel::<Bytes>(64);
     let Some(Some(generation)) = st.sessions.open_stream(&id, tx) else {
-        return plain(StatusCode::CONFLICT, codes::INVALID_REQUEST, "Conflict: this session already has a GET stream");
+        return plain(
+            StatusCode::CONFLICT,
+            codes::INVALID_REQUEST,
+            "Conflict: this session already has a GET stream",
+        );
     };
-    let guard = StreamGuard { st: Arc::clone(st), session: id.clone(), generation };
+    let guard = StreamGuard {
+        st: Arc::clone(st),
+        session: id.clone(),
+        generation,
+    };
     let mut first = Vec::new();
     if session.protocol_version >= ProtocolVersion::V2025_11_25 {
         let seq = st.sessions.next_event(&id).unwrap_or(0);
-        first.push(sse::priming(&format!("g.{seq}"), st.cfg.sse_retry.as_millis().try_into().unwrap_or(u64::MAX)));
+        first.push(sse::priming(
+            &format!("g.{seq}"),
+            st.cfg.sse_retry.as_millis().try_into().unwrap_or(u64::MAX),
+        ));
     }
     first.extend(replayed.iter().map(|e| sse::event(Some(&e.id), &e.data)));
     let keep_alive = st.cfg.sse_keep_alive;
-    let live = futures_util::stream::unfold((rx, guard, tokio::time::interval_at(tokio::time::Instant::now() + keep_alive, keep_alive)), |(mut rx, guard, mut tick)| async move {
-        let frame = tokio::select! {
-            msg = rx.recv() => msg?,
-            _ = tick.tick() => sse::keep_alive(),
-        };
-        Some((frame, (rx, guard, tick)))
-    });
-    let stream = futures_util::stream::iter(first).chain(live).map(Ok::<_, Infallible>);
+    let live = futures_util::stream::unfold(
+        (
+            rx,
+            guard,
+            tokio::time::interval_at(tokio::time::Instant::now() + keep_alive, keep_alive),
+        ),
+        |(mut rx, guard, mut tick)| async move {
+            let frame = tokio::select! {
+                msg = rx.recv() => msg?,
+                _ = tick.tick() => sse::keep_alive(),
+            };
+            Some((frame, (rx, guard, tick)))
+        },
+    );
+    let stream = futures_util::stream::iter(first)
+        .chain(live)
+        .map(Ok::<_, Infallible>);
     let mut resp = Response::new(Body::from_stream(stream));
     sse_headers(&mut resp);
     resp

@@ -51,7 +51,9 @@ fn shard_of(id: &str) -> usize {
 pub(crate) fn new_session_id() -> Arc<str> {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).expect("the OS random source works");
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes).into()
+    base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .encode(bytes)
+        .into()
 }
 
 impl Sessions {
@@ -67,7 +69,9 @@ impl Sessions {
     }
 
     fn shard(&self, id: &str) -> std::sync::MutexGuard<'_, HashMap<Arc<str>, Row>> {
-        self.shards[shard_of(id)].lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.shards[shard_of(id)]
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Number of live sessions.
@@ -78,14 +82,21 @@ impl Sessions {
     /// Inserts a new session; evicts idle rows first when the table is full. `false` when the table
     /// is full of live sessions.
     pub(crate) fn insert(&self, session: Session) -> bool {
-        let Some(id) = session.id.clone() else { return false };
+        let Some(id) = session.id.clone() else {
+            return false;
+        };
         if self.len() >= self.cap {
             self.sweep();
             if self.len() >= self.cap {
                 return false;
             }
         }
-        let row = Row { session: Arc::new(session), last_seen: Instant::now(), stream: None, next_event: 1 };
+        let row = Row {
+            session: Arc::new(session),
+            last_seen: Instant::now(),
+            stream: None,
+            next_event: 1,
+        };
         let mut shard = self.shard(&id);
         self.sweep_shard(&mut shard);
         if shard.insert(id, row).is_none() {
@@ -100,7 +111,11 @@ impl Sessions {
         let now = Instant::now();
         let expired = match shard.get_mut(id) {
             None => return Err(Lookup::Unknown),
-            Some(row) if row.stream.is_none() && now.duration_since(row.last_seen) > self.idle_ttl => true,
+            Some(row)
+                if row.stream.is_none() && now.duration_since(row.last_seen) > self.idle_ttl =>
+            {
+                true
+            }
             Some(row) => {
                 row.last_seen = now;
                 return Ok(Arc::clone(&row.session));
@@ -175,13 +190,16 @@ impl Sessions {
             keep
         });
         if !removed.is_empty() {
-            self.count.fetch_sub(removed.len() as u64, Ordering::Relaxed);
+            self.count
+                .fetch_sub(removed.len() as u64, Ordering::Relaxed);
             self.evicted_ids().extend(removed);
         }
     }
 
     fn evicted_ids(&self) -> std::sync::MutexGuard<'_, Vec<Arc<str>>> {
-        self.evicted.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.evicted
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The ids evicted for idleness since the last call (their stored events are to be dropped).
@@ -192,7 +210,9 @@ impl Sessions {
     /// Evicts every idle row.
     pub(crate) fn sweep(&self) {
         for shard in &self.shards {
-            let mut shard = shard.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut shard = shard
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             self.sweep_shard(&mut shard);
         }
     }

@@ -11,16 +11,28 @@ use crate::server::Server;
 ///
 /// At end of input the session's `disconnect` and `terminate` callbacks run.
 pub async fn run<S: Server>(server: S) -> std::io::Result<()> {
-    serve(Dispatcher::new(server), tokio::io::stdin(), tokio::io::stdout()).await
+    serve(
+        Dispatcher::new(server),
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+    )
+    .await
 }
 
 /// Serves a dispatcher on any reader and writer pair (used by [`run`] and by tests).
-pub async fn serve<S: Server, R, W>(dispatcher: Dispatcher<S>, input: R, mut output: W) -> std::io::Result<()>
+pub async fn serve<S: Server, R, W>(
+    dispatcher: Dispatcher<S>,
+    input: R,
+    mut output: W,
+) -> std::io::Result<()>
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
-    let request = Request { transport: Transport::Stdio, ..Request::default() };
+    let request = Request {
+        transport: Transport::Stdio,
+        ..Request::default()
+    };
     let mut session = None;
     let mut lines = BufReader::new(input).lines();
     while let Some(line) = lines.next_line().await? {

@@ -35,7 +35,11 @@ impl Matcher {
         for (depth, seg) in template.segments.iter().enumerate() {
             node = match seg {
                 Segment::Literal(l) => {
-                    let key = if depth == 0 { l.to_ascii_lowercase() } else { l.clone() };
+                    let key = if depth == 0 {
+                        l.to_ascii_lowercase()
+                    } else {
+                        l.clone()
+                    };
                     node.literals.entry(key.into_boxed_str()).or_default()
                 }
                 Segment::Param(_) => node.param.get_or_insert_with(Default::default),
@@ -66,10 +70,15 @@ impl Matcher {
                 })
                 .collect()
         };
-        let end = uri[path_start..].find(['?', '#']).map_or(uri.len(), |i| path_start + i);
+        let end = uri[path_start..]
+            .find(['?', '#'])
+            .map_or(uri.len(), |i| path_start + i);
         let mut raw: Vec<&'u str> = Vec::new();
         let index = walk(node, &segs, 0, uri, end, &mut raw)?;
-        let params = raw.into_iter().map(|r| percent_encoding::percent_decode_str(r).decode_utf8_lossy()).collect();
+        let params = raw
+            .into_iter()
+            .map(|r| percent_encoding::percent_decode_str(r).decode_utf8_lossy())
+            .collect();
         Some(Match { index, params })
     }
 }
@@ -82,25 +91,27 @@ fn walk<'u>(
     end: usize,
     out: &mut Vec<&'u str>,
 ) -> Option<usize> {
-    let Some(&(at, seg)) = segs.get(depth) else { return node.end };
+    let Some(&(at, seg)) = segs.get(depth) else {
+        return node.end;
+    };
     let literal = if depth == 0 && seg.bytes().any(|b| b.is_ascii_uppercase()) {
         node.literals.get(seg.to_ascii_lowercase().as_str())
     } else {
         node.literals.get(seg)
     };
-    if let Some(next) = literal {
+    if let Some(next) = literal
+        && let Some(i) = walk(next, segs, depth + 1, uri, end, out)
+    {
+        return Some(i);
+    }
+    if let Some(next) = &node.param
+        && !seg.is_empty()
+    {
+        out.push(seg);
         if let Some(i) = walk(next, segs, depth + 1, uri, end, out) {
             return Some(i);
         }
-    }
-    if let Some(next) = &node.param {
-        if !seg.is_empty() {
-            out.push(seg);
-            if let Some(i) = walk(next, segs, depth + 1, uri, end, out) {
-                return Some(i);
-            }
-            out.pop();
-        }
+        out.pop();
     }
     match node.rest {
         Some(i) if at < end && !uri[at..end].is_empty() => {

@@ -79,10 +79,14 @@ impl TemplateError {
             }
             Self::BraceSyntax(n) => format!("URI parameter `{{{n}}}` uses RFC 6570 syntax"),
             Self::ColonSyntax(n) => format!("URI parameter `:{n}` uses colon syntax"),
-            Self::PartialSegment(s) => format!("URI parameter in segment `{s}` must span the whole segment"),
+            Self::PartialSegment(s) => {
+                format!("URI parameter in segment `{s}` must span the whole segment")
+            }
             Self::BadIdent(s) => format!("URI parameter name `{s}` is not a valid identifier"),
             Self::DuplicateParam(n) => format!("URI parameter `<{n}>` appears more than once"),
-            Self::RestNotLast(n) => format!("trailing parameter `<{n}..>` must be the last segment"),
+            Self::RestNotLast(n) => {
+                format!("trailing parameter `<{n}..>` must be the last segment")
+            }
             Self::BadChar(c, s) => format!("character `{c}` is not allowed in URI segment `{s}`"),
             Self::EmptySegment => "resource URI template has an empty path segment".into(),
         }
@@ -93,7 +97,8 @@ impl TemplateError {
         match self {
             Self::MissingScheme => "write a URI such as `myapp:///items/<id>`".into(),
             Self::BadScheme(_) => {
-                "a scheme starts with a letter and contains only letters, digits, `+`, `-` and `.`".into()
+                "a scheme starts with a letter and contains only letters, digits, `+`, `-` and `.`"
+                    .into()
             }
             Self::QueryOrFragment => "remove the query or fragment; use path parameters".into(),
             Self::BraceSyntax(n) => format!("write `<{n}>` (phantom advertises it as `{{{n}}}`)"),
@@ -145,7 +150,11 @@ fn parse_segment(raw: &str, names: &mut Vec<String>) -> Result<Segment, Template
             return Err(TemplateError::DuplicateParam(name.into()));
         }
         names.push(name.into());
-        return Ok(if rest { Segment::Rest(name.into()) } else { Segment::Param(name.into()) });
+        return Ok(if rest {
+            Segment::Rest(name.into())
+        } else {
+            Segment::Param(name.into())
+        });
     }
     if raw.contains('<') || raw.contains('>') {
         return Err(TemplateError::PartialSegment(raw.into()));
@@ -170,8 +179,13 @@ impl Template {
         let Some((scheme, rest)) = src.split_once("://") else {
             return Err(TemplateError::MissingScheme);
         };
-        let scheme_ok = scheme.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-            && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
+        let scheme_ok = scheme
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
         if !scheme_ok {
             return Err(TemplateError::BadScheme(scheme.into()));
         }
@@ -195,7 +209,10 @@ impl Template {
         if matches!(segments.as_slice(), [Segment::Rest(_)]) {
             // `scheme://<rest..>` is fine; nothing else to check.
         }
-        Ok(Self { scheme: scheme.to_ascii_lowercase(), segments })
+        Ok(Self {
+            scheme: scheme.to_ascii_lowercase(),
+            segments,
+        })
     }
 
     /// The parameter names in order of appearance.
@@ -241,13 +258,23 @@ impl Template {
     pub fn collides_with(&self, other: &Self) -> bool {
         self.scheme == other.scheme
             && self.segments.len() == other.segments.len()
-            && self.segments.iter().zip(&other.segments).enumerate().all(|(i, (a, b))| match (a, b) {
-                (Segment::Literal(x), Segment::Literal(y)) => {
-                    if i == 0 { x.eq_ignore_ascii_case(y) } else { x == y }
-                }
-                (Segment::Param(_), Segment::Param(_)) | (Segment::Rest(_), Segment::Rest(_)) => true,
-                _ => false,
-            })
+            && self
+                .segments
+                .iter()
+                .zip(&other.segments)
+                .enumerate()
+                .all(|(i, (a, b))| match (a, b) {
+                    (Segment::Literal(x), Segment::Literal(y)) => {
+                        if i == 0 {
+                            x.eq_ignore_ascii_case(y)
+                        } else {
+                            x == y
+                        }
+                    }
+                    (Segment::Param(_), Segment::Param(_))
+                    | (Segment::Rest(_), Segment::Rest(_)) => true,
+                    _ => false,
+                })
     }
 }
 

@@ -3,7 +3,7 @@
 use phantom::prelude::*;
 
 #[derive(Clone)]
-pub struct Big;
+pub(crate) struct Big;
 
 #[mcp_router(name = "big", version = "1.0.0")]
 impl Big {
