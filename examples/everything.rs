@@ -157,6 +157,25 @@ impl Everything {
         "Logging tool finished"
     }
 
+    /// Echoes a region and a level; `region` travels in the `Mcp-Param-Region` header too.
+    #[tool]
+    async fn test_x_mcp_header(
+        &self,
+        #[arg(header = "Region", description = "deployment region")] region: String,
+        #[arg(description = "detail level")] level: Option<u8>,
+    ) -> String {
+        format!(
+            "region={region} level={}",
+            level.map_or_else(|| "default".into(), |l| l.to_string())
+        )
+    }
+
+    /// Needs the client's sampling capability; without it the call is refused with `-32021`.
+    #[tool(requires = ["sampling"])]
+    async fn test_missing_capability(&self) -> &'static str {
+        "the client declared sampling"
+    }
+
     /// A tool whose input schema uses JSON Schema 2020-12 keywords.
     #[tool]
     async fn json_schema_2020_12_tool(&self, args: Arguments<ContactArgs>) -> String {

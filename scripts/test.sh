@@ -1,8 +1,17 @@
 #!/usr/bin/env bash
-# The project's test command (README "Run the tests"): format, lints, every test, doc tests.
-# Installs what the tests need on a fresh machine; tools are cached under .cache/.
+# The project's test command (README "Run the tests"). On a fresh machine it installs what the tests
+# need into .cache/ (Node 22 and the pinned MCP conformance suites from npm, Python `mcp` from PyPI)
+# and then runs: format check, clippy, every Rust test (unit, integration, trybuild ui, doc), rustdoc,
+# the official conformance suites against examples/everything, and a real Python MCP client against
+# examples/studies.
+#
+#   bash scripts/test.sh            everything
+#   bash scripts/test.sh --rust     only the Rust checks (no Node/Python)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+only_rust=false
+[ "${1:-}" = "--rust" ] && only_rust=true
 
 step() { printf '\n==> %s\n' "$*"; }
 
@@ -12,14 +21,22 @@ cargo fmt --all -- --check
 step "clippy"
 cargo clippy --workspace --all-targets -- -D warnings
 
-step "tests"
+step "tests (unit, integration, ui, benches compile)"
 cargo test --workspace --all-targets
 
 step "doc tests"
 cargo test --workspace --doc
 
-step "docs"
+step "rustdoc"
 RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps --quiet
+
+if ! $only_rust; then
+  step "official MCP conformance suites (strict expected failures)"
+  bash tests/conformance/run.sh
+
+  step "real client: Python mcp 2.3.0 against examples/studies (auto and legacy eras)"
+  bash tests/python/run.sh
+fi
 
 echo
 echo "all checks passed"

@@ -24,6 +24,8 @@ pub(crate) struct Param {
     pub(crate) description: Option<LitStr>,
     pub(crate) rename: Option<LitStr>,
     pub(crate) complete: Option<ExprPath>,
+    /// `#[arg(header = "Region")]`: the `Mcp-Param-Region` HTTP header mirrors this argument.
+    pub(crate) header: Option<LitStr>,
     /// The `#[complete(...)]` attribute as written, for errors.
     pub(crate) complete_attr: Option<proc_macro2::TokenStream>,
 }
@@ -58,6 +60,8 @@ pub(crate) struct Tool {
     pub(crate) open_world: Option<bool>,
     pub(crate) icons: Vec<LitStr>,
     pub(crate) meta: Vec<(LitStr, Lit)>,
+    /// Client capabilities the tool needs (`"sampling"`, `"elicitation.url"`).
+    pub(crate) requires: Vec<LitStr>,
 }
 
 pub(crate) struct Prompt {

@@ -214,6 +214,7 @@ fn handler(cx: &Ctxt, marker: Marker, f: &mut ImplItemFn) -> Handler {
                     description: None,
                     rename: None,
                     complete: None,
+                    header: None,
                     complete_attr: None,
                 };
                 pt.attrs.retain(|attr| {
@@ -270,8 +271,10 @@ fn param_arg(cx: &Ctxt, attr: &Attribute, param: &mut Param) {
             param.description = Some(lit_str(&meta)?);
         } else if meta.path.is_ident("rename") {
             param.rename = Some(lit_str(&meta)?);
+        } else if meta.path.is_ident("header") {
+            param.header = Some(lit_str(&meta)?);
         } else {
-            unknown_key(cx, &meta, "arg", &["description", "rename"]);
+            unknown_key(cx, &meta, "arg", &["description", "rename", "header"]);
         }
         Ok(())
     });
@@ -337,6 +340,7 @@ fn tool(cx: &Ctxt, attr: &Attribute, f: &mut ImplItemFn) -> Tool {
         "open_world",
         "icons",
         "meta",
+        "requires",
     ];
     let handler = handler(cx, Marker::Tool, f);
     let mut t = Tool {
@@ -351,6 +355,7 @@ fn tool(cx: &Ctxt, attr: &Attribute, f: &mut ImplItemFn) -> Tool {
         open_world: None,
         icons: Vec::new(),
         meta: Vec::new(),
+        requires: Vec::new(),
     };
     if matches!(attr.meta, syn::Meta::Path(_)) {
         return t;
@@ -379,6 +384,10 @@ fn tool(cx: &Ctxt, attr: &Attribute, f: &mut ImplItemFn) -> Tool {
             t.open_world = Some(flag(&meta)?);
         } else if meta.path.is_ident("icons") {
             t.icons = icons(&meta)?;
+        } else if meta.path.is_ident("requires") {
+            t.requires = icons(&meta).map_err(|e| {
+                syn::Error::new(e.span(), "`requires` lists capability names: `requires = [\"sampling\"]`")
+            })?;
         } else if meta.path.is_ident("meta") {
             meta.parse_nested_meta(|entry| {
                 let key = entry.path.get_ident().map(ToString::to_string).ok_or_else(|| {

@@ -742,6 +742,25 @@ impl<S: Server> Dispatcher<S> {
                         .with_data(json!({ "name": p.name })),
                 )
             })?;
+        if let Some(missing) =
+            missing_capabilities(entry.def.requires, &session.client_capabilities)
+        {
+            return Err(Failure {
+                error: ErrorObject::new(
+                    codes::MISSING_CLIENT_CAPABILITY,
+                    format!(
+                        "Missing required client capability: tool `{}` needs it",
+                        entry.def.name
+                    ),
+                )
+                .with_data(json!({ "requiredCapabilities": missing })),
+                status: if session.is_modern() {
+                    Status::BadRequest
+                } else {
+                    Status::Ok
+                },
+            });
+        }
         let args = Args::parse(p.arguments).map_err(|e| invalid(format!("Invalid params: {e}")))?;
         let result = match check_arguments(entry, &args) {
             Err(message) => crate::tool::ToolResult::error(message),
@@ -1184,4 +1203,31 @@ fn members_of(value: &impl serde::Serialize) -> Result<Body, Failure> {
             "Internal error",
         ))),
     }
+}
+
+/// The capabilities of `required` (dotted paths such as `elicitation.url`) the client did not
+/// declare, as a `ClientCapabilities` object; `None` when all are declared.
+fn missing_capabilities(required: &[&str], declared: &Value) -> Option<Value> {
+    let mut missing = Map::new();
+    for path in required {
+        let mut at = declared;
+        let present = path.split('.').all(|key| match at.get(key) {
+            Some(v) if !v.is_null() => {
+                at = v;
+                true
+            }
+            _ => false,
+        });
+        if !present {
+            let mut node = &mut missing;
+            for key in path.split('.') {
+                let next = node.entry(key).or_insert_with(|| Value::Object(Map::new()));
+                if !next.is_object() {
+                    *next = Value::Object(Map::new());
+                }
+                node = next.as_object_mut().expect("object");
+            }
+        }
+    }
+    (!missing.is_empty()).then_some(Value::Object(missing))
 }

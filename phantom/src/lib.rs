@@ -110,6 +110,27 @@ pub mod __private {
         }
     }
 
+    /// The types an `#[arg(header = "…")]` argument may have: the header carries one string,
+    /// integer or boolean.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be mirrored in an `Mcp-Param-*` header",
+        label = "`#[arg(header = …)]` needs a string, integer or boolean argument",
+        note = "use `String`, an integer type, `bool`, or an `Option` of one of these"
+    )]
+    pub trait McpHeaderType {}
+    impl McpHeaderType for String {}
+    impl McpHeaderType for bool {}
+    impl<T: McpHeaderType> McpHeaderType for Option<T> {}
+    macro_rules! header_ints {
+        ($($t:ty),*) => { $(impl McpHeaderType for $t {})* };
+    }
+    header_ints!(
+        i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize
+    );
+
+    /// Fails to compile unless `T` may be mirrored in a header.
+    pub fn assert_header_type<T: McpHeaderType>() {}
+
     /// Gives a completion closure its higher-ranked signature.
     pub fn complete_fn<S>(f: CompleteFn<S>) -> CompleteFn<S> {
         f

@@ -97,6 +97,9 @@ pub struct ArgSpec {
     pub required: bool,
     /// The argument's JSON Schema.
     pub schema: Schema,
+    /// `#[arg(header = "Region")]`: over HTTP, the 2026-07-28 client mirrors the argument in an
+    /// `Mcp-Param-Region` header, which phantom checks against the body.
+    pub header: Option<&'static str>,
 }
 
 /// Collects the arguments of one handler while its schema is built (once per router).
@@ -126,6 +129,22 @@ impl<'g> ArgsBuilder<'g> {
         T::describe(self, name, description);
     }
 
+    /// Describes an argument mirrored in the `Mcp-Param-<header>` HTTP header (`x-mcp-header`).
+    pub fn param_header<'a, T: CallParam<'a>>(
+        &mut self,
+        name: &'static str,
+        description: Option<&'static str>,
+        header: &'static str,
+    ) {
+        T::describe(self, name, description);
+        if let Some(spec) = self.specs.last_mut().filter(|s| s.name == name) {
+            spec.header = Some(header);
+            if let Some(obj) = spec.schema.as_object_mut() {
+                obj.insert("x-mcp-header".into(), header.into());
+            }
+        }
+    }
+
     /// Adds one argument with the schema of `T`.
     pub fn arg<T: JsonSchema + DeserializeOwned>(
         &mut self,
@@ -140,6 +159,7 @@ impl<'g> ArgsBuilder<'g> {
         }
         let required = serde_json::from_str::<T>("null").is_err();
         self.specs.push(ArgSpec {
+            header: None,
             name,
             description,
             required,

@@ -116,6 +116,8 @@ pub struct ToolDef<S> {
     pub annotations: ToolAnnotations,
     pub icons: &'static [&'static str],
     pub meta: &'static [(&'static str, MetaValue)],
+    /// Client capabilities the tool needs: `"sampling"`, `"elicitation.url"`.
+    pub requires: &'static [&'static str],
     pub args: fn(&mut ArgsBuilder<'_>),
     pub output: fn(&mut SchemaGenerator) -> Option<Schema>,
     pub call: ToolFn<S>,
@@ -608,6 +610,20 @@ impl<S> Router<S> {
     /// `resources/read`.
     pub fn match_uri<'u>(&self, uri: &'u str) -> Option<crate::uri::Match<'u>> {
         self.matcher.find(uri)
+    }
+
+    /// The `(argument, header)` pairs of a tool's `#[arg(header = "…")]` arguments; empty for
+    /// unknown tools.
+    pub fn tool_headers(
+        &self,
+        name: &str,
+    ) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
+        self.tool_index
+            .get(name)
+            .map(|&i| &self.tools[i].specs)
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s.header.map(|h| (s.name, h)))
     }
 
     /// Whether the impl overrides the named callback.

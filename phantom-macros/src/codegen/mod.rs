@@ -118,7 +118,17 @@ fn args_fn(params: &[Param], paths: &Paths) -> TokenStream {
             let ty = &p.ty;
             let wire = p.wire_name();
             let desc = opt_str(p.description.as_ref(), paths);
-            quote_spanned!(syn::spanned::Spanned::span(ty)=> b.param::<#ty>(#wire, #desc);)
+            let span = syn::spanned::Spanned::span(ty);
+            match &p.header {
+                None => quote_spanned!(span=> b.param::<#ty>(#wire, #desc);),
+                Some(header) => {
+                    let check = paths.p_at("assert_header_type", span);
+                    quote_spanned! {span=>
+                        #check::<#ty>();
+                        b.param_header::<#ty>(#wire, #desc, #header);
+                    }
+                }
+            }
         })
         .collect();
     quote!(|b| { #(#describe)* })
@@ -179,6 +189,7 @@ fn tool(t: &Tool, paths: &Paths) -> TokenStream {
     let idempotent = opt_bool(t.idempotent.then_some(true), paths);
     let open_world = opt_bool(t.open_world, paths);
     let icons = icons(&t.icons);
+    let requires = &t.requires;
     let meta_value = paths.p("MetaValue");
     let meta: Vec<TokenStream> = t
         .meta
@@ -203,6 +214,7 @@ fn tool(t: &Tool, paths: &Paths) -> TokenStream {
             annotations: #annotations { read_only: #read_only, destructive: #destructive, idempotent: #idempotent, open_world: #open_world },
             icons: #icons,
             meta: &[#(#meta),*],
+            requires: &[#(#requires),*],
             args: #args_fn,
             output: #output,
             call: |this, parts| #body,

@@ -602,6 +602,70 @@ fn check_modern_headers(
     }
 }
 
+#[derive(Deserialize)]
+struct CallArguments {
+    #[serde(default)]
+    arguments: Option<serde_json::Map<String, Value>>,
+}
+
+#[derive(Deserialize)]
+struct CallBody {
+    #[serde(default)]
+    params: Option<CallArguments>,
+}
+
+/// Checks the `Mcp-Param-*` headers of a `tools/call` against its arguments (`x-mcp-header`).
+fn check_param_headers<S: Server>(
+    headers: &HeaderMap,
+    tool: &str,
+    text: &str,
+) -> Result<(), String> {
+    let mut pairs = S::__router().tool_headers(tool).peekable();
+    if pairs.peek().is_none() {
+        return Ok(());
+    }
+    let arguments = serde_json::from_str::<CallBody>(text)
+        .ok()
+        .and_then(|b| b.params)
+        .and_then(|p| p.arguments)
+        .unwrap_or_default();
+    for (arg, header) in pairs {
+        let value = arguments.get(arg).filter(|v| !v.is_null());
+        let sent = headers.get(format!("mcp-param-{header}").as_str());
+        let (value, sent) = match (value, sent) {
+            (None, _) => continue,
+            (Some(_), None) => {
+                return Err(format!(
+                    "Header mismatch: missing Mcp-Param-{header} header for argument `{arg}`"
+                ));
+            }
+            (Some(v), Some(s)) => (v, s),
+        };
+        let text = sent
+            .to_str()
+            .ok()
+            .filter(|t| t.bytes().all(|b| b == b'\t' || (0x20..0x7f).contains(&b)))
+            .and_then(decode_header)
+            .ok_or_else(|| format!("Header mismatch: invalid Mcp-Param-{header} header value"))?;
+        let agrees = match value {
+            Value::String(s) => *s == text,
+            Value::Bool(b) => text == if *b { "true" } else { "false" },
+            Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+                (Some(i), _) => text.parse::<i64>().is_ok_and(|h| h == i),
+                (None, Some(u)) => text.parse::<u64>().is_ok_and(|h| h == u),
+                _ => false,
+            },
+            _ => false,
+        };
+        if !agrees {
+            return Err(format!(
+                "Header mismatch: Mcp-Param-{header} '{text}' != argument `{arg}` {value}"
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn status_of(reply: &Reply) -> StatusCode {
     match reply.status {
         Status::Ok => StatusCode::OK,
@@ -720,6 +784,17 @@ async fn post_modern<S: Server>(
         head,
         claimed.as_deref().unwrap_or_default(),
     ) {
+        return error_for(
+            StatusCode::BAD_REQUEST,
+            codes::HEADER_MISMATCH,
+            &message,
+            Some(head),
+        );
+    }
+    if head.method.as_deref() == Some("tools/call")
+        && let Some(tool) = head.name.as_ref().and_then(Value::as_str)
+        && let Err(message) = check_param_headers::<S>(&request.headers, tool, text)
+    {
         return error_for(
             StatusCode::BAD_REQUEST,
             codes::HEADER_MISMATCH,
