@@ -25,7 +25,7 @@ pub mod uri;
 pub use http::serve;
 pub use transport::{http, sse, stdio};
 
-pub use auth::WwwAuthenticate;
+pub use auth::{Bearer, ProtectedResource, WwwAuthenticate};
 pub use completion::{CompleteContext, Completion, IntoCompletion};
 pub use config::{CacheScope, Config};
 pub use content::{Content, ResourceContents};
@@ -58,8 +58,8 @@ pub use phantom_macros::tool;
 /// Everything a router needs: `use phantom::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Blob, CompleteContext, Completion, Connect, Content, Contents, Cursor, Error, Json, Page,
-        PromptMessage, PromptReply, Request, Resource, ResourceContents, Server, Session,
+        Bearer, Blob, CompleteContext, Completion, Connect, Content, Contents, Cursor, Error, Json,
+        Page, PromptMessage, PromptReply, Request, Resource, ResourceContents, Server, Session,
         ToolResult, WwwAuthenticate, mcp_router, prompt, resource, tool,
     };
 }

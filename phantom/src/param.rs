@@ -252,3 +252,12 @@ impl<'a, T: DeserializeOwned + JsonSchema> CallParam<'a> for Arguments<T> {
         builder.root = Some(builder.generator.root_schema_for::<T>());
     }
 }
+
+impl<'a> CallParam<'a> for crate::auth::Bearer {
+    fn from_call(parts: &CallParts<'a>, _: &'static str) -> Result<Self, String> {
+        Self::from_request(parts.request)
+            .ok_or_else(|| "this tool needs an `Authorization: Bearer` token".to_owned())
+    }
+
+    fn describe(_: &mut ArgsBuilder<'_>, _: &'static str, _: Option<&'static str>) {}
+}

@@ -296,6 +296,41 @@ pub fn service<S: Server>(server: S, config: HttpConfig) -> axum::Router {
         .layer(cors)
 }
 
+/// The RFC 9728 metadata routes: `GET /.well-known/oauth-protected-resource` and
+/// `GET /.well-known/oauth-protected-resource/<path>` (for an endpoint at `/<path>`), readable from
+/// any origin. Merge them into your app next to the MCP service:
+///
+/// ```
+/// use phantom::ProtectedResource;
+///
+/// let metadata = ProtectedResource::new("https://mcp.example.com/mcp", "https://auth.example.com")
+///     .scopes(["studies:read"]);
+/// let app: axum::Router = phantom::http::protected_resource(metadata);
+/// ```
+pub fn protected_resource(metadata: crate::auth::ProtectedResource) -> axum::Router {
+    let body = Arc::new(serde_json::to_string(&metadata).unwrap_or_else(|_| "{}".into()));
+    let handler = move || {
+        let body = Arc::clone(&body);
+        async move {
+            let mut resp = json_response(StatusCode::OK, String::clone(&body));
+            resp.headers_mut().insert(
+                header::ACCESS_CONTROL_ALLOW_ORIGIN,
+                HeaderValue::from_static("*"),
+            );
+            resp
+        }
+    };
+    axum::Router::new()
+        .route(
+            "/.well-known/oauth-protected-resource",
+            axum::routing::get(handler.clone()),
+        )
+        .route(
+            "/.well-known/oauth-protected-resource/{*path}",
+            axum::routing::get(handler),
+        )
+}
+
 /// Serves `server` at `http://<addr>/mcp` until Ctrl-C, with `TCP_NODELAY` on every socket and the
 /// safe defaults of [`HttpConfig::for_addr`].
 pub async fn serve<S: Server>(
