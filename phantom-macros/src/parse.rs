@@ -386,7 +386,10 @@ fn tool(cx: &Ctxt, attr: &Attribute, f: &mut ImplItemFn) -> Tool {
             t.icons = icons(&meta)?;
         } else if meta.path.is_ident("requires") {
             t.requires = icons(&meta).map_err(|e| {
-                syn::Error::new(e.span(), "`requires` lists capability names: `requires = [\"sampling\"]`")
+                syn::Error::new(
+                    e.span(),
+                    "expected a list of capability names for `requires`\n       help: write `requires = [\"sampling\", \"elicitation.url\"]`",
+                )
             })?;
         } else if meta.path.is_ident("meta") {
             meta.parse_nested_meta(|entry| {

@@ -1218,6 +1218,13 @@ fn missing_capabilities(required: &[&str], declared: &Value) -> Option<Value> {
             }
             _ => false,
         });
+        // An empty `elicitation` object is form mode only (the 2025-11-25 back-compat rule).
+        let present = present
+            || (*path == "elicitation.form"
+                && declared
+                    .get("elicitation")
+                    .and_then(Value::as_object)
+                    .is_some_and(Map::is_empty));
         if !present {
             let mut node = &mut missing;
             for key in path.split('.') {

@@ -4,6 +4,7 @@
 
 mod allow_lists;
 mod capabilities;
+mod capabilities_required;
 mod completion;
 mod errors;
 mod fixture;

@@ -4,10 +4,16 @@
 //! - `legacy`: 2025-11-25 sessions over JSON (200, 202, 400, 404, 503, DELETE, idle eviction);
 //! - `sse`: SSE responses, priming, GET streams, keep-alive, 409, `Last-Event-ID` resumption;
 //! - `modern`: 2026-07-28 envelopes and standard headers (-32602, -32022, -32020, 404/-32601);
+//! - `param_headers`: `Mcp-Param-*` headers checked against `#[arg(header)]` arguments (-32020), and
+//!   `#[tool(requires)]`'s -32021 as a 400;
+//! - `cancel_and_auth`: a dropped 2026-07-28 response cancels its handler; protected-resource
+//!   metadata; the `Bearer` extractor;
 //! - `transport`: 403 (Host, Origin), 405, 406, 413, 415, CORS, and `connect` (401, 403).
 
+mod cancel_and_auth;
 mod legacy;
 mod modern;
+mod param_headers;
 mod sse;
 mod support;
 mod transport;

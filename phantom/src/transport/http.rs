@@ -305,10 +305,10 @@ pub fn service<S: Server>(server: S, config: HttpConfig) -> axum::Router {
 ///
 /// let metadata = ProtectedResource::new("https://mcp.example.com/mcp", "https://auth.example.com")
 ///     .scopes(["studies:read"]);
-/// let app: axum::Router = phantom::http::protected_resource(metadata);
+/// let app: axum::Router = phantom::http::protected_resource(&metadata);
 /// ```
-pub fn protected_resource(metadata: crate::auth::ProtectedResource) -> axum::Router {
-    let body = Arc::new(serde_json::to_string(&metadata).unwrap_or_else(|_| "{}".into()));
+pub fn protected_resource(metadata: &crate::auth::ProtectedResource) -> axum::Router {
+    let body = Arc::new(serde_json::to_string(metadata).unwrap_or_else(|_| "{}".into()));
     let handler = move || {
         let body = Arc::clone(&body);
         async move {
@@ -666,9 +666,23 @@ fn check_param_headers<S: Server>(
         .unwrap_or_default();
     for (arg, header) in pairs {
         let value = arguments.get(arg).filter(|v| !v.is_null());
-        let sent = headers.get(format!("mcp-param-{header}").as_str());
+        let mut all = headers
+            .get_all(format!("mcp-param-{header}").as_str())
+            .iter();
+        let (sent, again) = (all.next(), all.next());
+        if again.is_some() {
+            return Err(format!(
+                "Header mismatch: Mcp-Param-{header} header appears more than once"
+            ));
+        }
         let (value, sent) = match (value, sent) {
-            (None, _) => continue,
+            (None, None) => continue,
+            // An intermediary may route on the header: it must not claim a value the body lacks.
+            (None, Some(_)) => {
+                return Err(format!(
+                    "Header mismatch: Mcp-Param-{header} header sent but argument `{arg}` is absent"
+                ));
+            }
             (Some(_), None) => {
                 return Err(format!(
                     "Header mismatch: missing Mcp-Param-{header} header for argument `{arg}`"
