@@ -60,10 +60,9 @@ impl Setup {
 
     /// A modern `tools/call` of `forecast` with these arguments and the standard headers.
     fn forecast(&self, arguments: Value) -> Call {
-        self.server.post_modern(
-            "tools/call",
-            json!({"name": "forecast", "arguments": arguments}),
-        )
+        let mut params = json!({"name": "forecast"});
+        params["arguments"] = arguments;
+        self.server.post_modern("tools/call", params)
     }
 
     fn calls(&self) -> usize {

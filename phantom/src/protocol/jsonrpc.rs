@@ -133,27 +133,40 @@ pub enum Incoming<'a> {
 impl<'a> Incoming<'a> {
     /// Decodes one message. On failure returns the error to send and, when it could be read, the id.
     pub fn parse(text: &'a str) -> Result<Self, (Option<RequestId>, ErrorObject)> {
-        let value: &RawValue = serde_json::from_str(text).map_err(|e| {
-            (
-                None,
-                ErrorObject::new(codes::PARSE_ERROR, format!("Parse error: {e}")),
-            )
-        })?;
-        Self::from_raw(value)
+        // One pass on the common path; a failure is then told apart: not JSON (-32700) or JSON
+        // that is not a JSON-RPC object (-32600).
+        match serde_json::from_str::<Wire<'a>>(text) {
+            Ok(wire) => Self::from_wire(wire),
+            Err(e) => match serde_json::from_str::<&RawValue>(text) {
+                Err(_) => Err((
+                    None,
+                    ErrorObject::new(codes::PARSE_ERROR, format!("Parse error: {e}")),
+                )),
+                Ok(_) => Err((
+                    None,
+                    ErrorObject::new(
+                        codes::INVALID_REQUEST,
+                        format!("Invalid request: expected a JSON-RPC object ({e})"),
+                    ),
+                )),
+            },
+        }
     }
 
     /// Decodes one message that is already known to be valid JSON.
     pub fn from_raw(raw: &'a RawValue) -> Result<Self, (Option<RequestId>, ErrorObject)> {
         let invalid = |id, msg: String| Err((id, ErrorObject::new(codes::INVALID_REQUEST, msg)));
-        let wire: Wire<'a> = match serde_json::from_str(raw.get()) {
-            Ok(w) => w,
-            Err(e) => {
-                return invalid(
-                    None,
-                    format!("Invalid request: expected a JSON-RPC object ({e})"),
-                );
-            }
-        };
+        match serde_json::from_str(raw.get()) {
+            Ok(wire) => Self::from_wire(wire),
+            Err(e) => invalid(
+                None,
+                format!("Invalid request: expected a JSON-RPC object ({e})"),
+            ),
+        }
+    }
+
+    fn from_wire(wire: Wire<'a>) -> Result<Self, (Option<RequestId>, ErrorObject)> {
+        let invalid = |id, msg: String| Err((id, ErrorObject::new(codes::INVALID_REQUEST, msg)));
         let id = match wire.id {
             None => None,
             Some(raw_id) => match serde_json::from_str::<RequestId>(raw_id.get()) {

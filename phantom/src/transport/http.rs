@@ -58,8 +58,11 @@ use crate::server::{Connect, Server};
 use crate::session::Session;
 use crate::store::{EventStore, MemoryEventStore, StoredEvent};
 
-const SESSION_HEADER: &str = "mcp-session-id";
-const VERSION_HEADER: &str = "mcp-protocol-version";
+const SESSION_HEADER: header::HeaderName = header::HeaderName::from_static("mcp-session-id");
+const VERSION_HEADER: header::HeaderName = header::HeaderName::from_static("mcp-protocol-version");
+const METHOD_HEADER: header::HeaderName = header::HeaderName::from_static("mcp-method");
+const NAME_HEADER: header::HeaderName = header::HeaderName::from_static("mcp-name");
+const LAST_EVENT_ID: header::HeaderName = header::HeaderName::from_static("last-event-id");
 const LOOPBACK: [&str; 4] = ["localhost", "127.0.0.1", "[::1]", "::1"];
 
 /// How POST requests are answered.
@@ -284,16 +287,48 @@ pub fn service<S: Server>(server: S, config: HttpConfig) -> axum::Router {
         ))
         .allow_methods([Method::GET, Method::POST, Method::DELETE, Method::OPTIONS])
         .allow_headers(AllowHeaders::mirror_request())
-        .expose_headers([
-            header::HeaderName::from_static(SESSION_HEADER),
-            header::HeaderName::from_static(VERSION_HEADER),
-            header::WWW_AUTHENTICATE,
-        ])
+        .expose_headers([SESSION_HEADER, VERSION_HEADER, header::WWW_AUTHENTICATE])
         .max_age(Duration::from_secs(600));
-    axum::Router::new()
-        .fallback(handle::<S>)
-        .with_state(state)
-        .layer(cors)
+    let plain = axum::Router::new().fallback(handle::<S>).with_state(state);
+    let cors = tower::Layer::layer(&cors, plain.clone());
+    axum::Router::new().fallback_service(OriginAware { plain, cors })
+}
+
+/// Sends browser requests (those with an `Origin`, and preflights) through the CORS layer and the
+/// rest straight to the endpoint, so non-browser clients do not pay for `Vary` headers.
+#[derive(Clone)]
+struct OriginAware {
+    plain: axum::Router,
+    cors: tower_http::cors::Cors<axum::Router>,
+}
+
+impl tower::Service<axum::extract::Request> for OriginAware {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = futures_util::future::Either<
+        <axum::Router as tower::Service<axum::extract::Request>>::Future,
+        <tower_http::cors::Cors<axum::Router> as tower::Service<axum::extract::Request>>::Future,
+    >;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Infallible>> {
+        match tower::Service::<axum::extract::Request>::poll_ready(&mut self.plain, cx) {
+            std::task::Poll::Ready(Ok(())) => {
+                tower::Service::<axum::extract::Request>::poll_ready(&mut self.cors, cx)
+            }
+            other => other,
+        }
+    }
+
+    fn call(&mut self, req: axum::extract::Request) -> Self::Future {
+        if req.headers().contains_key(header::ORIGIN) || req.method() == Method::OPTIONS {
+            futures_util::future::Either::Right(self.cors.call(req))
+        } else {
+            futures_util::future::Either::Left(self.plain.call(req))
+        }
+    }
 }
 
 /// The RFC 9728 metadata routes: `GET /.well-known/oauth-protected-resource` and
@@ -412,7 +447,7 @@ fn empty(status: StatusCode) -> Response {
     resp
 }
 
-fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
     headers
         .get(name)
         .and_then(|v| v.to_str().ok())
@@ -440,7 +475,7 @@ async fn handle<S: Server>(
     req: axum::extract::Request,
 ) -> Response {
     let (parts, body) = req.into_parts();
-    let host = header_str(&parts.headers, "host").map(host_part);
+    let host = header_str(&parts.headers, header::HOST).map(host_part);
     if let Some(h) = host {
         if !st.cfg.host_allowed(h) {
             return plain(
@@ -456,7 +491,7 @@ async fn handle<S: Server>(
             "Forbidden: missing Host header",
         );
     }
-    if let Some(origin) = header_str(&parts.headers, "origin")
+    if let Some(origin) = header_str(&parts.headers, header::ORIGIN)
         && !st.cfg.origin_allowed(origin, host)
     {
         return plain(
@@ -591,7 +626,7 @@ fn check_modern_headers(
     }
     let method = head.method.as_deref().unwrap_or_default();
     match headers
-        .get("mcp-method")
+        .get(METHOD_HEADER)
         .map(|v| v.to_str().ok().and_then(decode_header))
     {
         None if head.is_request => {
@@ -621,7 +656,7 @@ fn check_modern_headers(
         return Ok(());
     };
     match headers
-        .get("mcp-name")
+        .get(NAME_HEADER)
         .map(|v| v.to_str().ok().and_then(decode_header))
     {
         None => Err(header_mismatch(
@@ -781,7 +816,7 @@ async fn post<S: Server>(st: &Arc<HttpState<S>>, request: Request, body: Body) -
             "Not Acceptable: the client must accept both application/json and text/event-stream",
         );
     }
-    let content_type = header_str(&request.headers, "content-type").unwrap_or_default();
+    let content_type = header_str(&request.headers, header::CONTENT_TYPE).unwrap_or_default();
     if !content_type
         .to_ascii_lowercase()
         .starts_with("application/json")
@@ -1081,7 +1116,7 @@ async fn get<S: Server>(st: &Arc<HttpState<S>>, request: Request) -> Response {
         return resp;
     }
     let mut replayed = Vec::new();
-    if let Some(last) = header_str(&request.headers, "last-event-id") {
+    if let Some(last) = header_str(&request.headers, LAST_EVENT_ID) {
         match st.cfg.event_store.replay(&id, last).await {
             Some((stream, events)) if stream != "g" => {
                 // A POST stream: replay what followed and end.
