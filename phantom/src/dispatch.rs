@@ -122,13 +122,7 @@ fn parse_params<'a, T: Deserialize<'a>>(raw: Option<&'a RawValue>) -> Result<T, 
     })
 }
 
-#[derive(Deserialize)]
-struct Probe<'a> {
-    #[serde(rename = "_meta", borrow, default)]
-    meta: Option<&'a RawValue>,
-}
-
-#[derive(Deserialize, Default)]
+#[derive(Debug, Deserialize, Default)]
 struct MetaProbe<'a> {
     #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
     version: Option<&'a RawValue>,
@@ -142,9 +136,47 @@ struct MetaProbe<'a> {
 
 /// Reads `params._meta` when it claims the modern envelope.
 fn modern_claim(params: Option<&RawValue>) -> Option<MetaProbe<'_>> {
-    let probe: Probe<'_> = serde_json::from_str(params?.get()).ok()?;
-    let meta: MetaProbe<'_> = serde_json::from_str(probe.meta?.get()).unwrap_or_default();
-    meta.version.is_some().then_some(meta)
+    ParamsHead::read(params)
+        .meta
+        .filter(|m| m.version.is_some())
+}
+
+/// What phantom reads of a request's params before dispatching it: the `_meta` envelope and the
+/// `name` / `uri` that HTTP headers must mirror. A transport that needs them reads them once with
+/// [`ParamsHead::read`] and hands them to [`Dispatcher::handle_parsed`].
+#[derive(Debug, Default, Deserialize)]
+pub struct ParamsHead<'a> {
+    #[serde(rename = "_meta", borrow, default, deserialize_with = "lenient_meta")]
+    meta: Option<MetaProbe<'a>>,
+    /// `params.name` (tools/call, prompts/get), as sent.
+    #[serde(borrow, default)]
+    pub name: Option<&'a RawValue>,
+    /// `params.uri` (resources/read), as sent.
+    #[serde(borrow, default)]
+    pub uri: Option<&'a RawValue>,
+}
+
+/// A `_meta` that is not an object reads as no `_meta` (so no modern claim), as before.
+fn lenient_meta<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<MetaProbe<'de>>, D::Error> {
+    let raw = <&RawValue>::deserialize(d)?;
+    Ok(serde_json::from_str(raw.get()).ok())
+}
+
+impl<'a> ParamsHead<'a> {
+    /// Reads the head of `params` (nothing when absent or not an object).
+    pub fn read(params: Option<&'a RawValue>) -> Self {
+        params
+            .and_then(|p| serde_json::from_str(p.get()).ok())
+            .unwrap_or_default()
+    }
+
+    /// The raw `_meta["io.modelcontextprotocol/protocolVersion"]`: present exactly when the
+    /// request claims the 2026-07-28 envelope.
+    pub fn claimed_version(&self) -> Option<&'a RawValue> {
+        self.meta.as_ref().and_then(|m| m.version)
+    }
 }
 
 #[derive(Deserialize)]
@@ -419,12 +451,29 @@ impl<S: Server> Dispatcher<S> {
         request: &Request,
         legacy: &mut Option<Session>,
     ) -> Option<Reply> {
+        let head = match &msg {
+            Incoming::Request { params, .. } => ParamsHead::read(*params),
+            _ => ParamsHead::default(),
+        };
+        self.handle_parsed(msg, head, request, legacy).await
+    }
+
+    /// Handles a message a transport has already decoded, with the head of its params.
+    pub async fn handle_parsed(
+        &self,
+        msg: Incoming<'_>,
+        head: ParamsHead<'_>,
+        request: &Request,
+        legacy: &mut Option<Session>,
+    ) -> Option<Reply> {
         match msg {
             Incoming::Request { id, method, params } => {
-                let reply =
-                    AssertUnwindSafe(self.handle_request(&id, &method, params, request, legacy))
-                        .catch_unwind()
-                        .await;
+                let claim = head.meta.filter(|m| m.version.is_some());
+                let reply = AssertUnwindSafe(
+                    self.handle_request(&id, &method, params, claim, request, legacy),
+                )
+                .catch_unwind()
+                .await;
                 Some(reply.unwrap_or_else(|_| {
                     let error = ErrorObject::new(codes::INTERNAL_ERROR, "Internal error");
                     self.error_reply(Some(&id), error, Status::Ok, false)
@@ -445,10 +494,11 @@ impl<S: Server> Dispatcher<S> {
         id: &RequestId,
         method: &str,
         params: Option<&RawValue>,
+        claim: Option<MetaProbe<'_>>,
         request: &Request,
         legacy: &mut Option<Session>,
     ) -> Reply {
-        if let Some(meta) = modern_claim(params) {
+        if let Some(meta) = claim {
             return match self.modern(method, params, meta, request).await {
                 Ok((session, body, cache)) => {
                     self.ok_reply(id, body, Some((&session, cache))).await
@@ -570,12 +620,12 @@ impl<S: Server> Dispatcher<S> {
         let p: InitializeParams = parse_params(params)?;
         let version = ProtocolVersion::negotiate_legacy(&p.protocol_version);
         let mut session = Session::new(None, version);
-        session.client_info = p.client_info;
+        session.client_info = p.client_info.map(Arc::new);
         if let Some(caps) = p.capabilities {
             if !caps.is_object() {
                 return Err(invalid("Invalid params: `capabilities` must be an object"));
             }
-            session.client_capabilities = caps;
+            session.client_capabilities = Arc::new(caps);
         }
         self.connect(&mut session, request).await?;
         let mut map = Map::new();
@@ -1139,14 +1189,16 @@ fn envelope_session(meta: &MetaProbe<'_>) -> Result<Session, Failure> {
         return Err(missing(META_CAPS, "expected an object in"));
     }
     let mut session = Session::new(None, version);
-    session.client_capabilities = caps;
+    session.client_capabilities = Arc::new(caps);
     if let Some(info) = meta.info {
-        session.client_info = Some(serde_json::from_str(info.get()).map_err(|_| {
-            missing(
-                META_INFO,
-                "expected an Implementation object (`name`, `version`) in",
-            )
-        })?);
+        session.client_info = Some(Arc::new(serde_json::from_str(info.get()).map_err(
+            |_| {
+                missing(
+                    META_INFO,
+                    "expected an Implementation object (`name`, `version`) in",
+                )
+            },
+        )?));
     }
     if let Some(level) = meta.log {
         session.log_level = Some(

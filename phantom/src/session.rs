@@ -32,10 +32,10 @@ pub struct Session {
     pub allowed_resource_templates: Option<AllowList>,
     /// Skills this session may list and read; `None` allows all.
     pub allowed_skills: Option<AllowList>,
-    /// What the client said about itself.
-    pub client_info: Option<Implementation>,
-    /// The client's declared capabilities (`{}` when none).
-    pub client_capabilities: Value,
+    /// What the client said about itself (shared: cloning a session does not copy it).
+    pub client_info: Option<Arc<Implementation>>,
+    /// The client's declared capabilities (`{}` when none; shared like `client_info`).
+    pub client_capabilities: Arc<Value>,
     /// The negotiated (legacy) or requested (modern) protocol version.
     pub protocol_version: ProtocolVersion,
     /// Minimum level of `notifications/message` the client wants; `None` sends none.
@@ -60,7 +60,7 @@ impl Session {
             allowed_resource_templates: None,
             allowed_skills: None,
             client_info: None,
-            client_capabilities: Value::Object(Default::default()),
+            client_capabilities: Arc::new(Value::Object(Default::default())),
             protocol_version,
             log_level: None,
         }

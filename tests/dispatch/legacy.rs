@@ -100,7 +100,7 @@ async fn initialize_records_client_capabilities() {
     client.initialize("2025-11-25").await.result();
     let session = client.session_mut().expect("session");
     assert_eq!(
-        session.client_capabilities,
+        *session.client_capabilities,
         json!({"sampling": {}, "roots": null})
     );
     assert!(session.client_supports("sampling"));

@@ -51,7 +51,8 @@ use tower_http::cors::{AllowHeaders, AllowOrigin, CorsLayer};
 use super::sessions::{Sessions, new_session_id};
 use super::sse;
 use crate::config::Config;
-use crate::dispatch::{Dispatcher, Reply, Status};
+use crate::dispatch::{Dispatcher, ParamsHead, Reply, Status};
+use crate::protocol::Incoming;
 use crate::protocol::{ProtocolVersion, codes};
 use crate::request::{Request, Transport};
 use crate::server::{Connect, Server};
@@ -529,32 +530,6 @@ async fn handle<S: Server>(
     }
 }
 
-#[derive(Deserialize)]
-struct Head<'a> {
-    #[serde(borrow, default)]
-    id: Option<&'a RawValue>,
-    #[serde(default)]
-    method: Option<String>,
-    #[serde(borrow, default)]
-    params: Option<&'a RawValue>,
-}
-
-#[derive(Deserialize, Default)]
-struct HeadParams<'a> {
-    #[serde(rename = "_meta", borrow, default)]
-    meta: Option<&'a RawValue>,
-    #[serde(default)]
-    name: Option<Value>,
-    #[serde(default)]
-    uri: Option<Value>,
-}
-
-#[derive(Deserialize, Default)]
-struct HeadMeta {
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion", default)]
-    version: Option<Value>,
-}
-
 /// What the HTTP layer needs to know about a body before dispatching it.
 struct Inspected {
     /// The request id, when there is one.
@@ -567,24 +542,51 @@ struct Inspected {
     uri: Option<Value>,
 }
 
-fn inspect(text: &str) -> Option<Inspected> {
-    let head: Head<'_> = serde_json::from_str(text).ok()?;
-    let params: HeadParams<'_> = head
-        .params
-        .and_then(|p| serde_json::from_str(p.get()).ok())
-        .unwrap_or_default();
-    let meta: HeadMeta = params
-        .meta
-        .and_then(|m| serde_json::from_str(m.get()).ok())
-        .unwrap_or_default();
-    Some(Inspected {
-        id: head.id.and_then(|i| serde_json::from_str(i.get()).ok()),
-        is_request: head.id.is_some() && head.method.is_some(),
-        method: head.method,
-        modern: meta.version,
-        name: params.name,
-        uri: params.uri,
-    })
+/// A body decoded once: the message, the head of its params, and what the HTTP checks need.
+struct Parsed<'a> {
+    msg: Incoming<'a>,
+    head: ParamsHead<'a>,
+}
+
+fn inspect(text: &str) -> Option<(Inspected, Parsed<'_>)> {
+    let msg = Incoming::parse(text).ok()?;
+    let (id, method, params, is_request) = match &msg {
+        Incoming::Request { id, method, params } => (
+            serde_json::to_value(id).ok(),
+            Some(method.to_string()),
+            *params,
+            true,
+        ),
+        Incoming::Notification { method, params } => {
+            (None, Some(method.to_string()), *params, false)
+        }
+        Incoming::Response { id } => (serde_json::to_value(id).ok(), None, None, false),
+    };
+    let head = ParamsHead::read(params);
+    let value = |raw: Option<&RawValue>| raw.and_then(|r| serde_json::from_str(r.get()).ok());
+    let inspected = Inspected {
+        id,
+        is_request,
+        method,
+        modern: value(head.claimed_version()),
+        name: value(head.name),
+        uri: value(head.uri),
+    };
+    Some((inspected, Parsed { msg, head }))
+}
+
+/// Hands a body to the dispatcher, decoded already when possible.
+async fn dispatch<S: Server>(
+    st: &HttpState<S>,
+    text: &str,
+    parsed: Option<Parsed<'_>>,
+    request: &Request,
+    slot: &mut Option<Session>,
+) -> Option<Reply> {
+    match parsed {
+        Some(Parsed { msg, head }) => st.dispatcher.handle_parsed(msg, head, request, slot).await,
+        None => st.dispatcher.handle(text, request, slot).await,
+    }
 }
 
 /// Decodes a header value, including the `=?base64?…?=` form.
@@ -839,16 +841,19 @@ async fn post<S: Server>(st: &Arc<HttpState<S>>, request: Request, body: Body) -
         );
     };
     let is_batch = text.trim_start().starts_with('[');
-    let head = if is_batch { None } else { inspect(text) };
-    if !is_batch && head.is_none() {
-        // Not JSON, or not an object: let the dispatcher produce the exact JSON-RPC error.
+    let inspected = if is_batch { None } else { inspect(text) };
+    let Some((head, parsed)) = inspected else {
+        if is_batch {
+            return post_legacy(st, request, text, None, None).await;
+        }
+        // Not JSON, or not a JSON-RPC object: let the dispatcher produce the exact error.
         let reply = st.dispatcher.handle(text, &request, &mut None).await;
         return reply.map_or_else(|| empty(StatusCode::BAD_REQUEST), reply_response);
+    };
+    if head.modern.is_some() {
+        return post_modern(st, &request, text, &head, parsed).await;
     }
-    if let Some(head) = head.as_ref().filter(|h| h.modern.is_some()) {
-        return post_modern(st, &request, text, head).await;
-    }
-    post_legacy(st, request, text, head.as_ref()).await
+    post_legacy(st, request, text, Some(&head), Some(parsed)).await
 }
 
 async fn post_modern<S: Server>(
@@ -856,6 +861,7 @@ async fn post_modern<S: Server>(
     request: &Request,
     text: &str,
     head: &Inspected,
+    parsed: Parsed<'_>,
 ) -> Response {
     // Header checks come before the version gate: a header that disagrees with the body is a
     // -32020 whatever the version says; an agreeing but unsupported version is the dispatcher's -32022.
@@ -886,7 +892,7 @@ async fn post_modern<S: Server>(
             Some(head),
         );
     }
-    match st.dispatcher.handle(text, request, &mut None).await {
+    match dispatch(st, text, Some(parsed), request, &mut None).await {
         None => empty(StatusCode::ACCEPTED),
         Some(reply) => reply_response(reply),
     }
@@ -897,6 +903,7 @@ async fn post_legacy<S: Server>(
     request: Request,
     text: &str,
     head: Option<&Inspected>,
+    parsed: Option<Parsed<'_>>,
 ) -> Response {
     let header_version = header_str(&request.headers, VERSION_HEADER).map(str::to_owned);
     if let Some(v) = header_version.as_deref() {
@@ -922,7 +929,7 @@ async fn post_legacy<S: Server>(
     }
     let is_initialize = head.is_some_and(|h| h.method.as_deref() == Some("initialize"));
     if is_initialize {
-        return initialize(st, request, text).await;
+        return initialize(st, request, text, parsed).await;
     }
     let Some(id) = header_str(&request.headers, SESSION_HEADER).map(str::to_owned) else {
         return error_for(
@@ -937,7 +944,7 @@ async fn post_legacy<S: Server>(
         return error_for(StatusCode::NOT_FOUND, -32001, "Session not found", head);
     };
     let mut slot = Some(Session::clone(&session));
-    let reply = st.dispatcher.handle(text, &request, &mut slot).await;
+    let reply = dispatch(st, text, parsed, &request, &mut slot).await;
     let writes_back = head.is_none_or(|h| h.method.as_deref() == Some("logging/setLevel"))
         || S::__router().overrides("connect");
     if writes_back && let Some(s) = slot {
@@ -956,9 +963,14 @@ async fn post_legacy<S: Server>(
     sse_reply(st, &id, session.protocol_version, reply).await
 }
 
-async fn initialize<S: Server>(st: &Arc<HttpState<S>>, request: Request, text: &str) -> Response {
+async fn initialize<S: Server>(
+    st: &Arc<HttpState<S>>,
+    request: Request,
+    text: &str,
+    parsed: Option<Parsed<'_>>,
+) -> Response {
     let mut slot = None;
-    let reply = st.dispatcher.handle(text, &request, &mut slot).await;
+    let reply = dispatch(st, text, parsed, &request, &mut slot).await;
     let Some(reply) = reply else {
         return empty(StatusCode::ACCEPTED);
     };
