@@ -32,6 +32,10 @@ cargo test --workspace --exclude phantom-bench --doc
 step "rustdoc"
 RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps --quiet
 
+step "benchmark harness smoke (phantom and rmcp echo servers, every driver mode, ~1 s each)"
+cargo build -p phantom-bench --release
+cargo run -p phantom-bench --release -- smoke
+
 if ! $only_rust; then
   step "official MCP conformance suites (strict expected failures)"
   bash tests/conformance/run.sh

@@ -1,0 +1,137 @@
+//! The rmcp side of the benchmark: the same behaviour as `phantom-echo` (one tool `echo {text}` →
+//! one text block, one resource template `users://{id}/profile`) on rmcp 3.11, served by rmcp's
+//! `StreamableHttpService` with a `LocalSessionManager`, mounted at `/mcp` in axum 0.8.
+//!
+//! | env | values | default | effect |
+//! |---|---|---|---|
+//! | `MODE` | `stateful` \| `stateless` | `stateful` | legacy sessions, or stateless legacy serving |
+//! | `JSON` | `0` \| `1` | `0` | `application/json` replies instead of SSE (stateless only) |
+//! | `NODELAY` | `0` \| `1` | `0` | TCP_NODELAY on accepted sockets |
+//! | `ADDR` | `host:port` | `127.0.0.1:8931` | listen address |
+
+use axum::serve::ListenerExt as _;
+use rmcp::{
+    ErrorData, RoleServer, ServerHandler,
+    handler::server::{router::tool::ToolRouter, wrapper::Parameters},
+    model::{
+        CallToolResult, ContentBlock, ListResourceTemplatesResult, PaginatedRequestParams,
+        ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
+        ResourceTemplate, ServerCapabilities, ServerConfig,
+    },
+    service::RequestContext,
+    tool, tool_handler, tool_router,
+    transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
+    },
+};
+
+/// Arguments of `echo`.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct EchoArgs {
+    /// The text to return.
+    text: String,
+}
+
+#[derive(Debug, Clone)]
+struct Echo {
+    tool_router: ToolRouter<Self>,
+}
+
+#[tool_router]
+impl Echo {
+    fn new() -> Self {
+        Self {
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    /// Returns its input.
+    #[tool(description = "Returns its input.")]
+    fn echo(&self, Parameters(EchoArgs { text }): Parameters<EchoArgs>) -> CallToolResult {
+        CallToolResult::success(vec![ContentBlock::text(text)])
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Echo {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build(),
+        )
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(ListResourceTemplatesResult::with_all_items(vec![
+            ResourceTemplate::new("users://{id}/profile", "user-profile")
+                .with_mime_type("text/plain"),
+        ]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let id = request
+            .uri
+            .strip_prefix("users://")
+            .and_then(|rest| rest.strip_suffix("/profile"))
+            .filter(|id| !id.is_empty() && !id.contains('/'));
+        match id {
+            Some(id) => Ok(ReadResourceResult::new(vec![
+                ResourceContents::text(format!("profile of {id}"), request.uri.clone())
+                    .with_mime_type("text/plain"),
+            ])
+            .into()),
+            None => Err(ErrorData::resource_not_found(
+                format!("no resource at `{}`", request.uri),
+                None,
+            )),
+        }
+    }
+}
+
+fn flag(name: &str) -> bool {
+    std::env::var(name).is_ok_and(|v| v == "1")
+}
+
+#[tokio::main]
+async fn main() -> std::io::Result<()> {
+    let addr = std::env::var("ADDR").unwrap_or_else(|_| "127.0.0.1:8931".into());
+    let stateful = std::env::var("MODE").map_or(true, |m| m == "stateful");
+    let json = flag("JSON");
+    let nodelay = flag("NODELAY");
+
+    let config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(stateful)
+        .with_json_response(json)
+        .with_sse_keep_alive(None);
+    let service: StreamableHttpService<Echo, LocalSessionManager> =
+        StreamableHttpService::new(|| Ok(Echo::new()), Default::default(), config);
+    let app = axum::Router::new().nest_service("/mcp", service);
+
+    let listener = tokio::net::TcpListener::bind(&addr).await?;
+    eprintln!(
+        "rmcp-echo listening on http://{addr}/mcp mode={} json={} nodelay={}",
+        if stateful { "stateful" } else { "stateless" },
+        u8::from(json),
+        u8::from(nodelay),
+    );
+    if nodelay {
+        let listener = listener.tap_io(|tcp| {
+            if let Err(e) = tcp.set_nodelay(true) {
+                eprintln!("rmcp-echo: set_nodelay failed: {e}");
+            }
+        });
+        axum::serve(listener, app).await
+    } else {
+        axum::serve(listener, app).await
+    }
+}

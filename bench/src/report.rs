@@ -1,0 +1,368 @@
+//! `RESULTS.md` and `ratios.svg`: medians over rounds, phantom ÷ rmcp ratios, the machine.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::Command;
+
+use plotters::prelude::*;
+
+use crate::compile::CompileTimes;
+use crate::runner::{Bench, Kind, Role, Run};
+
+/// The measured runs of one scenario: `runs[v]` holds the rounds of `bench.variants[v]`.
+#[derive(Debug)]
+pub(crate) struct Measured {
+    /// The scenario.
+    pub(crate) bench: Bench,
+    /// Runs per variant.
+    pub(crate) runs: Vec<Vec<Run>>,
+}
+
+/// One reported quantity.
+#[derive(Debug, Clone, Copy)]
+struct Metric {
+    name: &'static str,
+    /// Whether a larger value is better (throughput) or worse (latency, CPU, memory).
+    higher_is_better: bool,
+    value: fn(&Run, Kind) -> f64,
+    digits: usize,
+}
+
+const fn metric(
+    name: &'static str,
+    higher_is_better: bool,
+    digits: usize,
+    value: fn(&Run, Kind) -> f64,
+) -> Metric {
+    Metric {
+        name,
+        higher_is_better,
+        value,
+        digits,
+    }
+}
+
+fn metrics(kind: Kind) -> Vec<Metric> {
+    match kind {
+        Kind::Requests => vec![
+            metric("req/s", true, 0, |r, _| r.get("rps")),
+            metric("p50 ms", false, 3, |r, _| r.get("p50_ms")),
+            metric("p99 ms", false, 3, |r, _| r.get("p99_ms")),
+            metric("p99.9 ms", false, 3, |r, _| r.get("p999_ms")),
+            metric("CPU µs/req", false, 1, |r, _| r.cpu_us_per_op),
+            metric("RSS after MB", false, 1, |r, _| r.rss_after_kb / 1024.0),
+        ],
+        Kind::Sessions { .. } => vec![
+            metric("opens/s", true, 0, |r, _| r.get("rps")),
+            metric("p50 ms", false, 3, |r, _| r.get("p50_ms")),
+            metric("p99 ms", false, 3, |r, _| r.get("p99_ms")),
+            metric("CPU µs/open", false, 1, |r, _| r.cpu_us_per_op),
+            metric("RSS after MB", false, 1, |r, _| r.rss_after_kb / 1024.0),
+            metric("KB/session", false, 2, |r, k| match k {
+                #[allow(clippy::cast_precision_loss)]
+                Kind::Sessions { count } => (r.rss_after_kb - r.rss_before_kb) / count as f64,
+                Kind::Requests => 0.0,
+            }),
+        ],
+    }
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    if xs.is_empty() {
+        return f64::NAN;
+    }
+    xs.sort_by(f64::total_cmp);
+    let n = xs.len();
+    if n % 2 == 1 {
+        xs[n / 2]
+    } else {
+        f64::midpoint(xs[n / 2 - 1], xs[n / 2])
+    }
+}
+
+impl Measured {
+    fn median(&self, v: usize, m: &Metric) -> f64 {
+        median(
+            self.runs[v]
+                .iter()
+                .map(|r| (m.value)(r, self.bench.kind))
+                .collect(),
+        )
+    }
+
+    fn index(&self, role: Role) -> Option<usize> {
+        self.bench.variants.iter().position(|v| v.role == role)
+    }
+
+    /// phantom ÷ rmcp of the medians, per metric; `None` without both sides.
+    fn ratios(&self) -> Option<Vec<(Metric, f64)>> {
+        let (p, r) = (self.index(Role::Subject)?, self.index(Role::Baseline)?);
+        Some(
+            metrics(self.bench.kind)
+                .into_iter()
+                .map(|m| (m, self.median(p, &m) / self.median(r, &m)))
+                .collect(),
+        )
+    }
+
+    /// Errors over all runs of all variants.
+    pub(crate) fn errors(&self) -> f64 {
+        self.runs.iter().flatten().map(|r| r.get("errors")).sum()
+    }
+}
+
+fn fmt_num(x: f64, digits: usize) -> String {
+    if x.is_finite() {
+        format!("{x:.digits$}")
+    } else {
+        "—".into()
+    }
+}
+
+fn command_line(cmd: &str, args: &[&str]) -> String {
+    Command::new(cmd)
+        .args(args)
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// CPU, cores, kernel, rustc and the rmcp version in `Cargo.lock`.
+fn machine(repo: &Path) -> String {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = cpuinfo
+        .lines()
+        .find_map(|l| l.strip_prefix("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map_or("unknown", |(_, m)| m.trim());
+    let cores = std::thread::available_parallelism().map_or(0, usize::from);
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map_or_else(|_| "unknown".into(), |s| s.trim().to_owned());
+    let lock = std::fs::read_to_string(repo.join("Cargo.lock")).unwrap_or_default();
+    let rmcp = lock
+        .split("[[package]]")
+        .find(|p| p.contains("name = \"rmcp\"\n"))
+        .and_then(|p| p.lines().find_map(|l| l.strip_prefix("version = ")))
+        .map_or("unknown", |v| v.trim_matches('"'));
+    format!(
+        "- CPU: {model}, {cores} cores available\n- Kernel: Linux {kernel}\n- {}\n- rmcp {rmcp} \
+         (from `Cargo.lock`)\n",
+        command_line("rustc", &["--version"])
+    )
+}
+
+/// Everything the report needs besides the runs.
+#[derive(Debug)]
+pub(crate) struct Context<'a> {
+    /// Repository root.
+    pub(crate) repo: &'a Path,
+    /// The command that produced the report.
+    pub(crate) command: String,
+    /// Rounds per variant.
+    pub(crate) rounds: usize,
+    /// Pinning description.
+    pub(crate) pinning: String,
+}
+
+/// Writes `RESULTS.md` and `ratios.svg` into `dir`.
+pub(crate) fn write(
+    dir: &Path,
+    cx: &Context<'_>,
+    measured: &[Measured],
+    compile: Option<&CompileTimes>,
+) -> Result<(), String> {
+    let mut md = String::new();
+    let w = &mut md;
+    let _ = writeln!(w, "# phantom vs rmcp: benchmark results\n");
+    let _ = writeln!(
+        w,
+        "Generated by `{}`. Every cell is the **median over {} round(s)**; the servers ran \
+         alternately (phantom, rmcp, phantom, rmcp, …), each run on a fresh server process. \
+         **Quote the ratios, not the absolute numbers**: absolute numbers depend on the machine.\n",
+        cx.command, cx.rounds
+    );
+    let _ = writeln!(
+        w,
+        "## Machine\n\n{}- Pinning: {}\n",
+        machine(cx.repo),
+        cx.pinning
+    );
+
+    let _ = writeln!(w, "## Ratios (phantom ÷ rmcp)\n");
+    let _ = writeln!(
+        w,
+        "req/s (and opens/s) above 1 favour phantom; latency, CPU and memory below 1 favour \
+         phantom.\n\n![phantom ÷ rmcp ratios](ratios.svg)\n"
+    );
+    let _ = writeln!(w, "| scenario | ratios |\n|---|---|");
+    for m in measured {
+        if let Some(ratios) = m.ratios() {
+            let cells: Vec<String> = ratios
+                .iter()
+                .map(|(metric, r)| format!("{} {}", metric.name, fmt_num(*r, 2)))
+                .collect();
+            let _ = writeln!(w, "| {} | {} |", m.bench.key, cells.join(" · "));
+        }
+    }
+    let _ = writeln!(w);
+
+    for m in measured {
+        table(w, m);
+    }
+    if let Some(c) = compile {
+        c.markdown(w);
+    }
+    notes(w);
+
+    std::fs::write(dir.join("RESULTS.md"), md).map_err(|e| format!("RESULTS.md: {e}"))?;
+    chart(&dir.join("ratios.svg"), measured, compile)
+}
+
+fn table(w: &mut String, m: &Measured) {
+    let ms = metrics(m.bench.kind);
+    let _ = writeln!(w, "## {}: {}\n", m.bench.key, m.bench.title);
+    let head: Vec<&str> = ms.iter().map(|x| x.name).collect();
+    let _ = writeln!(w, "| server | {} | errors |", head.join(" | "));
+    let _ = writeln!(w, "|---|{}---|", "---:|".repeat(ms.len()));
+    for (v, variant) in m.bench.variants.iter().enumerate() {
+        let cells: Vec<String> = ms
+            .iter()
+            .map(|x| fmt_num(m.median(v, x), x.digits))
+            .collect();
+        let errors: f64 = m.runs[v].iter().map(|r| r.get("errors")).sum();
+        let _ = writeln!(
+            w,
+            "| {} | {} | {errors} |",
+            variant.label,
+            cells.join(" | ")
+        );
+    }
+    if let Some(ratios) = m.ratios() {
+        let cells: Vec<String> = ratios.iter().map(|(_, r)| fmt_num(*r, 2)).collect();
+        let _ = writeln!(w, "| **phantom ÷ rmcp** | {} | |", cells.join(" | "));
+    }
+    let _ = writeln!(w);
+    for v in &m.bench.variants {
+        let _ = writeln!(w, "- {}: {}", v.label, v.describe());
+    }
+    let _ = writeln!(w);
+}
+
+fn notes(w: &mut String) {
+    let _ = writeln!(
+        w,
+        "## Notes\n\n\
+         - **Stateless 2025-11-25 row.** phantom has no stateless legacy mode: a 2025-11-25 request \
+         without a session gets 400. Stateless serving in phantom is the 2026-07-28 path, so the \
+         `stateless-json-c32` row drives phantom with `none 2026-07-28` (the `_meta` envelope and \
+         the `Mcp-Method`/`Mcp-Name` headers, a few dozen bytes more per request) and rmcp with \
+         `none 2025-11-25` in `MODE=stateless JSON=1`. Adding an environment switch to \
+         `phantom-echo` would have meant adding a stateless legacy mode to phantom itself, which \
+         is a product decision, not a benchmark one. The like-for-like stateless comparison is \
+         `modern-c1` / `modern-c32`, where both servers get identical requests.\n\
+         - **phantom runs out of the box** (no environment besides `ADDR`). rmcp gets \
+         `NODELAY=1` (TCP_NODELAY on accepted sockets), which rmcp's own examples do not set: \
+         without it every SSE reply waits ~40 ms for the client's delayed ACK; the \
+         `stateful-c1` table shows one such row.\n\
+         - **CPU µs/req** is the server's utime+stime from `/proc/<pid>/stat` divided by the \
+         successful requests; at 1 connection it is inflated by idle wake-ups, so compare it at \
+         32 connections.\n\
+         - **KB/session** is (RSS after − RSS before) ÷ sessions opened; the sessions stay open.\n\
+         - The driver is `phantom-bench load` (hyper 1, HTTP/1.1 keep-alive, TCP_NODELAY, one \
+         connection per virtual user, current-thread tokio). Every response is checked: status \
+         200 and a JSON-RPC result for the request's unique id containing `\"text\":\"hello\"`, \
+         from the JSON body or the SSE `data:` lines.\n"
+    );
+}
+
+/// A horizontal bar per (scenario, metric) ratio, with a line at 1.
+fn chart(path: &Path, measured: &[Measured], compile: Option<&CompileTimes>) -> Result<(), String> {
+    let mut bars: Vec<(String, f64, bool)> = Vec::new();
+    for m in measured {
+        let Some(ratios) = m.ratios() else { continue };
+        for (metric, r) in ratios {
+            if metric.name.starts_with("RSS after") || !r.is_finite() {
+                continue;
+            }
+            let better = if metric.higher_is_better {
+                r >= 1.0
+            } else {
+                r <= 1.0
+            };
+            bars.push((format!("{} · {}", m.bench.key, metric.name), r, better));
+        }
+    }
+    if let Some(c) = compile {
+        for (name, r) in c.ratios() {
+            if r.is_finite() {
+                bars.push((format!("compile · {name}"), r, r <= 1.0));
+            }
+        }
+    }
+    let n = bars.len().max(1);
+    let max = bars.iter().map(|b| b.1).fold(1.0_f64, f64::max) * 1.1;
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let height = (80 + 22 * n) as u32;
+    let err = |e: &dyn std::fmt::Display| format!("ratios.svg: {e}");
+    let root = SVGBackend::new(path, (900, height)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let ni = i32::try_from(n).map_err(|e| err(&e))?;
+    // Bar k sits in segment n-1-k, so the first bar is at the top.
+    let seg = |k: usize| ni - 1 - i32::try_from(k).unwrap_or(0);
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            "phantom ÷ rmcp (green: phantom better, red: rmcp better)",
+            ("sans-serif", 18),
+        )
+        .margin(10)
+        .x_label_area_size(30)
+        .y_label_area_size(300)
+        .build_cartesian_2d(0.0..max, (0..ni).into_segmented())
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .y_labels(n)
+        .y_label_formatter(&|y| match y {
+            SegmentValue::CenterOf(i) => usize::try_from(ni - 1 - i)
+                .ok()
+                .and_then(|k| bars.get(k))
+                .map(|b| b.0.clone())
+                .unwrap_or_default(),
+            _ => String::new(),
+        })
+        .x_desc("ratio")
+        .draw()
+        .map_err(|e| err(&e))?;
+    chart
+        .draw_series(bars.iter().enumerate().map(|(k, (_, r, better))| {
+            let color = if *better {
+                GREEN.mix(0.7)
+            } else {
+                RED.mix(0.7)
+            };
+            let mut bar = Rectangle::new(
+                [
+                    (0.0, SegmentValue::Exact(seg(k))),
+                    (*r, SegmentValue::Exact(seg(k) + 1)),
+                ],
+                color.filled(),
+            );
+            bar.set_margin(3, 3, 0, 0);
+            bar
+        }))
+        .map_err(|e| err(&e))?;
+    chart
+        .draw_series(std::iter::once(PathElement::new(
+            vec![
+                (1.0, SegmentValue::Exact(0)),
+                (1.0, SegmentValue::Exact(ni)),
+            ],
+            BLACK.stroke_width(2),
+        )))
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))
+}
