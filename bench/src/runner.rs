@@ -30,8 +30,8 @@ impl Server {
 const BUILD: &str = "cargo build -p phantom-bench --release";
 
 /// `cargo run` builds only the binary it runs, so the servers next to it may be missing or
-/// older than their sources. This refuses to measure such a binary rather than rebuild it: the
-/// sources are the ones cargo lists in the binary's dep-info file (`<binary>.d`).
+/// older than their sources (the ones cargo lists in the binary's dep-info file, `<binary>.d`).
+/// [`ensure_servers`] then builds them with the same cargo, in release.
 fn check_fresh(binary: &Path) -> Result<(), String> {
     let name = binary
         .file_name()
@@ -55,6 +55,30 @@ fn check_fresh(binary: &Path) -> Result<(), String> {
                 shown.display()
             ));
         }
+    }
+    Ok(())
+}
+
+/// Builds the two servers (with the cargo that ran us, `$CARGO`) when either is missing or stale,
+/// then checks again.
+fn ensure_servers(bin_dir: &Path) -> Result<(), String> {
+    let stale = [Server::Phantom, Server::Rmcp]
+        .into_iter()
+        .any(|s| check_fresh(&bin_dir.join(s.binary())).is_err());
+    if stale {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        eprintln!("building the benchmark servers: {BUILD} --bins");
+        let status = Command::new(cargo)
+            .args(["build", "-p", "phantom-bench", "--release", "--bins"])
+            .current_dir(crate::repo_root())
+            .status()
+            .map_err(|e| format!("could not run cargo: {e}"))?;
+        if !status.success() {
+            return Err(format!("`{BUILD} --bins` failed"));
+        }
+    }
+    for s in [Server::Phantom, Server::Rmcp] {
+        check_fresh(&bin_dir.join(s.binary()))?;
     }
     Ok(())
 }
@@ -220,9 +244,7 @@ impl Env {
             .parent()
             .ok_or("the current executable has no parent directory")?
             .to_path_buf();
-        for s in [Server::Phantom, Server::Rmcp] {
-            check_fresh(&bin_dir.join(s.binary()))?;
-        }
+        ensure_servers(&bin_dir)?;
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
         let taskset = Command::new("taskset")
             .arg("-V")
