@@ -60,25 +60,33 @@ impl Matcher {
             None => self.schemes.get(scheme.to_ascii_lowercase().as_str())?,
         };
         let path_start = uri.len() - uri.split_once("://")?.1.len();
-        let segs: Vec<(usize, &'u str)> = {
-            let mut pos = path_start;
-            segments
-                .map(|s| {
-                    let at = pos;
-                    pos += s.len() + 1;
-                    (at, s)
-                })
-                .collect()
+        // Segment offsets on the stack for the usual URI (up to 16 segments), on the heap beyond.
+        let mut stack = [(0usize, ""); 16];
+        let mut heap = Vec::new();
+        let mut count = 0;
+        let mut pos = path_start;
+        for s in segments {
+            if count < stack.len() {
+                stack[count] = (pos, s);
+            } else {
+                if heap.is_empty() {
+                    heap.extend_from_slice(&stack);
+                }
+                heap.push((pos, s));
+            }
+            pos += s.len() + 1;
+            count += 1;
+        }
+        let segs = if count <= stack.len() {
+            &stack[..count]
+        } else {
+            &heap[..]
         };
         let end = uri[path_start..]
             .find(['?', '#'])
             .map_or(uri.len(), |i| path_start + i);
-        let mut raw: Vec<&'u str> = Vec::new();
-        let index = walk(node, &segs, 0, uri, end, &mut raw)?;
-        let params = raw
-            .into_iter()
-            .map(|r| percent_encoding::percent_decode_str(r).decode_utf8_lossy())
-            .collect();
+        let mut params = Vec::new();
+        let index = walk(node, segs, 0, uri, end, &mut params)?;
         Some(Match { index, params })
     }
 }
@@ -89,7 +97,7 @@ fn walk<'u>(
     depth: usize,
     uri: &'u str,
     end: usize,
-    out: &mut Vec<&'u str>,
+    out: &mut Vec<Cow<'u, str>>,
 ) -> Option<usize> {
     let Some(&(at, seg)) = segs.get(depth) else {
         return node.end;
@@ -107,7 +115,7 @@ fn walk<'u>(
     if let Some(next) = &node.param
         && !seg.is_empty()
     {
-        out.push(seg);
+        out.push(decode(seg));
         if let Some(i) = walk(next, segs, depth + 1, uri, end, out) {
             return Some(i);
         }
@@ -115,9 +123,81 @@ fn walk<'u>(
     }
     match node.rest {
         Some(i) if at < end && !uri[at..end].is_empty() => {
-            out.push(&uri[at..end]);
+            out.push(decode(&uri[at..end]));
             Some(i)
         }
         _ => None,
+    }
+}
+
+/// Percent-decodes a parameter; borrows when there is nothing to decode.
+fn decode(raw: &str) -> Cow<'_, str> {
+    if raw.contains('%') {
+        percent_encoding::percent_decode_str(raw).decode_utf8_lossy()
+    } else {
+        Cow::Borrowed(raw)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn matcher(templates: &[&str]) -> Matcher {
+        let mut m = Matcher::default();
+        for (i, t) in templates.iter().enumerate() {
+            m.insert(&Template::parse(t).expect("valid template"), i);
+        }
+        m
+    }
+
+    fn params<'m>(m: &'m Match<'_>) -> Vec<&'m str> {
+        m.params.iter().map(AsRef::as_ref).collect()
+    }
+
+    #[test]
+    fn literals_win_over_params_which_win_over_rest() {
+        let m = matcher(&["a:///x/<id>", "a:///x/new", "a:///x/<path..>"]);
+        assert_eq!(m.find("a:///x/new").map(|m| m.index), Some(1));
+        let one = m.find("a:///x/42").expect("param");
+        assert_eq!((one.index, params(&one)), (0, vec!["42"]));
+        let rest = m.find("a:///x/42/more").expect("rest");
+        assert_eq!((rest.index, params(&rest)), (2, vec!["42/more"]));
+        assert!(
+            m.find("a:///x").is_none(),
+            "a rest parameter takes at least one segment"
+        );
+        assert!(m.find("b:///x/1").is_none(), "another scheme");
+    }
+
+    #[test]
+    fn scheme_and_authority_are_case_insensitive_paths_are_not() {
+        let m = matcher(&["test://Template/<id>/data"]);
+        assert!(m.find("TEST://template/1/data").is_some());
+        assert!(m.find("test://TEMPLATE/1/data").is_some());
+        assert!(m.find("test://template/1/DATA").is_none());
+    }
+
+    #[test]
+    fn parameters_are_percent_decoded_and_queries_ignored() {
+        let m = matcher(&["f:///root/<path..>", "s:///s/<id>"]);
+        let hit = m.find("f:///root/a%20b/c.txt?x=1#frag").expect("match");
+        assert_eq!(params(&hit), vec!["a b/c.txt"]);
+        assert!(matches!(
+            m.find("s:///s/plain").expect("match").params[0],
+            Cow::Borrowed(_)
+        ));
+    }
+
+    #[test]
+    fn long_uris_past_the_stack_buffer_still_match() {
+        let m = matcher(&["d:///<head>/<tail..>"]);
+        let uri = format!(
+            "d:///{}",
+            (0..40).map(|i| i.to_string()).collect::<Vec<_>>().join("/")
+        );
+        let hit = m.find(&uri).expect("match");
+        assert_eq!(hit.params[0], "0");
+        assert!(hit.params[1].starts_with("1/2/3/") && hit.params[1].ends_with("/39"));
     }
 }

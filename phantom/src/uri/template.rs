@@ -285,3 +285,55 @@ pub fn split_uri(uri: &str) -> Option<(&str, impl Iterator<Item = &str>)> {
     let rest = rest.split(['?', '#']).next().unwrap_or(rest);
     Some((scheme, rest.split('/')))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_renders_rfc6570() {
+        let t = Template::parse("studies:///studies/<id>/files/<path..>").expect("valid");
+        assert_eq!(t.params().collect::<Vec<_>>(), ["id", "path"]);
+        assert_eq!(t.to_rfc6570(), "studies:///studies/{id}/files/{+path}");
+        assert!(
+            Template::parse("test://static-text")
+                .expect("valid")
+                .is_concrete()
+        );
+    }
+
+    #[test]
+    fn rejects_with_a_reason() {
+        let err = |s| Template::parse(s).expect_err(s);
+        assert_eq!(err("no-scheme/x"), TemplateError::MissingScheme);
+        assert_eq!(err("a:///x/{id}"), TemplateError::BraceSyntax("id".into()));
+        assert_eq!(
+            err("a:///x/{+rest}"),
+            TemplateError::BraceSyntax("rest".into())
+        );
+        assert_eq!(err("a:///x/:id"), TemplateError::ColonSyntax("id".into()));
+        assert_eq!(
+            err("a:///file-<id>.txt"),
+            TemplateError::PartialSegment("file-<id>.txt".into())
+        );
+        assert_eq!(err("a:///<r..>/x"), TemplateError::RestNotLast("r".into()));
+        assert_eq!(
+            err("a:///<id>/<id>"),
+            TemplateError::DuplicateParam("id".into())
+        );
+        assert_eq!(err("a:///x?y=1"), TemplateError::QueryOrFragment);
+        assert_eq!(err("a:///x//y"), TemplateError::EmptySegment);
+        assert_eq!(err("a:///<1d>"), TemplateError::BadIdent("1d".into()));
+        assert!(err("a:///x/{id}").help().contains("<id>"));
+    }
+
+    #[test]
+    fn collisions_are_same_shape_only() {
+        let t = |s| Template::parse(s).expect("valid");
+        assert!(t("a:///x/<id>").collides_with(&t("a:///x/<name>")));
+        assert!(t("a://HOST/<id>").collides_with(&t("a://host/<other>")));
+        assert!(!t("a:///x/<id>").collides_with(&t("a:///x/new")));
+        assert!(!t("a:///x/<id>").collides_with(&t("a:///x/<rest..>")));
+        assert!(!t("a:///x/<id>").collides_with(&t("b:///x/<id>")));
+    }
+}
