@@ -136,6 +136,23 @@ pub mod __private {
         f
     }
 
+    /// Boxes a handler's own future with its output converted: the trampolines of tools and
+    /// prompts add no state machine of their own. Requires the handler's future to be `Send`.
+    pub fn map_boxed<'a, F, U>(
+        future: F,
+        convert: impl FnOnce(F::Output) -> U + Send + 'a,
+    ) -> BoxFuture<'a, U>
+    where
+        F: std::future::Future + Send + 'a,
+    {
+        Box::pin(futures_util::FutureExt::map(future, convert))
+    }
+
+    /// A ready value as a boxed future (argument errors, plain `fn` handlers).
+    pub fn ready_boxed<'a, T: Send + 'a>(value: T) -> BoxFuture<'a, T> {
+        Box::pin(std::future::ready(value))
+    }
+
     /// Pins the future of a handler as `Send`, so a non-`Send` handler fails at its signature.
     pub fn assert_send<'a, T>(
         f: impl std::future::Future<Output = T> + Send + 'a,

@@ -58,6 +58,42 @@ fn boxed(handler: &Handler, body: &TokenStream, paths: &Paths) -> TokenStream {
     quote_spanned!(span=> #assert_send(async move { #body }))
 }
 
+/// The trampoline of a tool or prompt without an `async` block of its own: the arguments are read
+/// first, then the handler's own future is boxed with the conversion of its output mapped over it
+/// (no extra state machine per handler). The `Send` check of that future is spanned at the
+/// handler's name; the conversion at the return type.
+fn mapped(
+    handler: &Handler,
+    lets: &[TokenStream],
+    args: &[TokenStream],
+    (trait_, method): (&str, &str),
+    paths: &Paths,
+) -> TokenStream {
+    let ident = &handler.ident;
+    let name_span = handler.ident.span();
+    let ret_span = ret_span(handler);
+    let path = paths.p_at(trait_, ret_span);
+    let method = syn::Ident::new(method, ret_span);
+    if handler.is_async {
+        let map_boxed = paths.p_at("map_boxed", name_span);
+        let convert = quote_spanned!(ret_span=> |__phantom_ret| #path::#method(__phantom_ret));
+        quote_spanned! {name_span=>
+            #(#lets)*
+            #map_boxed(Self::#ident(this, #(#args),*), #convert)
+        }
+    } else {
+        let ready_boxed = paths.p_at("ready_boxed", name_span);
+        let convert = quote_spanned! {ret_span=>
+            let __phantom_ret = Self::#ident(this, #(#args),*);
+            #path::#method(__phantom_ret)
+        };
+        quote_spanned! {name_span=>
+            #(#lets)*
+            #ready_boxed({ #convert })
+        }
+    }
+}
+
 /// The span an unsupported return type is reported at: the type, or the name of a handler that
 /// returns `()` implicitly.
 fn ret_span(handler: &Handler) -> Span {
@@ -165,16 +201,19 @@ fn tool(t: &Tool, paths: &Paths) -> TokenStream {
     let title = opt_str(t.title.as_ref(), paths);
     let desc = opt_text(description(t.description.as_ref(), h).as_deref(), paths);
     let tool_result = paths.p("ToolResult");
-    let (lets, args) = call_params(&h.params, paths, |e| quote!(#tool_result::error(#e)));
-    let call = invoke(h, &args);
-    let convert = convert(
+    let ready = paths.p("ready_boxed");
+    let (lets, args) = call_params(
+        &h.params,
+        paths,
+        |e| quote!(#ready(#tool_result::error(#e))),
+    );
+    let body = mapped(
         h,
+        &lets,
+        &args,
         ("IntoToolResult", "into_tool_result"),
-        &call,
-        &TokenStream::new(),
         paths,
     );
-    let body = boxed(h, &quote!(#(#lets)* #convert), paths);
     let ret_span = ret_span(h);
     let ret = h
         .ret
@@ -217,7 +256,7 @@ fn tool(t: &Tool, paths: &Paths) -> TokenStream {
             requires: &[#(#requires),*],
             args: #args_fn,
             output: #output,
-            call: |this, parts| #body,
+            call: |this, parts| { #body },
         }
     }
 }
@@ -229,20 +268,19 @@ fn prompt(p: &Prompt, paths: &Paths) -> TokenStream {
     let desc = opt_text(description(p.description.as_ref(), h).as_deref(), paths);
     let error = paths.p("Error");
     let err = paths.p("Err");
+    let ready = paths.p("ready_boxed");
     let (lets, args) = call_params(
         &h.params,
         paths,
-        |e| quote!(#err(#error::invalid_params(#e))),
+        |e| quote!(#ready(#err(#error::invalid_params(#e)))),
     );
-    let call = invoke(h, &args);
-    let convert = convert(
+    let body = mapped(
         h,
+        &lets,
+        &args,
         ("IntoPromptReply", "into_prompt_reply"),
-        &call,
-        &TokenStream::new(),
         paths,
     );
-    let body = boxed(h, &quote!(#(#lets)* #convert), paths);
     let args_fn = args_fn(&h.params, paths);
     let completions = completions(&h.params, Param::wire_name, paths);
     let icons = icons(&p.icons);
@@ -254,7 +292,7 @@ fn prompt(p: &Prompt, paths: &Paths) -> TokenStream {
             description: #desc,
             icons: #icons,
             args: #args_fn,
-            get: |this, parts| #body,
+            get: |this, parts| { #body },
             completions: #completions,
         }
     }
