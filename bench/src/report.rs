@@ -208,6 +208,7 @@ pub(crate) fn write(
         }
     }
     let _ = writeln!(w);
+    targets(w, measured, compile);
 
     for m in measured {
         table(w, m);
@@ -219,6 +220,91 @@ pub(crate) fn write(
 
     std::fs::write(dir.join("RESULTS.md"), md).map_err(|e| format!("RESULTS.md: {e}"))?;
     chart(&dir.join("ratios.svg"), measured, compile)
+}
+
+/// The issue's performance targets, each with what this run measured.
+fn targets(w: &mut String, measured: &[Measured], compile: Option<&CompileTimes>) {
+    let find = |key: &str| measured.iter().find(|m| m.bench.key == key);
+    let ratio = |key: &str, metric: &str| {
+        find(key)
+            .and_then(Measured::ratios)
+            .and_then(|rs| rs.into_iter().find(|(m, _)| m.name == metric).map(|(_, r)| r))
+    };
+    let phantom = |key: &str, metric: &str| {
+        let m = find(key)?;
+        let v = m.index(Role::Subject)?;
+        let metric = metrics(m.bench.kind).into_iter().find(|x| x.name == metric)?;
+        Some(m.median(v, &metric))
+    };
+    let mut rows: Vec<(String, Option<f64>, String, bool)> = Vec::new();
+    for (key, label) in [
+        ("stateful-c32", "legacy stateful"),
+        ("stateless-json-c32", "stateless JSON"),
+        ("modern-c32", "2026-07-28"),
+    ] {
+        let cpu = ratio(key, "CPU µs/req");
+        rows.push((
+            format!("server CPU per `tools/call` ≤ 0.6 × rmcp ({label}, 32 connections)"),
+            cpu,
+            "×".into(),
+            cpu.is_some_and(|r| r <= 0.6),
+        ));
+        let rps = ratio(key, "req/s");
+        rows.push((
+            format!("throughput at 32 connections ≥ 1.5 × rmcp ({label})"),
+            rps,
+            "×".into(),
+            rps.is_some_and(|r| r >= 1.5),
+        ));
+    }
+    for (key, label) in [("stateful-c1", "legacy stateful"), ("modern-c1", "2026-07-28")] {
+        let p99 = phantom(key, "p99 ms");
+        rows.push((
+            format!("p99 at 1 connection ≤ 0.2 ms, out of the box ({label})"),
+            p99,
+            "ms".into(),
+            p99.is_some_and(|v| v <= 0.2),
+        ));
+    }
+    for key in ["sessions-10k", "sessions-50k"] {
+        let kb = phantom(key, "KB/session");
+        rows.push((
+            format!("≤ 2 KB RSS per idle legacy session ({key})"),
+            kb,
+            "KB".into(),
+            kb.is_some_and(|v| v <= 2.0),
+        ));
+    }
+    if let Some(c) = compile {
+        for (name, r) in c.ratios() {
+            rows.push((
+                format!("compile time of the 100-tool router ≤ rmcp's ({name})"),
+                Some(r),
+                "×".into(),
+                r <= 1.0,
+            ));
+        }
+    }
+    let _ = writeln!(w, "## Targets
+
+| target | measured | met |
+|---|---:|---|");
+    for (target, value, unit, met) in rows {
+        let shown = value.map_or_else(|| "not run".into(), |v| format!("{} {unit}", fmt_num(v, 2)));
+        let mark = if value.is_none() {
+            "—"
+        } else if met {
+            "yes"
+        } else {
+            "**no**"
+        };
+        let _ = writeln!(w, "| {target} | {shown} | {mark} |");
+    }
+    let _ = writeln!(
+        w,
+        "| in-process dispatch + URI match < 1 µs | criterion: `cargo bench -p phantom-mcp --bench \
+         dispatch` (`route tools/call`, `match URI`) | see `bench/NOTES.md` |\n"
+    );
 }
 
 fn table(w: &mut String, m: &Measured) {
