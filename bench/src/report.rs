@@ -226,14 +226,18 @@ pub(crate) fn write(
 fn targets(w: &mut String, measured: &[Measured], compile: Option<&CompileTimes>) {
     let find = |key: &str| measured.iter().find(|m| m.bench.key == key);
     let ratio = |key: &str, metric: &str| {
-        find(key)
-            .and_then(Measured::ratios)
-            .and_then(|rs| rs.into_iter().find(|(m, _)| m.name == metric).map(|(_, r)| r))
+        find(key).and_then(Measured::ratios).and_then(|rs| {
+            rs.into_iter()
+                .find(|(m, _)| m.name == metric)
+                .map(|(_, r)| r)
+        })
     };
     let phantom = |key: &str, metric: &str| {
         let m = find(key)?;
         let v = m.index(Role::Subject)?;
-        let metric = metrics(m.bench.kind).into_iter().find(|x| x.name == metric)?;
+        let metric = metrics(m.bench.kind)
+            .into_iter()
+            .find(|x| x.name == metric)?;
         Some(m.median(v, &metric))
     };
     let mut rows: Vec<(String, Option<f64>, String, bool)> = Vec::new();
@@ -257,7 +261,10 @@ fn targets(w: &mut String, measured: &[Measured], compile: Option<&CompileTimes>
             rps.is_some_and(|r| r >= 1.5),
         ));
     }
-    for (key, label) in [("stateful-c1", "legacy stateful"), ("modern-c1", "2026-07-28")] {
+    for (key, label) in [
+        ("stateful-c1", "legacy stateful"),
+        ("modern-c1", "2026-07-28"),
+    ] {
         let p99 = phantom(key, "p99 ms");
         rows.push((
             format!("p99 at 1 connection ≤ 0.2 ms, out of the box ({label})"),
@@ -285,10 +292,13 @@ fn targets(w: &mut String, measured: &[Measured], compile: Option<&CompileTimes>
             ));
         }
     }
-    let _ = writeln!(w, "## Targets
+    let _ = writeln!(
+        w,
+        "## Targets
 
 | target | measured | met |
-|---|---:|---|");
+|---|---:|---|"
+    );
     for (target, value, unit, met) in rows {
         let shown = value.map_or_else(|| "not run".into(), |v| format!("{} {unit}", fmt_num(v, 2)));
         let mark = if value.is_none() {

@@ -180,8 +180,8 @@ mod tests {
 
     #[test]
     fn parameters_are_percent_decoded_and_queries_ignored() {
-        let m = matcher(&["f:///root/<path..>", "s:///s/<id>"]);
-        let hit = m.find("f:///root/a%20b/c.txt?x=1#frag").expect("match");
+        let m = matcher(&["f:///docs/<path..>", "s:///s/<id>"]);
+        let hit = m.find("f:///docs/a%20b/c.txt?x=1#frag").expect("match");
         assert_eq!(params(&hit), vec!["a b/c.txt"]);
         assert!(matches!(
             m.find("s:///s/plain").expect("match").params[0],
