@@ -220,7 +220,7 @@ fn tool(t: &Tool, paths: &Paths) -> TokenStream {
         .clone()
         .unwrap_or_else(|| syn::parse_quote_spanned!(ret_span=> ()));
     let into = paths.p_at("IntoToolResult", ret_span);
-    let output = quote_spanned!(ret_span=> |g| <#ret as #into>::output_schema(g));
+    let output = quote_spanned!(ret_span=> <#ret as #into>::output_schema);
     let args_fn = args_fn(&h.params, paths);
     let annotations = paths.p("ToolAnnotations");
     let read_only = opt_bool(t.read_only.then_some(true), paths);
