@@ -644,7 +644,11 @@ impl<S: Server> Dispatcher<S> {
     }
 
     async fn connect(&self, session: &mut Session, request: &Request) -> Result<(), Failure> {
-        if !self.inner.router.overrides("connect") {
+        if !self
+            .inner
+            .router
+            .overrides(crate::server::Callback::Connect)
+        {
             return Ok(());
         }
         let (status, message) = match self.inner.server.connect(session, request).await {
@@ -673,7 +677,8 @@ impl<S: Server> Dispatcher<S> {
         if !router.prompts.is_empty() {
             caps.insert("prompts".into(), json!({}));
         }
-        if !router.resources.is_empty() || router.overrides("list_resources") {
+        if !router.resources.is_empty() || router.overrides(crate::server::Callback::ListResources)
+        {
             caps.insert("resources".into(), json!({}));
         }
         if router.has_completions {
@@ -740,7 +745,7 @@ impl<S: Server> Dispatcher<S> {
     ) -> Result<Body, Failure> {
         let p: ListParams = parse_params(params)?;
         let router = self.inner.router;
-        if !router.overrides("list_resources") {
+        if !router.overrides(crate::server::Callback::ListResources) {
             let page = paginate(
                 "r",
                 router
@@ -1102,7 +1107,11 @@ impl<S: Server> Dispatcher<S> {
 
     /// `serverInfo` as JSON text: cached, unless `server_info` is overridden.
     async fn server_info_json(&self, session: &Session) -> Cow<'_, str> {
-        if self.inner.router.overrides("server_info") {
+        if self
+            .inner
+            .router
+            .overrides(crate::server::Callback::ServerInfo)
+        {
             let info = self.inner.server.server_info(session).await;
             Cow::Owned(serde_json::to_string(&info).unwrap_or_else(|_| "{}".into()))
         } else {

@@ -75,7 +75,7 @@ pub mod __private {
     pub use crate::tool::ToolAnnotations;
     pub use crate::{
         CompleteContext, Completion, Error, IntoCompletion, IntoContents, IntoPromptReply,
-        IntoToolResult, PromptReply, Server, ToolResult, uri::FromUriParam,
+        IntoToolResult, PromptReply, Server, ToolResult, server::Callback, uri::FromUriParam,
     };
     pub use schemars::{Schema, SchemaGenerator};
     pub use std::boxed::Box;

@@ -19,7 +19,7 @@ use crate::prompt::PromptReply;
 use crate::protocol::{Icon, Implementation};
 use crate::request::Request;
 use crate::resource::{ReadTarget, Resource};
-use crate::server::{Cursor, Page};
+use crate::server::{Callback, Cursor, Overrides, Page};
 use crate::session::{AllowList, Session, allowed};
 use crate::tool::{ToolAnnotations, ToolResult};
 use crate::uri::{Matcher, Template};
@@ -157,7 +157,7 @@ pub struct RouterDef<S> {
     pub prompts: Vec<PromptDef<S>>,
     pub resources: Vec<ResourceDef<S>>,
     /// Names of the callbacks the impl overrides.
-    pub overrides: &'static [&'static str],
+    pub overrides: &'static [Callback],
 }
 
 /// What a resource trampoline receives.
@@ -250,7 +250,7 @@ pub struct Router<S> {
     pub(crate) concrete: Vec<usize>,
     pub(crate) templated: Vec<usize>,
     pub(crate) has_completions: bool,
-    pub(crate) overrides: &'static [&'static str],
+    pub(crate) overrides: Overrides,
 }
 
 fn generator() -> SchemaGenerator {
@@ -597,7 +597,7 @@ impl<S> Router<S> {
             concrete,
             templated,
             has_completions,
-            overrides: def.overrides,
+            overrides: Overrides::of(def.overrides),
         }
     }
 
@@ -627,8 +627,8 @@ impl<S> Router<S> {
     }
 
     /// Whether the impl overrides the named callback.
-    pub fn overrides(&self, callback: &str) -> bool {
-        self.overrides.contains(&callback)
+    pub fn overrides(&self, callback: Callback) -> bool {
+        self.overrides.contains(callback)
     }
 
     /// The default `list_resources`: concrete resources, paginated, allow-list applied.

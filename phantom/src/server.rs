@@ -72,6 +72,39 @@ pub enum Authorized {
     Uris(Vec<String>),
 }
 
+/// The twelve router callbacks, as flags: which ones an `#[mcp_router]` impl overrides.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Callback {
+    Connect,
+    Disconnect,
+    Terminate,
+    Instructions,
+    ServerInfo,
+    ListResources,
+    ListSkills,
+    AuthorizeResourceSubscriptions,
+    AuthorizeTaskSubscriptions,
+    GetTask,
+    UpdateTask,
+    CancelTask,
+}
+
+/// The set of overridden callbacks, built once per router.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Overrides(u16);
+
+impl Overrides {
+    pub(crate) fn of(callbacks: &[Callback]) -> Self {
+        Self(callbacks.iter().fold(0, |bits, &c| bits | 1 << c as u16))
+    }
+
+    pub(crate) fn contains(self, callback: Callback) -> bool {
+        self.0 & (1 << callback as u16) != 0
+    }
+}
+
 /// The server side of phantom: implemented by `#[mcp_router]` on your type.
 ///
 /// Every method is a callback with a default (see the table in the crate docs). Write a method with

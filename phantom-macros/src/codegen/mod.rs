@@ -392,7 +392,20 @@ pub(crate) fn expand(router: &Router, item: &ItemImpl) -> TokenStream {
         .iter()
         .map(|r| resource(r, &paths))
         .collect();
-    let overrides: Vec<&str> = router.callbacks.iter().map(|c| c.name).collect();
+    let callback = paths.p("Callback");
+    let overrides: Vec<TokenStream> = router
+        .callbacks
+        .iter()
+        .map(|c| {
+            let variant: String = c
+                .name
+                .split('_')
+                .map(|w| w[..1].to_ascii_uppercase() + &w[1..])
+                .collect();
+            let variant = syn::Ident::new(&variant, Span::call_site());
+            quote!(#callback::#variant)
+        })
+        .collect();
     // A callback becomes a trait method: a `pub` written on it is dropped, not an error.
     let callbacks: Vec<syn::ImplItemFn> = router
         .callbacks

@@ -946,7 +946,7 @@ async fn post_legacy<S: Server>(
     let mut slot = Some(Session::clone(&session));
     let reply = dispatch(st, text, parsed, &request, &mut slot).await;
     let writes_back = head.is_none_or(|h| h.method.as_deref() == Some("logging/setLevel"))
-        || S::__router().overrides("connect");
+        || S::__router().overrides(crate::server::Callback::Connect);
     if writes_back && let Some(s) = slot {
         st.sessions.update(Arc::new(s));
     }
@@ -1077,7 +1077,7 @@ async fn connect_session<S: Server>(
     session: &Session,
     request: &Request,
 ) -> Option<Response> {
-    if !S::__router().overrides("connect") {
+    if !S::__router().overrides(crate::server::Callback::Connect) {
         return None;
     }
     let mut session = session.clone();
