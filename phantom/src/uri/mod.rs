@@ -4,8 +4,8 @@ pub mod template;
 
 mod matcher;
 
-pub use matcher::{Match, Matcher};
-pub use template::{Segment, Template, TemplateError};
+pub(crate) use matcher::Matcher;
+pub(crate) use template::Template;
 
 use std::fmt::Display;
 use std::str::FromStr;

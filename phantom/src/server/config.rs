@@ -1,7 +1,7 @@
 //! [`Config`]: runtime settings shared by every transport.
 
 /// The default number of items per list page.
-pub const DEFAULT_PAGE_SIZE: usize = 100;
+pub(crate) const DEFAULT_PAGE_SIZE: usize = 100;
 
 /// `cacheScope` of modern list, read and discover results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
