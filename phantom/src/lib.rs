@@ -17,7 +17,6 @@ mod task;
 pub mod testing;
 mod tools;
 mod transport;
-mod uri;
 
 pub use http::serve;
 pub use transport::{http, stdio};
@@ -45,6 +44,7 @@ pub use protocol::codes;
 pub use protocol::{
     Era, ErrorObject, Icon, Implementation, LogLevel, Method, ProtocolVersion, RequestId,
 };
+pub use resources::FromUriParam;
 pub use resources::{Blob, Contents, IntoContents, Resource};
 pub use router::TemplateInfo;
 pub use server::{
@@ -53,7 +53,6 @@ pub use server::{
 };
 pub use task::{Task, TaskError, TaskStatus};
 pub use tools::{IntoToolResult, Json, ToolAnnotations, ToolResult};
-pub use uri::FromUriParam;
 
 /// Everything a router and its callbacks need: `use phantom::prelude::*;`.
 pub mod prelude {

@@ -7,8 +7,8 @@ pub use crate::router::{
 };
 pub use crate::tools::ToolAnnotations;
 pub use crate::{
-    CompleteContext, Completion, Error, IntoCompletion, IntoContents, IntoPromptReply,
-    IntoToolResult, PromptReply, Server, ToolResult, server::Callback, uri::FromUriParam,
+    CompleteContext, Completion, Error, FromUriParam, IntoCompletion, IntoContents,
+    IntoPromptReply, IntoToolResult, PromptReply, Server, ToolResult, server::Callback,
 };
 pub use schemars::{Schema, SchemaGenerator};
 pub use std::boxed::Box;

@@ -1,6 +1,9 @@
 //! Resources: what `#[resource]` handlers return ([`IntoContents`]) and the `resources/list` items.
 
 mod read;
+pub(crate) mod uri;
+
+pub use uri::FromUriParam;
 
 use serde::Serialize;
 

@@ -15,12 +15,12 @@ use crate::error::Error;
 use crate::extract::{ArgSpec, ArgsBuilder, CallParts};
 use crate::prompts::PromptReply;
 use crate::protocol::{Icon, Implementation};
+use crate::resources::uri::{Matcher, Template};
 use crate::resources::{ReadTarget, Resource};
 use crate::server::Request;
 use crate::server::Session;
 use crate::server::{Callback, Cursor, Overrides, Page};
 use crate::tools::{ToolAnnotations, ToolResult};
-use crate::uri::{Matcher, Template};
 
 mod page;
 mod schema;

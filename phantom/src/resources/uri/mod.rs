@@ -1,6 +1,6 @@
 //! Resource URIs: the template grammar, typed parameters and the compiled matcher.
 
-pub use phantom_uri::template;
+use phantom_uri::template;
 
 mod matcher;
 
