@@ -48,8 +48,8 @@ pub use resources::FromUriParam;
 pub use resources::{Blob, Contents, IntoContents, Resource};
 pub use router::TemplateInfo;
 pub use server::{
-    AllowList, Authorized, CacheScope, Config, Connect, Cursor, Page, Request, ResolvedResource,
-    Server, Session, Transport,
+    AllowList, Authorized, CacheScope, Call, Config, Connect, Cursor, Hook, Middleware, Outcome,
+    Page, Request, ResolvedResource, Server, Session, Transport,
 };
 pub use task::{Task, TaskError, TaskStatus};
 pub use tools::{IntoToolResult, Json, ToolAnnotations, ToolResult};

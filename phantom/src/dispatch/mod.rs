@@ -14,7 +14,9 @@ use serde_json::value::RawValue;
 
 use crate::protocol::{Era, ErrorObject, Incoming, Method, ProtocolVersion, codes};
 use crate::router::{ListKind, Router};
-use crate::server::{Callback, Config, Connect, Request, Server, Session, Transport};
+use crate::server::{
+    Call, Callback, Config, Connect, Outcome, Request, Server, Session, Transport,
+};
 
 pub use envelope::ParamsHead;
 pub(crate) use failure::{Failure, guarded, invalid, parse_params, unknown};
@@ -340,8 +342,42 @@ impl<S: Server> Dispatcher<S> {
         Err(Failure::from(ErrorObject::new(codes::CONNECT_REJECTED, message)).with_status(status))
     }
 
-    /// Routes a method both eras share to the room that serves it.
+    /// Routes a method both eras share to the room that serves it, inside the configured
+    /// [`Middleware`](crate::Middleware) when there is one.
     pub(crate) async fn feature(
+        &self,
+        method: Method,
+        params: Option<&RawValue>,
+        session: &Session,
+        request: &Request,
+    ) -> Result<Body, Failure> {
+        let Some(middleware) = &self.inner.config.middleware else {
+            return self.route(method, params, session, request).await;
+        };
+        let head = ParamsHead::read(params);
+        let name = head
+            .name
+            .or(head.uri)
+            .and_then(|raw| serde_json::from_str::<&str>(raw.get()).ok());
+        let call = Call {
+            method,
+            name,
+            session,
+            request,
+        };
+        let result = match middleware.before(&call).await {
+            Ok(()) => self.route(method, params, session, request).await,
+            Err(refused) => Err(Failure::from(refused)),
+        };
+        let outcome = match &result {
+            Ok(_) => Outcome::Ok,
+            Err(f) => Outcome::Error(&f.error),
+        };
+        middleware.after(&call, outcome).await;
+        result
+    }
+
+    async fn route(
         &self,
         method: Method,
         params: Option<&RawValue>,

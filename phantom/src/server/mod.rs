@@ -2,11 +2,13 @@
 //! sees: the [`Session`], the transport [`Request`] and the [`Config`].
 
 mod config;
+mod middleware;
 mod request;
 mod session;
 
 pub(crate) use config::DEFAULT_PAGE_SIZE;
 pub use config::{CacheScope, Config};
+pub use middleware::{Call, Hook, Middleware, Outcome};
 pub use request::{Request, Transport};
 pub(crate) use session::allowed;
 pub use session::{AllowList, Session};
