@@ -2,7 +2,8 @@
 # The project's test command (README "Run the tests"). On a fresh machine it installs what the tests
 # need into .cache/ (Node 22 and the pinned MCP conformance suites from npm, Python `mcp` from PyPI)
 # and then runs: format check, clippy, every Rust test (unit, integration, trybuild ui, doc), rustdoc,
-# the official conformance suites against examples/everything, and a real Python MCP client against
+# `cargo package` of the publishable crates (it needs a committed working tree), the official
+# conformance suites against examples/everything, and a real Python MCP client against
 # examples/studies.
 #
 #   bash scripts/test.sh            everything
@@ -31,6 +32,11 @@ cargo test --workspace --exclude phantom-bench --doc
 
 step "rustdoc"
 RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps --quiet
+
+# One invocation, so the unpublished path dependencies between the three resolve to each other; each
+# .crate is then built from its own contents. Like `cargo publish`, it refuses uncommitted changes.
+step "package and verify the publishable crates"
+cargo package -p phantom-uri -p phantom-macros -p phantom-mcp
 
 step "benchmark harness smoke (phantom and rmcp echo servers, every driver mode, ~1 s each)"
 cargo build -p phantom-bench --release

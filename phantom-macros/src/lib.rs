@@ -9,9 +9,6 @@ mod parse;
 mod paths;
 mod validate;
 
-#[path = "../../phantom/src/uri/template.rs"]
-mod template;
-
 use proc_macro::TokenStream;
 
 /// See `phantom::mcp_router`.

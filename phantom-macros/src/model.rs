@@ -1,9 +1,8 @@
 //! The plain model of one `#[mcp_router]` impl, keeping the user's tokens for spans.
 
+use phantom_uri::Template;
 use proc_macro2::Span;
 use syn::{ExprPath, Ident, Lit, LitInt, LitStr, Type};
-
-use crate::template::Template;
 
 /// `#[mcp_router(...)]` values.
 #[derive(Default)]

@@ -1,5 +1,6 @@
 //! Attribute grammars, marker stripping and doc text: tokens → [`model`](crate::model).
 
+use phantom_uri::Template;
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use syn::meta::ParseNestedMeta;
@@ -12,7 +13,6 @@ use crate::ctxt::{Ctxt, closest, near_miss};
 use crate::model::{
     CALLBACKS, Callback, Handler, Param, Prompt, Resource, Router, RouterAttrs, Tool,
 };
-use crate::template::Template;
 
 /// The marker attributes `#[mcp_router]` understands on methods.
 #[derive(Clone, Copy, PartialEq, Eq)]

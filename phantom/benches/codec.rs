@@ -3,7 +3,7 @@
 #![allow(missing_docs)] // criterion_group! generates undocumented items
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use phantom::protocol::Incoming;
+use phantom::__private::Incoming;
 use phantom::{Content, ToolResult};
 
 fn bench(c: &mut Criterion) {
@@ -20,7 +20,7 @@ fn bench(c: &mut Criterion) {
                 let Incoming::Request { params, .. } = msg else {
                     unreachable!()
                 };
-                phantom::dispatch::ParamsHead::read(params)
+                phantom::__private::ParamsHead::read(params)
                     .name
                     .map(|n| n.get().len())
             });
@@ -33,7 +33,7 @@ fn bench(c: &mut Criterion) {
     let body = r#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hello"}]}}"#;
     c.bench_function("SSE event framing", |b| {
         b.iter(|| {
-            phantom::sse::event(
+            phantom::__private::sse::event(
                 Some(std::hint::black_box("p12.3")),
                 std::hint::black_box(body),
             )

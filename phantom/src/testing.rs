@@ -30,27 +30,18 @@ use base64::Engine as _;
 use http::{HeaderName, HeaderValue};
 use serde_json::{Value, json};
 
-use crate::config::Config;
-use crate::dispatch::{Dispatcher, Reply, Status};
-use crate::protocol::ProtocolVersion;
-use crate::request::Request;
+use crate::dispatch::{Dispatcher, Reply, SessionSlot, Status};
+use crate::protocol::{Era, Method, ProtocolVersion};
+use crate::server::Config;
+use crate::server::Request;
 use crate::server::Server;
-use crate::session::Session;
-
-/// Which era a [`Client`] speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Era {
-    /// `initialize` + a session (2025-11-25 by default).
-    Legacy,
-    /// Stateless requests with the 2026-07-28 `_meta` envelope.
-    Modern,
-}
+use crate::server::Session;
 
 /// An in-process MCP client: sends JSON-RPC text to a [`Dispatcher`] exactly as a transport would.
 #[derive(Debug)]
 pub struct Client<S: Server> {
     dispatcher: Dispatcher<S>,
-    session: Option<Session>,
+    session: SessionSlot,
     request: Request,
     era: Era,
     capabilities: Value,
@@ -77,7 +68,7 @@ impl<S: Server> Client<S> {
     pub fn uninitialized(server: S, config: Config) -> Self {
         Self {
             dispatcher: Dispatcher::with_config(server, config),
-            session: None,
+            session: SessionSlot::default(),
             request: Request::default(),
             era: Era::Legacy,
             capabilities: json!({}),
@@ -121,7 +112,7 @@ impl<S: Server> Client<S> {
 
     /// The legacy session, once initialized (tests may change its allow-lists directly).
     pub fn session_mut(&mut self) -> Option<&mut Session> {
-        self.session.as_mut()
+        self.session.get_mut()
     }
 
     /// The era this client speaks.
@@ -136,9 +127,11 @@ impl<S: Server> Client<S> {
             "capabilities": self.capabilities,
             "clientInfo": {"name": "phantom-testing", "version": env!("CARGO_PKG_VERSION")},
         });
-        let response = self.raw_request("initialize", Some(params)).await;
+        let response = self
+            .raw_request(Method::Initialize.as_str(), Some(params))
+            .await;
         if response.json.get("result").is_some() {
-            self.notify("notifications/initialized", None).await;
+            self.notify(Method::Initialized.as_str(), None).await;
         }
         response
     }
@@ -184,40 +177,53 @@ impl<S: Server> Client<S> {
 
     /// `tools/list` (first page, or the page after `cursor`).
     pub async fn list_tools(&mut self, cursor: Option<&str>) -> Response {
-        self.request("tools/list", cursor_params(cursor)).await
+        self.request(Method::ToolsList.as_str(), cursor_params(cursor))
+            .await
     }
 
     /// `prompts/list`.
     pub async fn list_prompts(&mut self, cursor: Option<&str>) -> Response {
-        self.request("prompts/list", cursor_params(cursor)).await
+        self.request(Method::PromptsList.as_str(), cursor_params(cursor))
+            .await
     }
 
     /// `resources/list`.
     pub async fn list_resources(&mut self, cursor: Option<&str>) -> Response {
-        self.request("resources/list", cursor_params(cursor)).await
+        self.request(Method::ResourcesList.as_str(), cursor_params(cursor))
+            .await
     }
 
     /// `resources/templates/list`.
     pub async fn list_resource_templates(&mut self, cursor: Option<&str>) -> Response {
-        self.request("resources/templates/list", cursor_params(cursor))
-            .await
+        self.request(
+            Method::ResourcesTemplatesList.as_str(),
+            cursor_params(cursor),
+        )
+        .await
     }
 
     /// `tools/call`.
     pub async fn call_tool(&mut self, name: &str, arguments: Value) -> Response {
-        self.request("tools/call", json!({"name": name, "arguments": arguments}))
-            .await
+        self.request(
+            Method::ToolsCall.as_str(),
+            json!({"name": name, "arguments": arguments}),
+        )
+        .await
     }
 
     /// `prompts/get`.
     pub async fn get_prompt(&mut self, name: &str, arguments: Value) -> Response {
-        self.request("prompts/get", json!({"name": name, "arguments": arguments}))
-            .await
+        self.request(
+            Method::PromptsGet.as_str(),
+            json!({"name": name, "arguments": arguments}),
+        )
+        .await
     }
 
     /// `resources/read`.
     pub async fn read_resource(&mut self, uri: &str) -> Response {
-        self.request("resources/read", json!({"uri": uri})).await
+        self.request(Method::ResourcesRead.as_str(), json!({"uri": uri}))
+            .await
     }
 
     /// `completion/complete` of a prompt argument.
@@ -226,7 +232,8 @@ impl<S: Server> Client<S> {
             "ref": {"type": "ref/prompt", "name": prompt},
             "argument": {"name": argument, "value": value},
         });
-        self.request("completion/complete", params).await
+        self.request(Method::CompletionComplete.as_str(), params)
+            .await
     }
 
     /// `completion/complete` of a resource template parameter (`template` in RFC 6570 form).
@@ -240,7 +247,8 @@ impl<S: Server> Client<S> {
             "ref": {"type": "ref/resource", "uri": template},
             "argument": {"name": argument, "value": value},
         });
-        self.request("completion/complete", params).await
+        self.request(Method::CompletionComplete.as_str(), params)
+            .await
     }
 }
 

@@ -1,6 +1,6 @@
 //! `connect` rejections and malformed messages.
 
-use phantom::dispatch::Status;
+use phantom::Status;
 use phantom::testing::Client;
 use phantom::{Config, WwwAuthenticate};
 use serde_json::{Value, json};
@@ -55,7 +55,7 @@ async fn connect_rejections_map_to_statuses_on_modern_requests() {
             assert_eq!(response.status(), &status, "{role} {method}");
             response.assert_error(-32001);
             assert_eq!(response.error()["message"], message);
-            assert!(response.reply.modern);
+            assert_eq!(response.reply.era, phantom::Era::Modern);
         }
     }
 }

@@ -9,6 +9,7 @@ mod completion;
 mod errors;
 mod fixture;
 mod legacy;
+mod middleware;
 mod modern;
 mod pagination;
 mod prompts;

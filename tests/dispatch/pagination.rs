@@ -1,7 +1,7 @@
 //! Paginated lists: cursors chain to the end, in a stable order, without duplicates.
 
 use phantom::Config;
-use phantom::server::Server;
+use phantom::Server;
 use phantom::testing::Client;
 use serde_json::{Value, json};
 

@@ -8,12 +8,15 @@
 //!   `#[tool(requires)]`'s -32021 as a 400;
 //! - `cancel_and_auth`: a dropped 2026-07-28 response cancels its handler; protected-resource
 //!   metadata; the `Bearer` extractor;
+//! - `shape`: `connect` on every POST, the session id at `initialize`, stored session changes,
+//!   legacy stateless mode;
 //! - `transport`: 403 (Host, Origin), 405, 406, 413, 415, CORS, and `connect` (401, 403).
 
 mod cancel_and_auth;
 mod legacy;
 mod modern;
 mod param_headers;
+mod shape;
 mod sse;
 mod support;
 mod transport;

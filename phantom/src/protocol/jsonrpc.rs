@@ -18,6 +18,9 @@ pub mod codes {
     pub const INVALID_PARAMS: i32 = -32602;
     /// The server failed (including handler panics).
     pub const INTERNAL_ERROR: i32 = -32603;
+    /// `connect` rejected the request (the HTTP status says how: 400, 401, 403 or 404); also an
+    /// unknown or terminated session.
+    pub const CONNECT_REJECTED: i32 = -32001;
     /// Legacy era: resource not found.
     pub const RESOURCE_NOT_FOUND: i32 = -32002;
     /// Modern era: an HTTP header disagrees with the body.
@@ -131,6 +134,14 @@ pub enum Incoming<'a> {
 }
 
 impl<'a> Incoming<'a> {
+    /// The raw params of a request or notification.
+    pub fn params(&self) -> Option<&'a RawValue> {
+        match self {
+            Self::Request { params, .. } | Self::Notification { params, .. } => *params,
+            Self::Response { .. } => None,
+        }
+    }
+
     /// Decodes one message. On failure returns the error to send and, when it could be read, the id.
     pub fn parse(text: &'a str) -> Result<Self, (Option<RequestId>, ErrorObject)> {
         // One pass on the common path; a failure is then told apart: not JSON (-32700) or JSON

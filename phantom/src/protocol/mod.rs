@@ -1,10 +1,31 @@
 //! Wire types shared by both protocol eras: JSON-RPC envelope, error codes, versions, metadata.
 
 mod jsonrpc;
+mod method;
 mod version;
 
 pub use jsonrpc::{ErrorObject, Incoming, RequestId, codes};
+pub use method::Method;
+pub(crate) use method::{Capability, NameField};
 pub use version::ProtocolVersion;
+
+/// The two protocol eras one endpoint serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Era {
+    /// 2024-11-05 … 2025-11-25: `initialize`, sessions, server→client requests.
+    Legacy,
+    /// 2026-07-28: stateless requests, each carrying its version and capabilities in `_meta`.
+    Modern,
+}
+
+/// The `_meta` keys of the 2026-07-28 envelope.
+pub(crate) mod meta {
+    pub(crate) const VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+    pub(crate) const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+    pub(crate) const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+    pub(crate) const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+    pub(crate) const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+}
 
 use serde::{Deserialize, Serialize};
 

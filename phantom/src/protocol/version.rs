@@ -26,6 +26,8 @@ impl ProtocolVersion {
         Self::V2025_03_26,
         Self::V2024_11_05,
     ];
+    /// The newest revision.
+    pub const LATEST: Self = Self::V2026_07_28;
     /// The newest legacy (session-based) revision.
     pub const LATEST_LEGACY: Self = Self::V2025_11_25;
 

@@ -10,7 +10,7 @@ use base64::Engine as _;
 use bytes::Bytes;
 use tokio::sync::mpsc;
 
-use crate::session::Session;
+use crate::server::Session;
 
 const SHARDS: usize = 16;
 

@@ -2,9 +2,9 @@
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
-use crate::dispatch::Dispatcher;
-use crate::request::{Request, Transport};
+use crate::dispatch::{Dispatcher, SessionSlot};
 use crate::server::Server;
+use crate::server::{Request, Transport};
 
 /// Serves `server` on the process's stdin and stdout until stdin closes. Logs go to stderr (set up
 /// `tracing_subscriber` with `with_writer(std::io::stderr)`).
@@ -33,7 +33,7 @@ where
         transport: Transport::Stdio,
         ..Request::default()
     };
-    let mut session = None;
+    let mut session = SessionSlot::default();
     let mut lines = BufReader::new(input).lines();
     while let Some(line) = lines.next_line().await? {
         if line.trim().is_empty() {
@@ -46,7 +46,7 @@ where
             output.flush().await?;
         }
     }
-    if let Some(session) = &session {
+    if let Some(session) = session.get() {
         let server = dispatcher.server();
         server.disconnect(session).await;
         if let Err(e) = server.terminate(session).await {

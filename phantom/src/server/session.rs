@@ -40,6 +40,8 @@ pub struct Session {
     pub protocol_version: ProtocolVersion,
     /// Minimum level of `notifications/message` the client wants; `None` sends none.
     pub log_level: Option<LogLevel>,
+    /// A legacy request served in stateless mode: nothing about the client outlives the request.
+    stateless: bool,
 }
 
 impl Default for Session {
@@ -63,7 +65,31 @@ impl Session {
             client_capabilities: Arc::new(Value::Object(Default::default())),
             protocol_version,
             log_level: None,
+            stateless: false,
         }
+    }
+
+    /// The session of one legacy request in stateless mode: no id, no declared capabilities.
+    pub(crate) fn stateless(protocol_version: ProtocolVersion) -> Self {
+        Self {
+            stateless: true,
+            ..Self::new(None, protocol_version)
+        }
+    }
+
+    /// Whether the session lives for one legacy request only (the HTTP transport's stateless
+    /// mode): the client's capabilities are unknown and nothing can be sent to it later.
+    pub fn is_stateless(&self) -> bool {
+        self.stateless
+    }
+
+    /// A session that may list and use nothing until allow-lists say otherwise (set in `connect`).
+    pub fn deny_all(&mut self) {
+        let none = Self::allow(Vec::<String>::new());
+        self.allowed_tools.clone_from(&none);
+        self.allowed_prompts.clone_from(&none);
+        self.allowed_resource_templates.clone_from(&none);
+        self.allowed_skills = none;
     }
 
     /// Builds an allow-list from names: `session.allowed_tools = Session::allow(["search"])`.

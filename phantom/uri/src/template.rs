@@ -1,7 +1,5 @@
-//! The resource URI template grammar, shared by the runtime and by `phantom-macros`.
-//!
-//! This file is std-only on purpose: `phantom-macros` includes it with `#[path]`, so the compile-time
-//! validation of `#[resource("…")]` and the runtime matcher read templates with the same code.
+//! The resource URI template grammar: `phantom-macros` validates `#[resource("…")]` with it at
+//! compile time and the runtime builds its matcher from it, so both read templates with the same code.
 //!
 //! Grammar (EBNF):
 //!
@@ -16,8 +14,6 @@
 //!
 //! A `<name>` parameter takes one whole segment; a `<name..>` parameter takes the rest of the URI (one
 //! or more segments) and must come last. Query strings and fragments are not part of a template.
-
-#![allow(dead_code, unreachable_pub)]
 
 use std::fmt;
 

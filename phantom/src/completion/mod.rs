@@ -1,15 +1,17 @@
 //! `completion/complete`: what `#[complete(with = "…")]` functions receive and return.
 
+mod complete;
+
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
 use crate::error::Error;
-use crate::request::Request;
-use crate::session::Session;
+use crate::server::Request;
+use crate::server::Session;
 
 /// The most values one completion may carry.
-pub const MAX_VALUES: usize = 100;
+pub(crate) const MAX_VALUES: usize = 100;
 
 /// What a completion function knows besides the partial value.
 #[derive(Debug)]

@@ -1,7 +1,11 @@
 //! [`Config`]: runtime settings shared by every transport.
 
+use std::sync::Arc;
+
+use super::Middleware;
+
 /// The default number of items per list page.
-pub const DEFAULT_PAGE_SIZE: usize = 100;
+pub(crate) const DEFAULT_PAGE_SIZE: usize = 100;
 
 /// `cacheScope` of modern list, read and discover results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -23,7 +27,7 @@ impl CacheScope {
 }
 
 /// Runtime settings of a server, independent of the transport.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct Config {
     /// Items per page of `tools/list`, `prompts/list`, `resources/list` and
@@ -33,6 +37,19 @@ pub struct Config {
     pub cache_ttl_ms: u64,
     /// `cacheScope` of those results (default `private`).
     pub cache_scope: CacheScope,
+    /// Hooks around every feature request (default none).
+    pub middleware: Option<Arc<dyn Middleware>>,
+}
+
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Config")
+            .field("page_size", &self.page_size)
+            .field("cache_ttl_ms", &self.cache_ttl_ms)
+            .field("cache_scope", &self.cache_scope)
+            .field("middleware", &self.middleware.is_some())
+            .finish()
+    }
 }
 
 impl Default for Config {
@@ -41,6 +58,7 @@ impl Default for Config {
             page_size: DEFAULT_PAGE_SIZE,
             cache_ttl_ms: 0,
             cache_scope: CacheScope::Private,
+            middleware: None,
         }
     }
 }
@@ -50,6 +68,13 @@ impl Config {
     #[must_use]
     pub fn page_size(mut self, n: usize) -> Self {
         self.page_size = n.max(1);
+        self
+    }
+
+    /// Runs `middleware` around every feature request.
+    #[must_use]
+    pub fn middleware(mut self, middleware: impl Middleware) -> Self {
+        self.middleware = Some(Arc::new(middleware));
         self
     }
 

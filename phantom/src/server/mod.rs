@@ -1,4 +1,17 @@
-//! The [`Server`] trait: the 12 router callbacks with their defaults, plus the generated tables.
+//! The [`Server`] trait (the 12 router callbacks with their defaults), and what every callback
+//! sees: the [`Session`], the transport [`Request`] and the [`Config`].
+
+mod config;
+mod middleware;
+mod request;
+mod session;
+
+pub(crate) use config::DEFAULT_PAGE_SIZE;
+pub use config::{CacheScope, Config};
+pub use middleware::{Call, Hook, Middleware, Outcome};
+pub use request::{Request, Transport};
+pub(crate) use session::allowed;
+pub use session::{AllowList, Session};
 
 use std::future::Future;
 
@@ -8,10 +21,8 @@ use serde_json::{Map, Value};
 use crate::auth::WwwAuthenticate;
 use crate::error::Error;
 use crate::protocol::{ErrorObject, Implementation};
-use crate::request::Request;
-use crate::resource::Resource;
+use crate::resources::Resource;
 use crate::router::{Router, TemplateInfo};
-use crate::session::Session;
 use crate::task::{Task, TaskError};
 
 /// What `connect` decides about a request.

@@ -6,8 +6,8 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
-use crate::request::Request;
-use crate::session::Session;
+use crate::server::Request;
+use crate::server::Session;
 
 /// The raw arguments of one call, borrowed from the request body, in the order they were sent.
 #[derive(Debug, Default)]
@@ -88,7 +88,7 @@ pub struct CallParts<'a> {
 
 /// One argument as it appears in a tool's input schema or a prompt's argument list.
 #[derive(Debug, Clone)]
-pub struct ArgSpec {
+pub(crate) struct ArgSpec {
     /// The wire name.
     pub name: &'static str,
     /// The description from `#[arg(description = "…")]` or the schema.

@@ -7,7 +7,7 @@ use super::template::{Segment, Template, split_uri};
 ///
 /// Literal segments win over `<param>`, which wins over `<rest..>`.
 #[derive(Debug, Default)]
-pub struct Matcher {
+pub(crate) struct Matcher {
     schemes: HashMap<String, Node>,
 }
 
@@ -21,16 +21,16 @@ struct Node {
 
 /// A successful match: the template's index and its parameters, in template order, decoded.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Match<'u> {
+pub(crate) struct Match<'u> {
     /// Index of the template, in insertion order.
-    pub index: usize,
+    pub(crate) index: usize,
     /// Percent-decoded parameter values, in the order the template names them.
-    pub params: Vec<Cow<'u, str>>,
+    pub(crate) params: Vec<Cow<'u, str>>,
 }
 
 impl Matcher {
     /// Adds a template under an index.
-    pub fn insert(&mut self, template: &Template, index: usize) {
+    pub(crate) fn insert(&mut self, template: &Template, index: usize) {
         let mut node = self.schemes.entry(template.scheme.clone()).or_default();
         for (depth, seg) in template.segments.iter().enumerate() {
             node = match seg {
@@ -53,7 +53,7 @@ impl Matcher {
     }
 
     /// Matches a concrete URI.
-    pub fn find<'u>(&self, uri: &'u str) -> Option<Match<'u>> {
+    pub(crate) fn find<'u>(&self, uri: &'u str) -> Option<Match<'u>> {
         let (scheme, segments) = split_uri(uri)?;
         let node = match self.schemes.get(scheme) {
             Some(n) => n,

@@ -5,8 +5,6 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 
-use base64::Engine as _;
-use schemars::generate::SchemaSettings;
 use schemars::{Schema, SchemaGenerator};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -14,25 +12,33 @@ use serde_json::{Map, Value, json};
 use crate::completion::{CompleteContext, Completion};
 use crate::content::ResourceContents;
 use crate::error::Error;
-use crate::param::{ArgSpec, ArgsBuilder, CallParts};
-use crate::prompt::PromptReply;
+use crate::extract::{ArgSpec, ArgsBuilder, CallParts};
+use crate::prompts::PromptReply;
 use crate::protocol::{Icon, Implementation};
-use crate::request::Request;
-use crate::resource::{ReadTarget, Resource};
+use crate::resources::uri::{Matcher, Template};
+use crate::resources::{ReadTarget, Resource};
+use crate::server::Request;
+use crate::server::Session;
 use crate::server::{Callback, Cursor, Overrides, Page};
-use crate::session::{AllowList, Session, allowed};
-use crate::tool::{ToolAnnotations, ToolResult};
-use crate::uri::{Matcher, Template};
+use crate::tools::{ToolAnnotations, ToolResult};
+
+mod page;
+mod schema;
+
+pub(crate) use page::{ListKind, paginate};
+use schema::{
+    arg_validator, describe_args, generator, has_constraints, input_schema, output_schema,
+};
 
 /// A boxed `Send` future, as the generated trampolines return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// Generated tool trampoline.
-pub type ToolFn<S> = for<'a> fn(&'a S, CallParts<'a>) -> BoxFuture<'a, ToolResult>;
+pub(crate) type ToolFn<S> = for<'a> fn(&'a S, CallParts<'a>) -> BoxFuture<'a, ToolResult>;
 /// Generated prompt trampoline.
-pub type PromptFn<S> =
+pub(crate) type PromptFn<S> =
     for<'a> fn(&'a S, CallParts<'a>) -> BoxFuture<'a, Result<PromptReply, Error>>;
 /// Generated resource trampoline.
-pub type ReadFn<S> =
+pub(crate) type ReadFn<S> =
     for<'a> fn(&'a S, ReadParts<'a>) -> BoxFuture<'a, Result<Option<Vec<ResourceContents>>, Error>>;
 /// Generated completion trampoline.
 pub type CompleteFn<S> =
@@ -214,7 +220,7 @@ pub(crate) struct ToolEntry<S> {
     pub(crate) specs: Vec<ArgSpec>,
     /// Compiled validators of the arguments whose schemas declare constraints, by wire name.
     pub(crate) validators: Vec<(&'static str, jsonschema::Validator)>,
-    /// Whether one [`Arguments`](crate::param::Arguments) parameter takes the whole object (its
+    /// Whether one [`Arguments`](crate::extract::Arguments) parameter takes the whole object (its
     /// schema, not phantom, decides which names are allowed; its validator is named `""`).
     pub(crate) takes_all: bool,
     pub(crate) wrap_output: bool,
@@ -253,172 +259,8 @@ pub struct Router<S> {
     pub(crate) overrides: Overrides,
 }
 
-fn generator() -> SchemaGenerator {
-    SchemaSettings::draft2020_12().into_generator()
-}
-
 fn raw(value: &impl serde::Serialize) -> Box<RawValue> {
     serde_json::value::to_raw_value(value).expect("descriptor serializes")
-}
-
-const CONSTRAINTS: &[&str] = &[
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "multipleOf",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "enum",
-    "const",
-    "minItems",
-    "maxItems",
-    "uniqueItems",
-    "minProperties",
-    "maxProperties",
-    "not",
-    "if",
-    "oneOf",
-    "minContains",
-    "maxContains",
-];
-
-/// Whether a schema declares constraints, following `#/$defs/…` references to any depth (each
-/// definition is looked at once, so recursive types terminate).
-fn has_constraints<'d>(
-    value: &Value,
-    defs: &'d Map<String, Value>,
-    seen: &mut Vec<&'d str>,
-) -> bool {
-    match value {
-        Value::Object(map) => map.iter().any(|(k, v)| {
-            CONSTRAINTS.contains(&k.as_str())
-                || (k == "minimum" && v.as_f64().is_some_and(|m| m != 0.0))
-                || (k == "$ref" && references_constraints(v, defs, seen))
-                || has_constraints(v, defs, seen)
-        }),
-        Value::Array(items) => items.iter().any(|v| has_constraints(v, defs, seen)),
-        _ => false,
-    }
-}
-
-fn references_constraints<'d>(
-    reference: &Value,
-    defs: &'d Map<String, Value>,
-    seen: &mut Vec<&'d str>,
-) -> bool {
-    let Some(name) = reference.as_str().and_then(|r| r.strip_prefix("#/$defs/")) else {
-        return false;
-    };
-    let Some((name, def)) = defs.get_key_value(name) else {
-        return false;
-    };
-    if seen.contains(&name.as_str()) {
-        return false;
-    }
-    seen.push(name);
-    has_constraints(def, defs, seen)
-}
-
-/// A validator for one argument, when its schema declares constraints. `Option<T>` arguments are
-/// validated against `T`'s schema (a `null` value is skipped before validation), so messages name
-/// the broken constraint instead of "not valid under any of the schemas listed in anyOf".
-fn arg_validator(
-    spec: &ArgSpec,
-    defs: &Map<String, Value>,
-) -> Option<(&'static str, jsonschema::Validator)> {
-    let mut schema = spec.schema.clone().to_value();
-    if let Some(branches) = schema.get("anyOf").and_then(Value::as_array) {
-        let non_null: Vec<&Value> = branches
-            .iter()
-            .filter(|b| b.get("type").and_then(Value::as_str) != Some("null"))
-            .collect();
-        if let [only] = non_null.as_slice() {
-            schema = (*only).clone();
-        }
-    }
-    let mut referenced = schema.clone();
-    if let Some(obj) = referenced.as_object_mut() {
-        if !defs.is_empty() {
-            obj.insert("$defs".into(), Value::Object(defs.clone()));
-        }
-    } else {
-        return None;
-    }
-    if !has_constraints(&schema, defs, &mut Vec::new()) {
-        return None;
-    }
-    jsonschema::validator_for(&referenced)
-        .ok()
-        .map(|v| (spec.name, v))
-}
-
-fn describe_args(
-    args: fn(&mut ArgsBuilder<'_>),
-) -> (Vec<ArgSpec>, Map<String, Value>, Option<Value>) {
-    let mut generator = generator();
-    let mut builder = ArgsBuilder::new(&mut generator);
-    args(&mut builder);
-    let (specs, root) = (builder.specs, builder.root);
-    let defs = generator.take_definitions(true);
-    let root = root.map(|schema| {
-        let mut value = schema.to_value();
-        if let (Some(obj), false) = (value.as_object_mut(), defs.is_empty()) {
-            let existing = obj
-                .entry("$defs")
-                .or_insert_with(|| Value::Object(Map::new()));
-            if let Some(existing) = existing.as_object_mut() {
-                existing.extend(defs.clone());
-            }
-        }
-        value
-    });
-    (specs, defs, root)
-}
-
-fn input_schema(specs: &[ArgSpec], defs: Map<String, Value>) -> Value {
-    let mut props = Map::new();
-    let mut required = Vec::new();
-    for spec in specs {
-        props.insert(spec.name.into(), spec.schema.clone().to_value());
-        if spec.required {
-            required.push(Value::from(spec.name));
-        }
-    }
-    let mut schema = Map::new();
-    schema.insert("type".into(), "object".into());
-    if !props.is_empty() {
-        schema.insert("properties".into(), props.into());
-    }
-    if !required.is_empty() {
-        schema.insert("required".into(), required.into());
-    }
-    schema.insert("additionalProperties".into(), false.into());
-    if !defs.is_empty() {
-        schema.insert("$defs".into(), defs.into());
-    }
-    schema.into()
-}
-
-/// Wraps a non-object output schema as `{"result": …}` (legacy clients require an object).
-fn output_schema(schema: Schema) -> (Value, bool) {
-    let mut value = schema.to_value();
-    if value.get("type").and_then(Value::as_str) == Some("object") {
-        return (value, false);
-    }
-    let mut wrapper = Map::new();
-    if let Some(obj) = value.as_object_mut() {
-        for key in ["$schema", "$defs"] {
-            if let Some(v) = obj.remove(key) {
-                wrapper.insert(key.into(), v);
-            }
-        }
-        obj.remove("title");
-    }
-    wrapper.insert("type".into(), "object".into());
-    wrapper.insert("properties".into(), json!({ "result": value }));
-    wrapper.insert("required".into(), json!(["result"]));
-    (wrapper.into(), true)
 }
 
 fn put(obj: &mut Map<String, Value>, key: &str, value: Option<impl Into<Value>>) {
@@ -602,19 +444,21 @@ impl<S> Router<S> {
     }
 
     /// The position of the tool named `name`: the routing step of `tools/call`.
+    #[doc(hidden)]
     pub fn tool_position(&self, name: &str) -> Option<usize> {
         self.tool_index.get(name).copied()
     }
 
     /// The resource template a URI matches and its decoded parameters: the routing step of
     /// `resources/read`.
-    pub fn match_uri<'u>(&self, uri: &'u str) -> Option<crate::uri::Match<'u>> {
-        self.matcher.find(uri)
+    #[doc(hidden)]
+    pub fn match_uri(&self, uri: &str) -> Option<usize> {
+        self.matcher.find(uri).map(|m| m.index)
     }
 
     /// The `(argument, header)` pairs of a tool's `#[arg(header = "…")]` arguments; empty for
     /// unknown tools.
-    pub fn tool_headers(
+    pub(crate) fn tool_headers(
         &self,
         name: &str,
     ) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
@@ -627,7 +471,7 @@ impl<S> Router<S> {
     }
 
     /// Whether the impl overrides the named callback.
-    pub fn overrides(&self, callback: Callback) -> bool {
+    pub(crate) fn overrides(&self, callback: Callback) -> bool {
         self.overrides.contains(callback)
     }
 
@@ -638,13 +482,13 @@ impl<S> Router<S> {
         session: &Session,
     ) -> Result<Page<Resource>, Error> {
         let page = paginate(
-            "r",
+            ListKind::Resources,
             self.concrete
                 .iter()
                 .map(|&i| (self.resources[i].def.name, &self.resources[i])),
             &session.allowed_resource_templates,
             cursor.map(|c| c.0.as_str()),
-            crate::config::DEFAULT_PAGE_SIZE,
+            crate::server::DEFAULT_PAGE_SIZE,
         )?;
         let items = page
             .items
@@ -664,49 +508,4 @@ impl<S> Router<S> {
             next_cursor: page.next_cursor,
         })
     }
-}
-
-/// Pages `items` (in declaration order) for a session: skips names the allow-list excludes, starts
-/// at the cursor's offset, and returns the cursor of the next page.
-pub(crate) fn paginate<T>(
-    kind: &str,
-    items: impl Iterator<Item = (&'static str, T)>,
-    allow: &Option<AllowList>,
-    cursor: Option<&str>,
-    page_size: usize,
-) -> Result<Page<T>, Error> {
-    let start = match cursor {
-        None => 0,
-        Some(c) => decode_cursor(kind, c).ok_or_else(|| {
-            Error::invalid_params("invalid cursor").with_data(json!({ "cursor": c }))
-        })?,
-    };
-    let mut out = Vec::new();
-    let mut next = None;
-    for (offset, (name, item)) in items.enumerate().skip(start) {
-        if !allowed(allow, name) {
-            continue;
-        }
-        if out.len() == page_size {
-            next = Some(encode_cursor(kind, offset));
-            break;
-        }
-        out.push(item);
-    }
-    Ok(Page {
-        items: out,
-        next_cursor: next,
-    })
-}
-
-fn encode_cursor(kind: &str, offset: usize) -> String {
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{kind}{offset}"))
-}
-
-fn decode_cursor(kind: &str, cursor: &str) -> Option<usize> {
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(cursor)
-        .ok()?;
-    let text = std::str::from_utf8(&bytes).ok()?;
-    text.strip_prefix(kind)?.parse().ok().filter(|&n| n > 0)
 }

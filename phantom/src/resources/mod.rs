@@ -1,11 +1,16 @@
 //! Resources: what `#[resource]` handlers return ([`IntoContents`]) and the `resources/list` items.
 
+mod read;
+pub(crate) mod uri;
+
+pub use uri::FromUriParam;
+
 use serde::Serialize;
 
 use crate::content::ResourceContents;
 use crate::error::Error;
 use crate::protocol::Icon;
-use crate::tool::Json;
+use crate::tools::Json;
 
 /// An entry of `resources/list`.
 #[derive(Debug, Clone, PartialEq, Serialize)]

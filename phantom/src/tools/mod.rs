@@ -1,5 +1,8 @@
 //! Tools: descriptors, results and the [`IntoToolResult`] trait.
 
+mod call;
+pub(crate) use call::NameParams;
+
 use std::fmt::Display;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};

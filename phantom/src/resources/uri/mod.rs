@@ -1,11 +1,11 @@
 //! Resource URIs: the template grammar, typed parameters and the compiled matcher.
 
-pub mod template;
+use phantom_uri::template;
 
 mod matcher;
 
-pub use matcher::{Match, Matcher};
-pub use template::{Segment, Template, TemplateError};
+pub(crate) use matcher::Matcher;
+pub(crate) use template::Template;
 
 use std::fmt::Display;
 use std::str::FromStr;

@@ -1,5 +1,7 @@
 //! Prompts: what `#[prompt]` handlers return ([`IntoPromptReply`]).
 
+mod get;
+
 use serde::{Deserialize, Serialize};
 
 use crate::content::Content;

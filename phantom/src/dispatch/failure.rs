@@ -1,0 +1,93 @@
+//! [`Failure`]: an error reply in the making (a JSON-RPC error and the transport status it maps
+//! to), and the one place a handler's panic becomes `-32603`.
+
+use std::borrow::Cow;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+
+use futures_util::FutureExt as _;
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::Status;
+use crate::error::Error;
+use crate::protocol::{ErrorObject, codes};
+
+pub(crate) struct Failure {
+    pub(crate) error: ErrorObject,
+    pub(crate) status: Status,
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        Self::from(e.into_object())
+    }
+}
+
+impl From<ErrorObject> for Failure {
+    fn from(error: ErrorObject) -> Self {
+        Self {
+            error,
+            status: Status::Ok,
+        }
+    }
+}
+
+impl Failure {
+    pub(crate) fn with_status(self, status: Status) -> Self {
+        Self { status, ..self }
+    }
+
+    pub(crate) fn with_data(mut self, data: Value) -> Self {
+        self.error.data = Some(data);
+        self
+    }
+
+    pub(crate) fn internal() -> Self {
+        Self::from(ErrorObject::new(codes::INTERNAL_ERROR, "Internal error"))
+    }
+}
+
+/// `-32602` with a message.
+pub(crate) fn invalid(message: impl Into<Cow<'static, str>>) -> Failure {
+    Failure::from(ErrorObject::new(codes::INVALID_PARAMS, message))
+}
+
+/// An error answered with HTTP 400.
+pub(crate) fn bad_request(error: ErrorObject) -> Failure {
+    Failure::from(error).with_status(Status::BadRequest)
+}
+
+/// `-32602 Unknown <what>: <name>` with `data.<key>`: a name the router lacks, or one the
+/// session's allow-list hides (the two read the same, so a hidden name does not leak).
+pub(crate) fn unknown(what: &str, key: &str, name: &str) -> Failure {
+    let mut data = serde_json::Map::new();
+    data.insert(key.into(), name.into());
+    invalid(format!("Unknown {what}: {name}")).with_data(Value::Object(data))
+}
+
+/// Deserializes `params` (absent = `{}`), naming what is wrong without serde's position suffix.
+pub(crate) fn parse_params<'a, T: Deserialize<'a>>(
+    raw: Option<&'a RawValue>,
+) -> Result<T, Failure> {
+    let text = raw.map_or("{}", RawValue::get);
+    serde_json::from_str(text).map_err(|e| {
+        let e = e.to_string();
+        let e = e.split(" at line ").next().unwrap_or(&e);
+        invalid(format!("Invalid params: {e}"))
+    })
+}
+
+/// Runs user code (a handler, a completion function, a callback): a panic is logged once with
+/// `what` and `name`, and answered `-32603 Internal error` without the panic text.
+pub(crate) async fn guarded<T>(
+    what: &'static str,
+    name: &str,
+    future: impl Future<Output = T>,
+) -> Result<T, Failure> {
+    AssertUnwindSafe(future).catch_unwind().await.map_err(|_| {
+        tracing::error!(name, "{what} panicked");
+        Failure::internal()
+    })
+}

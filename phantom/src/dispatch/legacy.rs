@@ -1,0 +1,149 @@
+//! The legacy era (2024-11-05 … 2025-11-25): `initialize` opens a session, later requests use it.
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+
+use super::failure::{Failure, bad_request, invalid, parse_params};
+use super::reply::Body;
+use super::{Dispatcher, Reply, SessionSlot, Status, method_not_found};
+use crate::protocol::{
+    Era, ErrorObject, Implementation, LogLevel, Method, ProtocolVersion, RequestId, codes, meta,
+};
+use crate::server::{Request, Server, Session, Transport};
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct InitializeParams {
+    protocol_version: String,
+    #[serde(default)]
+    capabilities: Option<Value>,
+    #[serde(default)]
+    client_info: Option<Implementation>,
+}
+
+#[derive(Deserialize)]
+struct SetLevelParams {
+    level: LogLevel,
+}
+
+fn params_or_level_error(params: Option<&RawValue>) -> Result<SetLevelParams, Failure> {
+    serde_json::from_str(params.map_or("{}", RawValue::get)).map_err(|_| {
+        invalid("Invalid params: `level` must be one of debug, info, notice, warning, error, critical, alert, emergency")
+            .with_data(json!({ "field": "level" }))
+    })
+}
+
+impl<S: Server> Dispatcher<S> {
+    pub(crate) async fn legacy(
+        &self,
+        id: &RequestId,
+        name: &str,
+        params: Option<&RawValue>,
+        request: &Request,
+        slot: &mut SessionSlot,
+    ) -> Reply {
+        match self.legacy_body(name, params, request, slot).await {
+            Ok(body) => self.ok_reply(id, body, None).await,
+            Err(f) => self.error_reply(Some(id), f.error, f.status, Era::Legacy),
+        }
+    }
+
+    async fn legacy_body(
+        &self,
+        name: &str,
+        params: Option<&RawValue>,
+        request: &Request,
+        slot: &mut SessionSlot,
+    ) -> Result<Body, Failure> {
+        let method = Method::parse(name).filter(|m| !m.is_notification());
+        match method {
+            Some(Method::ServerDiscover) => {
+                return Err(invalid(format!(
+                    "Invalid params: missing `_meta.{}`; `server/discover` is a 2026-07-28 method",
+                    meta::VERSION
+                ))
+                .with_status(Status::BadRequest));
+            }
+            Some(Method::Initialize) => return self.initialize(params, request, slot).await,
+            Some(Method::Ping) => return Ok(Body::Map(Map::new())),
+            _ => {}
+        }
+        let stateless = slot.stateless;
+        if stateless && slot.get().is_none() {
+            slot.fill(Session::stateless(ProtocolVersion::LATEST_LEGACY));
+        }
+        let Some(session) = slot.get_mut() else {
+            return Err(bad_request(ErrorObject::new(
+                codes::INVALID_REQUEST,
+                "Invalid request: no session; send `initialize` first (or use the 2026-07-28 `_meta` envelope)",
+            )));
+        };
+        if request.transport == Transport::Http {
+            self.connect(session, request).await?;
+        }
+        let Some(method) = method else {
+            return Err(method_not_found(name));
+        };
+        if method == Method::LoggingSetLevel {
+            if stateless {
+                return Err(bad_request(ErrorObject::new(
+                    codes::INVALID_REQUEST,
+                    "Invalid request: `logging/setLevel` needs a session, and this server runs in stateless mode (no Mcp-Session-Id)",
+                )));
+            }
+            let p: SetLevelParams = params_or_level_error(params)?;
+            session.log_level = Some(p.level);
+            return Ok(Body::Map(Map::new()));
+        }
+        self.feature(method, params, session, request).await
+    }
+
+    async fn initialize(
+        &self,
+        params: Option<&RawValue>,
+        request: &Request,
+        slot: &mut SessionSlot,
+    ) -> Result<Body, Failure> {
+        if slot.get().is_some() {
+            return Err(bad_request(ErrorObject::new(
+                codes::INVALID_REQUEST,
+                "Invalid request: this session is already initialized",
+            )));
+        }
+        let p: InitializeParams = parse_params(params)?;
+        let version = ProtocolVersion::negotiate_legacy(&p.protocol_version);
+        let mut session = if slot.stateless {
+            Session::stateless(version)
+        } else {
+            Session::new(slot.id.clone(), version)
+        };
+        session.client_info = p.client_info.map(Arc::new);
+        if let Some(caps) = p.capabilities {
+            if !caps.is_object() {
+                return Err(invalid("Invalid params: `capabilities` must be an object"));
+            }
+            session.client_capabilities = Arc::new(caps);
+        }
+        self.connect(&mut session, request).await?;
+        let mut map = Map::new();
+        map.insert("protocolVersion".into(), version.as_str().into());
+        let mut caps = self.capabilities(Era::Legacy);
+        if let (true, Some(caps)) = (slot.stateless, caps.as_object_mut()) {
+            caps.remove("logging");
+        }
+        map.insert("capabilities".into(), caps);
+        let info = self.inner.server.server_info(&session).await;
+        map.insert(
+            "serverInfo".into(),
+            serde_json::to_value(info).unwrap_or_default(),
+        );
+        if let Some(text) = self.inner.server.instructions(&session).await {
+            map.insert("instructions".into(), text.into());
+        }
+        slot.fill(session);
+        Ok(Body::Map(map))
+    }
+}

@@ -1,0 +1,410 @@
+//! The dispatcher: classifies each message's era, checks the envelope and routes the method to the
+//! room that serves it (`tools/`, `prompts/`, `resources/`, `completion/`, the lists in `router/`).
+//! Replies are built in [`reply`], failures in [`failure`].
+
+mod envelope;
+mod failure;
+mod legacy;
+mod modern;
+mod reply;
+
+use std::sync::Arc;
+
+use serde_json::value::RawValue;
+
+use crate::protocol::{Era, ErrorObject, Incoming, Method, ProtocolVersion, codes};
+use crate::router::{ListKind, Router};
+use crate::server::{
+    Call, Callback, Config, Connect, Outcome, Request, Server, Session, Transport,
+};
+
+pub use envelope::ParamsHead;
+pub(crate) use failure::{Failure, guarded, invalid, parse_params, unknown};
+pub(crate) use reply::{Body, members, members_of};
+pub use reply::{Reply, Status};
+
+/// A transport's legacy-era session slot: empty until `initialize` fills it. The dispatcher marks
+/// it changed whenever it hands the session out for writing, so a transport stores every change.
+#[derive(Debug, Default)]
+pub struct SessionSlot {
+    session: Option<Session>,
+    changed: bool,
+    /// The id `initialize` gives the session it opens (the transport chose it).
+    id: Option<Arc<str>>,
+    /// Legacy stateless mode: no session outlives its request.
+    stateless: bool,
+}
+
+impl SessionSlot {
+    /// A slot holding `session` (or none yet), unchanged.
+    pub fn new(session: Option<Session>) -> Self {
+        Self {
+            session,
+            ..Self::default()
+        }
+    }
+
+    /// An empty slot whose `initialize` opens a session with this id, so `connect` sees the id.
+    pub fn opening(id: Arc<str>) -> Self {
+        Self {
+            id: Some(id),
+            ..Self::default()
+        }
+    }
+
+    /// A slot for legacy stateless mode: `initialize` opens nothing that lasts, and every other
+    /// request gets a fresh session that knows no client capabilities.
+    pub fn stateless() -> Self {
+        Self {
+            stateless: true,
+            ..Self::default()
+        }
+    }
+
+    /// The session, if there is one.
+    pub fn get(&self) -> Option<&Session> {
+        self.session.as_ref()
+    }
+
+    /// Whether the dispatcher changed (or filled) the session since the slot was made.
+    pub fn changed(&self) -> bool {
+        self.changed
+    }
+
+    /// The session, for storing.
+    pub fn into_session(self) -> Option<Session> {
+        self.session
+    }
+
+    pub(crate) fn get_mut(&mut self) -> Option<&mut Session> {
+        self.changed |= self.session.is_some();
+        self.session.as_mut()
+    }
+
+    pub(crate) fn fill(&mut self, session: Session) {
+        self.session = Some(session);
+        self.changed = true;
+    }
+}
+
+pub(crate) struct Inner<S: 'static> {
+    pub(crate) server: S,
+    pub(crate) router: &'static Router<S>,
+    pub(crate) config: Config,
+    /// Serialized first pages of the cached lists (no allow-list, no cursor), by
+    /// [`ListKind::CACHED`] position.
+    first_pages: [String; 3],
+    pub(crate) server_info: String,
+}
+
+impl<S> Inner<S> {
+    pub(crate) fn first_page(&self, kind: ListKind) -> Option<&str> {
+        let i = ListKind::CACHED.iter().position(|k| *k == kind)?;
+        Some(&self.first_pages[i])
+    }
+}
+
+/// Serves one server: classifies each message's era, runs the method, serializes the reply.
+/// Cheap to clone; every transport holds one.
+pub struct Dispatcher<S: 'static> {
+    pub(crate) inner: Arc<Inner<S>>,
+}
+
+impl<S: 'static> Clone for Dispatcher<S> {
+    fn clone(&self) -> Self {
+        Self {
+            inner: Arc::clone(&self.inner),
+        }
+    }
+}
+
+impl<S: 'static> std::fmt::Debug for Dispatcher<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Dispatcher")
+            .field("server", &self.inner.router.info.name)
+            .finish()
+    }
+}
+
+impl<S: Server> Dispatcher<S> {
+    /// A dispatcher with the default [`Config`].
+    pub fn new(server: S) -> Self {
+        Self::with_config(server, Config::default())
+    }
+
+    /// A dispatcher with a config. Builds the router tables (once per type) and the cached first
+    /// pages (once per dispatcher).
+    pub fn with_config(server: S, config: Config) -> Self {
+        let router = S::__router();
+        let everyone = Session::default();
+        let first_pages = ListKind::CACHED.map(|kind| {
+            router
+                .list_page(kind, &everyone, None, config.page_size)
+                .unwrap_or_else(|_| unreachable!("no cursor, no error"))
+        });
+        let server_info = serde_json::to_string(&router.info.implementation()).unwrap_or_default();
+        Self {
+            inner: Arc::new(Inner {
+                server,
+                router,
+                config,
+                first_pages,
+                server_info,
+            }),
+        }
+    }
+
+    /// The server.
+    pub fn server(&self) -> &S {
+        &self.inner.server
+    }
+
+    /// The config.
+    pub fn config(&self) -> &Config {
+        &self.inner.config
+    }
+
+    /// Handles one message (or a batch array) from a client. Returns `None` when nothing is to be
+    /// sent (an accepted notification or response).
+    pub async fn handle(
+        &self,
+        text: &str,
+        request: &Request,
+        slot: &mut SessionSlot,
+    ) -> Option<Reply> {
+        if text.trim_start().starts_with('[') {
+            return self.handle_batch(text, request, slot).await;
+        }
+        match Incoming::parse(text) {
+            Ok(msg) => {
+                let head = msg
+                    .params()
+                    .map(|p| ParamsHead::read(Some(p)))
+                    .unwrap_or_default();
+                self.handle_parsed(msg, head, request, slot).await
+            }
+            Err((id, error)) => {
+                Some(self.error_reply(id.as_ref(), error, Status::BadRequest, Era::Legacy))
+            }
+        }
+    }
+
+    async fn handle_batch(
+        &self,
+        text: &str,
+        request: &Request,
+        slot: &mut SessionSlot,
+    ) -> Option<Reply> {
+        let refuse = |message: String| {
+            let error = ErrorObject::new(codes::INVALID_REQUEST, message);
+            Some(self.error_reply(None, error, Status::BadRequest, Era::Legacy))
+        };
+        let items: Vec<&RawValue> = match serde_json::from_str(text) {
+            Ok(items) => items,
+            Err(e) => {
+                let error = ErrorObject::new(codes::PARSE_ERROR, format!("Parse error: {e}"));
+                return Some(self.error_reply(None, error, Status::BadRequest, Era::Legacy));
+            }
+        };
+        let allows_batches = slot
+            .get()
+            .is_some_and(|s| s.protocol_version <= ProtocolVersion::V2025_03_26);
+        if !allows_batches || items.is_empty() {
+            return refuse(
+                "Invalid request: JSON-RPC batches are not supported by this protocol version; send one message per request".into(),
+            );
+        }
+        // Checked before anything runs, so a rejected batch has no effects.
+        let claims_modern = items.iter().any(|item| {
+            Incoming::from_raw(item)
+                .is_ok_and(|m| ParamsHead::read(m.params()).claimed_version().is_some())
+        });
+        if claims_modern {
+            return refuse("Invalid request: a batch cannot carry a 2026-07-28 request".into());
+        }
+        let mut bodies = Vec::new();
+        for item in items {
+            let reply = match Incoming::from_raw(item) {
+                Ok(msg) => {
+                    let head = ParamsHead::read(msg.params());
+                    self.handle_parsed(msg, head, request, slot).await
+                }
+                Err((id, error)) => {
+                    Some(self.error_reply(id.as_ref(), error, Status::Ok, Era::Legacy))
+                }
+            };
+            bodies.extend(reply.map(|r| r.body));
+        }
+        if bodies.is_empty() {
+            return None;
+        }
+        Some(Reply {
+            body: format!("[{}]", bodies.join(",")),
+            status: Status::Ok,
+            era: Era::Legacy,
+        })
+    }
+
+    /// Handles a message a transport has already decoded, with the head of its params.
+    pub(crate) async fn handle_parsed(
+        &self,
+        msg: Incoming<'_>,
+        head: ParamsHead<'_>,
+        request: &Request,
+        slot: &mut SessionSlot,
+    ) -> Option<Reply> {
+        let claim = head.meta.filter(|m| m.version.is_some());
+        match msg {
+            Incoming::Request { id, method, params } => {
+                let handled = guarded("request handling", &method, async {
+                    match claim {
+                        Some(meta) => self.modern(&id, &method, params, meta, request).await,
+                        None => self.legacy(&id, &method, params, request, slot).await,
+                    }
+                })
+                .await;
+                Some(handled.unwrap_or_else(|_| {
+                    let error = ErrorObject::new(codes::INTERNAL_ERROR, "Internal error");
+                    self.error_reply(Some(&id), error, Status::Ok, Era::Legacy)
+                }))
+            }
+            Incoming::Notification { method, .. } => {
+                // A notification answers nothing, but `connect` still decides whether it may be
+                // delivered: a rejection is the one thing a transport sends back (with no id).
+                if let Err(f) = self.connect_message(claim.is_some(), request, slot).await {
+                    return Some(self.error_reply(None, f.error, f.status, Era::Legacy));
+                }
+                match Method::parse(&method) {
+                    Some(Method::Initialized) => tracing::debug!("client initialized"),
+                    Some(Method::Cancelled) => {
+                        tracing::debug!(
+                            "cancellation noted; handlers stop when their response is dropped"
+                        );
+                    }
+                    _ => tracing::debug!(%method, "notification ignored"),
+                }
+                None
+            }
+            Incoming::Response { id } => {
+                if let Err(f) = self.connect_message(false, request, slot).await {
+                    return Some(self.error_reply(None, f.error, f.status, Era::Legacy));
+                }
+                tracing::debug!(%id, "response to a request this server never sent; ignored");
+                None
+            }
+        }
+    }
+
+    /// `connect` for a notification or a client response: on the legacy session when there is
+    /// one, or on a fresh session (modern notifications, or messages before `initialize`).
+    async fn connect_message(
+        &self,
+        modern: bool,
+        request: &Request,
+        slot: &mut SessionSlot,
+    ) -> Result<(), Failure> {
+        if request.transport != Transport::Http && !modern {
+            return Ok(());
+        }
+        match slot.get_mut().filter(|_| !modern) {
+            Some(session) => self.connect(session, request).await,
+            None => {
+                let version = if modern {
+                    ProtocolVersion::LATEST
+                } else {
+                    ProtocolVersion::LATEST_LEGACY
+                };
+                self.connect(&mut Session::new(None, version), request)
+                    .await
+            }
+        }
+    }
+
+    /// Runs `connect` (when overridden) and maps a rejection to its error and status.
+    pub(crate) async fn connect(
+        &self,
+        session: &mut Session,
+        request: &Request,
+    ) -> Result<(), Failure> {
+        if !self.inner.router.overrides(Callback::Connect) {
+            return Ok(());
+        }
+        let (status, message) = match self.inner.server.connect(session, request).await {
+            Connect::Ok => return Ok(()),
+            Connect::Unauthorized(challenge) => (
+                Status::Unauthorized(Box::new(challenge)),
+                "Unauthorized".to_owned(),
+            ),
+            Connect::Forbidden(m) => (Status::Forbidden, m),
+            Connect::NotFound(m) => (Status::SessionNotFound, m),
+            Connect::Error(m) => (Status::BadRequest, m),
+        };
+        Err(Failure::from(ErrorObject::new(codes::CONNECT_REJECTED, message)).with_status(status))
+    }
+
+    /// Routes a method both eras share to the room that serves it, inside the configured
+    /// [`Middleware`](crate::Middleware) when there is one.
+    pub(crate) async fn feature(
+        &self,
+        method: Method,
+        params: Option<&RawValue>,
+        session: &Session,
+        request: &Request,
+    ) -> Result<Body, Failure> {
+        let Some(middleware) = &self.inner.config.middleware else {
+            return self.route(method, params, session, request).await;
+        };
+        let head = ParamsHead::read(params);
+        let name = head
+            .name
+            .or(head.uri)
+            .and_then(|raw| serde_json::from_str::<&str>(raw.get()).ok());
+        let call = Call {
+            method,
+            name,
+            session,
+            request,
+        };
+        let result = match middleware.before(&call).await {
+            Ok(()) => self.route(method, params, session, request).await,
+            Err(refused) => Err(Failure::from(refused)),
+        };
+        let outcome = match &result {
+            Ok(_) => Outcome::Ok,
+            Err(f) => Outcome::Error(&f.error),
+        };
+        middleware.after(&call, outcome).await;
+        result
+    }
+
+    async fn route(
+        &self,
+        method: Method,
+        params: Option<&RawValue>,
+        session: &Session,
+        request: &Request,
+    ) -> Result<Body, Failure> {
+        match method {
+            Method::ToolsList => self.list(ListKind::Tools, params, session).await,
+            Method::PromptsList => self.list(ListKind::Prompts, params, session).await,
+            Method::ResourcesTemplatesList => {
+                self.list(ListKind::ResourceTemplates, params, session)
+                    .await
+            }
+            Method::ResourcesList => self.list(ListKind::Resources, params, session).await,
+            Method::ToolsCall => self.call_tool(params, session, request).await,
+            Method::PromptsGet => self.get_prompt(params, session, request).await,
+            Method::ResourcesRead => self.read_resource(params, session, request).await,
+            Method::CompletionComplete => self.complete(params, session, request).await,
+            _ => Err(method_not_found(method.as_str())),
+        }
+    }
+}
+
+/// `-32601 Method not found` naming the method.
+pub(crate) fn method_not_found(method: &str) -> Failure {
+    Failure::from(
+        ErrorObject::new(codes::METHOD_NOT_FOUND, "Method not found")
+            .with_data(serde_json::json!({ "method": method })),
+    )
+}

@@ -1,0 +1,93 @@
+//! The 2026-07-28 era: every request stands alone, its session built from the `_meta` envelope.
+
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+
+use super::envelope::{MetaProbe, envelope_session};
+use super::failure::Failure;
+use super::reply::{Body, Envelope, ResultType};
+use super::{Dispatcher, Reply, Status, method_not_found};
+use crate::protocol::{Capability, Era, Method, ProtocolVersion, RequestId, codes};
+use crate::server::{Callback, Request, Server, Session};
+
+impl<S: Server> Dispatcher<S> {
+    pub(crate) async fn modern(
+        &self,
+        id: &RequestId,
+        name: &str,
+        params: Option<&RawValue>,
+        meta: MetaProbe<'_>,
+        request: &Request,
+    ) -> Reply {
+        match self.modern_body(name, params, meta, request).await {
+            Ok((session, method, body)) => {
+                let envelope = Envelope {
+                    session: &session,
+                    method,
+                    result_type: ResultType::Complete,
+                };
+                self.ok_reply(id, body, Some(envelope)).await
+            }
+            Err(f) => self.error_reply(Some(id), f.error, f.status, Era::Modern),
+        }
+    }
+
+    async fn modern_body(
+        &self,
+        name: &str,
+        params: Option<&RawValue>,
+        meta: MetaProbe<'_>,
+        request: &Request,
+    ) -> Result<(Session, Method, Body), Failure> {
+        let mut session = envelope_session(&meta)?;
+        let Some(method) = Method::parse(name).filter(|m| m.in_era(Era::Modern)) else {
+            return Err(method_not_found(name).with_status(Status::MethodNotFound));
+        };
+        self.connect(&mut session, request).await?;
+        let body = if method == Method::ServerDiscover {
+            self.discover(&session).await
+        } else {
+            // A method this server lacks (`completion/complete` without completions) is a 404 in
+            // the modern era, like a method the era lacks.
+            self.feature(method, params, &session, request)
+                .await
+                .map_err(|f| match f.error.code {
+                    codes::METHOD_NOT_FOUND => f.with_status(Status::MethodNotFound),
+                    _ => f,
+                })?
+        };
+        Ok((session, method, body))
+    }
+
+    async fn discover(&self, session: &Session) -> Body {
+        let mut map = Map::new();
+        let versions: Vec<&str> = ProtocolVersion::supported_strings();
+        map.insert("supportedVersions".into(), json!(versions));
+        map.insert("capabilities".into(), self.capabilities(Era::Modern));
+        if let Some(text) = self.inner.server.instructions(session).await {
+            map.insert("instructions".into(), text.into());
+        }
+        Body::Map(map)
+    }
+
+    /// The server capabilities of an era, computed from what the router serves.
+    pub fn capabilities(&self, era: Era) -> Value {
+        let router = self.inner.router;
+        let offered = |capability| match capability {
+            Capability::Tools => !router.tools.is_empty(),
+            Capability::Prompts => !router.prompts.is_empty(),
+            Capability::Resources => {
+                !router.resources.is_empty() || router.overrides(Callback::ListResources)
+            }
+            Capability::Completions => router.has_completions,
+            // `logging/setLevel` is a legacy method; modern requests carry their level in `_meta`.
+            Capability::Logging => era == Era::Legacy,
+        };
+        let caps: Map<String, Value> = Capability::ALL
+            .into_iter()
+            .filter(|&c| offered(c))
+            .map(|c| (c.key().to_owned(), json!({})))
+            .collect();
+        Value::Object(caps)
+    }
+}

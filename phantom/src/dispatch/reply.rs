@@ -1,0 +1,201 @@
+//! [`Reply`]: a serialized JSON-RPC response and the transport status it maps to; result bodies
+//! and the era's envelope fields (`resultType`, cache hints, `serverInfo`).
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+
+use super::Dispatcher;
+use super::failure::Failure;
+use crate::auth::WwwAuthenticate;
+use crate::protocol::{Era, ErrorObject, Method, RequestId, codes, meta};
+use crate::server::{Server, Session};
+
+/// How a transport should answer a reply (HTTP maps it to a status; stdio ignores it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    /// 200.
+    Ok,
+    /// 400: a modern envelope, version, header or capability error, or a legacy request without a
+    /// session.
+    BadRequest,
+    /// 404: a modern request for a method the era (or this server) does not have.
+    MethodNotFound,
+    /// 401 from `connect`.
+    Unauthorized(Box<WwwAuthenticate>),
+    /// 403 from `connect`.
+    Forbidden,
+    /// 404 from `connect`: the session is gone.
+    SessionNotFound,
+}
+
+/// One reply to send: a serialized JSON-RPC response and how to send it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    /// The JSON-RPC response (or batch array) text.
+    pub body: String,
+    /// The transport status it maps to.
+    pub status: Status,
+    /// The era the request was served in.
+    pub era: Era,
+}
+
+/// A result body before the era's envelope fields are added.
+pub(crate) enum Body {
+    Map(Map<String, Value>),
+    /// Members of a JSON object, already serialized, without the braces.
+    Members(String),
+}
+
+impl From<Map<String, Value>> for Body {
+    fn from(map: Map<String, Value>) -> Self {
+        Self::Map(map)
+    }
+}
+
+/// The `resultType` of a 2026-07-28 result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ResultType {
+    /// The request is answered.
+    Complete,
+}
+
+impl ResultType {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Complete => "complete",
+        }
+    }
+}
+
+/// What a modern result carries besides its body.
+pub(crate) struct Envelope<'a> {
+    pub(crate) session: &'a Session,
+    pub(crate) method: Method,
+    pub(crate) result_type: ResultType,
+}
+
+pub(crate) fn members(key: &str, items: &[&RawValue], next_cursor: Option<&str>) -> String {
+    let mut out =
+        String::with_capacity(64 + items.iter().map(|i| i.get().len() + 1).sum::<usize>());
+    let _ = write!(out, "\"{key}\":[");
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(item.get());
+    }
+    out.push(']');
+    if let Some(c) = next_cursor {
+        let _ = write!(out, ",\"nextCursor\":{}", Value::from(c));
+    }
+    out
+}
+
+/// Serializes a result struct as object members (without the braces).
+pub(crate) fn members_of(value: &impl serde::Serialize) -> Result<Body, Failure> {
+    match serde_json::to_string(value) {
+        Ok(text) if text.len() >= 2 => Ok(Body::Members(text[1..text.len() - 1].to_owned())),
+        _ => Err(Failure::from(ErrorObject::new(
+            codes::INTERNAL_ERROR,
+            "Internal error",
+        ))),
+    }
+}
+
+impl<S: Server> Dispatcher<S> {
+    pub(crate) async fn ok_reply(
+        &self,
+        id: &RequestId,
+        body: Body,
+        modern: Option<Envelope<'_>>,
+    ) -> Reply {
+        let mut out = String::with_capacity(256);
+        out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
+        out.push_str(&serde_json::to_string(id).unwrap_or_default());
+        out.push_str(",\"result\":{");
+        let mut has_meta = false;
+        let members = match body {
+            Body::Members(text) => text,
+            Body::Map(mut map) => {
+                has_meta = map.contains_key("_meta");
+                // A `_meta` of the handler's own is merged with serverInfo below.
+                if let (Some(envelope), Some(Value::Object(meta))) = (&modern, map.get_mut("_meta"))
+                {
+                    let info = self.server_info_json(envelope.session).await;
+                    meta.insert(
+                        meta::SERVER_INFO.into(),
+                        serde_json::from_str(&info).unwrap_or_default(),
+                    );
+                }
+                let text = serde_json::to_string(&map).unwrap_or_else(|_| "{}".into());
+                text[1..text.len() - 1].to_owned()
+            }
+        };
+        out.push_str(&members);
+        let era = if modern.is_some() {
+            Era::Modern
+        } else {
+            Era::Legacy
+        };
+        if let Some(envelope) = modern {
+            let sep = if members.is_empty() { "" } else { "," };
+            let _ = write!(
+                out,
+                "{sep}\"resultType\":\"{}\"",
+                envelope.result_type.as_str()
+            );
+            if envelope.method.cacheable() {
+                let _ = write!(
+                    out,
+                    ",\"ttlMs\":{},\"cacheScope\":\"{}\"",
+                    self.inner.config.cache_ttl_ms,
+                    self.inner.config.cache_scope.as_str()
+                );
+            }
+            if !has_meta {
+                out.push_str(",\"_meta\":{\"");
+                out.push_str(meta::SERVER_INFO);
+                out.push_str("\":");
+                out.push_str(&self.server_info_json(envelope.session).await);
+                out.push('}');
+            }
+        }
+        out.push_str("}}");
+        Reply {
+            body: out,
+            status: Status::Ok,
+            era,
+        }
+    }
+
+    /// `serverInfo` as JSON text: cached, unless `server_info` is overridden.
+    pub(crate) async fn server_info_json(&self, session: &Session) -> Cow<'_, str> {
+        if self
+            .inner
+            .router
+            .overrides(crate::server::Callback::ServerInfo)
+        {
+            let info = self.inner.server.server_info(session).await;
+            Cow::Owned(serde_json::to_string(&info).unwrap_or_else(|_| "{}".into()))
+        } else {
+            Cow::Borrowed(&self.inner.server_info)
+        }
+    }
+
+    pub(crate) fn error_reply(
+        &self,
+        id: Option<&RequestId>,
+        mut error: ErrorObject,
+        status: Status,
+        era: Era,
+    ) -> Reply {
+        if era == Era::Modern && error.code == codes::RESOURCE_NOT_FOUND {
+            error.code = codes::INVALID_PARAMS;
+        }
+        let body = json!({ "jsonrpc": "2.0", "id": id, "error": error }).to_string();
+        Reply { body, status, era }
+    }
+}

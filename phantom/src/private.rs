@@ -1,0 +1,97 @@
+//! Items generated code (and the crate's own benches) refer to. Not a public API.
+
+pub use crate::extract::{ArgsBuilder, CallParam, CallParts};
+pub use crate::router::{
+    BoxFuture, CompleteFn, MetaValue, PromptDef, ReadParts, ResourceDef, Router, RouterDef,
+    RouterInfo, ToolDef,
+};
+pub use crate::tools::ToolAnnotations;
+pub use crate::{
+    CompleteContext, Completion, Error, FromUriParam, IntoCompletion, IntoContents,
+    IntoPromptReply, IntoToolResult, PromptReply, Server, ToolResult, server::Callback,
+};
+pub use schemars::{Schema, SchemaGenerator};
+pub use std::boxed::Box;
+pub use std::option::Option::{self, None, Some};
+pub use std::result::Result::{self, Err, Ok};
+pub use std::sync::OnceLock;
+pub use std::vec::Vec;
+
+use crate::server::Request;
+use crate::server::Session;
+
+/// A context parameter of a `#[resource]` handler (anything but a URI parameter).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is neither a URI parameter of this template nor a context type",
+    label = "this argument has no `<param>` in the URI template",
+    note = "add `<name>` to the template for each URI argument, or take `&Session` / `&Request`"
+)]
+pub trait ResourceContext<'a>: Sized {
+    /// Reads the parameter from the request.
+    fn from_read(parts: &ReadParts<'a>) -> Self;
+}
+
+impl<'a> ResourceContext<'a> for &'a Session {
+    fn from_read(parts: &ReadParts<'a>) -> Self {
+        parts.session
+    }
+}
+
+impl<'a> ResourceContext<'a> for &'a Request {
+    fn from_read(parts: &ReadParts<'a>) -> Self {
+        parts.request
+    }
+}
+
+/// The types an `#[arg(header = "…")]` argument may have: the header carries one string,
+/// integer or boolean.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be mirrored in an `Mcp-Param-*` header",
+    label = "`#[arg(header = …)]` needs a string, integer or boolean argument",
+    note = "use `String`, an integer type, `bool`, or an `Option` of one of these"
+)]
+pub trait McpHeaderType {}
+impl McpHeaderType for String {}
+impl McpHeaderType for bool {}
+impl<T: McpHeaderType> McpHeaderType for Option<T> {}
+macro_rules! header_ints {
+    ($($t:ty),*) => { $(impl McpHeaderType for $t {})* };
+}
+header_ints!(
+    i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize
+);
+
+/// Fails to compile unless `T` may be mirrored in a header.
+pub fn assert_header_type<T: McpHeaderType>() {}
+
+/// Gives a completion closure its higher-ranked signature.
+pub fn complete_fn<S>(f: CompleteFn<S>) -> CompleteFn<S> {
+    f
+}
+
+/// Boxes a handler's own future with its output converted: the trampolines of tools and
+/// prompts add no state machine of their own. Requires the handler's future to be `Send`.
+pub fn map_boxed<'a, F, U>(
+    future: F,
+    convert: impl FnOnce(F::Output) -> U + Send + 'a,
+) -> BoxFuture<'a, U>
+where
+    F: std::future::Future + Send + 'a,
+{
+    Box::pin(futures_util::FutureExt::map(future, convert))
+}
+
+/// A ready value as a boxed future (argument errors, plain `fn` handlers).
+pub fn ready_boxed<'a, T: Send + 'a>(value: T) -> BoxFuture<'a, T> {
+    Box::pin(std::future::ready(value))
+}
+
+/// Pins the future of a handler as `Send`, so a non-`Send` handler fails at its signature.
+pub fn assert_send<'a, T>(f: impl std::future::Future<Output = T> + Send + 'a) -> BoxFuture<'a, T> {
+    Box::pin(f)
+}
+
+// For the crate's benches: the codec steps of a request.
+pub use crate::dispatch::ParamsHead;
+pub use crate::protocol::Incoming;
+pub use crate::transport::sse;

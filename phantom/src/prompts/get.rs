@@ -1,0 +1,46 @@
+//! `prompts/get`: look the prompt up, check its arguments, run the handler.
+
+use serde_json::value::RawValue;
+
+use crate::dispatch::{
+    Body, Dispatcher, Failure, guarded, invalid, members_of, parse_params, unknown,
+};
+use crate::extract::{Args, CallParts};
+use crate::server::{Request, Server, Session, allowed};
+use crate::tools::NameParams;
+
+impl<S: Server> Dispatcher<S> {
+    pub(crate) async fn get_prompt(
+        &self,
+        params: Option<&RawValue>,
+        session: &Session,
+        request: &Request,
+    ) -> Result<Body, Failure> {
+        let p: NameParams<'_> = parse_params(params)?;
+        let router = self.inner.router;
+        let entry = router
+            .prompt_index
+            .get(p.name.as_ref())
+            .filter(|_| allowed(&session.allowed_prompts, &p.name))
+            .map(|&i| &router.prompts[i])
+            .ok_or_else(|| unknown("prompt", "name", &p.name))?;
+        let args = Args::parse(p.arguments).map_err(|e| invalid(format!("Invalid params: {e}")))?;
+        if let Some(unknown) = args
+            .names()
+            .find(|n| !entry.specs.iter().any(|s| s.name == *n))
+        {
+            return Err(invalid(format!(
+                "Invalid params: unknown argument `{unknown}` for prompt `{}`",
+                p.name
+            )));
+        }
+        let parts = CallParts {
+            session,
+            request,
+            args,
+        };
+        let fut = (entry.def.get)(&self.inner.server, parts);
+        let reply = guarded("prompt handler", entry.def.name, fut).await??;
+        members_of(&reply)
+    }
+}

@@ -1,0 +1,211 @@
+//! [`Method`]: every JSON-RPC method phantom serves or understands, and what the protocol says
+//! about each. No method name is matched as a string anywhere else.
+
+use super::Era;
+
+/// A JSON-RPC method a client may send (requests and notifications).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Method {
+    /// `initialize` (legacy era).
+    Initialize,
+    /// `ping`.
+    Ping,
+    /// `server/discover` (2026-07-28).
+    ServerDiscover,
+    /// `logging/setLevel` (legacy era: it changes the session).
+    LoggingSetLevel,
+    /// `tools/list`.
+    ToolsList,
+    /// `tools/call`.
+    ToolsCall,
+    /// `prompts/list`.
+    PromptsList,
+    /// `prompts/get`.
+    PromptsGet,
+    /// `resources/list`.
+    ResourcesList,
+    /// `resources/templates/list`.
+    ResourcesTemplatesList,
+    /// `resources/read`.
+    ResourcesRead,
+    /// `completion/complete`.
+    CompletionComplete,
+    /// `notifications/initialized`.
+    Initialized,
+    /// `notifications/cancelled`.
+    Cancelled,
+    /// `notifications/progress`.
+    Progress,
+    /// `notifications/roots/list_changed`.
+    RootsListChanged,
+}
+
+/// Which parameter of a request an `Mcp-Name` header mirrors (2026-07-28 over HTTP).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NameField {
+    /// `params.name`.
+    Name,
+    /// `params.uri`.
+    Uri,
+}
+
+/// A server capability a method belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Capability {
+    Tools,
+    Prompts,
+    Resources,
+    Completions,
+    Logging,
+}
+
+impl Capability {
+    /// Every capability, in the order `initialize` and `server/discover` list them.
+    pub(crate) const ALL: [Self; 5] = [
+        Self::Tools,
+        Self::Prompts,
+        Self::Resources,
+        Self::Completions,
+        Self::Logging,
+    ];
+
+    /// The member of `ServerCapabilities`.
+    pub(crate) fn key(self) -> &'static str {
+        match self {
+            Self::Tools => "tools",
+            Self::Prompts => "prompts",
+            Self::Resources => "resources",
+            Self::Completions => "completions",
+            Self::Logging => "logging",
+        }
+    }
+}
+
+impl Method {
+    /// Every method, in the order of the table above.
+    pub const ALL: [Self; 16] = [
+        Self::Initialize,
+        Self::Ping,
+        Self::ServerDiscover,
+        Self::LoggingSetLevel,
+        Self::ToolsList,
+        Self::ToolsCall,
+        Self::PromptsList,
+        Self::PromptsGet,
+        Self::ResourcesList,
+        Self::ResourcesTemplatesList,
+        Self::ResourcesRead,
+        Self::CompletionComplete,
+        Self::Initialized,
+        Self::Cancelled,
+        Self::Progress,
+        Self::RootsListChanged,
+    ];
+
+    /// The method a wire name names; `None` for a method phantom does not know.
+    pub fn parse(name: &str) -> Option<Self> {
+        Some(match name {
+            "initialize" => Self::Initialize,
+            "ping" => Self::Ping,
+            "server/discover" => Self::ServerDiscover,
+            "logging/setLevel" => Self::LoggingSetLevel,
+            "tools/list" => Self::ToolsList,
+            "tools/call" => Self::ToolsCall,
+            "prompts/list" => Self::PromptsList,
+            "prompts/get" => Self::PromptsGet,
+            "resources/list" => Self::ResourcesList,
+            "resources/templates/list" => Self::ResourcesTemplatesList,
+            "resources/read" => Self::ResourcesRead,
+            "completion/complete" => Self::CompletionComplete,
+            "notifications/initialized" => Self::Initialized,
+            "notifications/cancelled" => Self::Cancelled,
+            "notifications/progress" => Self::Progress,
+            "notifications/roots/list_changed" => Self::RootsListChanged,
+            _ => return None,
+        })
+    }
+
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Initialize => "initialize",
+            Self::Ping => "ping",
+            Self::ServerDiscover => "server/discover",
+            Self::LoggingSetLevel => "logging/setLevel",
+            Self::ToolsList => "tools/list",
+            Self::ToolsCall => "tools/call",
+            Self::PromptsList => "prompts/list",
+            Self::PromptsGet => "prompts/get",
+            Self::ResourcesList => "resources/list",
+            Self::ResourcesTemplatesList => "resources/templates/list",
+            Self::ResourcesRead => "resources/read",
+            Self::CompletionComplete => "completion/complete",
+            Self::Initialized => "notifications/initialized",
+            Self::Cancelled => "notifications/cancelled",
+            Self::Progress => "notifications/progress",
+            Self::RootsListChanged => "notifications/roots/list_changed",
+        }
+    }
+
+    /// Whether the method is a notification (no reply).
+    pub fn is_notification(self) -> bool {
+        matches!(
+            self,
+            Self::Initialized | Self::Cancelled | Self::Progress | Self::RootsListChanged
+        )
+    }
+
+    /// Whether the method exists in `era`: 2026-07-28 removed `initialize`, `ping` and
+    /// `logging/setLevel` and added `server/discover`.
+    pub fn in_era(self, era: Era) -> bool {
+        match self {
+            Self::Initialize | Self::Ping | Self::LoggingSetLevel | Self::Initialized => {
+                era == Era::Legacy
+            }
+            Self::ServerDiscover => era == Era::Modern,
+            _ => true,
+        }
+    }
+
+    /// Whether a 2026-07-28 result carries cache hints (`ttlMs`, `cacheScope`).
+    pub(crate) fn cacheable(self) -> bool {
+        matches!(
+            self,
+            Self::ServerDiscover
+                | Self::ToolsList
+                | Self::PromptsList
+                | Self::ResourcesList
+                | Self::ResourcesTemplatesList
+                | Self::ResourcesRead
+        )
+    }
+
+    /// The parameter an `Mcp-Name` header must mirror, for the methods that have one.
+    pub(crate) fn name_field(self) -> Option<NameField> {
+        match self {
+            Self::ToolsCall | Self::PromptsGet => Some(NameField::Name),
+            Self::ResourcesRead => Some(NameField::Uri),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for m in Method::ALL {
+            assert_eq!(Method::parse(m.as_str()), Some(m));
+        }
+        assert_eq!(Method::parse("tools/cal"), None);
+    }
+}

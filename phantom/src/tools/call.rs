@@ -1,0 +1,170 @@
+//! `tools/call`: look the tool up, check the client's capabilities and the arguments, run the
+//! handler, shape its result.
+
+use serde::Deserialize;
+use serde_json::json;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use crate::dispatch::Status;
+use crate::dispatch::{
+    Body, Dispatcher, Failure, guarded, invalid, members_of, parse_params, unknown,
+};
+use crate::extract::{Args, CallParts};
+use crate::protocol::{ErrorObject, codes};
+use crate::router::ToolEntry;
+use crate::server::{Request, Server, Session, allowed};
+
+#[derive(Deserialize)]
+pub(crate) struct NameParams<'a> {
+    #[serde(borrow)]
+    pub(crate) name: std::borrow::Cow<'a, str>,
+    #[serde(borrow, default)]
+    pub(crate) arguments: Option<&'a RawValue>,
+}
+
+impl<S: Server> Dispatcher<S> {
+    pub(crate) async fn call_tool(
+        &self,
+        params: Option<&RawValue>,
+        session: &Session,
+        request: &Request,
+    ) -> Result<Body, Failure> {
+        let p: NameParams<'_> = parse_params(params)?;
+        let router = self.inner.router;
+        let entry = router
+            .tool_index
+            .get(p.name.as_ref())
+            .filter(|_| allowed(&session.allowed_tools, &p.name))
+            .map(|&i| &router.tools[i])
+            .ok_or_else(|| unknown("tool", "name", &p.name))?;
+        if session.is_stateless() && !entry.def.requires.is_empty() {
+            return Err(Failure::from(
+                ErrorObject::new(
+                    codes::MISSING_CLIENT_CAPABILITY,
+                    format!(
+                        "Missing required client capability: tool `{}` needs client capabilities, which this server cannot know in stateless mode (no Mcp-Session-Id)",
+                        entry.def.name
+                    ),
+                )
+                .with_data(json!({ "requiredCapabilities": entry.def.requires, "mode": "stateless" })),
+            ));
+        }
+        if let Some(missing) =
+            missing_capabilities(entry.def.requires, &session.client_capabilities)
+        {
+            return Err(Failure::from(
+                ErrorObject::new(
+                    codes::MISSING_CLIENT_CAPABILITY,
+                    format!(
+                        "Missing required client capability: tool `{}` needs it",
+                        entry.def.name
+                    ),
+                )
+                .with_data(json!({ "requiredCapabilities": missing })),
+            )
+            .with_status(if session.is_modern() {
+                Status::BadRequest
+            } else {
+                Status::Ok
+            }));
+        }
+        let args = Args::parse(p.arguments).map_err(|e| invalid(format!("Invalid params: {e}")))?;
+        let result = match check_arguments(entry, &args) {
+            Err(message) => crate::tools::ToolResult::error(message),
+            Ok(()) => {
+                let parts = CallParts {
+                    session,
+                    request,
+                    args,
+                };
+                let fut = (entry.def.call)(&self.inner.server, parts);
+                guarded("tool handler", entry.def.name, fut).await?
+            }
+        };
+        let mut result = result;
+        if entry.wrap_output
+            && let Some(v) = result.structured_content.take()
+        {
+            result.structured_content = Some(json!({ "result": v }));
+        }
+        if result.meta.is_some() {
+            return match serde_json::to_value(result) {
+                Ok(Value::Object(map)) => Ok(Body::Map(map)),
+                _ => Err(Failure::internal()),
+            };
+        }
+        members_of(&result)
+    }
+}
+
+/// Checks a call's arguments against the tool's declared arguments and compiled validators.
+fn check_arguments<S>(entry: &ToolEntry<S>, args: &Args<'_>) -> Result<(), String> {
+    let unknown = args
+        .names()
+        .find(|n| !entry.specs.iter().any(|s| s.name == *n));
+    if let Some(unknown) = unknown.filter(|_| !entry.takes_all) {
+        return Err(format!(
+            "unknown argument `{unknown}` for tool `{}`",
+            entry.def.name
+        ));
+    }
+    for (name, validator) in &entry.validators {
+        let raw = if name.is_empty() {
+            args.raw()
+        } else {
+            args.get(name)
+        };
+        let Some(raw) = raw.filter(|r| r.get() != "null") else {
+            continue;
+        };
+        let value: Value = serde_json::from_str(raw.get()).map_err(|e| e.to_string())?;
+        if let Some(err) = validator.iter_errors(&value).next() {
+            let path = err.instance_path.to_string();
+            let field = std::iter::once(*name)
+                .filter(|n| !n.is_empty())
+                .chain(path.split('/').filter(|s| !s.is_empty()))
+                .collect::<Vec<_>>()
+                .join(".");
+            if field.is_empty() {
+                return Err(format!("invalid arguments: {err}"));
+            }
+            return Err(format!("invalid argument `{field}`: {err}"));
+        }
+    }
+    Ok(())
+}
+
+/// The capabilities of `required` (dotted paths such as `elicitation.url`) the client did not
+/// declare, as a `ClientCapabilities` object; `None` when all are declared.
+fn missing_capabilities(required: &[&str], declared: &Value) -> Option<Value> {
+    let mut missing = Map::new();
+    for path in required {
+        let mut at = declared;
+        let present = path.split('.').all(|key| match at.get(key) {
+            Some(v) if !v.is_null() => {
+                at = v;
+                true
+            }
+            _ => false,
+        });
+        // An empty `elicitation` object is form mode only (the 2025-11-25 back-compat rule).
+        let present = present
+            || (*path == "elicitation.form"
+                && declared
+                    .get("elicitation")
+                    .and_then(Value::as_object)
+                    .is_some_and(Map::is_empty));
+        if !present {
+            let mut node = &mut missing;
+            for key in path.split('.') {
+                let next = node.entry(key).or_insert_with(|| Value::Object(Map::new()));
+                if !next.is_object() {
+                    *next = Value::Object(Map::new());
+                }
+                node = next.as_object_mut().expect("object");
+            }
+        }
+    }
+    (!missing.is_empty()).then_some(Value::Object(missing))
+}

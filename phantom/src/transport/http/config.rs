@@ -1,0 +1,213 @@
+//! [`HttpConfig`]: settings of the HTTP transport, and its `Host` / `Origin` policy.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::server::Config;
+use crate::store::{EventStore, MemoryEventStore};
+
+const LOOPBACK: [&str; 4] = ["localhost", "127.0.0.1", "[::1]", "::1"];
+
+/// How POST requests are answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum ResponseMode {
+    /// `application/json` when the handler sent nothing before its result, SSE otherwise.
+    #[default]
+    Auto,
+    /// Always an SSE stream (priming event, then the response), resumable with `Last-Event-ID`.
+    Sse,
+}
+
+/// Settings of the HTTP transport. The defaults are safe for a server bound to loopback.
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct HttpConfig {
+    /// Hosts (`Host` header, without port) that may reach the server; `None` allows any. Default:
+    /// loopback names only, against DNS rebinding.
+    pub allowed_hosts: Option<Vec<String>>,
+    /// Extra allowed `Origin`s (e.g. `https://app.example.com`); loopback origins are allowed when the
+    /// hosts are restricted to loopback, and same-host origins otherwise.
+    pub allowed_origins: Vec<String>,
+    /// Largest request body, counted on the bytes actually read (default 4 MiB).
+    pub body_limit: usize,
+    /// Most legacy sessions kept at once (default 100 000).
+    pub max_sessions: usize,
+    /// A legacy session idle this long is evicted (default 30 minutes).
+    pub session_idle_ttl: Duration,
+    /// Interval of SSE keep-alive comments (default 15 s).
+    pub sse_keep_alive: Duration,
+    /// `retry` advertised in SSE priming events (default 1 s).
+    pub sse_retry: Duration,
+    /// How POST requests are answered.
+    pub response_mode: ResponseMode,
+    /// Legacy stateless mode (default off): `initialize` returns no `Mcp-Session-Id` and every
+    /// 2025-11-25 request stands alone, as for serverless or load-balanced deployments. What
+    /// needs a session (the GET stream, DELETE, `logging/setLevel`, `#[tool(requires = …)]`)
+    /// answers an error that names the mode. 2026-07-28 requests are stateless either way.
+    pub stateless: bool,
+    /// Transport-independent settings.
+    pub config: Config,
+    /// Where SSE events are kept for resumption.
+    pub event_store: Arc<dyn EventStore>,
+}
+
+impl std::fmt::Debug for HttpConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpConfig")
+            .field("allowed_hosts", &self.allowed_hosts)
+            .field("allowed_origins", &self.allowed_origins)
+            .field("body_limit", &self.body_limit)
+            .field("max_sessions", &self.max_sessions)
+            .field("session_idle_ttl", &self.session_idle_ttl)
+            .field("response_mode", &self.response_mode)
+            .field("stateless", &self.stateless)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        Self {
+            allowed_hosts: Some(LOOPBACK.iter().map(|h| (*h).to_owned()).collect()),
+            allowed_origins: Vec::new(),
+            body_limit: 4 * 1024 * 1024,
+            max_sessions: 100_000,
+            session_idle_ttl: Duration::from_secs(30 * 60),
+            sse_keep_alive: Duration::from_secs(15),
+            sse_retry: Duration::from_secs(1),
+            response_mode: ResponseMode::Auto,
+            stateless: false,
+            config: Config::default(),
+            event_store: Arc::new(MemoryEventStore::new()),
+        }
+    }
+}
+
+impl HttpConfig {
+    /// The defaults for a server bound to `addr`: loopback hosts only when `addr` is loopback, any
+    /// host otherwise.
+    pub fn for_addr(addr: SocketAddr) -> Self {
+        let mut cfg = Self::default();
+        if !addr.ip().is_loopback() {
+            cfg.allowed_hosts = None;
+        }
+        cfg
+    }
+
+    /// Allows these hosts (in addition to nothing else).
+    #[must_use]
+    pub fn allowed_hosts<I: IntoIterator<Item = S>, S: Into<String>>(mut self, hosts: I) -> Self {
+        self.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Allows any `Host` header (put the server behind a proxy that checks it).
+    #[must_use]
+    pub fn allow_any_host(mut self) -> Self {
+        self.allowed_hosts = None;
+        self
+    }
+
+    /// Adds allowed origins.
+    #[must_use]
+    pub fn allowed_origins<I: IntoIterator<Item = S>, S: Into<String>>(
+        mut self,
+        origins: I,
+    ) -> Self {
+        self.allowed_origins
+            .extend(origins.into_iter().map(Into::into));
+        self
+    }
+
+    /// Sets the body limit in bytes.
+    #[must_use]
+    pub fn body_limit(mut self, bytes: usize) -> Self {
+        self.body_limit = bytes;
+        self
+    }
+
+    /// Sets the session cap and idle TTL.
+    #[must_use]
+    pub fn sessions(mut self, max: usize, idle_ttl: Duration) -> Self {
+        self.max_sessions = max;
+        self.session_idle_ttl = idle_ttl;
+        self
+    }
+
+    /// Sets the SSE keep-alive interval.
+    #[must_use]
+    pub fn sse_keep_alive(mut self, every: Duration) -> Self {
+        self.sse_keep_alive = every;
+        self
+    }
+
+    /// Sets the response mode.
+    #[must_use]
+    pub fn response_mode(mut self, mode: ResponseMode) -> Self {
+        self.response_mode = mode;
+        self
+    }
+
+    /// Turns legacy stateless mode on or off (see [`HttpConfig::stateless`](#structfield.stateless)).
+    #[must_use]
+    pub fn stateless(mut self, on: bool) -> Self {
+        self.stateless = on;
+        self
+    }
+
+    /// Sets the transport-independent config.
+    #[must_use]
+    pub fn config(mut self, config: Config) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Sets the event store.
+    #[must_use]
+    pub fn event_store(mut self, store: Arc<dyn EventStore>) -> Self {
+        self.event_store = store;
+        self
+    }
+
+    pub(super) fn host_allowed(&self, host: &str) -> bool {
+        match &self.allowed_hosts {
+            None => true,
+            Some(list) => list.iter().any(|h| h.eq_ignore_ascii_case(host)),
+        }
+    }
+
+    pub(super) fn origin_allowed(&self, origin: &str, request_host: Option<&str>) -> bool {
+        if self
+            .allowed_origins
+            .iter()
+            .any(|o| o.eq_ignore_ascii_case(origin))
+        {
+            return true;
+        }
+        let Some(host) = origin_host(origin) else {
+            return false;
+        };
+        match &self.allowed_hosts {
+            Some(_) => self.host_allowed(host),
+            None => request_host.is_some_and(|h| h.eq_ignore_ascii_case(host)),
+        }
+    }
+}
+
+/// `example.com` of `https://example.com:8443`.
+pub(super) fn origin_host(origin: &str) -> Option<&str> {
+    let rest = origin.split_once("://")?.1;
+    Some(host_part(rest.split('/').next().unwrap_or(rest)))
+}
+
+/// The host of a `Host` header value, without the port (`[::1]` keeps its brackets).
+pub(super) fn host_part(authority: &str) -> &str {
+    if authority.starts_with('[') {
+        return authority
+            .split_once(']')
+            .map_or(authority, |(h, _)| &authority[..=h.len()]);
+    }
+    authority.rsplit_once(':').map_or(authority, |(h, _)| h)
+}

@@ -1,0 +1,192 @@
+//! The request headers of Streamable HTTP: `Accept`, and the 2026-07-28 standard headers
+//! (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`) checked against the body.
+
+use base64::Engine as _;
+use http::header::{self, HeaderMap};
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::post::Inspected;
+use crate::protocol::{Method, NameField};
+use crate::server::Server;
+
+pub(super) const SESSION_HEADER: header::HeaderName =
+    header::HeaderName::from_static("mcp-session-id");
+pub(super) const VERSION_HEADER: header::HeaderName =
+    header::HeaderName::from_static("mcp-protocol-version");
+const METHOD_HEADER: header::HeaderName = header::HeaderName::from_static("mcp-method");
+const NAME_HEADER: header::HeaderName = header::HeaderName::from_static("mcp-name");
+pub(super) const LAST_EVENT_ID: header::HeaderName =
+    header::HeaderName::from_static("last-event-id");
+
+pub(super) fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+}
+
+pub(super) fn accepts(headers: &HeaderMap, mime: &str) -> bool {
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| {
+            v.split(',')
+                .map(|p| p.split(';').next().unwrap_or("").trim())
+                .any(|p| {
+                    p == mime
+                        || p == "*/*"
+                        || (p.ends_with("/*") && mime.starts_with(&p[..p.len() - 1]))
+                })
+        })
+}
+
+/// Decodes a header value, including the `=?base64?…?=` form.
+pub(super) fn decode_header(value: &str) -> Option<String> {
+    let value = value.trim();
+    if let Some(b64) = value
+        .strip_prefix("=?base64?")
+        .and_then(|v| v.strip_suffix("?="))
+    {
+        let bytes = base64::engine::general_purpose::STANDARD.decode(b64).ok()?;
+        return String::from_utf8(bytes).ok();
+    }
+    Some(value.to_owned())
+}
+
+/// The standard-header checks of 2026-07-28 (SEP-2243): `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`.
+/// Returns the message of the `-32020` error when a header is missing or disagrees with the body.
+pub(super) fn check_modern_headers(
+    headers: &HeaderMap,
+    head: &Inspected,
+    version: &str,
+) -> Result<(), String> {
+    match header_str(headers, VERSION_HEADER) {
+        None => {
+            return Err("Header mismatch: missing MCP-Protocol-Version header".into());
+        }
+        Some(v) if v != version => {
+            return Err(format!(
+                "Header mismatch: MCP-Protocol-Version '{v}' != body _meta version '{version}'"
+            ));
+        }
+        Some(_) => {}
+    }
+    let method = head.method.as_deref().unwrap_or_default();
+    match headers
+        .get(METHOD_HEADER)
+        .map(|v| v.to_str().ok().and_then(decode_header))
+    {
+        None if head.is_request => {
+            return Err("Header mismatch: missing Mcp-Method header".into());
+        }
+        None => {}
+        Some(None) => {
+            return Err("Header mismatch: invalid Mcp-Method header".into());
+        }
+        Some(Some(m)) if m != method => {
+            return Err(format!(
+                "Header mismatch: Mcp-Method '{m}' != body method '{method}'"
+            ));
+        }
+        Some(Some(_)) => {}
+    }
+    let expected = match head.known.and_then(Method::name_field) {
+        Some(NameField::Name) => head.name.as_ref(),
+        Some(NameField::Uri) => head.uri.as_ref(),
+        None => return Ok(()),
+    };
+    let Some(expected) = expected.and_then(Value::as_str) else {
+        return Ok(());
+    };
+    match headers
+        .get(NAME_HEADER)
+        .map(|v| v.to_str().ok().and_then(decode_header))
+    {
+        None => Err("Header mismatch: missing Mcp-Name header".into()),
+        Some(None) => Err("Header mismatch: invalid Mcp-Name header".into()),
+        Some(Some(n)) if n != expected => Err(format!(
+            "Header mismatch: Mcp-Name '{n}' != body '{expected}'"
+        )),
+        Some(Some(_)) => Ok(()),
+    }
+}
+
+#[derive(Deserialize)]
+struct CallArguments {
+    #[serde(default)]
+    arguments: Option<serde_json::Map<String, Value>>,
+}
+
+#[derive(Deserialize)]
+struct CallBody {
+    #[serde(default)]
+    params: Option<CallArguments>,
+}
+
+/// Checks the `Mcp-Param-*` headers of a `tools/call` against its arguments (`x-mcp-header`).
+pub(super) fn check_param_headers<S: Server>(
+    headers: &HeaderMap,
+    tool: &str,
+    text: &str,
+) -> Result<(), String> {
+    let mut pairs = S::__router().tool_headers(tool).peekable();
+    if pairs.peek().is_none() {
+        return Ok(());
+    }
+    let arguments = serde_json::from_str::<CallBody>(text)
+        .ok()
+        .and_then(|b| b.params)
+        .and_then(|p| p.arguments)
+        .unwrap_or_default();
+    for (arg, header) in pairs {
+        let value = arguments.get(arg).filter(|v| !v.is_null());
+        let mut all = headers
+            .get_all(format!("mcp-param-{header}").as_str())
+            .iter();
+        let (sent, again) = (all.next(), all.next());
+        if again.is_some() {
+            return Err(format!(
+                "Header mismatch: Mcp-Param-{header} header appears more than once"
+            ));
+        }
+        let (value, sent) = match (value, sent) {
+            (None, None) => continue,
+            // An intermediary may route on the header: it must not claim a value the body lacks.
+            (None, Some(_)) => {
+                return Err(format!(
+                    "Header mismatch: Mcp-Param-{header} header sent but argument `{arg}` is absent"
+                ));
+            }
+            (Some(_), None) => {
+                return Err(format!(
+                    "Header mismatch: missing Mcp-Param-{header} header for argument `{arg}`"
+                ));
+            }
+            (Some(v), Some(s)) => (v, s),
+        };
+        let text = sent
+            .to_str()
+            .ok()
+            .filter(|t| t.bytes().all(|b| b == b'\t' || (0x20..0x7f).contains(&b)))
+            .and_then(decode_header)
+            .ok_or_else(|| format!("Header mismatch: invalid Mcp-Param-{header} header value"))?;
+        let agrees = match value {
+            Value::String(s) => *s == text,
+            Value::Bool(b) => text == if *b { "true" } else { "false" },
+            Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+                (Some(i), _) => text.parse::<i64>().is_ok_and(|h| h == i),
+                (None, Some(u)) => text.parse::<u64>().is_ok_and(|h| h == u),
+                _ => false,
+            },
+            _ => false,
+        };
+        if !agrees {
+            return Err(format!(
+                "Header mismatch: Mcp-Param-{header} '{text}' != argument `{arg}` {value}"
+            ));
+        }
+    }
+    Ok(())
+}

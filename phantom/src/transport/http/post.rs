@@ -1,0 +1,313 @@
+//! POST: one JSON-RPC message (or a legacy batch) per request, answered as JSON or SSE.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::response::Response;
+use bytes::Bytes;
+use http::StatusCode;
+use http::header::{self, HeaderValue};
+use http_body_util::BodyExt as _;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::HttpState;
+use super::config::ResponseMode;
+use super::headers::{
+    SESSION_HEADER, VERSION_HEADER, accepts, check_modern_headers, check_param_headers, header_str,
+};
+use super::response::{empty, error_for, plain, reply_response, sse_reply};
+use super::session::forget_evicted;
+use crate::dispatch::{ParamsHead, Reply, SessionSlot, Status};
+use crate::protocol::{Incoming, Method, ProtocolVersion, codes};
+use crate::server::{Request, Server, Session};
+use crate::transport::sessions::new_session_id;
+
+/// What the HTTP layer needs to know about a body before dispatching it.
+pub(super) struct Inspected {
+    /// The request id, when there is one.
+    pub(super) id: Option<Value>,
+    pub(super) is_request: bool,
+    /// The method as sent (the `Mcp-Method` header must repeat it exactly).
+    pub(super) method: Option<String>,
+    /// The method, when phantom knows it.
+    pub(super) known: Option<Method>,
+    /// `Some` when the body claims the modern envelope: the claimed version value.
+    pub(super) modern: Option<Value>,
+    pub(super) name: Option<Value>,
+    pub(super) uri: Option<Value>,
+}
+
+/// A body decoded once: the message, the head of its params, and what the HTTP checks need.
+struct Parsed<'a> {
+    msg: Incoming<'a>,
+    head: ParamsHead<'a>,
+}
+
+fn inspect(text: &str) -> Option<(Inspected, Parsed<'_>)> {
+    let msg = Incoming::parse(text).ok()?;
+    let (id, method, params, is_request) = match &msg {
+        Incoming::Request { id, method, params } => (
+            serde_json::to_value(id).ok(),
+            Some(method.to_string()),
+            *params,
+            true,
+        ),
+        Incoming::Notification { method, params } => {
+            (None, Some(method.to_string()), *params, false)
+        }
+        Incoming::Response { id } => (serde_json::to_value(id).ok(), None, None, false),
+    };
+    let head = ParamsHead::read(params);
+    let value = |raw: Option<&RawValue>| raw.and_then(|r| serde_json::from_str(r.get()).ok());
+    let inspected = Inspected {
+        id,
+        is_request,
+        known: method.as_deref().and_then(Method::parse),
+        method,
+        modern: value(head.claimed_version()),
+        name: value(head.name),
+        uri: value(head.uri),
+    };
+    Some((inspected, Parsed { msg, head }))
+}
+
+/// Hands a body to the dispatcher, decoded already when possible.
+async fn dispatch<S: Server>(
+    st: &HttpState<S>,
+    text: &str,
+    parsed: Option<Parsed<'_>>,
+    request: &Request,
+    slot: &mut SessionSlot,
+) -> Option<Reply> {
+    match parsed {
+        Some(Parsed { msg, head }) => st.dispatcher.handle_parsed(msg, head, request, slot).await,
+        None => st.dispatcher.handle(text, request, slot).await,
+    }
+}
+
+async fn read_body(body: Body, limit: usize) -> Result<Bytes, Response> {
+    match http_body_util::Limited::new(body, limit).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(plain(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            codes::INVALID_REQUEST,
+            &format!("Payload too large: the body exceeds {limit} bytes"),
+        )),
+        Err(_) => Err(plain(
+            StatusCode::BAD_REQUEST,
+            codes::PARSE_ERROR,
+            "Parse error: could not read the body",
+        )),
+    }
+}
+
+pub(super) async fn post<S: Server>(
+    st: &Arc<HttpState<S>>,
+    request: Request,
+    body: Body,
+) -> Response {
+    if !(accepts(&request.headers, "application/json")
+        && accepts(&request.headers, "text/event-stream"))
+    {
+        return plain(
+            StatusCode::NOT_ACCEPTABLE,
+            codes::INVALID_REQUEST,
+            "Not Acceptable: the client must accept both application/json and text/event-stream",
+        );
+    }
+    let content_type = header_str(&request.headers, header::CONTENT_TYPE).unwrap_or_default();
+    if !content_type
+        .to_ascii_lowercase()
+        .starts_with("application/json")
+    {
+        return plain(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            codes::INVALID_REQUEST,
+            "Unsupported Media Type: the body must be application/json",
+        );
+    }
+    let bytes = match read_body(body, st.cfg.body_limit).await {
+        Ok(b) => b,
+        Err(resp) => return resp,
+    };
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        return plain(
+            StatusCode::BAD_REQUEST,
+            codes::PARSE_ERROR,
+            "Parse error: the body is not UTF-8",
+        );
+    };
+    let is_batch = text.trim_start().starts_with('[');
+    let inspected = if is_batch { None } else { inspect(text) };
+    let Some((head, parsed)) = inspected else {
+        if is_batch {
+            return post_legacy(st, request, text, None, None).await;
+        }
+        // Not JSON, or not a JSON-RPC object: let the dispatcher produce the exact error.
+        let reply = st
+            .dispatcher
+            .handle(text, &request, &mut SessionSlot::default())
+            .await;
+        return reply.map_or_else(|| empty(StatusCode::BAD_REQUEST), reply_response);
+    };
+    if head.modern.is_some() {
+        return post_modern(st, &request, text, &head, parsed).await;
+    }
+    post_legacy(st, request, text, Some(&head), Some(parsed)).await
+}
+
+async fn post_modern<S: Server>(
+    st: &Arc<HttpState<S>>,
+    request: &Request,
+    text: &str,
+    head: &Inspected,
+    parsed: Parsed<'_>,
+) -> Response {
+    // Header checks come before the version gate: a header that disagrees with the body is a
+    // -32020 whatever the version says; an agreeing but unsupported version is the dispatcher's -32022.
+    let claimed = head
+        .modern
+        .as_ref()
+        .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned));
+    if let Err(message) = check_modern_headers(
+        &request.headers,
+        head,
+        claimed.as_deref().unwrap_or_default(),
+    ) {
+        return error_for(
+            StatusCode::BAD_REQUEST,
+            codes::HEADER_MISMATCH,
+            &message,
+            Some(head),
+        );
+    }
+    if head.known == Some(Method::ToolsCall)
+        && let Some(tool) = head.name.as_ref().and_then(Value::as_str)
+        && let Err(message) = check_param_headers::<S>(&request.headers, tool, text)
+    {
+        return error_for(
+            StatusCode::BAD_REQUEST,
+            codes::HEADER_MISMATCH,
+            &message,
+            Some(head),
+        );
+    }
+    match dispatch(st, text, Some(parsed), request, &mut SessionSlot::default()).await {
+        None => empty(StatusCode::ACCEPTED),
+        Some(reply) => reply_response(reply),
+    }
+}
+
+async fn post_legacy<S: Server>(
+    st: &Arc<HttpState<S>>,
+    request: Request,
+    text: &str,
+    head: Option<&Inspected>,
+    parsed: Option<Parsed<'_>>,
+) -> Response {
+    if let Some(v) = header_str(&request.headers, VERSION_HEADER) {
+        match ProtocolVersion::parse(v) {
+            Some(pv) if pv.is_modern() => {
+                return error_for(
+                    StatusCode::BAD_REQUEST,
+                    codes::INVALID_PARAMS,
+                    "Invalid params: missing `_meta.io.modelcontextprotocol/protocolVersion` and `_meta.io.modelcontextprotocol/clientCapabilities` for MCP-Protocol-Version 2026-07-28",
+                    head,
+                );
+            }
+            Some(_) => {}
+            None => {
+                return error_for(
+                    StatusCode::BAD_REQUEST,
+                    codes::INVALID_REQUEST,
+                    &format!("Bad Request: unsupported MCP-Protocol-Version '{v}'"),
+                    head,
+                );
+            }
+        }
+    }
+    if st.cfg.stateless {
+        // Every request stands alone: no session is looked up, opened or stored.
+        let mut slot = SessionSlot::stateless();
+        return match dispatch(st, text, parsed, &request, &mut slot).await {
+            None => empty(StatusCode::ACCEPTED),
+            Some(reply) => reply_response(reply),
+        };
+    }
+    if head.is_some_and(|h| h.known == Some(Method::Initialize)) {
+        return initialize(st, request, text, parsed).await;
+    }
+    let Some(id) = header_str(&request.headers, SESSION_HEADER).map(str::to_owned) else {
+        return error_for(
+            StatusCode::BAD_REQUEST,
+            codes::INVALID_REQUEST,
+            "Bad Request: Mcp-Session-Id header is required (send `initialize` first)",
+            head,
+        );
+    };
+    let Ok(session) = st.sessions.get(&id) else {
+        forget_evicted(st).await;
+        return error_for(
+            StatusCode::NOT_FOUND,
+            codes::CONNECT_REJECTED,
+            "Session not found",
+            head,
+        );
+    };
+    let version = session.protocol_version;
+    let mut slot = SessionSlot::new(Some(Session::clone(&session)));
+    let reply = dispatch(st, text, parsed, &request, &mut slot).await;
+    if slot.changed()
+        && let Some(s) = slot.into_session()
+    {
+        st.sessions.update(Arc::new(s));
+    }
+    let Some(reply) = reply else {
+        return empty(StatusCode::ACCEPTED);
+    };
+    if reply.status != Status::Ok || st.cfg.response_mode == ResponseMode::Auto {
+        let mut resp = reply_response(reply);
+        if let Ok(v) = HeaderValue::from_str(&id) {
+            resp.headers_mut().insert(SESSION_HEADER, v);
+        }
+        return resp;
+    }
+    sse_reply(st, &id, version, reply).await
+}
+
+async fn initialize<S: Server>(
+    st: &Arc<HttpState<S>>,
+    request: Request,
+    text: &str,
+    parsed: Option<Parsed<'_>>,
+) -> Response {
+    let id = new_session_id();
+    let mut slot = SessionSlot::opening(Arc::clone(&id));
+    let reply = dispatch(st, text, parsed, &request, &mut slot).await;
+    let Some(reply) = reply else {
+        return empty(StatusCode::ACCEPTED);
+    };
+    let Some(session) = slot.into_session() else {
+        return reply_response(reply);
+    };
+    let version = session.protocol_version;
+    let inserted = st.sessions.insert(session);
+    forget_evicted(st).await;
+    if !inserted {
+        return plain(
+            StatusCode::SERVICE_UNAVAILABLE,
+            codes::INTERNAL_ERROR,
+            "Too many sessions; retry later",
+        );
+    }
+    let mut resp = if st.cfg.response_mode == ResponseMode::Sse {
+        sse_reply(st, &id, version, reply).await
+    } else {
+        reply_response(reply)
+    };
+    if let Ok(v) = HeaderValue::from_str(&id) {
+        resp.headers_mut().insert(SESSION_HEADER, v);
+    }
+    resp
+}

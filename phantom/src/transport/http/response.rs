@@ -1,0 +1,169 @@
+//! Responses: JSON-RPC error bodies, replies mapped to HTTP statuses, and short SSE answers.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use axum::body::Body;
+use axum::response::Response;
+use http::StatusCode;
+use http::header::{self, HeaderValue};
+use serde_json::{Value, json};
+
+use super::HttpState;
+use super::headers::SESSION_HEADER;
+use super::post::Inspected;
+use crate::dispatch::{Reply, Status};
+use crate::protocol::{ProtocolVersion, codes};
+use crate::server::{Connect, Server};
+use crate::store::StoredEvent;
+use crate::transport::sse;
+
+fn rpc_error_body(code: i32, message: &str) -> String {
+    rpc_error_body_id(code, message, None)
+}
+
+fn rpc_error_body_id(code: i32, message: &str, id: Option<&Value>) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}).to_string()
+}
+
+/// An error response that keeps the request's JSON-RPC id when it could be read.
+pub(super) fn error_for(
+    status: StatusCode,
+    code: i32,
+    message: &str,
+    head: Option<&Inspected>,
+) -> Response {
+    json_response(
+        status,
+        rpc_error_body_id(code, message, head.and_then(|h| h.id.as_ref())),
+    )
+}
+
+pub(super) fn plain(status: StatusCode, code: i32, message: &str) -> Response {
+    json_response(status, rpc_error_body(code, message))
+}
+
+pub(super) fn json_response(status: StatusCode, body: String) -> Response {
+    let mut resp = Response::new(Body::from(body));
+    *resp.status_mut() = status;
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    resp
+}
+
+pub(super) fn empty(status: StatusCode) -> Response {
+    let mut resp = Response::new(Body::empty());
+    *resp.status_mut() = status;
+    resp
+}
+
+fn status_of(reply: &Reply) -> StatusCode {
+    match reply.status {
+        Status::Ok => StatusCode::OK,
+        Status::BadRequest => StatusCode::BAD_REQUEST,
+        Status::MethodNotFound | Status::SessionNotFound => StatusCode::NOT_FOUND,
+        Status::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+        Status::Forbidden => StatusCode::FORBIDDEN,
+    }
+}
+
+pub(super) fn reply_response(reply: Reply) -> Response {
+    let status = status_of(&reply);
+    let challenge = match &reply.status {
+        Status::Unauthorized(c) => HeaderValue::from_str(&c.to_string()).ok(),
+        _ => None,
+    };
+    let mut resp = json_response(status, reply.body);
+    if let Some(c) = challenge {
+        resp.headers_mut().insert(header::WWW_AUTHENTICATE, c);
+    }
+    resp
+}
+
+pub(super) fn connect_response(connect: Connect) -> Option<Response> {
+    let (status, message) = match connect {
+        Connect::Ok => return None,
+        Connect::Unauthorized(challenge) => {
+            let mut resp = plain(
+                StatusCode::UNAUTHORIZED,
+                codes::CONNECT_REJECTED,
+                "Unauthorized",
+            );
+            if let Ok(v) = HeaderValue::from_str(&challenge.to_string()) {
+                resp.headers_mut().insert(header::WWW_AUTHENTICATE, v);
+            }
+            return Some(resp);
+        }
+        Connect::Forbidden(m) => (StatusCode::FORBIDDEN, m),
+        Connect::NotFound(m) => (StatusCode::NOT_FOUND, m),
+        Connect::Error(m) => (StatusCode::BAD_REQUEST, m),
+    };
+    Some(plain(status, codes::CONNECT_REJECTED, &message))
+}
+
+pub(super) fn sse_headers(resp: &mut Response) {
+    let h = resp.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+}
+
+/// Answers one request as a short SSE stream: priming event (2025-11-25+), then the response, each
+/// stored for `Last-Event-ID` resumption.
+pub(super) async fn sse_reply<S: Server>(
+    st: &Arc<HttpState<S>>,
+    session_id: &str,
+    version: ProtocolVersion,
+    reply: Reply,
+) -> Response {
+    let stream = format!("p{}", st.streams.fetch_add(1, Ordering::Relaxed));
+    let mut frames = Vec::with_capacity(2);
+    if version >= ProtocolVersion::V2025_11_25 {
+        let id = format!("{stream}.0");
+        frames.push(sse::priming(
+            &id,
+            st.cfg.sse_retry.as_millis().try_into().unwrap_or(u64::MAX),
+        ));
+        // Stored too: a client that saw only the priming event resumes from its id.
+        st.cfg
+            .event_store
+            .append(
+                session_id,
+                &stream,
+                StoredEvent {
+                    id,
+                    data: String::new(),
+                },
+            )
+            .await;
+    }
+    let seq = st.sessions.next_event(session_id).unwrap_or(1);
+    let event_id = format!("{stream}.{seq}");
+    st.cfg
+        .event_store
+        .append(
+            session_id,
+            &stream,
+            StoredEvent {
+                id: event_id.clone(),
+                data: reply.body.clone(),
+            },
+        )
+        .await;
+    frames.push(sse::event(Some(&event_id), &reply.body));
+    let body = Body::from_stream(futures_util::stream::iter(
+        frames.into_iter().map(Ok::<_, Infallible>),
+    ));
+    let mut resp = Response::new(body);
+    sse_headers(&mut resp);
+    if let Ok(v) = HeaderValue::from_str(session_id) {
+        resp.headers_mut().insert(SESSION_HEADER, v);
+    }
+    resp
+}

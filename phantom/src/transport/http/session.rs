@@ -1,0 +1,180 @@
+//! GET (the legacy session's stream) and DELETE (ending a legacy session).
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::response::Response;
+use bytes::Bytes;
+use futures_util::StreamExt as _;
+use http::StatusCode;
+use http::header::{self, HeaderValue};
+use tokio::sync::mpsc;
+
+use super::HttpState;
+use super::headers::{LAST_EVENT_ID, SESSION_HEADER, accepts, header_str};
+use super::response::{connect_response, empty, plain, sse_headers};
+use crate::protocol::{ProtocolVersion, codes};
+use crate::server::{Callback, Request, Server, Session};
+use crate::transport::sse;
+
+/// Drops the stored events of sessions the table evicted for idleness.
+pub(super) async fn forget_evicted<S: Server>(st: &Arc<HttpState<S>>) {
+    for id in st.sessions.take_evicted() {
+        st.cfg.event_store.forget(&id).await;
+    }
+}
+
+/// Runs `connect` for a GET or DELETE on a legacy session.
+async fn connect_session<S: Server>(
+    st: &Arc<HttpState<S>>,
+    session: &Session,
+    request: &Request,
+) -> Option<Response> {
+    if !S::__router().overrides(Callback::Connect) {
+        return None;
+    }
+    let mut session = session.clone();
+    connect_response(st.dispatcher.server().connect(&mut session, request).await)
+}
+
+fn method_not_allowed(stateless: bool) -> Response {
+    let message = if stateless {
+        "Method not allowed: this server runs in stateless mode (no sessions), so only POST is served"
+    } else {
+        "Method not allowed: without an Mcp-Session-Id only POST is served"
+    };
+    let mut resp = plain(
+        StatusCode::METHOD_NOT_ALLOWED,
+        codes::INVALID_REQUEST,
+        message,
+    );
+    resp.headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("POST"));
+    resp
+}
+
+struct StreamGuard<S: Server> {
+    st: Arc<HttpState<S>>,
+    session: String,
+    generation: u64,
+}
+
+impl<S: Server> Drop for StreamGuard<S> {
+    fn drop(&mut self) {
+        self.st
+            .sessions
+            .close_stream(&self.session, self.generation);
+    }
+}
+
+pub(super) async fn get<S: Server>(st: &Arc<HttpState<S>>, request: Request) -> Response {
+    let id = header_str(&request.headers, SESSION_HEADER).filter(|_| !st.cfg.stateless);
+    let Some(id) = id.map(str::to_owned) else {
+        return method_not_allowed(st.cfg.stateless);
+    };
+    if !accepts(&request.headers, "text/event-stream") {
+        return plain(
+            StatusCode::NOT_ACCEPTABLE,
+            codes::INVALID_REQUEST,
+            "Not Acceptable: GET needs Accept: text/event-stream",
+        );
+    }
+    let Ok(session) = st.sessions.get(&id) else {
+        forget_evicted(st).await;
+        return plain(
+            StatusCode::NOT_FOUND,
+            codes::CONNECT_REJECTED,
+            "Session not found",
+        );
+    };
+    if let Some(resp) = connect_session(st, &session, &request).await {
+        return resp;
+    }
+    let mut replayed = Vec::new();
+    if let Some(last) = header_str(&request.headers, LAST_EVENT_ID) {
+        match st.cfg.event_store.replay(&id, last).await {
+            Some((stream, events)) if stream != "g" => {
+                // A POST stream: replay what followed and end.
+                let frames: Vec<_> = events
+                    .iter()
+                    .map(|e| Ok::<_, Infallible>(sse::event(Some(&e.id), &e.data)))
+                    .collect();
+                let mut resp = Response::new(Body::from_stream(futures_util::stream::iter(frames)));
+                sse_headers(&mut resp);
+                return resp;
+            }
+            Some((_, events)) => replayed = events,
+            None => {}
+        }
+    }
+    let (tx, rx) = mpsc::channel::<Bytes>(64);
+    let Some(Some(generation)) = st.sessions.open_stream(&id, tx) else {
+        return plain(
+            StatusCode::CONFLICT,
+            codes::INVALID_REQUEST,
+            "Conflict: this session already has a GET stream",
+        );
+    };
+    let guard = StreamGuard {
+        st: Arc::clone(st),
+        session: id.clone(),
+        generation,
+    };
+    let mut first = Vec::new();
+    if session.protocol_version >= ProtocolVersion::V2025_11_25 {
+        let seq = st.sessions.next_event(&id).unwrap_or(0);
+        first.push(sse::priming(
+            &format!("g.{seq}"),
+            st.cfg.sse_retry.as_millis().try_into().unwrap_or(u64::MAX),
+        ));
+    }
+    first.extend(replayed.iter().map(|e| sse::event(Some(&e.id), &e.data)));
+    let keep_alive = st.cfg.sse_keep_alive;
+    let live = futures_util::stream::unfold(
+        (
+            rx,
+            guard,
+            tokio::time::interval_at(tokio::time::Instant::now() + keep_alive, keep_alive),
+        ),
+        |(mut rx, guard, mut tick)| async move {
+            let frame = tokio::select! {
+                msg = rx.recv() => msg?,
+                _ = tick.tick() => sse::keep_alive(),
+            };
+            Some((frame, (rx, guard, tick)))
+        },
+    );
+    let stream = futures_util::stream::iter(first)
+        .chain(live)
+        .map(Ok::<_, Infallible>);
+    let mut resp = Response::new(Body::from_stream(stream));
+    sse_headers(&mut resp);
+    resp
+}
+
+pub(super) async fn delete<S: Server>(st: &Arc<HttpState<S>>, request: Request) -> Response {
+    let id = header_str(&request.headers, SESSION_HEADER).filter(|_| !st.cfg.stateless);
+    let Some(id) = id.map(str::to_owned) else {
+        return method_not_allowed(st.cfg.stateless);
+    };
+    let Ok(session) = st.sessions.get(&id) else {
+        forget_evicted(st).await;
+        return plain(
+            StatusCode::NOT_FOUND,
+            codes::CONNECT_REJECTED,
+            "Session not found",
+        );
+    };
+    if let Some(resp) = connect_session(st, &session, &request).await {
+        return resp;
+    }
+    st.sessions.remove(&id);
+    st.cfg.event_store.forget(&id).await;
+    let server = st.dispatcher.server();
+    if let Err(e) = server.terminate(&session).await {
+        tracing::warn!(error = %e, "terminate callback failed");
+    }
+    server.disconnect(&session).await;
+    empty(StatusCode::OK)
+}
