@@ -434,19 +434,18 @@ fn notes(w: &mut String) {
     let _ = writeln!(
         w,
         "## Notes\n\n\
-         - **Stateless 2025-11-25 row.** phantom has no stateless legacy mode: a 2025-11-25 request \
-         without a session gets 400. Stateless serving in phantom is the 2026-07-28 path, so the \
-         `stateless-json-c32` row drives phantom with `none 2026-07-28` (the `_meta` envelope and \
-         the `Mcp-Method`/`Mcp-Name` headers, a few dozen bytes more per request) and rmcp with \
-         `none 2025-11-25` in `MODE=stateless JSON=1`. Adding an environment switch to \
-         `phantom-echo` would have meant adding a stateless legacy mode to phantom itself, which \
-         is a product decision, not a benchmark one. The like-for-like stateless comparison is \
-         `modern-c1` / `modern-c32`, where both servers get identical requests.\n\
+         - **Stateless 2025-11-25 row.** Both servers run their legacy stateless mode and get \
+         identical requests (`none 2025-11-25`: no session, no `_meta`): phantom with \
+         `MODE=stateless` (`HttpConfig::default().stateless(true)`: `initialize` returns no \
+         `Mcp-Session-Id` and every 2025-11-25 request stands alone), rmcp with \
+         `MODE=stateless JSON=1`. `modern-c1` / `modern-c32` are the 2026-07-28 stateless \
+         comparison.\n\
          - **The floor** (`hyper-floor`, `bench/src/bin/hyper_floor.rs`) runs in `modern-c32` \
          only: it answers any request with the echo result for the body's id, so it is driven \
          only with `none 2026-07-28`. It runs on the same tokio runtime (`#[tokio::main]`, one \
          worker when pinned) and hyper HTTP/1.1 with TCP_NODELAY as `phantom-echo`.\n\
-         - **phantom runs out of the box** (no environment besides `ADDR`). rmcp gets \
+         - **phantom runs out of the box** (no environment besides `ADDR`, and `MODE=stateless` \
+         where the row is about that mode: a choice of mode, not tuning). rmcp gets \
          `NODELAY=1` (TCP_NODELAY on accepted sockets), which rmcp's own examples do not set: \
          without it every SSE reply waits ~40 ms for the client's delayed ACK; the \
          `stateful-c1` table shows one such row.\n\

@@ -142,7 +142,7 @@ pub(crate) struct Variant {
 }
 
 impl Variant {
-    /// A phantom variant (always out of the box: no environment besides `ADDR`).
+    /// A phantom variant out of the box: no environment besides `ADDR`.
     pub(crate) fn phantom(mode: &'static str, args: &[String]) -> Self {
         Self {
             label: "phantom".into(),
@@ -151,6 +151,15 @@ impl Variant {
             mode,
             args: args.to_vec(),
             role: Role::Subject,
+        }
+    }
+
+    /// phantom in legacy stateless mode (`MODE=stateless`, i.e. `HttpConfig::stateless(true)`).
+    pub(crate) fn phantom_stateless(mode: &'static str, args: &[String]) -> Self {
+        Self {
+            label: "phantom (MODE=stateless)".into(),
+            env: vec![("MODE", "stateless")],
+            ..Self::phantom(mode, args)
         }
     }
 
@@ -491,11 +500,10 @@ pub(crate) fn all_benches(secs: u32) -> Vec<Bench> {
         },
         Bench {
             key: "stateless-json-c32",
-            title: "Stateless JSON tools/call, 32 connections \
-                    (rmcp: 2025-11-25 stateless; phantom: 2026-07-28, see notes)",
+            title: "Legacy stateless JSON tools/call, 32 connections, no session (2025-11-25)",
             kind: Kind::Requests,
             variants: vec![
-                Variant::phantom("call", &modern("32")),
+                Variant::phantom_stateless("call", &a(&["32", &s, "none", "2025-11-25"])),
                 Variant::rmcp(STATELESS, "call", &a(&["32", &s, "none", "2025-11-25"])),
             ],
         },
@@ -595,13 +603,12 @@ pub(crate) fn smoke_benches() -> Vec<Bench> {
         },
         Bench {
             key: "call-stateless-legacy",
-            title: "call, stateless 2025-11-25 (rmcp only; phantom has no stateless legacy mode)",
+            title: "call, legacy stateless 2025-11-25",
             kind: Kind::Requests,
-            variants: vec![Variant::rmcp(
-                STATELESS,
-                "call",
-                &a(&["4", "1", "none", "2025-11-25"]),
-            )],
+            variants: vec![
+                Variant::phantom_stateless("call", &a(&["4", "1", "none", "2025-11-25"])),
+                Variant::rmcp(STATELESS, "call", &a(&["4", "1", "none", "2025-11-25"])),
+            ],
         },
         pair("lifecycle", "lifecycle", "lifecycle", &["4", "1"], STATEFUL),
         pair(
