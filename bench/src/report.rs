@@ -168,6 +168,30 @@ fn machine(repo: &Path) -> String {
     )
 }
 
+/// The spread of the 1-minute load average sampled before each run: the server and the driver
+/// have a core each only when nothing else runs, and CPU per request grows with contention.
+fn load_line(measured: &[Measured]) -> String {
+    let loads: Vec<f64> = measured
+        .iter()
+        .flat_map(|m| m.runs.iter().flatten())
+        .map(|r| r.load_before)
+        .filter(|l| l.is_finite())
+        .collect();
+    if loads.is_empty() {
+        return String::new();
+    }
+    let lo = loads.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = loads.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let runs = loads.len();
+    let mid = median(loads);
+    format!(
+        "- Load (1-minute average before each of the {runs} runs): min {lo:.2}, median {mid:.2}, \
+         max {hi:.2}. The server and the driver make about 2; more means other processes \
+         compete for the two pinned cores, and CPU per request grows with contention (more for \
+         the server that does more work), so ratios from a loaded run drift\n"
+    )
+}
+
 /// Everything the report needs besides the runs.
 #[derive(Debug)]
 pub(crate) struct Context<'a> {
@@ -201,9 +225,10 @@ pub(crate) fn write(
     );
     let _ = writeln!(
         w,
-        "## Machine\n\n{}- Pinning: {}\n",
+        "## Machine\n\n{}- Pinning: {}\n{}",
         machine(cx.repo),
-        cx.pinning
+        cx.pinning,
+        load_line(measured)
     );
 
     let _ = writeln!(w, "## Ratios (phantom ÷ rmcp)\n");

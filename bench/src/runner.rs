@@ -244,6 +244,9 @@ pub(crate) struct Run {
     pub(crate) rss_before_kb: f64,
     /// Server RSS after the driver ran (kB).
     pub(crate) rss_after_kb: f64,
+    /// The machine's 1-minute load average when the run started (`/proc/loadavg`), `NaN` when
+    /// unknown: other processes share the cores the server and driver are pinned to.
+    pub(crate) load_before: f64,
 }
 
 impl Run {
@@ -330,6 +333,7 @@ impl Env {
         let pid = guard.0.id();
         wait_accepting(&mut guard.0, &addr, &self.log)?;
 
+        let load_before = load_average();
         let (t0, r0) = (cpu_ticks(pid)?, rss_kb(pid)?);
         let url = format!("http://{addr}/mcp");
         let mut driver = self.command(1, &self.bin_dir.join("phantom-bench"));
@@ -354,6 +358,7 @@ impl Env {
             cpu_us_per_op: if ok > 0.0 { cpu_us / ok } else { 0.0 },
             rss_before_kb: r0,
             rss_after_kb: r1,
+            load_before,
             result,
         })
     }
@@ -441,6 +446,14 @@ fn cpu_ticks(pid: u32) -> Result<u64, String> {
             .ok_or_else(|| format!("bad field {i} in /proc/{pid}/stat"))
     };
     Ok(field(14)? + field(15)?)
+}
+
+/// The 1-minute load average, `NaN` when `/proc/loadavg` cannot be read.
+fn load_average() -> f64 {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(f64::NAN)
 }
 
 /// VmRSS of `pid`, in kB.
