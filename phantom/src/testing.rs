@@ -30,7 +30,7 @@ use base64::Engine as _;
 use http::{HeaderName, HeaderValue};
 use serde_json::{Value, json};
 
-use crate::dispatch::{Dispatcher, Reply, SessionSlot, Status};
+use crate::dispatch::{Dispatcher, Outbound, Reply, SessionSlot, Status};
 use crate::protocol::{Era, Method, ProtocolVersion};
 use crate::server::Config;
 use crate::server::Request;
@@ -152,11 +152,22 @@ impl<S: Server> Client<S> {
         if let Some(params) = params {
             msg["params"] = params;
         }
+        let (outbound, mut rx) = Outbound::channel();
         let reply = self
-            .send(&msg.to_string())
+            .dispatcher
+            .handle(
+                &msg.to_string(),
+                &self.request,
+                &mut self.session,
+                &outbound,
+            )
             .await
             .expect("a request gets a reply");
-        Response::new(reply)
+        let mut notifications = Vec::new();
+        while let Ok(text) = rx.try_recv() {
+            notifications.push(serde_json::from_str(&text).expect("outbound messages are JSON"));
+        }
+        Response::new(reply, notifications)
     }
 
     /// Sends a notification.
@@ -171,7 +182,7 @@ impl<S: Server> Client<S> {
     /// Sends raw text, as a transport would receive it.
     pub async fn send(&mut self, text: &str) -> Option<Reply> {
         self.dispatcher
-            .handle(text, &self.request, &mut self.session)
+            .handle(text, &self.request, &mut self.session, &Outbound::none())
             .await
     }
 
@@ -289,12 +300,18 @@ pub struct Response {
     pub reply: Reply,
     /// The decoded body.
     pub json: Value,
+    /// What the handling sent before the reply (progress, log messages), decoded, in order.
+    pub notifications: Vec<Value>,
 }
 
 impl Response {
-    fn new(reply: Reply) -> Self {
+    fn new(reply: Reply, notifications: Vec<Value>) -> Self {
         let json = serde_json::from_str(&reply.body).expect("the dispatcher writes valid JSON");
-        Self { reply, json }
+        Self {
+            reply,
+            json,
+            notifications,
+        }
     }
 
     /// The transport status.

@@ -11,6 +11,7 @@ mod fixture;
 mod legacy;
 mod middleware;
 mod modern;
+mod outbound;
 mod pagination;
 mod prompts;
 mod resources;

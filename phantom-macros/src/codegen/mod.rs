@@ -305,7 +305,7 @@ fn resource(r: &Resource, paths: &Paths) -> TokenStream {
     };
     let params: Vec<String> = template.params().map(str::to_owned).collect();
     let from_uri = paths.p("FromUriParam");
-    let context = paths.p("ResourceContext");
+    let context = paths.p("FromContext");
     let ok = paths.p("Ok");
     let err = paths.p("Err");
     let mut lets = Vec::new();
@@ -323,7 +323,10 @@ fn resource(r: &Resource, paths: &Paths) -> TokenStream {
                 };
             },
             None => quote_spanned! {span=>
-                let #var = <#ty as #context<'_>>::from_read(&parts);
+                let #var = match <#ty as #context<'_>>::from_context(&parts.cx) {
+                    #ok(v) => v,
+                    #err(__phantom_e) => return #err(parts.bad_context(&__phantom_e)),
+                };
             },
         });
         args.push(quote!(#var));

@@ -8,8 +8,9 @@ use serde_json::{Map, json};
 
 use super::CompleteContext;
 use crate::dispatch::{Body, Dispatcher, Failure, guarded, parse_params, unknown};
+use crate::extract::Context;
 use crate::protocol::{ErrorObject, codes};
-use crate::server::{Request, Server, Session, allowed};
+use crate::server::{Server, allowed};
 
 #[derive(Deserialize)]
 #[serde(tag = "type")]
@@ -45,9 +46,9 @@ impl<S: Server> Dispatcher<S> {
     pub(crate) async fn complete(
         &self,
         params: Option<&RawValue>,
-        session: &Session,
-        request: &Request,
+        cx: Context<'_>,
     ) -> Result<Body, Failure> {
+        let session = cx.session;
         let router = self.inner.router;
         if !router.has_completions {
             return Err(Failure::from(
@@ -104,7 +105,7 @@ impl<S: Server> Dispatcher<S> {
                     argument: arg,
                     arguments: &arguments,
                     session,
-                    request,
+                    request: cx.request,
                 };
                 guarded(
                     "completion function",

@@ -21,6 +21,9 @@ pub(crate) struct MetaProbe<'a> {
     info: Option<&'a RawValue>,
     #[serde(rename = "io.modelcontextprotocol/logLevel", borrow, default)]
     log: Option<&'a RawValue>,
+    /// `progressToken`: the request wants `notifications/progress` (both eras).
+    #[serde(rename = "progressToken", borrow, default)]
+    pub(crate) progress: Option<&'a RawValue>,
 }
 
 /// What phantom reads of a request's params before dispatching it: the `_meta` envelope and the

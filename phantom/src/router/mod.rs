@@ -12,12 +12,11 @@ use serde_json::{Map, Value, json};
 use crate::completion::{CompleteContext, Completion};
 use crate::content::ResourceContents;
 use crate::error::Error;
-use crate::extract::{ArgSpec, ArgsBuilder, CallParts};
+use crate::extract::{ArgSpec, ArgsBuilder, CallParts, Context};
 use crate::prompts::PromptReply;
 use crate::protocol::{Icon, Implementation};
 use crate::resources::uri::{Matcher, Template};
 use crate::resources::{ReadTarget, Resource};
-use crate::server::Request;
 use crate::server::Session;
 use crate::server::{Callback, Cursor, Overrides, Page};
 use crate::tools::{ToolAnnotations, ToolResult};
@@ -173,10 +172,8 @@ pub struct ReadParts<'a> {
     pub uri: &'a str,
     /// Decoded parameters, in template order.
     pub params: Vec<Cow<'a, str>>,
-    /// The caller's session.
-    pub session: &'a Session,
-    /// The transport request.
-    pub request: &'a Request,
+    /// The request's context.
+    pub cx: Context<'a>,
     /// The template's MIME type.
     pub mime_type: Option<&'static str>,
 }
@@ -193,6 +190,11 @@ impl<'a> ReadParts<'a> {
             uri: self.uri,
             mime_type: self.mime_type,
         }
+    }
+
+    /// The error for a context parameter the request cannot give (e.g. no bearer token).
+    pub fn bad_context(&self, reason: &str) -> Error {
+        Error::invalid_params(reason.to_owned()).with_data(json!({ "uri": self.uri }))
     }
 
     /// The error for a parameter that does not parse.

@@ -10,10 +10,10 @@ use crate::dispatch::Status;
 use crate::dispatch::{
     Body, Dispatcher, Failure, guarded, invalid, members_of, parse_params, unknown,
 };
-use crate::extract::{Args, CallParts};
+use crate::extract::{Args, CallParts, Context};
 use crate::protocol::{ErrorObject, codes};
 use crate::router::ToolEntry;
-use crate::server::{Request, Server, Session, allowed};
+use crate::server::{Server, allowed};
 
 #[derive(Deserialize)]
 pub(crate) struct NameParams<'a> {
@@ -27,9 +27,9 @@ impl<S: Server> Dispatcher<S> {
     pub(crate) async fn call_tool(
         &self,
         params: Option<&RawValue>,
-        session: &Session,
-        request: &Request,
+        cx: Context<'_>,
     ) -> Result<Body, Failure> {
+        let session = cx.session;
         let p: NameParams<'_> = parse_params(params)?;
         let router = self.inner.router;
         let entry = router
@@ -73,11 +73,7 @@ impl<S: Server> Dispatcher<S> {
         let result = match check_arguments(entry, &args) {
             Err(message) => crate::tools::ToolResult::error(message),
             Ok(()) => {
-                let parts = CallParts {
-                    session,
-                    request,
-                    args,
-                };
+                let parts = CallParts { cx, args };
                 let fut = (entry.def.call)(&self.inner.server, parts);
                 guarded("tool handler", entry.def.name, fut).await?
             }
