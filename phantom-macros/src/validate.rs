@@ -37,45 +37,45 @@ fn tool_name_error(name: &str) -> Option<String> {
 pub(crate) fn router(cx: &Ctxt, router: &Router) {
     let mut seen: HashMap<&str, &syn::Ident> = HashMap::new();
     for tool in &router.tools {
-        if let Some(msg) = tool_name_error(&tool.name) {
-            cx.error_at(tool.name_span, msg);
+        if let Some(msg) = tool_name_error(&tool.item.name) {
+            cx.error_at(tool.item.name_span, msg);
         }
-        if let Some(first) = seen.insert(&tool.name, &tool.handler.ident) {
+        if let Some(first) = seen.insert(&tool.item.name, &tool.item.handler.ident) {
             cx.error_at(
-                tool.name_span,
+                tool.item.name_span,
                 format!(
                     "duplicate tool name `{}`: already used by method `{first}`\n       help: tool names must be unique; rename one with `#[tool(name = \"…\")]`",
-                    tool.name
+                    tool.item.name
                 ),
             );
         }
     }
     let mut seen: HashMap<&str, &syn::Ident> = HashMap::new();
     for prompt in &router.prompts {
-        if prompt.name.is_empty() {
+        if prompt.item.name.is_empty() {
             cx.error_at(
-                prompt.name_span,
+                prompt.item.name_span,
                 "prompt name cannot be empty\n       help: remove `name = \"\"` to use the method name, or write a name",
             );
         }
-        if let Some(first) = seen.insert(&prompt.name, &prompt.handler.ident) {
+        if let Some(first) = seen.insert(&prompt.item.name, &prompt.item.handler.ident) {
             cx.error_at(
-                prompt.name_span,
+                prompt.item.name_span,
                 format!(
                     "duplicate prompt name `{}`: already used by method `{first}`\n       help: prompt names must be unique; rename one with `#[prompt(name = \"…\")]`",
-                    prompt.name
+                    prompt.item.name
                 ),
             );
         }
     }
     let mut seen: HashMap<&str, &syn::Ident> = HashMap::new();
     for res in &router.resources {
-        if let Some(first) = seen.insert(&res.name, &res.handler.ident) {
+        if let Some(first) = seen.insert(&res.item.name, &res.item.handler.ident) {
             cx.error_at(
-                res.name_span,
+                res.item.name_span,
                 format!(
                     "duplicate resource name `{}`: already used by method `{first}`; allow-lists refer to resources by name\n       help: rename one with `#[resource(\"…\", name = \"…\")]`",
-                    res.name
+                    res.item.name
                 ),
             );
         }
@@ -97,7 +97,7 @@ fn is_token(name: &str) -> bool {
 fn headers_and_requirements(cx: &Ctxt, router: &Router) {
     for tool in &router.tools {
         let mut seen: Vec<String> = Vec::new();
-        for p in &tool.handler.params {
+        for p in &tool.item.handler.params {
             let Some(header) = &p.header else { continue };
             let name = header.value();
             if !is_token(&name) {
@@ -112,7 +112,7 @@ fn headers_and_requirements(cx: &Ctxt, router: &Router) {
                     header.span(),
                     format!(
                         "header `{name}` is used twice in `{}` (header names are case-insensitive)\n       help: give each argument its own header name",
-                        tool.name
+                        tool.item.name
                     ),
                 );
             }
@@ -135,7 +135,7 @@ fn headers_and_requirements(cx: &Ctxt, router: &Router) {
         }
     }
     for prompt in &router.prompts {
-        for p in &prompt.handler.params {
+        for p in &prompt.item.handler.params {
             if let Some(header) = &p.header {
                 cx.error_at(
                     header.span(),
@@ -160,7 +160,7 @@ fn resources(cx: &Ctxt, router: &Router) {
                     format!(
                         "duplicate resource template `{}`: `{}` already serves it\n       help: remove one of the two handlers",
                         res.lit.value(),
-                        other.handler.ident
+                        other.item.handler.ident
                     ),
                 );
             } else if template.collides_with(other_t) {
@@ -170,13 +170,14 @@ fn resources(cx: &Ctxt, router: &Router) {
                         "resource template `{}` collides with `{}` of `{}`: both match the same URIs\n       help: make one segment a literal, or merge the two handlers",
                         res.lit.value(),
                         other.lit.value(),
-                        other.handler.ident
+                        other.item.handler.ident
                     ),
                 );
             }
         }
         let params: Vec<&str> = template.params().collect();
         let args: Vec<String> = res
+            .item
             .handler
             .params
             .iter()
@@ -200,10 +201,10 @@ fn resources(cx: &Ctxt, router: &Router) {
             };
             cx.error_at(
                 res.lit.span(),
-                format!("URI parameter `<{param}>` has no matching argument in `{}`\n       help: {help}", res.handler.ident),
+                format!("URI parameter `<{param}>` has no matching argument in `{}`\n       help: {help}", res.item.handler.ident),
             );
         }
-        for p in &res.handler.params {
+        for p in &res.item.handler.params {
             let Some(attr) = &p.complete_attr else {
                 continue;
             };

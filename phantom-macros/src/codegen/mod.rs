@@ -2,45 +2,52 @@
 //! `const _: () = { … };`, every path through [`Paths`].
 
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned};
-use syn::{ItemImpl, LitStr, Type};
+use quote::{ToTokens, quote, quote_spanned};
+use syn::{ItemImpl, Type};
 
-use crate::model::{Handler, Param, Router};
+use crate::model::{Handler, Item, Param, Router};
 use crate::paths::Paths;
 
 mod prompt;
 mod resource;
 mod tool;
 
-fn opt_str(s: Option<&LitStr>, paths: &Paths) -> TokenStream {
-    let some = paths.p("Some");
-    let none = paths.p("None");
-    match s {
-        Some(s) => quote!(#some(#s)),
-        None => quote!(#none),
+/// `Some(value)` or `None`, through the private paths.
+fn opt<T: ToTokens>(value: Option<T>, paths: &Paths) -> TokenStream {
+    match value {
+        Some(value) => {
+            let some = paths.p("Some");
+            quote!(#some(#value))
+        }
+        None => paths.p("None"),
     }
 }
 
-fn opt_text(s: Option<&str>, paths: &Paths) -> TokenStream {
-    let some = paths.p("Some");
-    let none = paths.p("None");
-    match s {
-        Some(s) => quote!(#some(#s)),
-        None => quote!(#none),
+/// The fields every descriptor has: `name`, `title`, `description` (explicit, else the doc
+/// comment) and `icons`.
+fn listing(item: &Item, paths: &Paths) -> TokenStream {
+    let name = &item.name;
+    let title = opt(item.title.as_ref(), paths);
+    let description = opt(item.description(), paths);
+    let icons = &item.icons;
+    quote! {
+        name: #name,
+        title: #title,
+        description: #description,
+        icons: &[#(#icons),*],
     }
 }
 
-fn opt_bool(b: Option<bool>, paths: &Paths) -> TokenStream {
-    let some = paths.p("Some");
-    let none = paths.p("None");
-    match b {
-        Some(b) => quote!(#some(#b)),
-        None => quote!(#none),
-    }
-}
-
-fn description<'a>(explicit: Option<&'a LitStr>, handler: &'a Handler) -> Option<String> {
-    explicit.map(LitStr::value).or_else(|| handler.doc.clone())
+/// The trampoline of a tool or prompt: reads each argument (`on_error` turns a failure into the
+/// early return), then calls the handler and converts its output with `conversion`.
+fn trampoline(
+    handler: &Handler,
+    on_error: impl Fn(TokenStream) -> TokenStream,
+    conversion: (&str, &str),
+    paths: &Paths,
+) -> TokenStream {
+    let (lets, args) = call_params(&handler.params, paths, on_error);
+    mapped(handler, &lets, &args, conversion, paths)
 }
 
 /// The trampoline of a tool or prompt without an `async` block of its own: the arguments are read
@@ -120,7 +127,7 @@ fn args_fn(params: &[Param], paths: &Paths) -> TokenStream {
         .map(|p| {
             let ty = &p.ty;
             let wire = p.wire_name();
-            let desc = opt_str(p.description.as_ref(), paths);
+            let desc = opt(p.description.as_ref(), paths);
             let span = syn::spanned::Spanned::span(ty);
             match &p.header {
                 None => quote_spanned!(span=> b.param::<#ty>(#wire, #desc);),
@@ -158,10 +165,6 @@ fn completions(params: &[Param], names: impl Fn(&Param) -> String, paths: &Paths
     quote!(#vec::from([#(#entries),*]))
 }
 
-fn icons(icons: &[LitStr]) -> TokenStream {
-    quote!(&[#(#icons),*])
-}
-
 /// The full expansion: the user's impl (markers stripped, callbacks moved) plus the generated
 /// `Server` impl.
 pub(crate) fn expand(router: &Router, item: &ItemImpl) -> TokenStream {
@@ -176,10 +179,10 @@ pub(crate) fn expand(router: &Router, item: &ItemImpl) -> TokenStream {
         .version
         .as_ref()
         .map_or_else(|| quote!(::core::env!("CARGO_PKG_VERSION")), |v| quote!(#v));
-    let title = opt_str(a.title.as_ref(), &paths);
-    let instructions = opt_str(a.instructions.as_ref(), &paths);
-    let website = opt_str(a.website_url.as_ref(), &paths);
-    let router_icons = icons(&a.icons);
+    let title = opt(a.title.as_ref(), &paths);
+    let instructions = opt(a.instructions.as_ref(), &paths);
+    let website = opt(a.website_url.as_ref(), &paths);
+    let router_icons = &a.icons;
     let tools: Vec<TokenStream> = router.tools.iter().map(|t| tool::def(t, &paths)).collect();
     let prompts: Vec<TokenStream> = router
         .prompts
@@ -243,7 +246,7 @@ pub(crate) fn expand(router: &Router, item: &ItemImpl) -> TokenStream {
                             version: #version,
                             title: #title,
                             instructions: #instructions,
-                            icons: #router_icons,
+                            icons: &[#(#router_icons),*],
                             website_url: #website,
                         },
                         tools: #vec::from([#(#tools),*]),

@@ -5,7 +5,7 @@
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
-use super::{completions, description, icons, opt_str, opt_text, ret_span};
+use super::{completions, listing, opt, ret_span};
 use crate::model::{Handler, Resource};
 use crate::paths::Paths;
 
@@ -48,7 +48,7 @@ fn convert(
 
 /// The `ResourceDef` of one `#[resource]` (nothing when its template did not parse).
 pub(super) fn def(r: &Resource, paths: &Paths) -> TokenStream {
-    let h = &r.handler;
+    let h = &r.item.handler;
     let Some(template) = &r.template else {
         return TokenStream::new();
     };
@@ -87,29 +87,17 @@ pub(super) fn def(r: &Resource, paths: &Paths) -> TokenStream {
     );
     let body = boxed(h, &quote!(#(#lets)* #convert), paths);
     let lit = &r.lit;
-    let name = &r.name;
-    let title = opt_str(r.title.as_ref(), paths);
-    let desc = opt_text(description(r.description.as_ref(), h).as_deref(), paths);
-    let mime = opt_str(r.mime_type.as_ref(), paths);
-    let size = match &r.size {
-        Some(s) => {
-            let some = paths.p("Some");
-            quote!(#some(#s))
-        }
-        None => paths.p("None"),
-    };
-    let icons = icons(&r.icons);
+    let listing = listing(&r.item, paths);
+    let mime = opt(r.mime_type.as_ref(), paths);
+    let size = opt(r.size.as_ref(), paths);
     let completions = completions(&h.params, |p| p.ident.to_string(), paths);
     let def = paths.p("ResourceDef");
     quote! {
         #def {
             template: #lit,
-            name: #name,
-            title: #title,
-            description: #desc,
+            #listing
             mime_type: #mime,
             size: #size,
-            icons: #icons,
             read: |this, parts| #body,
             completions: #completions,
         }

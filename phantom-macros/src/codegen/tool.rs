@@ -4,29 +4,19 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::Lit;
 
-use super::{
-    args_fn, call_params, description, icons, mapped, opt_bool, opt_str, opt_text, ret_span,
-};
+use super::{args_fn, listing, opt, ret_span, trampoline};
 use crate::model::Tool;
 use crate::paths::Paths;
 
 /// The `ToolDef` of one `#[tool]`.
 pub(super) fn def(t: &Tool, paths: &Paths) -> TokenStream {
-    let h = &t.handler;
-    let name = &t.name;
-    let title = opt_str(t.title.as_ref(), paths);
-    let desc = opt_text(description(t.description.as_ref(), h).as_deref(), paths);
+    let h = &t.item.handler;
+    let listing = listing(&t.item, paths);
     let tool_result = paths.p("ToolResult");
     let ready = paths.p("ready_boxed");
-    let (lets, args) = call_params(
-        &h.params,
-        paths,
-        |e| quote!(#ready(#tool_result::error(#e))),
-    );
-    let body = mapped(
+    let body = trampoline(
         h,
-        &lets,
-        &args,
+        |e| quote!(#ready(#tool_result::error(#e))),
         ("IntoToolResult", "into_tool_result"),
         paths,
     );
@@ -39,11 +29,10 @@ pub(super) fn def(t: &Tool, paths: &Paths) -> TokenStream {
     let output = quote_spanned!(ret_span=> <#ret as #into>::output_schema);
     let args_fn = args_fn(&h.params, paths);
     let annotations = paths.p("ToolAnnotations");
-    let read_only = opt_bool(t.read_only.then_some(true), paths);
-    let destructive = opt_bool(t.destructive, paths);
-    let idempotent = opt_bool(t.idempotent.then_some(true), paths);
-    let open_world = opt_bool(t.open_world, paths);
-    let icons = icons(&t.icons);
+    let read_only = opt(t.read_only.then_some(true), paths);
+    let destructive = opt(t.destructive, paths);
+    let idempotent = opt(t.idempotent.then_some(true), paths);
+    let open_world = opt(t.open_world, paths);
     let requires = &t.requires;
     let meta_value = paths.p("MetaValue");
     let meta: Vec<TokenStream> = t
@@ -63,11 +52,8 @@ pub(super) fn def(t: &Tool, paths: &Paths) -> TokenStream {
     let def = paths.p("ToolDef");
     quote! {
         #def {
-            name: #name,
-            title: #title,
-            description: #desc,
+            #listing
             annotations: #annotations { read_only: #read_only, destructive: #destructive, idempotent: #idempotent, open_world: #open_world },
-            icons: #icons,
             meta: &[#(#meta),*],
             requires: &[#(#requires),*],
             args: #args_fn,

@@ -3,7 +3,7 @@
 
 use quote::ToTokens;
 use syn::spanned::Spanned;
-use syn::{FnArg, ImplItemFn, Pat, PatType, ReturnType};
+use syn::{Attribute, FnArg, ImplItemFn, Pat, PatType, ReturnType};
 
 use super::{Marker, arg, complete, doc_text};
 use crate::ctxt::Ctxt;
@@ -64,6 +64,10 @@ pub(super) fn handler(cx: &Ctxt, marker: Marker, f: &mut ImplItemFn) -> Handler 
     }
 }
 
+const ARG_ON_RESOURCE: &str = "`#[arg]` does not apply to resource parameters; their names come from the URI template\n       help: remove `#[arg(...)]`; describe the resource in its doc comment or with `description = \"…\"`";
+
+const COMPLETE_ON_TOOL: &str = "`#[complete]` applies to prompt arguments and resource parameters, not tool arguments\n       help: remove `#[complete(...)]`; MCP has no completion of tool arguments";
+
 /// One typed parameter: its name, its type, and its `#[arg]` / `#[complete]` (stripped).
 fn param(cx: &Ctxt, marker: Marker, pt: &mut PatType) -> Param {
     let ident = match &*pt.pat {
@@ -86,29 +90,25 @@ fn param(cx: &Ctxt, marker: Marker, pt: &mut PatType) -> Param {
         complete_attr: None,
     };
     pt.attrs.retain(|attr| {
-        if attr.path().is_ident("arg") {
-            if marker == Marker::Resource {
-                cx.error_spanned_by(
-                    attr,
-                    "`#[arg]` does not apply to resource parameters; their names come from the URI template\n       help: remove `#[arg(...)]`; describe the resource in its doc comment or with `description = \"…\"`",
-                );
+        let (parse, misplaced): (fn(&Ctxt, &Attribute, &mut Param), _) =
+            if attr.path().is_ident("arg") {
+                (
+                    arg::parse,
+                    (marker == Marker::Resource).then_some(ARG_ON_RESOURCE),
+                )
+            } else if attr.path().is_ident("complete") {
+                (
+                    complete::parse,
+                    (marker == Marker::Tool).then_some(COMPLETE_ON_TOOL),
+                )
             } else {
-                arg::parse(cx, attr, &mut param);
-            }
-            false
-        } else if attr.path().is_ident("complete") {
-            if marker == Marker::Tool {
-                cx.error_spanned_by(
-                    attr,
-                    "`#[complete]` applies to prompt arguments and resource parameters, not tool arguments\n       help: remove `#[complete(...)]`; MCP has no completion of tool arguments",
-                );
-            } else {
-                complete::parse(cx, attr, &mut param);
-            }
-            false
-        } else {
-            true
+                return true;
+            };
+        match misplaced {
+            Some(message) => cx.error_spanned_by(attr, message),
+            None => parse(cx, attr, &mut param),
         }
+        false
     });
     param
 }

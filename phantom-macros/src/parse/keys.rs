@@ -10,8 +10,20 @@ use crate::ctxt::{Ctxt, closest};
 
 /// A [`Keys`] table: `key_table!("attr" for T { "key" => |target, meta| statement, … })`; each
 /// statement reads the value with `meta` (using `?`) and stores it in `target`.
+///
+/// `key_table!("attr" for item T { … })` starts the table with the keys every listed handler has
+/// (`name`, `title`, `description`, `icons`), read into `T`'s [`Item`](crate::model::Item).
 macro_rules! key_table {
-    ($attr:literal for $t:ty { $($name:literal => |$target:ident, $meta:ident| $body:expr),+ $(,)? }) => {
+    ($attr:literal for item $t:ty { $($rest:tt)* }) => {
+        $crate::parse::keys::key_table!($attr for $t {
+            "name" => |x, m| (x.item.name, x.item.name_span) = $crate::parse::keys::name(m)?,
+            "title" => |x, m| x.item.title = Some($crate::parse::keys::lit_str(m)?),
+            "description" => |x, m| x.item.description = Some($crate::parse::keys::lit_str(m)?),
+            "icons" => |x, m| x.item.icons = $crate::parse::keys::icons(m)?,
+            $($rest)*
+        })
+    };
+    ($attr:literal for $t:ty { $($name:literal => |$target:ident, $meta:ident| $body:expr),* $(,)? }) => {
         $crate::parse::keys::Keys::<$t> {
             attr: $attr,
             keys: &[$($crate::parse::keys::Key {
@@ -20,7 +32,7 @@ macro_rules! key_table {
                     $body;
                     Ok(())
                 },
-            }),+],
+            }),*],
         }
     };
 }

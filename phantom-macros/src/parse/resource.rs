@@ -5,18 +5,14 @@ use syn::{Attribute, ImplItemFn, LitStr};
 
 use super::Marker;
 use super::handler::handler;
-use super::keys::{Keys, icons, key_table, lit_str, name};
+use super::keys::{Keys, key_table, lit_str};
 use crate::ctxt::Ctxt;
-use crate::model::Resource;
+use crate::model::{Item, Resource};
 use crate::template::Template;
 
-const KEYS: Keys<Resource> = key_table!("resource" for Resource {
-    "name" => |r, m| (r.name, r.name_span) = name(m)?,
-    "title" => |r, m| r.title = Some(lit_str(m)?),
-    "description" => |r, m| r.description = Some(lit_str(m)?),
+const KEYS: Keys<Resource> = key_table!("resource" for item Resource {
     "mime_type" => |r, m| r.mime_type = Some(lit_str(m)?),
     "size" => |r, m| r.size = Some(m.value()?.parse()?),
-    "icons" => |r, m| r.icons = icons(m)?,
 });
 
 const HELP: &str = "help: write `#[resource(\"myapp:///items/<id>\")]`";
@@ -33,16 +29,11 @@ pub(super) fn parse(cx: &Ctxt, attr: &Attribute, f: &mut ImplItemFn) -> Option<R
     };
     let mut lit: Option<LitStr> = None;
     let mut r = Resource {
+        item: Item::new(handler),
         lit: LitStr::new("", Span::call_site()),
         template: None,
-        name: handler.ident.to_string(),
-        name_span: handler.ident.span(),
-        handler,
-        title: None,
-        description: None,
         mime_type: None,
         size: None,
-        icons: Vec::new(),
     };
     let parser = |input: syn::parse::ParseStream<'_>| -> syn::Result<()> {
         if input.peek(LitStr) {

@@ -5,19 +5,15 @@ use syn::{Attribute, ImplItemFn, Lit, LitStr};
 
 use super::Marker;
 use super::handler::handler;
-use super::keys::{Keys, flag, icons, key_table, lit_str, name};
+use super::keys::{Keys, flag, icons, key_table};
 use crate::ctxt::Ctxt;
-use crate::model::Tool;
+use crate::model::{Item, Tool};
 
-const KEYS: Keys<Tool> = key_table!("tool" for Tool {
-    "name" => |t, m| (t.name, t.name_span) = name(m)?,
-    "title" => |t, m| t.title = Some(lit_str(m)?),
-    "description" => |t, m| t.description = Some(lit_str(m)?),
+const KEYS: Keys<Tool> = key_table!("tool" for item Tool {
     "read_only" => |t, m| t.read_only = flag(m)?,
     "destructive" => |t, m| t.destructive = Some(flag(m)?),
     "idempotent" => |t, m| t.idempotent = flag(m)?,
     "open_world" => |t, m| t.open_world = Some(flag(m)?),
-    "icons" => |t, m| t.icons = icons(m)?,
     "meta" => |t, m| t.meta = meta(m)?,
     "requires" => |t, m| t.requires = requires(m)?,
 });
@@ -63,18 +59,12 @@ fn meta(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<Vec<(LitStr, Lit)>
 
 /// Parses a `#[tool]` method.
 pub(super) fn parse(cx: &Ctxt, attr: &Attribute, f: &mut ImplItemFn) -> Tool {
-    let handler = handler(cx, Marker::Tool, f);
     let mut t = Tool {
-        name: handler.ident.to_string(),
-        name_span: handler.ident.span(),
-        handler,
-        title: None,
-        description: None,
+        item: Item::new(handler(cx, Marker::Tool, f)),
         read_only: false,
         destructive: None,
         idempotent: false,
         open_world: None,
-        icons: Vec::new(),
         meta: Vec::new(),
         requires: Vec::new(),
     };
