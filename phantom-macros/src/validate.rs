@@ -7,7 +7,7 @@ use quote::ToTokens;
 use syn::FnArg;
 
 use crate::ctxt::{Ctxt, closest};
-use crate::model::{CALLBACKS, Router};
+use crate::model::{CALLBACKS, Item, Router};
 
 /// What is wrong with a tool name, if anything (MCP: 1 to 128 characters of `A-Z a-z 0-9 _ . -`).
 fn tool_name_error(name: &str) -> Option<String> {
@@ -35,22 +35,17 @@ fn tool_name_error(name: &str) -> Option<String> {
 }
 
 pub(crate) fn router(cx: &Ctxt, router: &Router) {
-    let mut seen: HashMap<&str, &syn::Ident> = HashMap::new();
     for tool in &router.tools {
         if let Some(msg) = tool_name_error(&tool.item.name) {
             cx.error_at(tool.item.name_span, msg);
         }
-        if let Some(first) = seen.insert(&tool.item.name, &tool.item.handler.ident) {
-            cx.error_at(
-                tool.item.name_span,
-                format!(
-                    "duplicate tool name `{}`: already used by method `{first}`\n       help: tool names must be unique; rename one with `#[tool(name = \"…\")]`",
-                    tool.item.name
-                ),
-            );
-        }
     }
-    let mut seen: HashMap<&str, &syn::Ident> = HashMap::new();
+    unique_names(
+        cx,
+        "tool",
+        router.tools.iter().map(|t| &t.item),
+        "tool names must be unique; rename one with `#[tool(name = \"…\")]`",
+    );
     for prompt in &router.prompts {
         if prompt.item.name.is_empty() {
             cx.error_at(
@@ -58,31 +53,38 @@ pub(crate) fn router(cx: &Ctxt, router: &Router) {
                 "prompt name cannot be empty\n       help: remove `name = \"\"` to use the method name, or write a name",
             );
         }
-        if let Some(first) = seen.insert(&prompt.item.name, &prompt.item.handler.ident) {
-            cx.error_at(
-                prompt.item.name_span,
-                format!(
-                    "duplicate prompt name `{}`: already used by method `{first}`\n       help: prompt names must be unique; rename one with `#[prompt(name = \"…\")]`",
-                    prompt.item.name
-                ),
-            );
-        }
     }
-    let mut seen: HashMap<&str, &syn::Ident> = HashMap::new();
-    for res in &router.resources {
-        if let Some(first) = seen.insert(&res.item.name, &res.item.handler.ident) {
-            cx.error_at(
-                res.item.name_span,
-                format!(
-                    "duplicate resource name `{}`: already used by method `{first}`; allow-lists refer to resources by name\n       help: rename one with `#[resource(\"…\", name = \"…\")]`",
-                    res.item.name
-                ),
-            );
-        }
-    }
+    unique_names(
+        cx,
+        "prompt",
+        router.prompts.iter().map(|p| &p.item),
+        "prompt names must be unique; rename one with `#[prompt(name = \"…\")]`",
+    );
+    unique_names(
+        cx,
+        "resource",
+        router.resources.iter().map(|r| &r.item),
+        "resource names must be unique, as allow-lists refer to resources by name; rename one with `#[resource(\"…\", name = \"…\")]`",
+    );
     resources(cx, router);
     callbacks(cx, router);
     headers_and_requirements(cx, router);
+}
+
+/// Reports every item whose name an earlier item of the same kind already has.
+fn unique_names<'a>(cx: &Ctxt, kind: &str, items: impl Iterator<Item = &'a Item>, help: &str) {
+    let mut seen: HashMap<&str, &syn::Ident> = HashMap::new();
+    for item in items {
+        if let Some(first) = seen.insert(&item.name, &item.handler.ident) {
+            cx.error_at(
+                item.name_span,
+                format!(
+                    "duplicate {kind} name `{}`: already used by method `{first}`\n       help: {help}",
+                    item.name
+                ),
+            );
+        }
+    }
 }
 
 fn is_token(name: &str) -> bool {
