@@ -3,6 +3,7 @@
 //! of [`keys`].
 
 mod arg;
+mod callback;
 mod complete;
 mod handler;
 mod keys;
@@ -13,8 +14,8 @@ mod tool;
 
 use syn::{Attribute, ImplItem, ItemImpl, Lit};
 
-use crate::ctxt::{Ctxt, near_miss};
-use crate::model::{CALLBACKS, Callback, Router, RouterAttrs};
+use crate::ctxt::Ctxt;
+use crate::model::{Callback, Router, RouterAttrs};
 
 pub(crate) use router::attrs as router_attrs;
 
@@ -138,7 +139,6 @@ pub(crate) fn router(cx: &Ctxt, attrs: RouterAttrs, item: &mut ItemImpl) -> Rout
                 ),
             );
         }
-        let name = f.sig.ident.to_string();
         match markers.first() {
             Some((Marker::Tool, attr)) => {
                 let t = tool::parse(cx, attr, &mut f);
@@ -154,19 +154,9 @@ pub(crate) fn router(cx: &Ctxt, attrs: RouterAttrs, item: &mut ItemImpl) -> Rout
                 }
             }
             None => {
-                if let Some(&(cb, _, _)) = CALLBACKS.iter().find(|(n, _, _)| *n == name) {
-                    router.callbacks.push(Callback { name: cb, item: f });
+                if let Some(name) = callback::recognise(cx, &f) {
+                    router.callbacks.push(Callback { name, item: f });
                     continue;
-                }
-                if let Some(near) = near_miss(&name, CALLBACKS.iter().map(|(n, _, _)| *n))
-                    && f.sig.receiver().is_some()
-                {
-                    cx.error_at(
-                        f.sig.ident.span(),
-                        format!(
-                            "`{name}` is not a router callback; did you mean `{near}`?\n       help: rename it to `{near}` to override the callback, or move this helper to another `impl` block"
-                        ),
-                    );
                 }
             }
         }
