@@ -1,8 +1,78 @@
-//! Checks of handler arguments: `#[arg(header = …)]` names and `#[tool(requires = […])]`
-//! capability paths.
+//! Checks of handler arguments: borrowed arguments, `#[arg(header = …)]` names and `#[tool(requires = […])]` capability paths.
 
-use crate::ctxt::Ctxt;
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+use syn::visit_mut::VisitMut;
+use syn::{Type, parse_quote};
+
+use crate::ctxt::{Ctxt, code};
 use crate::model::Router;
+
+/// Context parameters handlers take by reference, by last path segment. This list only decides
+/// whether a borrowed argument gets the "take an owned type" error; whether a type may be a
+/// parameter at all is for the `CallParam` bound to say.
+const CONTEXT_TYPES: &[&str] = &["Session", "Request"];
+
+/// Tool and prompt arguments are deserialized from the request into owned values; a borrowed one
+/// (`query: &str`) fails with "`Deserialize` is not general enough", twice, inside generated code.
+/// Reported once instead, at the reference, with the owned type to write.
+pub(super) fn borrowed(cx: &Ctxt, router: &Router) {
+    let tools = router.tools.iter().map(|t| &t.item.handler);
+    let prompts = router.prompts.iter().map(|p| &p.item.handler);
+    for p in tools.chain(prompts).flat_map(|h| &h.params) {
+        let mut owned = p.ty.clone();
+        let mut own = OwnBorrows { first: None };
+        own.visit_type_mut(&mut owned);
+        let Some(reference) = own.first else {
+            continue;
+        };
+        let ident = &p.ident;
+        cx.error_spanned_by(
+            reference,
+            format!(
+                "borrowed argument `{ident}: {}` cannot be deserialized from the request\n       help: take an owned type: `{ident}: {}`",
+                code(&p.ty),
+                code(&owned),
+            ),
+        );
+    }
+}
+
+/// Replaces every reference in a type, other than to a context type, with the owned type
+/// (`&str` → `String`, `&[T]` → `Vec<T>`, `&T` → `T`), remembering the first one replaced.
+struct OwnBorrows {
+    first: Option<TokenStream>,
+}
+
+impl VisitMut for OwnBorrows {
+    fn visit_type_mut(&mut self, ty: &mut Type) {
+        if let Type::Reference(r) = ty
+            && !is_context(&r.elem)
+        {
+            self.first.get_or_insert_with(|| r.to_token_stream());
+            *ty = owned(&r.elem);
+        }
+        syn::visit_mut::visit_type_mut(self, ty);
+    }
+}
+
+fn is_context(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| CONTEXT_TYPES.iter().any(|c| s.ident == c)))
+}
+
+/// What to take instead of a borrow of `ty`.
+fn owned(ty: &Type) -> Type {
+    match ty {
+        Type::Path(p) if p.path.is_ident("str") => parse_quote!(String),
+        Type::Path(p) if p.path.is_ident("Path") => parse_quote!(PathBuf),
+        Type::Slice(s) => {
+            let elem = &s.elem;
+            parse_quote!(Vec<#elem>)
+        }
+        Type::TraitObject(_) => parse_quote!(Box<#ty>),
+        other => other.clone(),
+    }
+}
 
 fn is_token(name: &str) -> bool {
     !name.is_empty()
