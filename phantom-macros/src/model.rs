@@ -117,6 +117,9 @@ pub(crate) struct Router {
     pub(crate) prompts: Vec<Prompt>,
     pub(crate) resources: Vec<Resource>,
     pub(crate) callbacks: Vec<Callback>,
+    /// Every method of the impl block, by name: a bare `with = "f"` naming one was meant as
+    /// `Self::f`.
+    pub(crate) methods: Vec<Ident>,
     /// The marker paths as written (`tool`, `phantom::tool`), one of each: the expansion refers to
     /// them so that `use phantom::tool;` does not warn as unused once the markers are stripped.
     pub(crate) marker_paths: Vec<syn::Path>,

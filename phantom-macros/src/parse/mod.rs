@@ -107,6 +107,7 @@ pub(crate) fn router(cx: &Ctxt, attrs: RouterAttrs, item: &mut ItemImpl) -> Rout
         prompts: Vec::new(),
         resources: Vec::new(),
         callbacks: Vec::new(),
+        methods: Vec::new(),
         marker_paths: Vec::new(),
     };
     let mut kept = Vec::with_capacity(item.items.len());
@@ -115,6 +116,7 @@ pub(crate) fn router(cx: &Ctxt, attrs: RouterAttrs, item: &mut ItemImpl) -> Rout
             kept.push(impl_item);
             continue;
         };
+        router.methods.push(f.sig.ident.clone());
         let mut markers = Vec::new();
         f.attrs.retain(|a| match marker_of(a, &krate) {
             Some(m) => {

@@ -1,4 +1,5 @@
-//! Checks of handler arguments: borrowed arguments, `#[arg(header = …)]` names and `#[tool(requires = […])]` capability paths.
+//! Checks of handler arguments: borrowed arguments, `#[complete(with = …)]` paths,
+//! `#[arg(header = …)]` names and `#[tool(requires = […])]` capability paths.
 
 use proc_macro2::TokenStream;
 use quote::ToTokens;
@@ -6,7 +7,7 @@ use syn::visit_mut::VisitMut;
 use syn::{Type, parse_quote};
 
 use crate::ctxt::{Ctxt, code};
-use crate::model::Router;
+use crate::model::{Param, Router};
 
 /// Context parameters handlers take by reference, by last path segment. This list only decides
 /// whether a borrowed argument gets the "take an owned type" error; whether a type may be a
@@ -71,6 +72,33 @@ fn owned(ty: &Type) -> Type {
         }
         Type::TraitObject(_) => parse_quote!(Box<#ty>),
         other => other.clone(),
+    }
+}
+
+/// `#[complete(with = "ids")]` where `ids` is a method of the impl: a bare name is looked up
+/// outside the impl, where rustc finds no `ids` and does not suggest `Self::ids`.
+pub(super) fn completion_paths(cx: &Ctxt, router: &Router) {
+    let prompts = router.prompts.iter().map(|p| &p.item.handler);
+    let resources = router.resources.iter().map(|r| &r.item.handler);
+    for p in prompts.chain(resources).flat_map(|h| &h.params) {
+        let Param {
+            complete: Some(path),
+            ..
+        } = p
+        else {
+            continue;
+        };
+        let Some(ident) = path.path.get_ident() else {
+            continue;
+        };
+        if path.qself.is_none() && router.methods.contains(ident) {
+            cx.error_spanned_by(
+                path,
+                format!(
+                    "`with = \"{ident}\"` does not name the method `{ident}`: a bare name is looked up outside the impl\n       help: write `with = \"Self::{ident}\"`"
+                ),
+            );
+        }
     }
 }
 

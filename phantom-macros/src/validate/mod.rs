@@ -70,6 +70,7 @@ pub(crate) fn router(cx: &Ctxt, router: &Router) {
     resources::resources(cx, router);
     callbacks::callbacks(cx, router);
     arguments::borrowed(cx, router);
+    arguments::completion_paths(cx, router);
     arguments::headers_and_requirements(cx, router);
 }
 
