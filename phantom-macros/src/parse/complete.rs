@@ -3,7 +3,7 @@
 use quote::ToTokens;
 use syn::{Attribute, ExprPath};
 
-use super::keys::{Keys, key_table, lit_str};
+use super::keys::{Keys, expected, key_table, lit_str};
 use crate::ctxt::Ctxt;
 use crate::model::Param;
 
@@ -15,7 +15,7 @@ const KEYS: Keys<Param> = key_table!("complete" for Param {
 
 /// `with = "path::to::f"`
 fn with(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<ExprPath> {
-    let lit = lit_str(meta)?;
+    let lit = lit_str(meta).map_err(|e| expected(meta, &e, "a string literal", "\"Self::ids\""))?;
     lit.parse::<ExprPath>().map_err(|_| {
         syn::Error::new(
             lit.span(),

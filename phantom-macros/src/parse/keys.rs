@@ -122,9 +122,39 @@ fn skip_value(meta: &ParseNestedMeta<'_>) {
     }
 }
 
+/// The name of the key being read, for messages.
+fn key(meta: &ParseNestedMeta<'_>) -> String {
+    meta.path
+        .get_ident()
+        .map_or_else(|| "?".to_owned(), ToString::to_string)
+}
+
+/// A value that did not parse, reworded at the same place: what `key` expects, and what to write.
+pub(super) fn expected(
+    meta: &ParseNestedMeta<'_>,
+    err: &syn::Error,
+    what: &str,
+    example: &str,
+) -> syn::Error {
+    let key = key(meta);
+    syn::Error::new(
+        err.span(),
+        format!("expected {what} for `{key}`\n       help: write `{key} = {example}`"),
+    )
+}
+
 /// `key = "…"`
 pub(super) fn lit_str(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {
-    meta.value()?.parse::<LitStr>()
+    meta.value()
+        .and_then(|v| v.parse::<LitStr>())
+        .map_err(|e| expected(meta, &e, "a string literal", "\"…\""))
+}
+
+/// `key = 1024`
+pub(super) fn lit_int(meta: &ParseNestedMeta<'_>) -> syn::Result<syn::LitInt> {
+    meta.value()
+        .and_then(|v| v.parse::<syn::LitInt>())
+        .map_err(|e| expected(meta, &e, "an integer literal", "1024"))
 }
 
 /// `name = "…"`: the value and its span.
@@ -135,26 +165,37 @@ pub(super) fn name(meta: &ParseNestedMeta<'_>) -> syn::Result<(String, Span)> {
 
 /// `flag` or `flag = true|false`.
 pub(super) fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<bool> {
-    if meta.input.peek(syn::Token![=]) {
-        Ok(meta.value()?.parse::<syn::LitBool>()?.value)
-    } else {
-        Ok(true)
+    if !meta.input.peek(syn::Token![=]) {
+        return Ok(true);
     }
+    let value = meta.value()?;
+    value.parse::<syn::LitBool>().map(|b| b.value).map_err(|e| {
+        let key = key(meta);
+        syn::Error::new(
+            e.span(),
+            format!("expected `true` or `false` for `{key}`\n       help: write `{key}` or `{key} = false`"),
+        )
+    })
 }
 
 /// `icons = ["…", "…"]` (also read by `requires`, which words its own error)
 pub(super) fn icons(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
-    let arr: syn::ExprArray = meta.value()?.parse()?;
+    let fail = |e: &syn::Error| {
+        expected(
+            meta,
+            e,
+            "a list of string literals",
+            "[\"https://…/icon.png\"]",
+        )
+    };
+    let arr: syn::ExprArray = meta.value().and_then(|v| v.parse()).map_err(|e| fail(&e))?;
     arr.elems
         .iter()
         .map(|e| match e {
             syn::Expr::Lit(syn::ExprLit {
                 lit: Lit::Str(s), ..
             }) => Ok(s.clone()),
-            other => Err(syn::Error::new_spanned(
-                other,
-                "icons are string literals: `icons = [\"https://…/icon.png\"]`",
-            )),
+            other => Err(fail(&syn::Error::new_spanned(other, ""))),
         })
         .collect()
 }

@@ -5,14 +5,14 @@ use syn::{Attribute, ImplItemFn, LitStr};
 
 use super::Marker;
 use super::handler::handler;
-use super::keys::{Keys, key_table, lit_str};
+use super::keys::{Keys, key_table, lit_int, lit_str};
 use crate::ctxt::Ctxt;
 use crate::model::{Item, Resource};
 use crate::template::Template;
 
 const KEYS: Keys<Resource> = key_table!("resource" for item Resource {
     "mime_type" => |r, m| r.mime_type = Some(lit_str(m)?),
-    "size" => |r, m| r.size = Some(m.value()?.parse()?),
+    "size" => |r, m| r.size = Some(lit_int(m)?),
 });
 
 const HELP: &str = "help: write `#[resource(\"myapp:///items/<id>\")]`";

@@ -1,8 +1,9 @@
 //! `#[mcp_router(...)]`: the server's identity.
 
 use proc_macro2::TokenStream;
+use syn::meta::ParseNestedMeta;
 
-use super::keys::{Keys, icons, key_table, lit_str};
+use super::keys::{Keys, expected, icons, key_table, lit_str};
 use crate::ctxt::Ctxt;
 use crate::model::RouterAttrs;
 
@@ -13,8 +14,15 @@ const KEYS: Keys<RouterAttrs> = key_table!("mcp_router" for RouterAttrs {
     "instructions" => |a, m| a.instructions = Some(lit_str(m)?),
     "icons" => |a, m| a.icons = icons(m)?,
     "website_url" => |a, m| a.website_url = Some(lit_str(m)?),
-    "crate" => |a, m| a.krate = Some(lit_str(m)?.parse()?),
+    "crate" => |a, m| a.krate = Some(krate(m)?),
 });
+
+/// `crate = "path::to::phantom"`
+fn krate(meta: &ParseNestedMeta<'_>) -> syn::Result<syn::Path> {
+    let lit = lit_str(meta)?;
+    lit.parse()
+        .map_err(|e| expected(meta, &e, "the path of the phantom crate", "\"my_phantom\""))
+}
 
 /// Parses the arguments of `#[mcp_router(...)]`.
 pub(crate) fn attrs(cx: &Ctxt, args: TokenStream) -> RouterAttrs {

@@ -1,6 +1,6 @@
 //! `#[tool(...)]`
 
-use syn::spanned::Spanned;
+use syn::meta::ParseNestedMeta;
 use syn::{Attribute, ImplItemFn, Lit, LitStr};
 
 use super::Marker;
@@ -19,7 +19,7 @@ const KEYS: Keys<Tool> = key_table!("tool" for item Tool {
 });
 
 /// `requires = ["sampling", "elicitation.url"]`
-fn requires(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
+fn requires(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
     icons(meta).map_err(|e| {
         syn::Error::new(
             e.span(),
@@ -28,30 +28,33 @@ fn requires(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
     })
 }
 
-/// `meta(owner = "team", weight = 2)`
-fn meta(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<Vec<(LitStr, Lit)>> {
+/// `meta(owner = "team", priority = 2)`
+fn meta(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<(LitStr, Lit)>> {
+    const HELP: &str = "help: write `meta(owner = \"team\", priority = 2)`";
     let mut entries = Vec::new();
     meta.parse_nested_meta(|entry| {
-        let key = entry
-            .path
-            .get_ident()
-            .map(ToString::to_string)
-            .ok_or_else(|| {
-                entry.error(
-                    "`meta` keys are identifiers or string literals: `meta(owner = \"team\")`",
-                )
-            })?;
-        let lit: Lit = entry.value()?.parse()?;
-        match lit {
-            Lit::Str(_) | Lit::Int(_) | Lit::Float(_) | Lit::Bool(_) => {}
-            ref other => {
-                return Err(syn::Error::new_spanned(
-                    other,
-                    "`meta` values are string, integer, float or bool literals",
-                ));
-            }
+        let Some(key) = entry.path.get_ident() else {
+            return Err(syn::Error::new_spanned(
+                &entry.path,
+                format!("`meta` keys are identifiers\n       {HELP}"),
+            ));
+        };
+        let lit: Lit = entry.value().and_then(|v| v.parse()).map_err(|e| {
+            syn::Error::new(
+                e.span(),
+                format!("expected a literal for `meta` key `{key}`\n       {HELP}"),
+            )
+        })?;
+        if !matches!(
+            lit,
+            Lit::Str(_) | Lit::Int(_) | Lit::Float(_) | Lit::Bool(_)
+        ) {
+            return Err(syn::Error::new_spanned(
+                lit,
+                format!("`meta` values are string, integer, float or bool literals\n       {HELP}"),
+            ));
         }
-        entries.push((LitStr::new(&key, entry.path.span()), lit));
+        entries.push((LitStr::new(&key.to_string(), key.span()), lit));
         Ok(())
     })?;
     Ok(entries)
