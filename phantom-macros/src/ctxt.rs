@@ -127,6 +127,7 @@ pub(crate) fn code(tokens: &impl ToTokens) -> String {
     const TIGHTEN: &[(&str, &str)] = &[
         (" :: ", "::"),
         (":: ", "::"),
+        (" : ", ": "),
         (" < ", "<"),
         ("< ", "<"),
         (" >", ">"),

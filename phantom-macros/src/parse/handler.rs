@@ -1,12 +1,11 @@
 //! The signature of a `#[tool]`, `#[prompt]` or `#[resource]` method: its receiver, its
 //! parameters (with `#[arg]` and `#[complete]` read and stripped) and its return type.
 
-use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::{Attribute, FnArg, ImplItemFn, Pat, PatType, ReturnType};
 
 use super::{Marker, arg, complete, doc_text};
-use crate::ctxt::Ctxt;
+use crate::ctxt::{Ctxt, code};
 use crate::model::{Handler, Param};
 
 /// Reads the signature of a handler and strips `#[arg]` / `#[complete]` from its parameters.
@@ -25,7 +24,7 @@ pub(super) fn handler(cx: &Ctxt, marker: Marker, f: &mut ImplItemFn) -> Handler 
         match input {
             FnArg::Receiver(r) => {
                 if !(r.reference.is_some() && r.mutability.is_none() && r.colon_token.is_none()) {
-                    let found = r.to_token_stream().to_string().replace("& ", "&");
+                    let found = code(&*r);
                     cx.error_spanned_by(
                         &*r,
                         format!("`#[{what}]` handlers take `&self`, found `{found}`\n       help: write `&self`; the server is shared by concurrent requests (use interior mutability for state)"),
