@@ -18,8 +18,11 @@ pub mod testing;
 mod tools;
 mod transport;
 
-pub use http::serve;
-pub use transport::{http, stdio};
+#[cfg(feature = "http")]
+pub use transport::http;
+#[cfg(feature = "http")]
+pub use transport::http::serve;
+pub use transport::stdio;
 
 pub use auth::{Bearer, ProtectedResource, WwwAuthenticate};
 pub use completion::{CompleteContext, Completion, IntoCompletion};

@@ -45,6 +45,7 @@ pub enum Method {
 }
 
 /// Which parameter of a request an `Mcp-Name` header mirrors (2026-07-28 over HTTP).
+#[cfg(feature = "http")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum NameField {
     /// `params.name`.
@@ -192,6 +193,7 @@ impl Method {
     }
 
     /// The parameter an `Mcp-Name` header must mirror, for the methods that have one.
+    #[cfg(feature = "http")]
     pub(crate) fn name_field(self) -> Option<NameField> {
         match self {
             Self::ToolsCall | Self::PromptsGet => Some(NameField::Name),

@@ -23,11 +23,13 @@ use crate::tools::{ToolAnnotations, ToolResult};
 
 mod page;
 mod schema;
+mod validator;
 
 pub(crate) use page::{ListKind, paginate};
 use schema::{
     arg_validator, describe_args, generator, has_constraints, input_schema, output_schema,
 };
+use validator::Validator;
 
 /// A boxed `Send` future, as the generated trampolines return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -221,7 +223,7 @@ pub(crate) struct ToolEntry<S> {
     pub(crate) def: ToolDef<S>,
     pub(crate) specs: Vec<ArgSpec>,
     /// Compiled validators of the arguments whose schemas declare constraints, by wire name.
-    pub(crate) validators: Vec<(&'static str, jsonschema::Validator)>,
+    pub(crate) validators: Vec<(&'static str, Validator)>,
     /// Whether one [`Arguments`](crate::extract::Arguments) parameter takes the whole object (its
     /// schema, not phantom, decides which names are allowed; its validator is named `""`).
     pub(crate) takes_all: bool,
@@ -294,7 +296,7 @@ impl<S> Router<S> {
                         .cloned()
                         .unwrap_or_default();
                     if has_constraints(&root, &own_defs, &mut Vec::new())
-                        && let Ok(v) = jsonschema::validator_for(&root)
+                        && let Some(v) = Validator::compile(&root)
                     {
                         validators.push(("", v));
                     }
@@ -458,6 +460,7 @@ impl<S> Router<S> {
         self.matcher.find(uri).map(|m| m.index)
     }
 
+    #[cfg(feature = "http")]
     /// The `(argument, header)` pairs of a tool's `#[arg(header = "…")]` arguments; empty for
     /// unknown tools.
     pub(crate) fn tool_headers(

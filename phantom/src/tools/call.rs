@@ -115,8 +115,7 @@ fn check_arguments<S>(entry: &ToolEntry<S>, args: &Args<'_>) -> Result<(), Strin
             continue;
         };
         let value: Value = serde_json::from_str(raw.get()).map_err(|e| e.to_string())?;
-        if let Some(err) = validator.iter_errors(&value).next() {
-            let path = err.instance_path.to_string();
+        if let Some((path, err)) = validator.first_error(&value) {
             let field = std::iter::once(*name)
                 .filter(|n| !n.is_empty())
                 .chain(path.split('/').filter(|s| !s.is_empty()))
