@@ -62,12 +62,7 @@ impl<S: Server> Dispatcher<S> {
         let p: CompleteParams = parse_params(params)?;
         let (completions, declared): (&[(&'static str, _)], Vec<&str>) = match &p.reference {
             CompleteRef::Prompt { name } => {
-                let entry = router
-                    .prompt_index
-                    .get(name.as_str())
-                    .filter(|_| allowed(&session.allowed_prompts, name.as_str()))
-                    .map(|&i| &router.prompts[i])
-                    .ok_or_else(|| unknown("prompt", "name", name))?;
+                let entry = router.prompt(name, session)?;
                 (
                     &entry.def.completions,
                     entry.specs.iter().map(|s| s.name).collect(),

@@ -11,6 +11,7 @@ use serde_json::{Map, Value, json};
 
 use crate::completion::{CompleteContext, Completion};
 use crate::content::ResourceContents;
+use crate::dispatch::{Failure, unknown};
 use crate::error::Error;
 use crate::extract::{ArgSpec, ArgsBuilder, CallParts, Context};
 use crate::prompts::PromptReply;
@@ -18,7 +19,7 @@ use crate::protocol::{Icon, Implementation};
 use crate::resources::uri::{Matcher, Template};
 use crate::resources::{ReadTarget, Resource};
 use crate::server::Session;
-use crate::server::{Callback, Cursor, Overrides, Page};
+use crate::server::{AllowList, Callback, Cursor, Overrides, Page, allowed};
 use crate::tools::{ToolAnnotations, ToolResult};
 
 mod page;
@@ -263,8 +264,29 @@ pub struct Router<S> {
     pub(crate) overrides: Overrides,
 }
 
+/// The entry named `name` when the allow-list lets it through.
+fn visible<'r, E>(
+    index: &HashMap<&'static str, usize>,
+    entries: &'r [E],
+    allow: &Option<AllowList>,
+    name: &str,
+) -> Option<&'r E> {
+    index
+        .get(name)
+        .filter(|_| allowed(allow, name))
+        .map(|&i| &entries[i])
+}
+
 fn raw(value: &impl serde::Serialize) -> Box<RawValue> {
     serde_json::value::to_raw_value(value).expect("descriptor serializes")
+}
+
+/// `icons` of a list item, when it has any.
+fn put_icons(obj: &mut Map<String, Value>, srcs: &[&'static str]) {
+    if !srcs.is_empty() {
+        let icons = serde_json::to_value(icons(srcs)).unwrap_or_default();
+        obj.insert("icons".into(), icons);
+    }
 }
 
 fn put(obj: &mut Map<String, Value>, key: &str, value: Option<impl Into<Value>>) {
@@ -308,13 +330,7 @@ impl<S> Router<S> {
             obj.insert("name".into(), tool.name.into());
             put(&mut obj, "title", tool.title);
             put(&mut obj, "description", tool.description);
-            let icons = icons(tool.icons);
-            if !icons.is_empty() {
-                obj.insert(
-                    "icons".into(),
-                    serde_json::to_value(icons).unwrap_or_default(),
-                );
-            }
+            put_icons(&mut obj, tool.icons);
             obj.insert("inputSchema".into(), schema);
             let mut wrap_output = false;
             if let Some(out) = (tool.output)(&mut generator()) {
@@ -365,13 +381,7 @@ impl<S> Router<S> {
             if !args.is_empty() {
                 obj.insert("arguments".into(), args.into());
             }
-            let icons = icons(prompt.icons);
-            if !icons.is_empty() {
-                obj.insert(
-                    "icons".into(),
-                    serde_json::to_value(icons).unwrap_or_default(),
-                );
-            }
+            put_icons(&mut obj, prompt.icons);
             prompts.push(PromptEntry {
                 json: raw(&obj),
                 def: prompt,
@@ -415,13 +425,7 @@ impl<S> Router<S> {
             if concrete_uri.is_some() {
                 put(&mut obj, "size", res.size);
             }
-            let icons = icons(res.icons);
-            if !icons.is_empty() {
-                obj.insert(
-                    "icons".into(),
-                    serde_json::to_value(icons).unwrap_or_default(),
-                );
-            }
+            put_icons(&mut obj, res.icons);
             resources.push(ResourceEntry {
                 json: raw(&obj),
                 def: res,
@@ -445,6 +449,23 @@ impl<S> Router<S> {
             has_completions,
             overrides: Overrides::of(def.overrides),
         }
+    }
+
+    /// The tool named `name`, if the session may see it (a hidden tool reads as unknown).
+    pub(crate) fn tool(&self, name: &str, session: &Session) -> Result<&ToolEntry<S>, Failure> {
+        visible(&self.tool_index, &self.tools, &session.allowed_tools, name)
+            .ok_or_else(|| unknown("tool", "name", name))
+    }
+
+    /// The prompt named `name`, if the session may see it (a hidden prompt reads as unknown).
+    pub(crate) fn prompt(&self, name: &str, session: &Session) -> Result<&PromptEntry<S>, Failure> {
+        visible(
+            &self.prompt_index,
+            &self.prompts,
+            &session.allowed_prompts,
+            name,
+        )
+        .ok_or_else(|| unknown("prompt", "name", name))
     }
 
     /// The position of the tool named `name`: the routing step of `tools/call`.

@@ -7,13 +7,11 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::dispatch::Status;
-use crate::dispatch::{
-    Body, Dispatcher, Failure, guarded, invalid, members_of, parse_params, unknown,
-};
+use crate::dispatch::{Body, Dispatcher, Failure, guarded, invalid, members_of, parse_params};
 use crate::extract::{Args, CallParts, Context};
 use crate::protocol::{ErrorObject, codes};
 use crate::router::ToolEntry;
-use crate::server::{Server, allowed};
+use crate::server::Server;
 
 #[derive(Deserialize)]
 pub(crate) struct NameParams<'a> {
@@ -31,13 +29,7 @@ impl<S: Server> Dispatcher<S> {
     ) -> Result<Body, Failure> {
         let session = cx.session;
         let p: NameParams<'_> = parse_params(params)?;
-        let router = self.inner.router;
-        let entry = router
-            .tool_index
-            .get(p.name.as_ref())
-            .filter(|_| allowed(&session.allowed_tools, &p.name))
-            .map(|&i| &router.tools[i])
-            .ok_or_else(|| unknown("tool", "name", &p.name))?;
+        let entry = self.inner.router.tool(&p.name, session)?;
         if session.is_stateless() && !entry.def.requires.is_empty() {
             return Err(Failure::from(
                 ErrorObject::new(

@@ -17,7 +17,7 @@ use super::headers::{
     SESSION_HEADER, VERSION_HEADER, accepts, check_modern_headers, check_param_headers, header_str,
 };
 use super::response::{Handling, empty, error_for, plain, reply_response, sse_reply, streaming};
-use super::session::forget_evicted;
+use super::session::{find_session, forget_evicted};
 use crate::dispatch::{Outbound, ParamsHead, Reply, SessionSlot, Status};
 use crate::protocol::{Incoming, Method, ProtocolVersion, codes};
 use crate::server::{Request, Server, Session};
@@ -284,14 +284,9 @@ async fn post_legacy<S: Server>(
             head,
         );
     };
-    let Ok(session) = st.sessions.get(&id) else {
-        forget_evicted(st).await;
-        return error_for(
-            StatusCode::NOT_FOUND,
-            codes::CONNECT_REJECTED,
-            "Session not found",
-            head,
-        );
+    let session = match find_session(st, &id, head).await {
+        Ok(session) => session,
+        Err(resp) => return resp,
     };
     let version = session.protocol_version;
     let mut slot = SessionSlot::new(Some(Session::clone(&session)));

@@ -13,10 +13,30 @@ use tokio::sync::mpsc;
 
 use super::HttpState;
 use super::headers::{LAST_EVENT_ID, SESSION_HEADER, accepts, header_str};
-use super::response::{connect_response, empty, plain, sse_headers};
+use super::post::Inspected;
+use super::response::{connect_response, empty, error_for, plain, sse_headers};
 use crate::protocol::{ProtocolVersion, codes};
 use crate::server::{Callback, Request, Server, Session};
 use crate::transport::sse;
+
+/// The stored session `id`, or the 404 that unknown, terminated and evicted ids all get (with the
+/// request's JSON-RPC id when it is known).
+pub(super) async fn find_session<S: Server>(
+    st: &Arc<HttpState<S>>,
+    id: &str,
+    head: Option<&Inspected>,
+) -> Result<Arc<Session>, Response> {
+    if let Ok(session) = st.sessions.get(id) {
+        return Ok(session);
+    }
+    forget_evicted(st).await;
+    Err(error_for(
+        StatusCode::NOT_FOUND,
+        codes::CONNECT_REJECTED,
+        "Session not found",
+        head,
+    ))
+}
 
 /// Drops the stored events of sessions the table evicted for idleness.
 pub(super) async fn forget_evicted<S: Server>(st: &Arc<HttpState<S>>) {
@@ -80,13 +100,9 @@ pub(super) async fn get<S: Server>(st: &Arc<HttpState<S>>, request: Request) -> 
             "Not Acceptable: GET needs Accept: text/event-stream",
         );
     }
-    let Ok(session) = st.sessions.get(&id) else {
-        forget_evicted(st).await;
-        return plain(
-            StatusCode::NOT_FOUND,
-            codes::CONNECT_REJECTED,
-            "Session not found",
-        );
+    let session = match find_session(st, &id, None).await {
+        Ok(session) => session,
+        Err(resp) => return resp,
     };
     if let Some(resp) = connect_session(st, &session, &request).await {
         return resp;
@@ -158,13 +174,9 @@ pub(super) async fn delete<S: Server>(st: &Arc<HttpState<S>>, request: Request) 
     let Some(id) = id.map(str::to_owned) else {
         return method_not_allowed(st.cfg.stateless);
     };
-    let Ok(session) = st.sessions.get(&id) else {
-        forget_evicted(st).await;
-        return plain(
-            StatusCode::NOT_FOUND,
-            codes::CONNECT_REJECTED,
-            "Session not found",
-        );
+    let session = match find_session(st, &id, None).await {
+        Ok(session) => session,
+        Err(resp) => return resp,
     };
     if let Some(resp) = connect_session(st, &session, &request).await {
         return resp;
