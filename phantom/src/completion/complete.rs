@@ -9,7 +9,7 @@ use serde_json::{Map, json};
 use super::CompleteContext;
 use crate::dispatch::{Body, Dispatcher, Failure, guarded, parse_params, unknown};
 use crate::extract::Context;
-use crate::protocol::{ErrorObject, codes};
+use crate::protocol::{ErrorObject, Method, codes};
 use crate::server::{Server, allowed};
 
 #[derive(Deserialize)]
@@ -56,7 +56,7 @@ impl<S: Server> Dispatcher<S> {
                     codes::METHOD_NOT_FOUND,
                     "Method not found: this server offers no completions",
                 )
-                .with_data(json!({ "method": "completion/complete" })),
+                .with_data(json!({ "method": Method::CompletionComplete.as_str() })),
             ));
         }
         let p: CompleteParams = parse_params(params)?;
