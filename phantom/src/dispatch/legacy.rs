@@ -84,7 +84,7 @@ impl<S: Server> Dispatcher<S> {
             )));
         };
         if request.transport == Transport::Http {
-            self.connect(session, request).await?;
+            self.connect_session(session, request).await?;
         }
         let Some(method) = method else {
             return Err(method_not_found(name));

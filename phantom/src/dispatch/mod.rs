@@ -316,7 +316,7 @@ impl<S: Server> Dispatcher<S> {
             return Ok(());
         }
         match slot.get_mut().filter(|_| !modern) {
-            Some(session) => self.connect(session, request).await,
+            Some(session) => self.connect_session(session, request).await,
             None => {
                 let version = if modern {
                     ProtocolVersion::LATEST
@@ -327,6 +327,31 @@ impl<S: Server> Dispatcher<S> {
                     .await
             }
         }
+    }
+
+    /// `connect` on an open legacy session. The session belongs to the principal that opened it:
+    /// a request whose `connect` names another principal is refused as if the session did not
+    /// exist (404), and what `connect` decided for a refused request is not kept.
+    pub(crate) async fn connect_session(
+        &self,
+        session: &mut Session,
+        request: &Request,
+    ) -> Result<(), Failure> {
+        if !self.inner.router.overrides(Callback::Connect) {
+            return Ok(());
+        }
+        let mut candidate = session.clone();
+        self.connect(&mut candidate, request).await?;
+        if candidate.principal != session.principal {
+            tracing::debug!("a request used a session opened by another principal");
+            return Err(Failure::from(ErrorObject::new(
+                codes::CONNECT_REJECTED,
+                "Session not found",
+            ))
+            .with_status(Status::SessionNotFound));
+        }
+        *session = candidate;
+        Ok(())
     }
 
     /// Runs `connect` (when overridden) and maps a rejection to its error and status.

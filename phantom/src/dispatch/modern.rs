@@ -47,7 +47,7 @@ impl<S: Server> Dispatcher<S> {
         };
         self.connect(&mut session, request).await?;
         let body = if method == Method::ServerDiscover {
-            self.discover(&session).await
+            Ok(self.discover(&session).await)
         } else {
             // A method this server lacks (`completion/complete` without completions) is a 404 in
             // the modern era, like a method the era lacks.
@@ -56,9 +56,19 @@ impl<S: Server> Dispatcher<S> {
                 .map_err(|f| match f.error.code {
                     codes::METHOD_NOT_FOUND => f.with_status(Status::MethodNotFound),
                     _ => f,
-                })?
+                })
         };
+        // A 2026-07-28 session lives for one request: `disconnect` runs as it ends.
+        self.disconnect(&session).await;
+        let body = body?;
         Ok((session, method, body))
+    }
+
+    /// `disconnect`, when overridden.
+    pub(crate) async fn disconnect(&self, session: &Session) {
+        if self.inner.router.overrides(Callback::Disconnect) {
+            self.inner.server.disconnect(session).await;
+        }
     }
 
     async fn discover(&self, session: &Session) -> Body {

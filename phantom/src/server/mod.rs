@@ -122,8 +122,15 @@ impl Overrides {
 /// the same name and an equivalent signature inside the `#[mcp_router]` impl to override one; the
 /// macro moves it here. Callbacks return `Send` futures.
 pub trait Server: Clone + Send + Sync + 'static {
-    /// Runs on every request (and on `initialize`): authenticate, set the principal, assigns and
-    /// allow-lists. Default: [`Connect::Ok`].
+    /// Runs on every request, before anything else: over HTTP on every POST (requests,
+    /// notifications and client responses alike), GET and DELETE; on every 2026-07-28 request
+    /// whatever the transport; on stdio once, at `initialize` (one session per process). At
+    /// `initialize` the session already carries the id it is opening. Authenticate here; set the
+    /// principal, assigns and allow-lists.
+    ///
+    /// A legacy session belongs to the principal that opened it: a later request whose `connect`
+    /// sets another principal (or none where there was one) is answered 404, as if the session
+    /// did not exist, and what `connect` decided for it is not kept. Default: [`Connect::Ok`].
     fn connect(
         &self,
         session: &mut Session,
@@ -133,13 +140,17 @@ pub trait Server: Clone + Send + Sync + 'static {
         async { Connect::Ok }
     }
 
-    /// Runs when a connection or stdio stream closes. Default: nothing.
+    /// Runs when a request or a stream ends: over HTTP after every legacy POST (the session
+    /// lives on), when a GET stream closes, after DELETE (following `terminate`), and after every
+    /// 2026-07-28 request (whose session lives for that request); on stdio when input ends. It
+    /// runs often: keep it cheap. Default: nothing.
     fn disconnect(&self, session: &Session) -> impl Future<Output = ()> + Send {
         let _ = session;
         async {}
     }
 
-    /// Runs when the client ends its session. phantom itself remembers terminated sessions.
+    /// Runs when the client ends its session (HTTP DELETE; on stdio when input ends). The session
+    /// is forgotten either way; over HTTP an `Err` answers the DELETE with 204 instead of 200.
     fn terminate(&self, session: &Session) -> impl Future<Output = Result<(), Error>> + Send {
         let _ = session;
         async { Ok(()) }

@@ -291,6 +291,10 @@ async fn post_legacy<S: Server>(
     let version = session.protocol_version;
     let mut slot = SessionSlot::new(Some(Session::clone(&session)));
     let reply = dispatch(st, text, parsed, &request, &mut slot, out).await;
+    // The request is over for `disconnect` (the session lives on).
+    if let Some(session) = slot.get() {
+        st.dispatcher.disconnect(session).await;
+    }
     if slot.changed()
         && let Some(s) = slot.into_session()
     {

@@ -20,8 +20,8 @@ use super::HttpState;
 use super::headers::SESSION_HEADER;
 use super::post::Inspected;
 use crate::dispatch::{Reply, Status};
-use crate::protocol::{ProtocolVersion, codes};
-use crate::server::{Connect, Server};
+use crate::protocol::ProtocolVersion;
+use crate::server::Server;
 use crate::store::StoredEvent;
 use crate::transport::sse;
 
@@ -87,27 +87,6 @@ pub(super) fn reply_response(reply: Reply) -> Response {
         resp.headers_mut().insert(header::WWW_AUTHENTICATE, c);
     }
     resp
-}
-
-pub(super) fn connect_response(connect: Connect) -> Option<Response> {
-    let (status, message) = match connect {
-        Connect::Ok => return None,
-        Connect::Unauthorized(challenge) => {
-            let mut resp = plain(
-                StatusCode::UNAUTHORIZED,
-                codes::CONNECT_REJECTED,
-                "Unauthorized",
-            );
-            if let Ok(v) = HeaderValue::from_str(&challenge.to_string()) {
-                resp.headers_mut().insert(header::WWW_AUTHENTICATE, v);
-            }
-            return Some(resp);
-        }
-        Connect::Forbidden(m) => (StatusCode::FORBIDDEN, m),
-        Connect::NotFound(m) => (StatusCode::NOT_FOUND, m),
-        Connect::Error(m) => (StatusCode::BAD_REQUEST, m),
-    };
-    Some(plain(status, codes::CONNECT_REJECTED, &message))
 }
 
 pub(super) fn sse_headers(resp: &mut Response) {
