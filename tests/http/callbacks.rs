@@ -233,7 +233,10 @@ async fn a_failing_terminate_answers_204_and_the_session_is_gone() {
         .send()
         .await;
     assert_eq!(reply.status, StatusCode::NO_CONTENT);
-    assert_eq!(*terminated.lock().expect("log"), std::slice::from_ref(&session));
+    assert_eq!(
+        *terminated.lock().expect("log"),
+        std::slice::from_ref(&session)
+    );
     let list = request(2, "tools/list", json!({}));
     let reply = server
         .post_in(&session, &list)
