@@ -53,7 +53,7 @@ if ! $only_rust; then
   step "official MCP conformance suites (strict expected failures)"
   bash tests/conformance/run.sh
 
-  step "real client: Python mcp 2.3.0 against examples/studies (auto and legacy eras)"
+  step "real client: Python mcp 2.3.0 against examples/studies (auto and legacy eras; legacy against the stateless mode)"
   bash tests/python/run.sh
 fi
 
