@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The project's test command (README "Run the tests"). On a fresh machine it installs what the tests
-# need into .cache/ (Node 22 and the pinned MCP conformance suites from npm, Python `mcp` from PyPI)
-# and then runs: format check, clippy, every Rust test (unit, integration, trybuild ui, doc), rustdoc,
-# `cargo package` of the publishable crates (it needs a committed working tree), the official
-# conformance suites against examples/everything, and a real Python MCP client against
-# examples/studies.
+# need into .cache/ (Node 22, the pinned MCP conformance suites and MCP Inspector from npm, Python
+# `mcp` from PyPI) and then runs: format check, clippy, every Rust test (unit, integration, trybuild
+# ui, doc), rustdoc, `cargo package` of the publishable crates (it needs a committed working tree),
+# the official conformance suites against examples/everything, the MCP Inspector CLI against both
+# examples, and a real Python MCP client against examples/studies.
 #
 #   bash scripts/test.sh            everything
 #   bash scripts/test.sh --rust     only the Rust checks (no Node/Python)
@@ -52,6 +52,9 @@ cargo run -p phantom-bench --release -- smoke
 if ! $only_rust; then
   step "official MCP conformance suites (strict expected failures)"
   bash tests/conformance/run.sh
+
+  step "MCP Inspector CLI 2.12.0: lists, calls and --strict schema checks of studies and everything"
+  bash tests/inspector/run.sh
 
   step "real client: Python mcp 2.3.0 against examples/studies (auto and legacy eras; legacy against the stateless mode)"
   bash tests/python/run.sh

@@ -15,4 +15,5 @@ mod outbound;
 mod pagination;
 mod prompts;
 mod resources;
+mod schemas;
 mod tools;

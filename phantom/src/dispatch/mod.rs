@@ -142,7 +142,7 @@ impl<S: Server> Dispatcher<S> {
         let everyone = Session::default();
         let first_pages = ListKind::CACHED.map(|kind| {
             router
-                .list_page(kind, &everyone, None, config.page_size)
+                .list_page(kind, &everyone, None, &config)
                 .unwrap_or_else(|_| unreachable!("no cursor, no error"))
         });
         let server_info = serde_json::to_string(&router.info.implementation()).unwrap_or_default();

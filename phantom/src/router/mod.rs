@@ -29,6 +29,7 @@ mod validator;
 pub(crate) use page::{ListKind, paginate};
 use schema::{
     arg_validator, describe_args, generator, has_constraints, input_schema, output_schema,
+    portable_descriptor,
 };
 use validator::Validator;
 
@@ -229,7 +230,11 @@ pub(crate) struct ToolEntry<S> {
     /// schema, not phantom, decides which names are allowed; its validator is named `""`).
     pub(crate) takes_all: bool,
     pub(crate) wrap_output: bool,
+    /// The descriptor as listed by default, its schemas in portable spelling.
     pub(crate) json: Box<RawValue>,
+    /// The descriptor with schemas as schemars generated them, when that differs
+    /// ([`Config::portable_schemas`](crate::Config::portable_schemas) off).
+    pub(crate) schemars_json: Option<Box<RawValue>>,
 }
 
 pub(crate) struct PromptEntry<S> {
@@ -346,8 +351,13 @@ impl<S> Router<S> {
                 obj.insert("annotations".into(), ann);
             }
             put(&mut obj, "_meta", meta_map(tool.meta));
+            let (json, schemars_json) = match portable_descriptor(&obj) {
+                Some(portable) => (raw(&portable), Some(raw(&obj))),
+                None => (raw(&obj), None),
+            };
             tools.push(ToolEntry {
-                json: raw(&obj),
+                json,
+                schemars_json,
                 def: tool,
                 specs,
                 validators,
