@@ -28,7 +28,7 @@ pub(crate) struct MetaProbe<'a> {
 
 /// What phantom reads of a request's params before dispatching it: the `_meta` envelope and the
 /// `name` / `uri` that HTTP headers must mirror. A transport that needs them reads them once with
-/// [`ParamsHead::read`] and hands them to [`Dispatcher::handle_parsed`].
+/// [`ParamsHead::read`] and hands them to the dispatcher.
 #[derive(Debug, Default, Deserialize)]
 pub struct ParamsHead<'a> {
     #[serde(rename = "_meta", borrow, default, deserialize_with = "lenient_meta")]
