@@ -212,9 +212,13 @@ struct Limit(#[schemars(range(min = 1, max = 50))] u8);
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
+    // INFO unless RUST_LOG says otherwise, so `serve` says where it listens; stderr, because over
+    // stdio stdout carries the protocol.
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_env_filter(filter)
         .init();
     let mut args = std::env::args().skip(1);
     let mut addr = String::from("127.0.0.1:4000");

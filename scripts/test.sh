@@ -2,9 +2,10 @@
 # The project's test command (README "Run the tests"). On a fresh machine it installs what the tests
 # need into .cache/ (Node 22, the pinned MCP conformance suites and MCP Inspector from npm, Python
 # `mcp` from PyPI) and then runs: format check, clippy, every Rust test (unit, integration, trybuild
-# ui, doc), rustdoc, `cargo package` of the publishable crates (it needs a committed working tree),
-# the official conformance suites against examples/everything, the MCP Inspector CLI against both
-# examples, and a real Python MCP client against examples/studies.
+# ui, doc), the README quickstart built as a new crate, rustdoc, `cargo package` of the publishable
+# crates (it needs a committed working tree), the official conformance suites against
+# examples/everything, the MCP Inspector CLI against both examples, and a real Python MCP client
+# against examples/studies.
 #
 #   bash scripts/test.sh            everything
 #   bash scripts/test.sh --rust     only the Rust checks (no Node/Python)
@@ -36,6 +37,9 @@ cargo test --workspace --exclude phantom-bench --all-targets
 
 step "doc tests"
 cargo test --workspace --exclude phantom-bench --doc
+
+step "README quickstart as a new crate (its Cargo.toml block, phantom-mcp by path)"
+bash tests/quickstart/run.sh
 
 step "rustdoc"
 RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps --quiet

@@ -23,8 +23,12 @@
 //! let mut modern = Client::modern(Echo);
 //! modern.call_tool("echo", serde_json::json!({})).await.assert_tool_error("missing required argument `text`");
 //! modern.call_tool("nope", serde_json::json!({})).await.assert_error(-32602);
+//! assert_eq!(modern.list_tools(None).await.tool_names(), ["echo"]);
 //! # });
 //! ```
+//!
+//! What `connect` must see on the first message (a bearer token, a role header, the transport) is
+//! set with [`Client::builder`] before the client sends anything.
 
 use base64::Engine as _;
 use http::{HeaderName, HeaderValue};
@@ -33,9 +37,9 @@ use serde_json::{Value, json};
 use crate::dispatch::{Dispatcher, Outbound, Reply, SessionSlot, Status};
 use crate::protocol::{Era, Method, ProtocolVersion};
 use crate::server::Config;
-use crate::server::Request;
 use crate::server::Server;
 use crate::server::Session;
+use crate::server::{Request, Transport};
 
 /// An in-process MCP client: sends JSON-RPC text to a [`Dispatcher`] exactly as a transport would.
 #[derive(Debug)]
@@ -53,53 +57,86 @@ impl<S: Server> Client<S> {
     ///
     /// # Panics
     ///
-    /// If `initialize` fails (for example because `connect` rejected it); use
-    /// [`Client::uninitialized`] to test that.
+    /// If `initialize` fails (for example because `connect` rejected it). To send headers with
+    /// `initialize`, use [`Client::builder`]; to test a rejection, [`Builder::uninitialized`].
     pub async fn legacy(server: S) -> Self {
-        let mut client = Self::uninitialized(server, Config::default());
-        client
-            .initialize(ProtocolVersion::V2025_11_25.as_str())
-            .await
-            .result();
-        client
+        Self::builder(server).legacy().await
     }
 
     /// A legacy client that has not sent `initialize` yet.
     pub fn uninitialized(server: S, config: Config) -> Self {
-        Self {
-            dispatcher: Dispatcher::with_config(server, config),
-            session: SessionSlot::default(),
-            request: Request::default(),
-            era: Era::Legacy,
-            capabilities: json!({}),
-            next_id: 0,
-        }
+        Self::builder(server).config(config).uninitialized()
     }
 
     /// A modern (2026-07-28) client.
     pub fn modern(server: S) -> Self {
-        Self::modern_with_config(server, Config::default())
+        Self::builder(server).modern()
     }
 
     /// A modern client with a config.
     pub fn modern_with_config(server: S, config: Config) -> Self {
-        Self {
-            era: Era::Modern,
-            ..Self::uninitialized(server, config)
+        Self::builder(server).config(config).modern()
+    }
+
+    /// Sets up a client before it sends anything: headers, capabilities, config and transport that
+    /// `connect` sees from the first message on (legacy `initialize` included).
+    ///
+    /// ```
+    /// use phantom::prelude::*;
+    /// use phantom::testing::Client;
+    ///
+    /// #[derive(Clone)]
+    /// struct Vault;
+    ///
+    /// #[mcp_router(name = "vault", version = "1.0.0")]
+    /// impl Vault {
+    ///     /// The secret.
+    ///     #[tool]
+    ///     async fn secret(&self) -> String {
+    ///         "42".into()
+    ///     }
+    ///
+    ///     async fn connect(&self, _session: &mut Session, request: &Request) -> Connect {
+    ///         match request.bearer() {
+    ///             Some("letmein") => Connect::Ok,
+    ///             _ => Connect::Unauthorized(WwwAuthenticate::bearer().error("invalid_token")),
+    ///         }
+    ///     }
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let mut legacy = Client::builder(Vault).header("authorization", "Bearer letmein").legacy().await;
+    /// legacy.call_tool("secret", serde_json::json!({})).await.assert_tool_text("42");
+    ///
+    /// let mut modern = Client::builder(Vault).header("authorization", "Bearer letmein").modern();
+    /// assert_eq!(modern.list_tools(None).await.tool_names(), ["secret"]);
+    ///
+    /// // Without a token `initialize` is refused: 401 with the challenge.
+    /// let mut anonymous = Client::builder(Vault).uninitialized();
+    /// let refused = anonymous.initialize("2025-11-25").await;
+    /// assert!(matches!(refused.status(), Status::Unauthorized(_)));
+    /// # });
+    /// ```
+    pub fn builder(server: S) -> Builder<S> {
+        Builder {
+            server,
+            config: Config::default(),
+            request: Request::default(),
+            capabilities: json!({}),
         }
     }
 
-    /// Adds a transport header that `connect` and handlers see (e.g. `authorization`).
+    /// Adds a transport header that handlers see from now on, and `connect` wherever it runs next.
+    ///
+    /// A legacy client runs `connect` once, at `initialize`, so a header it must see there goes
+    /// through [`Client::builder`]; a modern client runs it on every request.
     ///
     /// # Panics
     ///
     /// If the name or value is not a valid HTTP header.
     #[must_use]
     pub fn header(mut self, name: &str, value: &str) -> Self {
-        self.request.headers.insert(
-            HeaderName::from_bytes(name.as_bytes()).expect("header name"),
-            HeaderValue::from_str(value).expect("header value"),
-        );
+        insert_header(&mut self.request, name, value);
         self
     }
 
@@ -263,6 +300,97 @@ impl<S: Server> Client<S> {
     }
 }
 
+/// A [`Client`] being set up: [`Client::builder`], then [`legacy`](Builder::legacy),
+/// [`modern`](Builder::modern) or [`uninitialized`](Builder::uninitialized).
+#[derive(Debug)]
+#[must_use = "a builder does nothing until `legacy`, `modern` or `uninitialized` makes the client"]
+pub struct Builder<S: Server> {
+    server: S,
+    config: Config,
+    request: Request,
+    capabilities: Value,
+}
+
+impl<S: Server> Builder<S> {
+    /// Adds a transport header (e.g. `authorization`) that `connect` and handlers see.
+    ///
+    /// # Panics
+    ///
+    /// If the name or value is not a valid HTTP header.
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        insert_header(&mut self.request, name, value);
+        self
+    }
+
+    /// Sets the client capabilities sent by `initialize` or the modern envelope (default `{}`).
+    pub fn capabilities(mut self, capabilities: Value) -> Self {
+        self.capabilities = capabilities;
+        self
+    }
+
+    /// Sets the server's runtime config (default [`Config::default`]).
+    pub fn config(mut self, config: Config) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Sets the transport `connect` and handlers see in [`Request::transport`] (default
+    /// [`Transport::InProcess`]); [`Transport::Stdio`] tests what a server does on stdio, where
+    /// requests have no headers. It only changes what they see: messages still go straight to the
+    /// dispatcher.
+    pub fn transport(mut self, transport: Transport) -> Self {
+        self.request.transport = transport;
+        self
+    }
+
+    /// A legacy client that has sent `initialize` (2025-11-25) and `notifications/initialized`.
+    ///
+    /// # Panics
+    ///
+    /// If `initialize` fails (for example because `connect` rejected it); use
+    /// [`Builder::uninitialized`] to test that.
+    pub async fn legacy(self) -> Client<S> {
+        let mut client = self.uninitialized();
+        let response = client
+            .initialize(ProtocolVersion::V2025_11_25.as_str())
+            .await;
+        assert!(
+            response.json.get("result").is_some(),
+            "`initialize` failed (use `Builder::uninitialized` to test a refusal): {}",
+            response.json
+        );
+        client
+    }
+
+    /// A legacy client that has not sent `initialize` yet.
+    pub fn uninitialized(self) -> Client<S> {
+        self.client(Era::Legacy)
+    }
+
+    /// A modern (2026-07-28) client: every request carries the `_meta` envelope, no session.
+    pub fn modern(self) -> Client<S> {
+        self.client(Era::Modern)
+    }
+
+    fn client(self, era: Era) -> Client<S> {
+        Client {
+            dispatcher: Dispatcher::with_config(self.server, self.config),
+            session: SessionSlot::default(),
+            request: self.request,
+            era,
+            capabilities: self.capabilities,
+            next_id: 0,
+        }
+    }
+}
+
+fn insert_header(request: &mut Request, name: &str, value: &str) {
+    request.headers.insert(
+        HeaderName::from_bytes(name.as_bytes()).expect("header name"),
+        HeaderValue::from_str(value).expect("header value"),
+    );
+}
+
 fn cursor_params(cursor: Option<&str>) -> Value {
     match cursor {
         Some(c) => json!({"cursor": c}),
@@ -341,6 +469,62 @@ impl Response {
         self.json
             .get("error")
             .unwrap_or_else(|| panic!("expected an error, got {}", self.json))
+    }
+
+    /// The `name` of every tool of a `tools/list` result, in order.
+    ///
+    /// # Panics
+    ///
+    /// If the reply is not a `tools/list` result.
+    #[track_caller]
+    pub fn tool_names(&self) -> Vec<String> {
+        self.list("tools", "name")
+    }
+
+    /// The `name` of every prompt of a `prompts/list` result, in order.
+    ///
+    /// # Panics
+    ///
+    /// If the reply is not a `prompts/list` result.
+    #[track_caller]
+    pub fn prompt_names(&self) -> Vec<String> {
+        self.list("prompts", "name")
+    }
+
+    /// The `uri` of every resource of a `resources/list` result, in order.
+    ///
+    /// # Panics
+    ///
+    /// If the reply is not a `resources/list` result.
+    #[track_caller]
+    pub fn resource_uris(&self) -> Vec<String> {
+        self.list("resources", "uri")
+    }
+
+    /// The `uriTemplate` of every template of a `resources/templates/list` result, in order.
+    ///
+    /// # Panics
+    ///
+    /// If the reply is not a `resources/templates/list` result.
+    #[track_caller]
+    pub fn template_uris(&self) -> Vec<String> {
+        self.list("resourceTemplates", "uriTemplate")
+    }
+
+    #[track_caller]
+    fn list(&self, key: &str, field: &str) -> Vec<String> {
+        let items = self.result()[key]
+            .as_array()
+            .unwrap_or_else(|| panic!("expected a `{key}` list, got {}", self.json));
+        items
+            .iter()
+            .map(|item| {
+                item[field]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("an item of `{key}` has no `{field}`: {item}"))
+                    .to_owned()
+            })
+            .collect()
     }
 
     /// Asserts a JSON-RPC error with this code.

@@ -8,6 +8,7 @@ mod capabilities_required;
 mod completion;
 mod errors;
 mod fixture;
+mod handler_errors;
 mod legacy;
 mod middleware;
 mod modern;
