@@ -128,9 +128,9 @@ impl Overrides {
 ///
 /// | callback | when phantom calls it | default |
 /// |---|---|---|
-/// | [`connect`](Server::connect) | before serving a message: on legacy `initialize`, then on every later HTTP request of the session (a GET or DELETE too); on every modern request. Over stdio and in the test client a legacy session runs it once, at `initialize` | [`Connect::Ok`] |
-/// | [`disconnect`](Server::disconnect) | when a legacy session ends: an HTTP `DELETE` of it, or the end of stdio input | nothing |
-/// | [`terminate`](Server::terminate) | when the client ends its legacy session: an HTTP `DELETE`, or the end of stdio input | `Ok(())` |
+/// | [`connect`](Server::connect) | before serving a message: on legacy `initialize`, then on every later HTTP request of the session (POSTed requests, notifications and client responses, GET, DELETE; another principal gets 404); on every modern request. Over stdio and in the test client a legacy session runs it once, at `initialize` | [`Connect::Ok`] |
+/// | [`disconnect`](Server::disconnect) | when a request or stream ends: after every legacy HTTP POST, when a GET stream closes, after a DELETE, after every modern request, at the end of stdio input | nothing |
+/// | [`terminate`](Server::terminate) | when the client ends its legacy session: an HTTP `DELETE` (200, or 204 when it fails; the session is forgotten either way), or the end of stdio input | `Ok(())` |
 /// | [`instructions`](Server::instructions) | for the `initialize` (legacy) and `server/discover` (modern) results | `instructions = "…"` of `#[mcp_router]` |
 /// | [`server_info`](Server::server_info) | for `serverInfo`: in the `initialize` result (legacy), in every result's `_meta` (modern) | `name`, `version`, `title`, … of `#[mcp_router]` |
 /// | [`list_resources`](Server::list_resources) | `resources/list` | the parameter-less `#[resource]`s, paginated, allow-list applied |
