@@ -1,17 +1,17 @@
 //! `phantom-bench`: side-by-side benchmarks of phantom (`phantom-echo`) against rmcp
-//! (`rmcp-echo`).
+//! (`rmcp-echo`) and against the floor (`hyper-floor`, bare hyper).
 //!
 //! ```text
 //! phantom-bench load <mode> <url> …          the load driver; prints one RESULT line
 //! phantom-bench all   [--rounds N] [--secs S] [--only KEY,…] [--no-compile]
 //!                                            every scenario, then RESULTS.md and ratios.svg
-//! phantom-bench smoke [--write]              every driver mode for ~1 s against both servers;
+//! phantom-bench smoke [--write]              every driver mode for ~1 s against each server;
 //!                                            exits non-zero if any request failed
 //! phantom-bench compile [--rounds N]         only the compile-time comparison
 //! ```
 //!
-//! Run it with `cargo run -p phantom-bench --release -- <command>`: cargo builds the two servers
-//! next to this executable, where the runner finds them.
+//! Run it with `cargo run -p phantom-bench --release -- <command>`: the runner finds the three
+//! servers next to this executable and builds them there when they are missing or stale.
 
 mod compile;
 mod load;

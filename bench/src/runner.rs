@@ -16,6 +16,8 @@ pub(crate) enum Server {
     Phantom,
     /// `rmcp-echo`.
     Rmcp,
+    /// `hyper-floor`: bare hyper, the least any MCP server on hyper can do.
+    Floor,
 }
 
 impl Server {
@@ -23,8 +25,12 @@ impl Server {
         match self {
             Self::Phantom => "phantom-echo",
             Self::Rmcp => "rmcp-echo",
+            Self::Floor => "hyper-floor",
         }
     }
+
+    /// Every server binary the runner starts.
+    const ALL: [Self; 3] = [Self::Phantom, Self::Rmcp, Self::Floor];
 }
 
 const BUILD: &str = "cargo build -p phantom-bench --release";
@@ -59,10 +65,10 @@ fn check_fresh(binary: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Builds the two servers (with the cargo that ran us, `$CARGO`) when either is missing or stale,
-/// then checks again.
+/// Builds the servers (with the cargo that ran us, `$CARGO`) when any is missing or stale, then
+/// checks again.
 fn ensure_servers(bin_dir: &Path) -> Result<(), String> {
-    let stale = [Server::Phantom, Server::Rmcp]
+    let stale = Server::ALL
         .into_iter()
         .any(|s| check_fresh(&bin_dir.join(s.binary())).is_err());
     if stale {
@@ -77,7 +83,7 @@ fn ensure_servers(bin_dir: &Path) -> Result<(), String> {
             return Err(format!("`{BUILD} --bins` failed"));
         }
     }
-    for s in [Server::Phantom, Server::Rmcp] {
+    for s in Server::ALL {
         check_fresh(&bin_dir.join(s.binary()))?;
     }
     Ok(())
@@ -112,6 +118,8 @@ pub(crate) enum Role {
     Subject,
     /// The denominator: rmcp as configured for a fair comparison.
     Baseline,
+    /// The second denominator: the hyper floor (phantom ÷ floor and rmcp ÷ floor).
+    Floor,
     /// Shown in the table, not in the ratio (e.g. rmcp out of the box).
     Extra,
 }
@@ -134,7 +142,7 @@ pub(crate) struct Variant {
 }
 
 impl Variant {
-    /// A phantom variant (always out of the box: no environment besides `ADDR`).
+    /// A phantom variant out of the box: no environment besides `ADDR`.
     pub(crate) fn phantom(mode: &'static str, args: &[String]) -> Self {
         Self {
             label: "phantom".into(),
@@ -143,6 +151,27 @@ impl Variant {
             mode,
             args: args.to_vec(),
             role: Role::Subject,
+        }
+    }
+
+    /// phantom in legacy stateless mode (`MODE=stateless`, i.e. `HttpConfig::stateless(true)`).
+    pub(crate) fn phantom_stateless(mode: &'static str, args: &[String]) -> Self {
+        Self {
+            label: "phantom (MODE=stateless)".into(),
+            env: vec![("MODE", "stateless")],
+            ..Self::phantom(mode, args)
+        }
+    }
+
+    /// The hyper floor (no environment besides `ADDR`); it answers only `call … none 2026-07-28`.
+    pub(crate) fn floor(args: &[String]) -> Self {
+        Self {
+            label: "hyper floor".into(),
+            server: Server::Floor,
+            env: Vec::new(),
+            mode: "call",
+            args: args.to_vec(),
+            role: Role::Floor,
         }
     }
 
@@ -471,11 +500,10 @@ pub(crate) fn all_benches(secs: u32) -> Vec<Bench> {
         },
         Bench {
             key: "stateless-json-c32",
-            title: "Stateless JSON tools/call, 32 connections \
-                    (rmcp: 2025-11-25 stateless; phantom: 2026-07-28, see notes)",
+            title: "Legacy stateless JSON tools/call, 32 connections, no session (2025-11-25)",
             kind: Kind::Requests,
             variants: vec![
-                Variant::phantom("call", &modern("32")),
+                Variant::phantom_stateless("call", &a(&["32", &s, "none", "2025-11-25"])),
                 Variant::rmcp(STATELESS, "call", &a(&["32", &s, "none", "2025-11-25"])),
             ],
         },
@@ -490,11 +518,12 @@ pub(crate) fn all_benches(secs: u32) -> Vec<Bench> {
         },
         Bench {
             key: "modern-c32",
-            title: "2026-07-28 stateless tools/call, 32 connections",
+            title: "2026-07-28 stateless tools/call, 32 connections, with the hyper floor",
             kind: Kind::Requests,
             variants: vec![
                 Variant::phantom("call", &modern("32")),
                 Variant::rmcp(STATELESS, "call", &modern("32")),
+                Variant::floor(&modern("32")),
             ],
         },
         Bench {
@@ -532,7 +561,8 @@ fn sessions_bench(key: &'static str, title: &'static str, count: usize) -> Bench
     }
 }
 
-/// The scenarios of `smoke`: every driver mode for about a second against both servers.
+/// The scenarios of `smoke`: every driver mode for about a second against both servers, and the
+/// floor's one mode.
 pub(crate) fn smoke_benches() -> Vec<Bench> {
     const STATEFUL: &[(&str, &str)] = &[("MODE", "stateful"), ("NODELAY", "1")];
     const STATELESS: &[(&str, &str)] = &[("MODE", "stateless"), ("JSON", "1"), ("NODELAY", "1")];
@@ -561,22 +591,24 @@ pub(crate) fn smoke_benches() -> Vec<Bench> {
             &["4", "1", "perconn", "2025-11-25"],
             STATEFUL,
         ),
-        pair(
-            "call-modern",
-            "call, 2026-07-28 stateless",
-            "call",
-            &["4", "1", "none", "2026-07-28"],
-            STATELESS,
-        ),
+        Bench {
+            key: "call-modern",
+            title: "call, 2026-07-28 stateless (and the hyper floor)",
+            kind: Kind::Requests,
+            variants: vec![
+                Variant::phantom("call", &a(&["4", "1", "none", "2026-07-28"])),
+                Variant::rmcp(STATELESS, "call", &a(&["4", "1", "none", "2026-07-28"])),
+                Variant::floor(&a(&["4", "1", "none", "2026-07-28"])),
+            ],
+        },
         Bench {
             key: "call-stateless-legacy",
-            title: "call, stateless 2025-11-25 (rmcp only; phantom has no stateless legacy mode)",
+            title: "call, legacy stateless 2025-11-25",
             kind: Kind::Requests,
-            variants: vec![Variant::rmcp(
-                STATELESS,
-                "call",
-                &a(&["4", "1", "none", "2025-11-25"]),
-            )],
+            variants: vec![
+                Variant::phantom_stateless("call", &a(&["4", "1", "none", "2025-11-25"])),
+                Variant::rmcp(STATELESS, "call", &a(&["4", "1", "none", "2025-11-25"])),
+            ],
         },
         pair("lifecycle", "lifecycle", "lifecycle", &["4", "1"], STATEFUL),
         pair(

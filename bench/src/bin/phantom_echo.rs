@@ -1,6 +1,11 @@
 //! The phantom side of the benchmark: one tool `echo {text}` → text and one resource template,
 //! the same behaviour as the rmcp peer, at `http://$ADDR/mcp` (default `127.0.0.1:8940`), with
 //! phantom's defaults (no tuning).
+//!
+//! | env | values | default | effect |
+//! |---|---|---|---|
+//! | `MODE` | `stateful` \| `stateless` | `stateful` | `stateless`: legacy stateless mode, `HttpConfig::default().stateless(true)` (no `Mcp-Session-Id`, every 2025-11-25 request stands alone); the same switch the rmcp peer takes. 2026-07-28 requests are stateless either way. |
+//! | `ADDR` | `host:port` | `127.0.0.1:8940` | listen address |
 
 use phantom::prelude::*;
 
@@ -25,6 +30,29 @@ impl Echo {
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     let addr = std::env::var("ADDR").unwrap_or_else(|_| "127.0.0.1:8940".into());
-    eprintln!("phantom-echo listening on http://{addr}/mcp");
-    phantom::serve(Echo, addr).await
+    let stateless = match std::env::var("MODE").as_deref() {
+        Ok("stateless") => true,
+        Ok("stateful") | Err(_) => false,
+        Ok(other) => {
+            return Err(std::io::Error::other(format!(
+                "MODE must be `stateful` or `stateless`, not `{other}`"
+            )));
+        }
+    };
+    eprintln!(
+        "phantom-echo listening on http://{addr}/mcp mode={}",
+        if stateless { "stateless" } else { "stateful" }
+    );
+    if !stateless {
+        return phantom::serve(Echo, addr).await;
+    }
+    // `phantom::serve` with one setting changed: for a loopback address its config is the default.
+    let listener = tokio::net::TcpListener::bind(&addr).await?;
+    let config = phantom::http::HttpConfig::default().stateless(true);
+    let shutdown = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    phantom::http::serve_listener(listener, Echo, config, shutdown).await
 }
