@@ -23,13 +23,14 @@ use crate::server::{AllowList, Callback, Cursor, Overrides, Page, allowed};
 use crate::tools::{ToolAnnotations, ToolResult};
 
 mod page;
+mod portable;
 mod schema;
 mod validator;
 
 pub(crate) use page::{ListKind, paginate};
+use portable::portable_descriptor;
 use schema::{
     arg_validator, describe_args, generator, has_constraints, input_schema, output_schema,
-    portable_descriptor,
 };
 use validator::Validator;
 
