@@ -5,9 +5,9 @@
 //! ```
 //!
 //! Every tool, resource and prompt name is the exact one the suite looks for
-//! (`tests/conformance/README.md` lists the runs). Fixtures whose feature is not built yet (logging,
-//! progress, elicitation, sampling, input-required, subscriptions, tasks, skills) are absent, and
-//! their scenarios are listed in the expected-failures files.
+//! (`tests/conformance/README.md` lists the runs). Fixtures whose feature is not built yet
+//! (elicitation, sampling, input-required, subscriptions, tasks, skills) are absent, and their
+//! scenarios are listed in the expected-failures files.
 
 use std::borrow::Cow;
 
@@ -150,10 +150,41 @@ impl Everything {
         "Streaming elicitation test completed without a server-to-client request."
     }
 
-    /// Would log through the request-scoped logger; request logging is not built yet, so it sends
-    /// no `notifications/message` (what the suite checks when `logLevel` is absent).
+    /// Reports progress 0, 50 and 100 of 100 (when the request carried a progress token), ~50 ms
+    /// apart.
     #[tool]
-    async fn test_logging_tool(&self) -> &'static str {
+    async fn test_tool_with_progress(&self, ctx: Ctx) -> &'static str {
+        for (i, step) in [0.0, 50.0, 100.0].into_iter().enumerate() {
+            if i > 0 {
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            ctx.progress(step, Some(100.0), None).await;
+        }
+        "Progress tool finished"
+    }
+
+    /// Sends three log messages (at the level the client chose or above), ~50 ms apart.
+    #[tool]
+    async fn test_tool_with_logging(&self, ctx: Ctx) -> &'static str {
+        let steps = [
+            "Tool execution started",
+            "Tool processing data",
+            "Tool execution completed",
+        ];
+        for (i, step) in steps.into_iter().enumerate() {
+            if i > 0 {
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            ctx.log(LogLevel::Info, step).await;
+        }
+        "Logging tool finished"
+    }
+
+    /// Logs through the request's logger: a request without `_meta` `logLevel` gets no
+    /// `notifications/message` (what the suite checks).
+    #[tool]
+    async fn test_logging_tool(&self, ctx: Ctx) -> &'static str {
+        ctx.log(LogLevel::Info, "Logging tool ran").await;
         "Logging tool finished"
     }
 

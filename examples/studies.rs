@@ -13,6 +13,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
+use phantom::http::HttpConfig;
 use phantom::prelude::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -211,25 +212,40 @@ struct Limit(#[schemars(range(min = 1, max = 50))] u8);
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
+    // INFO unless RUST_LOG says otherwise, so `serve` says where it listens; stderr, because over
+    // stdio stdout carries the protocol.
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_env_filter(filter)
         .init();
     let mut args = std::env::args().skip(1);
     let mut addr = String::from("127.0.0.1:4000");
+    let mut stateless = false;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--stdio" => return phantom::stdio::run(Studies::new()).await,
             "--addr" => addr = args.next().ok_or_else(|| usage("--addr needs a value"))?,
+            "--stateless" => stateless = true,
             other => return Err(usage(&format!("unknown argument `{other}`"))),
         }
     }
-    phantom::serve(Studies::new(), addr).await
+    if !stateless {
+        return phantom::serve(Studies::new(), addr).await;
+    }
+    // Legacy stateless mode: no Mcp-Session-Id, every 2025-11-25 request stands alone.
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let config = HttpConfig::for_addr(listener.local_addr()?).stateless(true);
+    let shutdown = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    phantom::http::serve_listener(listener, Studies::new(), config, shutdown).await
 }
 
 fn usage(problem: &str) -> std::io::Error {
     std::io::Error::new(
         std::io::ErrorKind::InvalidInput,
-        format!("{problem}\nusage: studies [--addr HOST:PORT | --stdio]"),
+        format!("{problem}\nusage: studies [--addr HOST:PORT [--stateless] | --stdio]"),
     )
 }

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The project's test command (README "Run the tests"). On a fresh machine it installs what the tests
-# need into .cache/ (Node 22 and the pinned MCP conformance suites from npm, Python `mcp` from PyPI)
-# and then runs: format check, clippy, every Rust test (unit, integration, trybuild ui, doc), rustdoc,
-# `cargo package` of the publishable crates (it needs a committed working tree), the official
-# conformance suites against examples/everything, and a real Python MCP client against
-# examples/studies.
+# need into .cache/ (Node 22, the pinned MCP conformance suites and MCP Inspector from npm, Python
+# `mcp` from PyPI) and then runs: format check, clippy, every Rust test (unit, integration, trybuild
+# ui, doc), the README quickstart built as a new crate, rustdoc, `cargo package` of the publishable
+# crates (it needs a committed working tree), the official conformance suites against
+# examples/everything, the MCP Inspector CLI against both examples, and a real Python MCP client
+# against examples/studies.
 #
 #   bash scripts/test.sh            everything
 #   bash scripts/test.sh --rust     only the Rust checks (no Node/Python)
@@ -22,6 +23,13 @@ cargo fmt --all -- --check
 step "clippy"
 cargo clippy --workspace --all-targets -- -D warnings
 
+# Users leave out what they do not use: the runtime must build (lint-clean) with no default
+# feature and with each feature alone.
+step "phantom-mcp features: none, http alone, validation alone"
+cargo clippy -p phantom-mcp --no-default-features -- -D warnings
+cargo clippy -p phantom-mcp --no-default-features --features http -- -D warnings
+cargo clippy -p phantom-mcp --no-default-features --features validation -- -D warnings
+
 # The benchmark package (rmcp peer, load driver, report) is built and run by its smoke mode below,
 # in release; its debug build would only slow this step down.
 step "tests (unit, integration, ui, benches compile)"
@@ -29,6 +37,9 @@ cargo test --workspace --exclude phantom-bench --all-targets
 
 step "doc tests"
 cargo test --workspace --exclude phantom-bench --doc
+
+step "README quickstart as a new crate (its Cargo.toml block, phantom-mcp by path)"
+bash tests/quickstart/run.sh
 
 step "rustdoc"
 RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps --quiet
@@ -46,7 +57,10 @@ if ! $only_rust; then
   step "official MCP conformance suites (strict expected failures)"
   bash tests/conformance/run.sh
 
-  step "real client: Python mcp 2.3.0 against examples/studies (auto and legacy eras)"
+  step "MCP Inspector CLI 2.12.0: lists, calls and --strict schema checks of studies and everything"
+  bash tests/inspector/run.sh
+
+  step "real client: Python mcp 2.3.0 against examples/studies (auto and legacy eras; legacy against the stateless mode)"
   bash tests/python/run.sh
 fi
 

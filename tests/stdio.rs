@@ -20,6 +20,13 @@ impl Recorder {
         text
     }
 
+    /// Logs the text before answering.
+    #[tool]
+    async fn shout(&self, ctx: Ctx, text: String) -> String {
+        ctx.log(LogLevel::Notice, &text).await;
+        text.to_uppercase()
+    }
+
     async fn disconnect(&self, session: &Session) {
         let who = session
             .client_info
@@ -90,4 +97,42 @@ async fn serves_lines_and_runs_disconnect_and_terminate_at_eof() {
         *server.events.lock().expect("lock"),
         ["disconnect pipe", "terminate"]
     );
+}
+
+#[tokio::test]
+async fn messages_sent_before_a_result_are_lines_before_it() {
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    let (server_read, server_write) = tokio::io::split(server_end);
+    let task = tokio::spawn(phantom::stdio::serve(
+        Dispatcher::new(Recorder::default()),
+        server_read,
+        server_write,
+    ));
+    let (client_read, mut client_write) = tokio::io::split(client_end);
+    let mut lines = BufReader::new(client_read).lines();
+    let input = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "pipe", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "info"}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "shout", "arguments": {"text": "hey"}}}),
+    ];
+    for msg in &input {
+        client_write
+            .write_all(format!("{msg}\n").as_bytes())
+            .await
+            .expect("write");
+    }
+    client_write.shutdown().await.expect("close stdin");
+    let mut out = Vec::new();
+    while let Some(line) = lines.next_line().await.expect("read") {
+        out.push(serde_json::from_str::<Value>(&line).expect("json"));
+    }
+    task.await.expect("join").expect("serve");
+    assert_eq!(out.len(), 4, "{out:?}");
+    assert_eq!(out[1]["id"], 2);
+    assert_eq!(
+        out[2],
+        json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "notice", "data": "hey"}})
+    );
+    assert_eq!(out[3]["result"]["content"][0]["text"], "HEY");
 }

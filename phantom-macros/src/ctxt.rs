@@ -121,3 +121,27 @@ pub(crate) fn near_miss<'a>(
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)
 }
+
+/// Tokens as a person writes them (`&'a [u64]`, `Option<String>`), for quoting code in errors.
+pub(crate) fn code(tokens: &impl ToTokens) -> String {
+    const TIGHTEN: &[(&str, &str)] = &[
+        (" :: ", "::"),
+        (":: ", "::"),
+        (" : ", ": "),
+        (" < ", "<"),
+        ("< ", "<"),
+        (" >", ">"),
+        (" ,", ","),
+        ("& ", "&"),
+        ("( ", "("),
+        (" )", ")"),
+        ("[ ", "["),
+        (" ]", "]"),
+        (" ;", ";"),
+    ];
+    TIGHTEN
+        .iter()
+        .fold(tokens.to_token_stream().to_string(), |text, (from, to)| {
+            text.replace(from, to)
+        })
+}

@@ -47,42 +47,60 @@ pub(crate) struct Handler {
     pub(crate) doc: Option<String>,
 }
 
-pub(crate) struct Tool {
+/// What tools, prompts and resources share: the method, and the name, title, description and
+/// icons it is listed with.
+pub(crate) struct Item {
     pub(crate) handler: Handler,
     pub(crate) name: String,
     pub(crate) name_span: Span,
     pub(crate) title: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
+    pub(crate) icons: Vec<LitStr>,
+}
+
+impl Item {
+    /// An item named after its method, with nothing else set.
+    pub(crate) fn new(handler: Handler) -> Self {
+        Self {
+            name: handler.ident.to_string(),
+            name_span: handler.ident.span(),
+            handler,
+            title: None,
+            description: None,
+            icons: Vec::new(),
+        }
+    }
+
+    /// `description = "…"`, else the doc comment.
+    pub(crate) fn description(&self) -> Option<String> {
+        self.description
+            .as_ref()
+            .map(LitStr::value)
+            .or_else(|| self.handler.doc.clone())
+    }
+}
+
+pub(crate) struct Tool {
+    pub(crate) item: Item,
     pub(crate) read_only: bool,
     pub(crate) destructive: Option<bool>,
     pub(crate) idempotent: bool,
     pub(crate) open_world: Option<bool>,
-    pub(crate) icons: Vec<LitStr>,
     pub(crate) meta: Vec<(LitStr, Lit)>,
     /// Client capabilities the tool needs (`"sampling"`, `"elicitation.url"`).
     pub(crate) requires: Vec<LitStr>,
 }
 
 pub(crate) struct Prompt {
-    pub(crate) handler: Handler,
-    pub(crate) name: String,
-    pub(crate) name_span: Span,
-    pub(crate) title: Option<LitStr>,
-    pub(crate) description: Option<LitStr>,
-    pub(crate) icons: Vec<LitStr>,
+    pub(crate) item: Item,
 }
 
 pub(crate) struct Resource {
-    pub(crate) handler: Handler,
+    pub(crate) item: Item,
     pub(crate) lit: LitStr,
     pub(crate) template: Option<Template>,
-    pub(crate) name: String,
-    pub(crate) name_span: Span,
-    pub(crate) title: Option<LitStr>,
-    pub(crate) description: Option<LitStr>,
     pub(crate) mime_type: Option<LitStr>,
     pub(crate) size: Option<LitInt>,
-    pub(crate) icons: Vec<LitStr>,
 }
 
 /// A method named like a router callback.
@@ -98,6 +116,9 @@ pub(crate) struct Router {
     pub(crate) prompts: Vec<Prompt>,
     pub(crate) resources: Vec<Resource>,
     pub(crate) callbacks: Vec<Callback>,
+    /// Every method of the impl block, by name: a bare `with = "f"` naming one was meant as
+    /// `Self::f`.
+    pub(crate) methods: Vec<Ident>,
     /// The marker paths as written (`tool`, `phantom::tool`), one of each: the expansion refers to
     /// them so that `use phantom::tool;` does not warn as unused once the markers are stripped.
     pub(crate) marker_paths: Vec<syn::Path>,

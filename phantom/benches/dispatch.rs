@@ -23,10 +23,12 @@ fn bench(c: &mut Criterion) {
     let dispatcher = Dispatcher::new(big_router::Big);
     let request = Request::default();
     let mut session = phantom::SessionSlot::default();
+    let outbound = phantom::Outbound::none();
     rt.block_on(dispatcher.handle(
         r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}"#,
         &request,
         &mut session,
+        &outbound,
     ));
     assert!(session.get().is_some());
 
@@ -41,12 +43,17 @@ fn bench(c: &mut Criterion) {
         ("legacy tools/list (cached page)", list),
     ] {
         let reply = rt
-            .block_on(dispatcher.handle(msg, &request, &mut session))
+            .block_on(dispatcher.handle(msg, &request, &mut session, &outbound))
             .expect("reply");
         assert!(reply.body.contains("\"result\""), "{name}: {}", reply.body);
         c.bench_function(name, |b| {
             b.iter(|| {
-                rt.block_on(dispatcher.handle(std::hint::black_box(msg), &request, &mut session))
+                rt.block_on(dispatcher.handle(
+                    std::hint::black_box(msg),
+                    &request,
+                    &mut session,
+                    &outbound,
+                ))
             });
         });
     }

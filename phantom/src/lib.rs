@@ -18,15 +18,18 @@ pub mod testing;
 mod tools;
 mod transport;
 
-pub use http::serve;
-pub use transport::{http, stdio};
+#[cfg(feature = "http")]
+pub use transport::http;
+#[cfg(feature = "http")]
+pub use transport::http::serve;
+pub use transport::stdio;
 
 pub use auth::{Bearer, ProtectedResource, WwwAuthenticate};
 pub use completion::{CompleteContext, Completion, IntoCompletion};
 pub use content::{Content, ResourceContents};
-pub use dispatch::{Dispatcher, Reply, SessionSlot, Status};
+pub use dispatch::{Dispatcher, Outbound, Reply, SessionSlot, Status};
 pub use error::Error;
-pub use extract::{Arguments, CallParam};
+pub use extract::{Arguments, CallParam, Context, Ctx, FromContext};
 #[doc = include_str!("docs/mcp_router.md")]
 #[doc(inline)]
 pub use phantom_macros::mcp_router;
@@ -58,10 +61,10 @@ pub use tools::{IntoToolResult, Json, ToolAnnotations, ToolResult};
 pub mod prelude {
     pub use crate::{
         Arguments, Authorized, Bearer, Blob, CompleteContext, Completion, Connect, Content,
-        Contents, Cursor, Error, ErrorObject, Implementation, Json, LogLevel, Page, PromptMessage,
-        PromptReply, Request, ResolvedResource, Resource, ResourceContents, Role, Server, Session,
-        Status, Task, TaskError, TaskStatus, ToolResult, Transport, WwwAuthenticate, mcp_router,
-        prompt, resource, tool,
+        Contents, Ctx, Cursor, Error, ErrorObject, Implementation, Json, LogLevel, Page,
+        PromptMessage, PromptReply, Request, ResolvedResource, Resource, ResourceContents, Role,
+        Server, Session, Status, Task, TaskError, TaskStatus, ToolResult, Transport,
+        WwwAuthenticate, mcp_router, prompt, resource, tool,
     };
 }
 

@@ -1,6 +1,6 @@
 //! Items generated code (and the crate's own benches) refer to. Not a public API.
 
-pub use crate::extract::{ArgsBuilder, CallParam, CallParts};
+pub use crate::extract::{ArgsBuilder, CallParam, CallParts, FromContext};
 pub use crate::router::{
     BoxFuture, CompleteFn, MetaValue, PromptDef, ReadParts, ResourceDef, Router, RouterDef,
     RouterInfo, ToolDef,
@@ -16,32 +16,6 @@ pub use std::option::Option::{self, None, Some};
 pub use std::result::Result::{self, Err, Ok};
 pub use std::sync::OnceLock;
 pub use std::vec::Vec;
-
-use crate::server::Request;
-use crate::server::Session;
-
-/// A context parameter of a `#[resource]` handler (anything but a URI parameter).
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is neither a URI parameter of this template nor a context type",
-    label = "this argument has no `<param>` in the URI template",
-    note = "add `<name>` to the template for each URI argument, or take `&Session` / `&Request`"
-)]
-pub trait ResourceContext<'a>: Sized {
-    /// Reads the parameter from the request.
-    fn from_read(parts: &ReadParts<'a>) -> Self;
-}
-
-impl<'a> ResourceContext<'a> for &'a Session {
-    fn from_read(parts: &ReadParts<'a>) -> Self {
-        parts.session
-    }
-}
-
-impl<'a> ResourceContext<'a> for &'a Request {
-    fn from_read(parts: &ReadParts<'a>) -> Self {
-        parts.request
-    }
-}
 
 /// The types an `#[arg(header = "…")]` argument may have: the header carries one string,
 /// integer or boolean.
@@ -94,4 +68,5 @@ pub fn assert_send<'a, T>(f: impl std::future::Future<Output = T> + Send + 'a) -
 // For the crate's benches: the codec steps of a request.
 pub use crate::dispatch::ParamsHead;
 pub use crate::protocol::Incoming;
+#[cfg(feature = "http")]
 pub use crate::transport::sse;

@@ -12,6 +12,7 @@
 //!   legacy stateless mode;
 //! - `transport`: 403 (Host, Origin), 405, 406, 413, 415, CORS, and `connect` (401, 403).
 
+mod callbacks;
 mod cancel_and_auth;
 mod legacy;
 mod modern;

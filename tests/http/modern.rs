@@ -153,11 +153,15 @@ async fn the_method_header_must_match_the_body() {
     let missing = server
         .post_modern("tools/list", json!({}))
         .set_header("mcp-method", None);
-    missing
+    let error = missing
         .send()
         .await
         .expect_error(StatusCode::BAD_REQUEST, -32020)
         .await;
+    assert_eq!(
+        error["message"],
+        "Header mismatch: missing Mcp-Method header; expected 'Mcp-Method: tools/list'"
+    );
 
     let wrong = server
         .post_modern("tools/list", json!({}))
@@ -186,14 +190,32 @@ async fn the_method_header_must_match_the_body() {
 #[tokio::test]
 async fn the_name_header_must_match_the_tool_prompt_or_uri() {
     let server = TestServer::start(HttpConfig::default()).await;
-    let missing = server
-        .post_modern("tools/call", echo_params())
-        .set_header("mcp-name", None);
-    missing
-        .send()
-        .await
-        .expect_error(StatusCode::BAD_REQUEST, -32020)
-        .await;
+    // A missing header is refused with the value that was expected.
+    for (method, params, expected) in [
+        (
+            "tools/call",
+            echo_params(),
+            "'Mcp-Name: echo' (the body's params.name)",
+        ),
+        (
+            "resources/read",
+            json!({"uri": "lab:///notes/1"}),
+            "'Mcp-Name: lab:///notes/1' (the body's params.uri)",
+        ),
+    ] {
+        let missing = server
+            .post_modern(method, params)
+            .set_header("mcp-name", None);
+        let error = missing
+            .send()
+            .await
+            .expect_error(StatusCode::BAD_REQUEST, -32020)
+            .await;
+        assert_eq!(
+            error["message"],
+            format!("Header mismatch: missing Mcp-Name header; expected {expected}")
+        );
+    }
 
     let wrong = server
         .post_modern("tools/call", echo_params())

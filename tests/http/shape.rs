@@ -170,3 +170,58 @@ async fn stateless_mode_refuses_tools_that_need_client_capabilities_by_name() {
     let message = body["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("stateless mode"), "{message}");
 }
+
+/// A tool that reports progress before its result.
+#[derive(Clone)]
+struct Slow;
+
+#[mcp_router(name = "slow", version = "1.0.0")]
+impl Slow {
+    /// Counts to `n`, reporting progress.
+    #[tool]
+    async fn count(&self, ctx: Ctx, n: u32) -> String {
+        for i in 1..=n {
+            ctx.progress(f64::from(i), Some(f64::from(n)), None).await;
+            tokio::task::yield_now().await;
+        }
+        format!("counted to {n}")
+    }
+}
+
+#[tokio::test]
+async fn a_response_becomes_an_sse_stream_once_the_handler_sends_something() {
+    let server = TestServer::start_with(Slow, HttpConfig::default()).await;
+    let session = server.initialize(LEGACY).await;
+    let call = request(
+        2,
+        "tools/call",
+        json!({"name": "count", "arguments": {"n": 2}, "_meta": {"progressToken": "tok"}}),
+    );
+    let reply = server.post_in(&session, &call).send().await;
+    assert_eq!(reply.session_id().as_deref(), Some(session.as_str()));
+    let mut events = reply.sse();
+    for expected in [1.0, 2.0] {
+        let event = events.next().await.expect("a progress event");
+        let message = event.json();
+        assert_eq!(message["method"], "notifications/progress");
+        assert_eq!(message["params"]["progressToken"], "tok");
+        assert_eq!(message["params"]["progress"], expected);
+    }
+    let last = events.next().await.expect("the result").json();
+    assert_eq!(last["id"], 2);
+    assert_eq!(first_text(&last["result"]), "counted to 2");
+    assert!(
+        events.next().await.is_none(),
+        "the stream ends after the result"
+    );
+
+    // Without a progress token nothing is sent early: a plain JSON answer.
+    let quiet = request(
+        3,
+        "tools/call",
+        json!({"name": "count", "arguments": {"n": 2}}),
+    );
+    let reply = server.post_in(&session, &quiet).send().await;
+    assert_eq!(reply.content_type(), Some("application/json"));
+    assert_eq!(first_text(&reply.json().await["result"]), "counted to 2");
+}

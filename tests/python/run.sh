@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs tests/python/client.py (Python `mcp` 2.3.0) against the `studies` example over HTTP.
 # Usage: tests/python/run.sh [MODE ...]   (modes default to: auto legacy)
+# Then `legacy` once more against the server's legacy stateless mode (`studies --stateless`).
 # The virtualenv lives in .cache/python-venv at the repository root and is created on first use.
 set -euo pipefail
 
@@ -17,28 +18,40 @@ fi
 cargo build --quiet -p phantom-examples --bin studies
 studies="${CARGO_TARGET_DIR:-$root/target}/debug/studies"
 
-port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-log="$(mktemp)"
-"$studies" --addr "127.0.0.1:$port" 2>"$log" &
-server=$!
-trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -f "$log"' EXIT
-
-for _ in $(seq 1 100); do
-    if python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 1).close()" 2>/dev/null; then
-        break
-    fi
-    if ! kill -0 "$server" 2>/dev/null; then
-        echo "the studies server exited:" >&2
+# Starts `studies` with the given flags, runs the client in the given modes, stops the server.
+run_against() { # "<server flags>" MODE...
+    local flags="$1"; shift
+    local port log server status=0
+    port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+    log="$(mktemp)"
+    # shellcheck disable=SC2086 # the flags are words
+    "$studies" --addr "127.0.0.1:$port" $flags 2>"$log" &
+    server=$!
+    for _ in $(seq 1 100); do
+        if python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 1).close()" 2>/dev/null; then
+            break
+        fi
+        if ! kill -0 "$server" 2>/dev/null; then
+            echo "the studies server exited:" >&2
+            cat "$log" >&2
+            rm -f "$log"
+            return 1
+        fi
+        sleep 0.1
+    done
+    "$venv/bin/python" "$root/tests/python/client.py" "http://127.0.0.1:$port/mcp" "$@" || status=$?
+    if [[ $status -ne 0 ]]; then
+        echo "--- server log ---" >&2
         cat "$log" >&2
-        exit 1
     fi
-    sleep 0.1
-done
+    kill "$server" 2>/dev/null || true
+    wait "$server" 2>/dev/null || true
+    rm -f "$log"
+    return "$status"
+}
 
 status=0
-"$venv/bin/python" "$root/tests/python/client.py" "http://127.0.0.1:$port/mcp" "$@" || status=$?
-if [[ $status -ne 0 ]]; then
-    echo "--- server log ---" >&2
-    cat "$log" >&2
-fi
+run_against "" "$@" || status=$?
+echo "== legacy client against the legacy stateless mode"
+run_against "--stateless" legacy || status=$?
 exit "$status"

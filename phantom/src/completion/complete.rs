@@ -8,8 +8,9 @@ use serde_json::{Map, json};
 
 use super::CompleteContext;
 use crate::dispatch::{Body, Dispatcher, Failure, guarded, parse_params, unknown};
-use crate::protocol::{ErrorObject, codes};
-use crate::server::{Request, Server, Session, allowed};
+use crate::extract::Context;
+use crate::protocol::{ErrorObject, Method, codes};
+use crate::server::{Server, allowed};
 
 #[derive(Deserialize)]
 #[serde(tag = "type")]
@@ -45,9 +46,9 @@ impl<S: Server> Dispatcher<S> {
     pub(crate) async fn complete(
         &self,
         params: Option<&RawValue>,
-        session: &Session,
-        request: &Request,
+        cx: Context<'_>,
     ) -> Result<Body, Failure> {
+        let session = cx.session;
         let router = self.inner.router;
         if !router.has_completions {
             return Err(Failure::from(
@@ -55,18 +56,13 @@ impl<S: Server> Dispatcher<S> {
                     codes::METHOD_NOT_FOUND,
                     "Method not found: this server offers no completions",
                 )
-                .with_data(json!({ "method": "completion/complete" })),
+                .with_data(json!({ "method": Method::CompletionComplete.as_str() })),
             ));
         }
         let p: CompleteParams = parse_params(params)?;
         let (completions, declared): (&[(&'static str, _)], Vec<&str>) = match &p.reference {
             CompleteRef::Prompt { name } => {
-                let entry = router
-                    .prompt_index
-                    .get(name.as_str())
-                    .filter(|_| allowed(&session.allowed_prompts, name.as_str()))
-                    .map(|&i| &router.prompts[i])
-                    .ok_or_else(|| unknown("prompt", "name", name))?;
+                let entry = router.prompt(name, session)?;
                 (
                     &entry.def.completions,
                     entry.specs.iter().map(|s| s.name).collect(),
@@ -104,7 +100,7 @@ impl<S: Server> Dispatcher<S> {
                     argument: arg,
                     arguments: &arguments,
                     session,
-                    request,
+                    request: cx.request,
                 };
                 guarded(
                     "completion function",

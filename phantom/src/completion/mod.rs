@@ -3,6 +3,7 @@
 mod complete;
 
 use std::collections::BTreeMap;
+use std::fmt::Display;
 
 use serde::Serialize;
 
@@ -55,7 +56,7 @@ impl Completion {
 /// What a completion function may return.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a completion function",
-    note = "return `Vec<String>`, `Completion` or `Result<T, E>` where `E: Into<phantom::Error>`"
+    note = "return `Vec<String>`, `Completion` or `Result<T, E>` where `E: Display + 'static` (`String`, any error type; a `phantom::Error` keeps its code)"
 )]
 pub trait IntoCompletion {
     /// Converts the function's value.
@@ -78,8 +79,8 @@ impl IntoCompletion for Vec<String> {
     }
 }
 
-impl<T: IntoCompletion, E: Into<Error>> IntoCompletion for Result<T, E> {
+impl<T: IntoCompletion, E: Display + 'static> IntoCompletion for Result<T, E> {
     fn into_completion(self) -> Result<Completion, Error> {
-        self.map_err(Into::into)?.into_completion()
+        self.map_err(Error::from_handler)?.into_completion()
     }
 }

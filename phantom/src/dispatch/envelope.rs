@@ -21,11 +21,14 @@ pub(crate) struct MetaProbe<'a> {
     info: Option<&'a RawValue>,
     #[serde(rename = "io.modelcontextprotocol/logLevel", borrow, default)]
     log: Option<&'a RawValue>,
+    /// `progressToken`: the request wants `notifications/progress` (both eras).
+    #[serde(rename = "progressToken", borrow, default)]
+    pub(crate) progress: Option<&'a RawValue>,
 }
 
 /// What phantom reads of a request's params before dispatching it: the `_meta` envelope and the
 /// `name` / `uri` that HTTP headers must mirror. A transport that needs them reads them once with
-/// [`ParamsHead::read`] and hands them to [`Dispatcher::handle_parsed`].
+/// [`ParamsHead::read`] and hands them to the dispatcher.
 #[derive(Debug, Default, Deserialize)]
 pub struct ParamsHead<'a> {
     #[serde(rename = "_meta", borrow, default, deserialize_with = "lenient_meta")]

@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::failure::{Failure, bad_request, invalid, parse_params};
 use super::reply::Body;
-use super::{Dispatcher, Reply, SessionSlot, Status, method_not_found};
+use super::{Dispatcher, Out, Reply, SessionSlot, Status, method_not_found};
 use crate::protocol::{
     Era, ErrorObject, Implementation, LogLevel, Method, ProtocolVersion, RequestId, codes, meta,
 };
@@ -44,8 +44,9 @@ impl<S: Server> Dispatcher<S> {
         params: Option<&RawValue>,
         request: &Request,
         slot: &mut SessionSlot,
+        out: Out<'_>,
     ) -> Reply {
-        match self.legacy_body(name, params, request, slot).await {
+        match self.legacy_body(name, params, request, slot, out).await {
             Ok(body) => self.ok_reply(id, body, None).await,
             Err(f) => self.error_reply(Some(id), f.error, f.status, Era::Legacy),
         }
@@ -57,6 +58,7 @@ impl<S: Server> Dispatcher<S> {
         params: Option<&RawValue>,
         request: &Request,
         slot: &mut SessionSlot,
+        out: Out<'_>,
     ) -> Result<Body, Failure> {
         let method = Method::parse(name).filter(|m| !m.is_notification());
         match method {
@@ -82,7 +84,7 @@ impl<S: Server> Dispatcher<S> {
             )));
         };
         if request.transport == Transport::Http {
-            self.connect(session, request).await?;
+            self.connect_session(session, request).await?;
         }
         let Some(method) = method else {
             return Err(method_not_found(name));
@@ -98,7 +100,7 @@ impl<S: Server> Dispatcher<S> {
             session.log_level = Some(p.level);
             return Ok(Body::Map(Map::new()));
         }
-        self.feature(method, params, session, request).await
+        self.feature(method, params, session, request, out).await
     }
 
     async fn initialize(

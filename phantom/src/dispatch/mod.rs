@@ -6,12 +6,14 @@ mod envelope;
 mod failure;
 mod legacy;
 mod modern;
+mod outbound;
 mod reply;
 
 use std::sync::Arc;
 
 use serde_json::value::RawValue;
 
+use crate::extract::Context;
 use crate::protocol::{Era, ErrorObject, Incoming, Method, ProtocolVersion, codes};
 use crate::router::{ListKind, Router};
 use crate::server::{
@@ -20,6 +22,7 @@ use crate::server::{
 
 pub use envelope::ParamsHead;
 pub(crate) use failure::{Failure, guarded, invalid, parse_params, unknown};
+pub use outbound::Outbound;
 pub(crate) use reply::{Body, members, members_of};
 pub use reply::{Reply, Status};
 
@@ -139,7 +142,7 @@ impl<S: Server> Dispatcher<S> {
         let everyone = Session::default();
         let first_pages = ListKind::CACHED.map(|kind| {
             router
-                .list_page(kind, &everyone, None, config.page_size)
+                .list_page(kind, &everyone, None, &config)
                 .unwrap_or_else(|_| unreachable!("no cursor, no error"))
         });
         let server_info = serde_json::to_string(&router.info.implementation()).unwrap_or_default();
@@ -165,15 +168,17 @@ impl<S: Server> Dispatcher<S> {
     }
 
     /// Handles one message (or a batch array) from a client. Returns `None` when nothing is to be
-    /// sent (an accepted notification or response).
+    /// sent (an accepted notification or response). What the handling sends before its result
+    /// (progress, log messages) goes to `outbound`.
     pub async fn handle(
         &self,
         text: &str,
         request: &Request,
         slot: &mut SessionSlot,
+        outbound: &Outbound,
     ) -> Option<Reply> {
         if text.trim_start().starts_with('[') {
-            return self.handle_batch(text, request, slot).await;
+            return self.handle_batch(text, request, slot, outbound).await;
         }
         match Incoming::parse(text) {
             Ok(msg) => {
@@ -181,7 +186,7 @@ impl<S: Server> Dispatcher<S> {
                     .params()
                     .map(|p| ParamsHead::read(Some(p)))
                     .unwrap_or_default();
-                self.handle_parsed(msg, head, request, slot).await
+                self.handle_parsed(msg, head, request, slot, outbound).await
             }
             Err((id, error)) => {
                 Some(self.error_reply(id.as_ref(), error, Status::BadRequest, Era::Legacy))
@@ -194,6 +199,7 @@ impl<S: Server> Dispatcher<S> {
         text: &str,
         request: &Request,
         slot: &mut SessionSlot,
+        outbound: &Outbound,
     ) -> Option<Reply> {
         let refuse = |message: String| {
             let error = ErrorObject::new(codes::INVALID_REQUEST, message);
@@ -227,7 +233,7 @@ impl<S: Server> Dispatcher<S> {
             let reply = match Incoming::from_raw(item) {
                 Ok(msg) => {
                     let head = ParamsHead::read(msg.params());
-                    self.handle_parsed(msg, head, request, slot).await
+                    self.handle_parsed(msg, head, request, slot, outbound).await
                 }
                 Err((id, error)) => {
                     Some(self.error_reply(id.as_ref(), error, Status::Ok, Era::Legacy))
@@ -252,14 +258,17 @@ impl<S: Server> Dispatcher<S> {
         head: ParamsHead<'_>,
         request: &Request,
         slot: &mut SessionSlot,
+        outbound: &Outbound,
     ) -> Option<Reply> {
+        let progress = head.meta.as_ref().and_then(|m| m.progress);
         let claim = head.meta.filter(|m| m.version.is_some());
+        let out = Out { outbound, progress };
         match msg {
             Incoming::Request { id, method, params } => {
                 let handled = guarded("request handling", &method, async {
                     match claim {
-                        Some(meta) => self.modern(&id, &method, params, meta, request).await,
-                        None => self.legacy(&id, &method, params, request, slot).await,
+                        Some(meta) => self.modern(&id, &method, params, meta, request, out).await,
+                        None => self.legacy(&id, &method, params, request, slot, out).await,
                     }
                 })
                 .await;
@@ -307,7 +316,7 @@ impl<S: Server> Dispatcher<S> {
             return Ok(());
         }
         match slot.get_mut().filter(|_| !modern) {
-            Some(session) => self.connect(session, request).await,
+            Some(session) => self.connect_session(session, request).await,
             None => {
                 let version = if modern {
                     ProtocolVersion::LATEST
@@ -318,6 +327,31 @@ impl<S: Server> Dispatcher<S> {
                     .await
             }
         }
+    }
+
+    /// `connect` on an open legacy session. The session belongs to the principal that opened it:
+    /// a request whose `connect` names another principal is refused as if the session did not
+    /// exist (404), and what `connect` decided for a refused request is not kept.
+    pub(crate) async fn connect_session(
+        &self,
+        session: &mut Session,
+        request: &Request,
+    ) -> Result<(), Failure> {
+        if !self.inner.router.overrides(Callback::Connect) {
+            return Ok(());
+        }
+        let mut candidate = session.clone();
+        self.connect(&mut candidate, request).await?;
+        if candidate.principal != session.principal {
+            tracing::debug!("a request used a session opened by another principal");
+            return Err(Failure::from(ErrorObject::new(
+                codes::CONNECT_REJECTED,
+                "Session not found",
+            ))
+            .with_status(Status::SessionNotFound));
+        }
+        *session = candidate;
+        Ok(())
     }
 
     /// Runs `connect` (when overridden) and maps a rejection to its error and status.
@@ -350,9 +384,16 @@ impl<S: Server> Dispatcher<S> {
         params: Option<&RawValue>,
         session: &Session,
         request: &Request,
+        out: Out<'_>,
     ) -> Result<Body, Failure> {
+        let cx = Context {
+            session,
+            request,
+            outbound: out.outbound,
+            progress_token: out.progress,
+        };
         let Some(middleware) = &self.inner.config.middleware else {
-            return self.route(method, params, session, request).await;
+            return self.route(method, params, cx).await;
         };
         let head = ParamsHead::read(params);
         let name = head
@@ -366,7 +407,7 @@ impl<S: Server> Dispatcher<S> {
             request,
         };
         let result = match middleware.before(&call).await {
-            Ok(()) => self.route(method, params, session, request).await,
+            Ok(()) => self.route(method, params, cx).await,
             Err(refused) => Err(Failure::from(refused)),
         };
         let outcome = match &result {
@@ -381,9 +422,9 @@ impl<S: Server> Dispatcher<S> {
         &self,
         method: Method,
         params: Option<&RawValue>,
-        session: &Session,
-        request: &Request,
+        cx: Context<'_>,
     ) -> Result<Body, Failure> {
+        let session = cx.session;
         match method {
             Method::ToolsList => self.list(ListKind::Tools, params, session).await,
             Method::PromptsList => self.list(ListKind::Prompts, params, session).await,
@@ -392,13 +433,20 @@ impl<S: Server> Dispatcher<S> {
                     .await
             }
             Method::ResourcesList => self.list(ListKind::Resources, params, session).await,
-            Method::ToolsCall => self.call_tool(params, session, request).await,
-            Method::PromptsGet => self.get_prompt(params, session, request).await,
-            Method::ResourcesRead => self.read_resource(params, session, request).await,
-            Method::CompletionComplete => self.complete(params, session, request).await,
+            Method::ToolsCall => self.call_tool(params, cx).await,
+            Method::PromptsGet => self.get_prompt(params, cx).await,
+            Method::ResourcesRead => self.read_resource(params, cx).await,
+            Method::CompletionComplete => self.complete(params, cx).await,
             _ => Err(method_not_found(method.as_str())),
         }
     }
+}
+
+/// Where a request's early messages go, and the progress token they answer to.
+#[derive(Clone, Copy)]
+pub(crate) struct Out<'a> {
+    pub(crate) outbound: &'a Outbound,
+    pub(crate) progress: Option<&'a RawValue>,
 }
 
 /// `-32601 Method not found` naming the method.

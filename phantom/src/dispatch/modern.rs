@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 use super::envelope::{MetaProbe, envelope_session};
 use super::failure::Failure;
 use super::reply::{Body, Envelope, ResultType};
-use super::{Dispatcher, Reply, Status, method_not_found};
+use super::{Dispatcher, Out, Reply, Status, method_not_found};
 use crate::protocol::{Capability, Era, Method, ProtocolVersion, RequestId, codes};
 use crate::server::{Callback, Request, Server, Session};
 
@@ -18,8 +18,9 @@ impl<S: Server> Dispatcher<S> {
         params: Option<&RawValue>,
         meta: MetaProbe<'_>,
         request: &Request,
+        out: Out<'_>,
     ) -> Reply {
-        match self.modern_body(name, params, meta, request).await {
+        match self.modern_body(name, params, meta, request, out).await {
             Ok((session, method, body)) => {
                 let envelope = Envelope {
                     session: &session,
@@ -38,6 +39,7 @@ impl<S: Server> Dispatcher<S> {
         params: Option<&RawValue>,
         meta: MetaProbe<'_>,
         request: &Request,
+        out: Out<'_>,
     ) -> Result<(Session, Method, Body), Failure> {
         let mut session = envelope_session(&meta)?;
         let Some(method) = Method::parse(name).filter(|m| m.in_era(Era::Modern)) else {
@@ -45,18 +47,28 @@ impl<S: Server> Dispatcher<S> {
         };
         self.connect(&mut session, request).await?;
         let body = if method == Method::ServerDiscover {
-            self.discover(&session).await
+            Ok(self.discover(&session).await)
         } else {
             // A method this server lacks (`completion/complete` without completions) is a 404 in
             // the modern era, like a method the era lacks.
-            self.feature(method, params, &session, request)
+            self.feature(method, params, &session, request, out)
                 .await
                 .map_err(|f| match f.error.code {
                     codes::METHOD_NOT_FOUND => f.with_status(Status::MethodNotFound),
                     _ => f,
-                })?
+                })
         };
+        // A 2026-07-28 session lives for one request: `disconnect` runs as it ends.
+        self.disconnect(&session).await;
+        let body = body?;
         Ok((session, method, body))
+    }
+
+    /// `disconnect`, when overridden.
+    pub(crate) async fn disconnect(&self, session: &Session) {
+        if self.inner.router.overrides(Callback::Disconnect) {
+            self.inner.server.disconnect(session).await;
+        }
     }
 
     async fn discover(&self, session: &Session) -> Body {

@@ -1,4 +1,5 @@
-//! [`CallParam`]: how a tool or prompt handler's parameters are filled, by type.
+//! Handler parameters by type: [`FromContext`] (the one extractor trait of every handler kind) and
+//! [`CallParam`] (tool and prompt parameters: arguments or context).
 
 use std::borrow::Cow;
 
@@ -6,8 +7,12 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
-use crate::server::Request;
-use crate::server::Session;
+use crate::dispatch::Outbound;
+use crate::server::{Request, Session};
+
+mod ctx;
+
+pub use ctx::Ctx;
 
 /// The raw arguments of one call, borrowed from the request body, in the order they were sent.
 #[derive(Debug, Default)]
@@ -75,13 +80,58 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for ArgsVisitorOut<'a> {
     }
 }
 
-/// Everything a tool or prompt handler can take its parameters from.
-#[derive(Debug)]
-pub struct CallParts<'a> {
+/// What every handler's context parameters are read from, whatever the handler's kind.
+#[derive(Debug, Clone, Copy)]
+pub struct Context<'a> {
     /// The caller's session.
     pub session: &'a Session,
     /// The transport request.
     pub request: &'a Request,
+    /// Where messages sent before the result go.
+    pub(crate) outbound: &'a Outbound,
+    /// `params._meta.progressToken`, when the request carried one.
+    pub(crate) progress_token: Option<&'a RawValue>,
+}
+
+/// A handler parameter read from the request's context rather than from its arguments or URI:
+/// the one extractor trait of every handler kind (tools, prompts, resources).
+///
+/// Implemented for `&Session`, `&Request`, [`Bearer`](crate::Bearer) and [`Ctx`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a context parameter",
+    label = "not a context type",
+    note = "context parameters are `&Session`, `&Request`, `Bearer` and `Ctx`; a `#[resource]` argument that is none of these needs a `<name>` in the URI template"
+)]
+pub trait FromContext<'a>: Sized {
+    /// Reads the parameter; `Err` says what the request lacks (a tool answers it as an `isError`
+    /// result, a prompt or resource as `-32602`).
+    fn from_context(cx: &Context<'a>) -> Result<Self, String>;
+}
+
+impl<'a> FromContext<'a> for &'a Session {
+    fn from_context(cx: &Context<'a>) -> Result<Self, String> {
+        Ok(cx.session)
+    }
+}
+
+impl<'a> FromContext<'a> for &'a Request {
+    fn from_context(cx: &Context<'a>) -> Result<Self, String> {
+        Ok(cx.request)
+    }
+}
+
+impl<'a> FromContext<'a> for crate::auth::Bearer {
+    fn from_context(cx: &Context<'a>) -> Result<Self, String> {
+        Self::from_request(cx.request)
+            .ok_or_else(|| "this request needs an `Authorization: Bearer` token".to_owned())
+    }
+}
+
+/// Everything a tool or prompt handler can take its parameters from.
+#[derive(Debug)]
+pub struct CallParts<'a> {
+    /// The request's context.
+    pub cx: Context<'a>,
     /// The call's arguments.
     pub args: Args<'a>,
 }
@@ -171,11 +221,12 @@ impl<'g> ArgsBuilder<'g> {
 /// A parameter of a `#[tool]` or `#[prompt]` handler.
 ///
 /// Arguments (any `T: Deserialize + JsonSchema`) come from the call's `arguments`; context types
-/// (`&Session`, `&Request`) come from the request. A type that is neither cannot be a parameter.
+/// ([`FromContext`]: `&Session`, `&Request`, `Bearer`, `Ctx`) come from the request. A type that is
+/// neither cannot be a parameter.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a parameter of a `#[tool]` or `#[prompt]` handler",
     label = "not an argument type nor a context type",
-    note = "arguments need `serde::Deserialize` and `schemars::JsonSchema`; context parameters are `&Session` and `&Request`"
+    note = "arguments need `serde::Deserialize` and `schemars::JsonSchema`; context parameters are `&Session`, `&Request`, `Bearer` and `Ctx`"
 )]
 pub trait CallParam<'a>: Sized {
     /// Reads the parameter; `Err` is the message of the `isError` result (or `-32602` for prompts).
@@ -212,21 +263,21 @@ impl<'a, T: DeserializeOwned + JsonSchema> CallParam<'a> for T {
     }
 }
 
-impl<'a> CallParam<'a> for &'a Session {
-    fn from_call(parts: &CallParts<'a>, _: &'static str) -> Result<Self, String> {
-        Ok(parts.session)
-    }
+/// The context types are parameters of tools and prompts too (a blanket impl over
+/// [`FromContext`] would overlap the one over arguments, so they are listed).
+macro_rules! context_params {
+    ($($ty:ty),*) => {$(
+        impl<'a> CallParam<'a> for $ty {
+            fn from_call(parts: &CallParts<'a>, _: &'static str) -> Result<Self, String> {
+                <$ty as FromContext<'a>>::from_context(&parts.cx)
+            }
 
-    fn describe(_: &mut ArgsBuilder<'_>, _: &'static str, _: Option<&'static str>) {}
+            fn describe(_: &mut ArgsBuilder<'_>, _: &'static str, _: Option<&'static str>) {}
+        }
+    )*};
 }
 
-impl<'a> CallParam<'a> for &'a Request {
-    fn from_call(parts: &CallParts<'a>, _: &'static str) -> Result<Self, String> {
-        Ok(parts.request)
-    }
-
-    fn describe(_: &mut ArgsBuilder<'_>, _: &'static str, _: Option<&'static str>) {}
-}
+context_params!(&'a Session, &'a Request, crate::auth::Bearer, Ctx);
 
 /// Takes every argument of a call as one value: its schema becomes the tool's whole `inputSchema`
 /// (kept verbatim, with `$schema`, `$defs`, `allOf`, `if`/`then`/`else`, …), and its
@@ -251,13 +302,4 @@ impl<'a, T: DeserializeOwned + JsonSchema> CallParam<'a> for Arguments<T> {
     fn describe(builder: &mut ArgsBuilder<'_>, _: &'static str, _: Option<&'static str>) {
         builder.root = Some(builder.generator.root_schema_for::<T>());
     }
-}
-
-impl<'a> CallParam<'a> for crate::auth::Bearer {
-    fn from_call(parts: &CallParts<'a>, _: &'static str) -> Result<Self, String> {
-        Self::from_request(parts.request)
-            .ok_or_else(|| "this tool needs an `Authorization: Bearer` token".to_owned())
-    }
-
-    fn describe(_: &mut ArgsBuilder<'_>, _: &'static str, _: Option<&'static str>) {}
 }

@@ -2,28 +2,20 @@
 
 use serde_json::value::RawValue;
 
-use crate::dispatch::{
-    Body, Dispatcher, Failure, guarded, invalid, members_of, parse_params, unknown,
-};
-use crate::extract::{Args, CallParts};
-use crate::server::{Request, Server, Session, allowed};
+use crate::dispatch::{Body, Dispatcher, Failure, guarded, invalid, members_of, parse_params};
+use crate::extract::{Args, CallParts, Context};
+use crate::server::Server;
 use crate::tools::NameParams;
 
 impl<S: Server> Dispatcher<S> {
     pub(crate) async fn get_prompt(
         &self,
         params: Option<&RawValue>,
-        session: &Session,
-        request: &Request,
+        cx: Context<'_>,
     ) -> Result<Body, Failure> {
+        let session = cx.session;
         let p: NameParams<'_> = parse_params(params)?;
-        let router = self.inner.router;
-        let entry = router
-            .prompt_index
-            .get(p.name.as_ref())
-            .filter(|_| allowed(&session.allowed_prompts, &p.name))
-            .map(|&i| &router.prompts[i])
-            .ok_or_else(|| unknown("prompt", "name", &p.name))?;
+        let entry = self.inner.router.prompt(&p.name, session)?;
         let args = Args::parse(p.arguments).map_err(|e| invalid(format!("Invalid params: {e}")))?;
         if let Some(unknown) = args
             .names()
@@ -34,11 +26,7 @@ impl<S: Server> Dispatcher<S> {
                 p.name
             )));
         }
-        let parts = CallParts {
-            session,
-            request,
-            args,
-        };
+        let parts = CallParts { cx, args };
         let fut = (entry.def.get)(&self.inner.server, parts);
         let reply = guarded("prompt handler", entry.def.name, fut).await??;
         members_of(&reply)

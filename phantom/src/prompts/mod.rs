@@ -2,6 +2,8 @@
 
 mod get;
 
+use std::fmt::Display;
+
 use serde::{Deserialize, Serialize};
 
 use crate::content::Content;
@@ -89,7 +91,7 @@ impl PromptReply {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a `#[prompt]`",
     label = "unsupported prompt return type",
-    note = "return `PromptReply`, `Vec<PromptMessage>`, `String` (one user message) or `Result<T, E>` where `E: Into<phantom::Error>`"
+    note = "return `PromptReply`, `Vec<PromptMessage>`, `String` (one user message) or `Result<T, E>` where `E: Display + 'static` (`String`, any error type; a `phantom::Error` keeps its code)"
 )]
 pub trait IntoPromptReply {
     /// Converts the handler's value.
@@ -114,8 +116,8 @@ impl IntoPromptReply for String {
     }
 }
 
-impl<T: IntoPromptReply, E: Into<Error>> IntoPromptReply for Result<T, E> {
+impl<T: IntoPromptReply, E: Display + 'static> IntoPromptReply for Result<T, E> {
     fn into_prompt_reply(self) -> Result<PromptReply, Error> {
-        self.map_err(Into::into)?.into_prompt_reply()
+        self.map_err(Error::from_handler)?.into_prompt_reply()
     }
 }

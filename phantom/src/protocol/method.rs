@@ -3,7 +3,8 @@
 
 use super::Era;
 
-/// A JSON-RPC method a client may send (requests and notifications).
+/// A JSON-RPC method of MCP that phantom serves, understands or sends (requests and
+/// notifications).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Method {
@@ -39,9 +40,12 @@ pub enum Method {
     Progress,
     /// `notifications/roots/list_changed`.
     RootsListChanged,
+    /// `notifications/message` (server to client: a log message).
+    LogMessage,
 }
 
 /// Which parameter of a request an `Mcp-Name` header mirrors (2026-07-28 over HTTP).
+#[cfg(feature = "http")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum NameField {
     /// `params.name`.
@@ -84,7 +88,7 @@ impl Capability {
 
 impl Method {
     /// Every method, in the order of the table above.
-    pub const ALL: [Self; 16] = [
+    pub const ALL: [Self; 17] = [
         Self::Initialize,
         Self::Ping,
         Self::ServerDiscover,
@@ -101,6 +105,7 @@ impl Method {
         Self::Cancelled,
         Self::Progress,
         Self::RootsListChanged,
+        Self::LogMessage,
     ];
 
     /// The method a wire name names; `None` for a method phantom does not know.
@@ -122,6 +127,7 @@ impl Method {
             "notifications/cancelled" => Self::Cancelled,
             "notifications/progress" => Self::Progress,
             "notifications/roots/list_changed" => Self::RootsListChanged,
+            "notifications/message" => Self::LogMessage,
             _ => return None,
         })
     }
@@ -145,6 +151,7 @@ impl Method {
             Self::Cancelled => "notifications/cancelled",
             Self::Progress => "notifications/progress",
             Self::RootsListChanged => "notifications/roots/list_changed",
+            Self::LogMessage => "notifications/message",
         }
     }
 
@@ -152,7 +159,11 @@ impl Method {
     pub fn is_notification(self) -> bool {
         matches!(
             self,
-            Self::Initialized | Self::Cancelled | Self::Progress | Self::RootsListChanged
+            Self::Initialized
+                | Self::Cancelled
+                | Self::Progress
+                | Self::RootsListChanged
+                | Self::LogMessage
         )
     }
 
@@ -182,6 +193,7 @@ impl Method {
     }
 
     /// The parameter an `Mcp-Name` header must mirror, for the methods that have one.
+    #[cfg(feature = "http")]
     pub(crate) fn name_field(self) -> Option<NameField> {
         match self {
             Self::ToolsCall | Self::PromptsGet => Some(NameField::Name),

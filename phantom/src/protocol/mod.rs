@@ -5,8 +5,10 @@ mod method;
 mod version;
 
 pub use jsonrpc::{ErrorObject, Incoming, RequestId, codes};
+pub(crate) use method::Capability;
 pub use method::Method;
-pub(crate) use method::{Capability, NameField};
+#[cfg(feature = "http")]
+pub(crate) use method::NameField;
 pub use version::ProtocolVersion;
 
 /// The two protocol eras one endpoint serves.

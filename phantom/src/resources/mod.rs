@@ -5,6 +5,8 @@ pub(crate) mod uri;
 
 pub use uri::FromUriParam;
 
+use std::fmt::Display;
+
 use serde::Serialize;
 
 use crate::content::ResourceContents;
@@ -81,7 +83,7 @@ impl ReadTarget<'_> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a `#[resource]`",
     label = "unsupported resource return type",
-    note = "return `String`, `Json<T>`, `Blob`, `ResourceContents`, `Contents`, `Option<T>` (None = not found) or `Result<T, E>` where `E: Into<phantom::Error>`"
+    note = "return `String`, `Json<T>`, `Blob`, `ResourceContents`, `Contents`, `Option<T>` (None = not found) or `Result<T, E>` where `E: Display + 'static` (`String`, any error type; a `phantom::Error` keeps its code)"
 )]
 pub trait IntoContents {
     /// Converts the handler's value; `Ok(None)` is "not found".
@@ -141,8 +143,8 @@ impl<T: IntoContents> IntoContents for Option<T> {
     }
 }
 
-impl<T: IntoContents, E: Into<Error>> IntoContents for Result<T, E> {
+impl<T: IntoContents, E: Display + 'static> IntoContents for Result<T, E> {
     fn into_contents(self, target: ReadTarget<'_>) -> Result<Option<Vec<ResourceContents>>, Error> {
-        self.map_err(Into::into)?.into_contents(target)
+        self.map_err(Error::from_handler)?.into_contents(target)
     }
 }

@@ -5,8 +5,9 @@ use serde_json::value::RawValue;
 
 use crate::dispatch::{Body, Dispatcher, Failure, guarded, parse_params};
 use crate::error::Error;
+use crate::extract::Context;
 use crate::router::ReadParts;
-use crate::server::{Request, Server, Session, allowed};
+use crate::server::{Server, allowed};
 
 #[derive(Deserialize)]
 struct ReadParams {
@@ -17,9 +18,9 @@ impl<S: Server> Dispatcher<S> {
     pub(crate) async fn read_resource(
         &self,
         params: Option<&RawValue>,
-        session: &Session,
-        request: &Request,
+        cx: Context<'_>,
     ) -> Result<Body, Failure> {
+        let session = cx.session;
         let p: ReadParams = parse_params(params)?;
         let router = self.inner.router;
         let not_found = || Failure::from(Error::resource_not_found(p.uri.as_str()));
@@ -31,8 +32,7 @@ impl<S: Server> Dispatcher<S> {
         let parts = ReadParts {
             uri: &p.uri,
             params: found.params,
-            session,
-            request,
+            cx,
             mime_type: entry.def.mime_type,
         };
         let fut = (entry.def.read)(&self.inner.server, parts);

@@ -11,24 +11,28 @@ use serde_json::{Map, Value, json};
 
 use crate::completion::{CompleteContext, Completion};
 use crate::content::ResourceContents;
+use crate::dispatch::{Failure, unknown};
 use crate::error::Error;
-use crate::extract::{ArgSpec, ArgsBuilder, CallParts};
+use crate::extract::{ArgSpec, ArgsBuilder, CallParts, Context};
 use crate::prompts::PromptReply;
 use crate::protocol::{Icon, Implementation};
 use crate::resources::uri::{Matcher, Template};
 use crate::resources::{ReadTarget, Resource};
-use crate::server::Request;
 use crate::server::Session;
-use crate::server::{Callback, Cursor, Overrides, Page};
+use crate::server::{AllowList, Callback, Cursor, Overrides, Page, allowed};
 use crate::tools::{ToolAnnotations, ToolResult};
 
 mod page;
+mod portable;
 mod schema;
+mod validator;
 
 pub(crate) use page::{ListKind, paginate};
+use portable::portable_descriptor;
 use schema::{
     arg_validator, describe_args, generator, has_constraints, input_schema, output_schema,
 };
+use validator::Validator;
 
 /// A boxed `Send` future, as the generated trampolines return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -173,10 +177,8 @@ pub struct ReadParts<'a> {
     pub uri: &'a str,
     /// Decoded parameters, in template order.
     pub params: Vec<Cow<'a, str>>,
-    /// The caller's session.
-    pub session: &'a Session,
-    /// The transport request.
-    pub request: &'a Request,
+    /// The request's context.
+    pub cx: Context<'a>,
     /// The template's MIME type.
     pub mime_type: Option<&'static str>,
 }
@@ -193,6 +195,11 @@ impl<'a> ReadParts<'a> {
             uri: self.uri,
             mime_type: self.mime_type,
         }
+    }
+
+    /// The error for a context parameter the request cannot give (e.g. no bearer token).
+    pub fn bad_context(&self, reason: &str) -> Error {
+        Error::invalid_params(reason.to_owned()).with_data(json!({ "uri": self.uri }))
     }
 
     /// The error for a parameter that does not parse.
@@ -219,12 +226,16 @@ pub(crate) struct ToolEntry<S> {
     pub(crate) def: ToolDef<S>,
     pub(crate) specs: Vec<ArgSpec>,
     /// Compiled validators of the arguments whose schemas declare constraints, by wire name.
-    pub(crate) validators: Vec<(&'static str, jsonschema::Validator)>,
+    pub(crate) validators: Vec<(&'static str, Validator)>,
     /// Whether one [`Arguments`](crate::extract::Arguments) parameter takes the whole object (its
     /// schema, not phantom, decides which names are allowed; its validator is named `""`).
     pub(crate) takes_all: bool,
     pub(crate) wrap_output: bool,
+    /// The descriptor as listed by default, its schemas in portable spelling.
     pub(crate) json: Box<RawValue>,
+    /// The descriptor with schemas as schemars generated them, when that differs
+    /// ([`Config::portable_schemas`](crate::Config::portable_schemas) off).
+    pub(crate) schemars_json: Option<Box<RawValue>>,
 }
 
 pub(crate) struct PromptEntry<S> {
@@ -259,8 +270,29 @@ pub struct Router<S> {
     pub(crate) overrides: Overrides,
 }
 
+/// The entry named `name` when the allow-list lets it through.
+fn visible<'r, E>(
+    index: &HashMap<&'static str, usize>,
+    entries: &'r [E],
+    allow: &Option<AllowList>,
+    name: &str,
+) -> Option<&'r E> {
+    index
+        .get(name)
+        .filter(|_| allowed(allow, name))
+        .map(|&i| &entries[i])
+}
+
 fn raw(value: &impl serde::Serialize) -> Box<RawValue> {
     serde_json::value::to_raw_value(value).expect("descriptor serializes")
+}
+
+/// `icons` of a list item, when it has any.
+fn put_icons(obj: &mut Map<String, Value>, srcs: &[&'static str]) {
+    if !srcs.is_empty() {
+        let icons = serde_json::to_value(icons(srcs)).unwrap_or_default();
+        obj.insert("icons".into(), icons);
+    }
 }
 
 fn put(obj: &mut Map<String, Value>, key: &str, value: Option<impl Into<Value>>) {
@@ -292,7 +324,7 @@ impl<S> Router<S> {
                         .cloned()
                         .unwrap_or_default();
                     if has_constraints(&root, &own_defs, &mut Vec::new())
-                        && let Ok(v) = jsonschema::validator_for(&root)
+                        && let Some(v) = Validator::compile(&root)
                     {
                         validators.push(("", v));
                     }
@@ -304,13 +336,7 @@ impl<S> Router<S> {
             obj.insert("name".into(), tool.name.into());
             put(&mut obj, "title", tool.title);
             put(&mut obj, "description", tool.description);
-            let icons = icons(tool.icons);
-            if !icons.is_empty() {
-                obj.insert(
-                    "icons".into(),
-                    serde_json::to_value(icons).unwrap_or_default(),
-                );
-            }
+            put_icons(&mut obj, tool.icons);
             obj.insert("inputSchema".into(), schema);
             let mut wrap_output = false;
             if let Some(out) = (tool.output)(&mut generator()) {
@@ -326,8 +352,13 @@ impl<S> Router<S> {
                 obj.insert("annotations".into(), ann);
             }
             put(&mut obj, "_meta", meta_map(tool.meta));
+            let (json, schemars_json) = match portable_descriptor(&obj) {
+                Some(portable) => (raw(&portable), Some(raw(&obj))),
+                None => (raw(&obj), None),
+            };
             tools.push(ToolEntry {
-                json: raw(&obj),
+                json,
+                schemars_json,
                 def: tool,
                 specs,
                 validators,
@@ -361,13 +392,7 @@ impl<S> Router<S> {
             if !args.is_empty() {
                 obj.insert("arguments".into(), args.into());
             }
-            let icons = icons(prompt.icons);
-            if !icons.is_empty() {
-                obj.insert(
-                    "icons".into(),
-                    serde_json::to_value(icons).unwrap_or_default(),
-                );
-            }
+            put_icons(&mut obj, prompt.icons);
             prompts.push(PromptEntry {
                 json: raw(&obj),
                 def: prompt,
@@ -411,13 +436,7 @@ impl<S> Router<S> {
             if concrete_uri.is_some() {
                 put(&mut obj, "size", res.size);
             }
-            let icons = icons(res.icons);
-            if !icons.is_empty() {
-                obj.insert(
-                    "icons".into(),
-                    serde_json::to_value(icons).unwrap_or_default(),
-                );
-            }
+            put_icons(&mut obj, res.icons);
             resources.push(ResourceEntry {
                 json: raw(&obj),
                 def: res,
@@ -443,6 +462,23 @@ impl<S> Router<S> {
         }
     }
 
+    /// The tool named `name`, if the session may see it (a hidden tool reads as unknown).
+    pub(crate) fn tool(&self, name: &str, session: &Session) -> Result<&ToolEntry<S>, Failure> {
+        visible(&self.tool_index, &self.tools, &session.allowed_tools, name)
+            .ok_or_else(|| unknown("tool", "name", name))
+    }
+
+    /// The prompt named `name`, if the session may see it (a hidden prompt reads as unknown).
+    pub(crate) fn prompt(&self, name: &str, session: &Session) -> Result<&PromptEntry<S>, Failure> {
+        visible(
+            &self.prompt_index,
+            &self.prompts,
+            &session.allowed_prompts,
+            name,
+        )
+        .ok_or_else(|| unknown("prompt", "name", name))
+    }
+
     /// The position of the tool named `name`: the routing step of `tools/call`.
     #[doc(hidden)]
     pub fn tool_position(&self, name: &str) -> Option<usize> {
@@ -456,6 +492,7 @@ impl<S> Router<S> {
         self.matcher.find(uri).map(|m| m.index)
     }
 
+    #[cfg(feature = "http")]
     /// The `(argument, header)` pairs of a tool's `#[arg(header = "…")]` arguments; empty for
     /// unknown tools.
     pub(crate) fn tool_headers(

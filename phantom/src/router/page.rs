@@ -8,7 +8,7 @@ use serde_json::value::RawValue;
 use super::Router;
 use crate::dispatch::{Body, Dispatcher, Failure, members, parse_params};
 use crate::error::Error;
-use crate::server::{AllowList, Cursor, Page, Server, Session, allowed};
+use crate::server::{AllowList, Config, Cursor, Page, Server, Session, allowed};
 
 /// The four lists a router serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,9 +54,20 @@ impl ListKind {
 
 impl<S> Router<S> {
     /// The items of a list, in declaration order, with the names allow-lists filter on.
-    pub(crate) fn list_items(&self, kind: ListKind) -> Vec<(&'static str, &RawValue)> {
+    pub(crate) fn list_items(
+        &self,
+        kind: ListKind,
+        portable_schemas: bool,
+    ) -> Vec<(&'static str, &RawValue)> {
         match kind {
-            ListKind::Tools => self.tools.iter().map(|t| (t.def.name, &*t.json)).collect(),
+            ListKind::Tools => self
+                .tools
+                .iter()
+                .map(|t| match &t.schemars_json {
+                    Some(json) if !portable_schemas => (t.def.name, &**json),
+                    _ => (t.def.name, &*t.json),
+                })
+                .collect(),
             ListKind::Prompts => self
                 .prompts
                 .iter()
@@ -82,14 +93,14 @@ impl<S> Router<S> {
         kind: ListKind,
         session: &Session,
         cursor: Option<&str>,
-        page_size: usize,
+        config: &Config,
     ) -> Result<String, Error> {
         let page = paginate(
             kind,
-            self.list_items(kind).into_iter(),
+            self.list_items(kind, config.portable_schemas).into_iter(),
             kind.allow_list(session),
             cursor,
-            page_size,
+            config.page_size,
         )?;
         Ok(members(
             kind.key(),
@@ -140,10 +151,9 @@ impl<S: Server> Dispatcher<S> {
         {
             return Ok(Body::Members(page.to_owned()));
         }
-        let page =
-            inner
-                .router
-                .list_page(kind, session, p.cursor.as_deref(), inner.config.page_size)?;
+        let page = inner
+            .router
+            .list_page(kind, session, p.cursor.as_deref(), &inner.config)?;
         Ok(Body::Members(page))
     }
 }

@@ -5,6 +5,7 @@ use schemars::generate::SchemaSettings;
 use schemars::{Schema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
+use super::validator::Validator;
 use crate::extract::{ArgSpec, ArgsBuilder};
 
 pub(super) fn generator() -> SchemaGenerator {
@@ -76,7 +77,7 @@ fn references_constraints<'d>(
 pub(super) fn arg_validator(
     spec: &ArgSpec,
     defs: &Map<String, Value>,
-) -> Option<(&'static str, jsonschema::Validator)> {
+) -> Option<(&'static str, Validator)> {
     let mut schema = spec.schema.clone().to_value();
     if let Some(branches) = schema.get("anyOf").and_then(Value::as_array) {
         let non_null: Vec<&Value> = branches
@@ -98,9 +99,7 @@ pub(super) fn arg_validator(
     if !has_constraints(&schema, defs, &mut Vec::new()) {
         return None;
     }
-    jsonschema::validator_for(&referenced)
-        .ok()
-        .map(|v| (spec.name, v))
+    Validator::compile(&referenced).map(|v| (spec.name, v))
 }
 
 pub(super) fn describe_args(

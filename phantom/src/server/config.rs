@@ -39,6 +39,11 @@ pub struct Config {
     pub cache_scope: CacheScope,
     /// Hooks around every feature request (default none).
     pub middleware: Option<Arc<dyn Middleware>>,
+    /// Whether `tools/list` spells tool schemas portably (default `true`): schemars' integer
+    /// formats (`"format": "uint32"`, …) become `minimum`/`maximum`, and `type` arrays
+    /// (`["integer", "null"]`) become `anyOf` branches. `false` lists schemas exactly as schemars
+    /// generates them. Either way the same values validate.
+    pub portable_schemas: bool,
 }
 
 impl std::fmt::Debug for Config {
@@ -48,6 +53,7 @@ impl std::fmt::Debug for Config {
             .field("cache_ttl_ms", &self.cache_ttl_ms)
             .field("cache_scope", &self.cache_scope)
             .field("middleware", &self.middleware.is_some())
+            .field("portable_schemas", &self.portable_schemas)
             .finish()
     }
 }
@@ -59,6 +65,7 @@ impl Default for Config {
             cache_ttl_ms: 0,
             cache_scope: CacheScope::Private,
             middleware: None,
+            portable_schemas: true,
         }
     }
 }
@@ -75,6 +82,14 @@ impl Config {
     #[must_use]
     pub fn middleware(mut self, middleware: impl Middleware) -> Self {
         self.middleware = Some(Arc::new(middleware));
+        self
+    }
+
+    /// Lists tool schemas in portable spelling (`true`, the default) or exactly as schemars
+    /// generates them (`false`, keeping `"format": "uint32"` and `type` arrays).
+    #[must_use]
+    pub fn portable_schemas(mut self, portable: bool) -> Self {
+        self.portable_schemas = portable;
         self
     }
 

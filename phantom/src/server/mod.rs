@@ -118,12 +118,41 @@ impl Overrides {
 
 /// The server side of phantom: implemented by `#[mcp_router]` on your type.
 ///
-/// Every method is a callback with a default (see the table in the crate docs). Write a method with
-/// the same name and an equivalent signature inside the `#[mcp_router]` impl to override one; the
-/// macro moves it here. Callbacks return `Send` futures.
+/// Every method is a callback with a default. Write a method with the same name and an equivalent
+/// signature inside the `#[mcp_router]` impl to override one; the macro moves it here. Callbacks
+/// return `Send` futures.
+///
+/// # Callbacks
+///
+/// "Legacy" is a 2025-11-25 (or earlier) client with a session, "modern" a 2026-07-28 request.
+///
+/// | callback | when phantom calls it | default |
+/// |---|---|---|
+/// | [`connect`](Server::connect) | before serving a message: on legacy `initialize`, then on every later HTTP request of the session (POSTed requests, notifications and client responses, GET, DELETE; another principal gets 404); on every modern request. Over stdio and in the test client a legacy session runs it once, at `initialize` | [`Connect::Ok`] |
+/// | [`disconnect`](Server::disconnect) | when a request or stream ends: after every legacy HTTP POST, when a GET stream closes, after a DELETE, after every modern request, at the end of stdio input | nothing |
+/// | [`terminate`](Server::terminate) | when the client ends its legacy session: an HTTP `DELETE` (200, or 204 when it fails; the session is forgotten either way), or the end of stdio input | `Ok(())` |
+/// | [`instructions`](Server::instructions) | for the `initialize` (legacy) and `server/discover` (modern) results | `instructions = "…"` of `#[mcp_router]` |
+/// | [`server_info`](Server::server_info) | for `serverInfo`: in the `initialize` result (legacy), in every result's `_meta` (modern) | `name`, `version`, `title`, … of `#[mcp_router]` |
+/// | [`list_resources`](Server::list_resources) | `resources/list` | the parameter-less `#[resource]`s, paginated, allow-list applied |
+/// | [`list_skills`](Server::list_skills) | not yet: `skills/list`, once `#[skill]` lands | an empty page |
+/// | [`authorize_resource_subscriptions`](Server::authorize_resource_subscriptions) | not yet: `resources/subscribe` and update notifications, once subscriptions land | every resource |
+/// | [`authorize_task_subscriptions`](Server::authorize_task_subscriptions) | not yet: task status notifications, once the tasks extension lands | the ids `get_task` finds |
+/// | [`get_task`](Server::get_task) | not yet: `tasks/get`, `tasks/update`, `tasks/cancel`, once the tasks extension lands | not found |
+/// | [`update_task`](Server::update_task) | not yet: `tasks/update`, once the tasks extension lands | acknowledge |
+/// | [`cancel_task`](Server::cancel_task) | not yet: `tasks/cancel`, once the tasks extension lands | acknowledge |
+///
+/// The six "not yet" callbacks can be written today (the macro checks their signatures), but no
+/// request reaches them until their feature is served.
 pub trait Server: Clone + Send + Sync + 'static {
-    /// Runs on every request (and on `initialize`): authenticate, set the principal, assigns and
-    /// allow-lists. Default: [`Connect::Ok`].
+    /// Runs on every request, before anything else: over HTTP on every POST (requests,
+    /// notifications and client responses alike), GET and DELETE; on every 2026-07-28 request
+    /// whatever the transport; on stdio once, at `initialize` (one session per process). At
+    /// `initialize` the session already carries the id it is opening. Authenticate here; set the
+    /// principal, assigns and allow-lists.
+    ///
+    /// A legacy session belongs to the principal that opened it: a later request whose `connect`
+    /// sets another principal (or none where there was one) is answered 404, as if the session
+    /// did not exist, and what `connect` decided for it is not kept. Default: [`Connect::Ok`].
     fn connect(
         &self,
         session: &mut Session,
@@ -133,13 +162,17 @@ pub trait Server: Clone + Send + Sync + 'static {
         async { Connect::Ok }
     }
 
-    /// Runs when a connection or stdio stream closes. Default: nothing.
+    /// Runs when a request or a stream ends: over HTTP after every legacy POST (the session
+    /// lives on), when a GET stream closes, after DELETE (following `terminate`), and after every
+    /// 2026-07-28 request (whose session lives for that request); on stdio when input ends. It
+    /// runs often: keep it cheap. Default: nothing.
     fn disconnect(&self, session: &Session) -> impl Future<Output = ()> + Send {
         let _ = session;
         async {}
     }
 
-    /// Runs when the client ends its session. phantom itself remembers terminated sessions.
+    /// Runs when the client ends its session (HTTP DELETE; on stdio when input ends). The session
+    /// is forgotten either way; over HTTP an `Err` answers the DELETE with 204 instead of 200.
     fn terminate(&self, session: &Session) -> impl Future<Output = Result<(), Error>> + Send {
         let _ = session;
         async { Ok(()) }
@@ -167,7 +200,9 @@ pub trait Server: Clone + Send + Sync + 'static {
         async move { Self::__router().concrete_resources(cursor.as_ref(), session) }
     }
 
-    /// `skills/list`: the `SKILL.md` URIs of one page. Default: none (skills arrive with `#[skill]`).
+    /// `skills/list`: the `SKILL.md` URIs of one page. Default: none.
+    ///
+    /// Not called yet: `skills/list` will call it once `#[skill]` lands.
     fn list_skills(
         &self,
         cursor: Option<Cursor>,
@@ -178,6 +213,9 @@ pub trait Server: Clone + Send + Sync + 'static {
     }
 
     /// Which resources a session may subscribe to and hear about. Default: all.
+    ///
+    /// Not called yet: `resources/subscribe` and resource update notifications will call it once
+    /// subscriptions land.
     fn authorize_resource_subscriptions(
         &self,
         resources: Vec<ResolvedResource>,
@@ -188,6 +226,8 @@ pub trait Server: Clone + Send + Sync + 'static {
     }
 
     /// Which task ids a session may listen to. Default: those `get_task` returns.
+    ///
+    /// Not called yet: task status notifications will call it once the tasks extension lands.
     fn authorize_task_subscriptions(
         &self,
         task_ids: Vec<String>,
@@ -205,6 +245,8 @@ pub trait Server: Clone + Send + Sync + 'static {
     }
 
     /// Fetches a task for `tasks/get`, `tasks/update` and `tasks/cancel`. Default: not found.
+    ///
+    /// Not called yet: those methods will call it once the tasks extension lands.
     fn get_task(
         &self,
         task_id: &str,
@@ -215,6 +257,8 @@ pub trait Server: Clone + Send + Sync + 'static {
     }
 
     /// Receives `inputResponses` for a task. Default: acknowledge.
+    ///
+    /// Not called yet: `tasks/update` will call it once the tasks extension lands.
     fn update_task(
         &self,
         task: Task,
@@ -226,6 +270,8 @@ pub trait Server: Clone + Send + Sync + 'static {
     }
 
     /// Cancels a task. Default: acknowledge (the task carries on).
+    ///
+    /// Not called yet: `tasks/cancel` will call it once the tasks extension lands.
     fn cancel_task(
         &self,
         task: Task,

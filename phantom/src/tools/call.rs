@@ -7,13 +7,11 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::dispatch::Status;
-use crate::dispatch::{
-    Body, Dispatcher, Failure, guarded, invalid, members_of, parse_params, unknown,
-};
-use crate::extract::{Args, CallParts};
+use crate::dispatch::{Body, Dispatcher, Failure, guarded, invalid, members_of, parse_params};
+use crate::extract::{Args, CallParts, Context};
 use crate::protocol::{ErrorObject, codes};
 use crate::router::ToolEntry;
-use crate::server::{Request, Server, Session, allowed};
+use crate::server::Server;
 
 #[derive(Deserialize)]
 pub(crate) struct NameParams<'a> {
@@ -27,17 +25,11 @@ impl<S: Server> Dispatcher<S> {
     pub(crate) async fn call_tool(
         &self,
         params: Option<&RawValue>,
-        session: &Session,
-        request: &Request,
+        cx: Context<'_>,
     ) -> Result<Body, Failure> {
+        let session = cx.session;
         let p: NameParams<'_> = parse_params(params)?;
-        let router = self.inner.router;
-        let entry = router
-            .tool_index
-            .get(p.name.as_ref())
-            .filter(|_| allowed(&session.allowed_tools, &p.name))
-            .map(|&i| &router.tools[i])
-            .ok_or_else(|| unknown("tool", "name", &p.name))?;
+        let entry = self.inner.router.tool(&p.name, session)?;
         if session.is_stateless() && !entry.def.requires.is_empty() {
             return Err(Failure::from(
                 ErrorObject::new(
@@ -73,11 +65,7 @@ impl<S: Server> Dispatcher<S> {
         let result = match check_arguments(entry, &args) {
             Err(message) => crate::tools::ToolResult::error(message),
             Ok(()) => {
-                let parts = CallParts {
-                    session,
-                    request,
-                    args,
-                };
+                let parts = CallParts { cx, args };
                 let fut = (entry.def.call)(&self.inner.server, parts);
                 guarded("tool handler", entry.def.name, fut).await?
             }
@@ -119,8 +107,7 @@ fn check_arguments<S>(entry: &ToolEntry<S>, args: &Args<'_>) -> Result<(), Strin
             continue;
         };
         let value: Value = serde_json::from_str(raw.get()).map_err(|e| e.to_string())?;
-        if let Some(err) = validator.iter_errors(&value).next() {
-            let path = err.instance_path.to_string();
+        if let Some((path, err)) = validator.first_error(&value) {
             let field = std::iter::once(*name)
                 .filter(|n| !n.is_empty())
                 .chain(path.split('/').filter(|s| !s.is_empty()))

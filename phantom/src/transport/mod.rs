@@ -1,6 +1,9 @@
 //! Transports: Streamable HTTP (axum) and stdio.
 
+#[cfg(feature = "http")]
 pub mod http;
+#[cfg(feature = "http")]
 mod sessions;
+#[cfg(feature = "http")]
 pub mod sse;
 pub mod stdio;

@@ -2,7 +2,7 @@
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
-use crate::dispatch::{Dispatcher, SessionSlot};
+use crate::dispatch::{Dispatcher, Outbound, SessionSlot};
 use crate::server::Server;
 use crate::server::{Request, Transport};
 
@@ -39,11 +39,24 @@ where
         if line.trim().is_empty() {
             continue;
         }
-        if let Some(reply) = dispatcher.handle(&line, &request, &mut session).await {
-            let mut body = reply.body.into_bytes();
-            body.push(b'\n');
-            output.write_all(&body).await?;
-            output.flush().await?;
+        // What the handling sends before its result is written as it comes.
+        let (outbound, mut rx) = Outbound::channel();
+        let reply = {
+            let handling = dispatcher.handle(&line, &request, &mut session, &outbound);
+            tokio::pin!(handling);
+            loop {
+                tokio::select! {
+                    biased;
+                    reply = &mut handling => break reply,
+                    Some(message) = rx.recv() => write_line(&mut output, message).await?,
+                }
+            }
+        };
+        while let Ok(message) = rx.try_recv() {
+            write_line(&mut output, message).await?;
+        }
+        if let Some(reply) = reply {
+            write_line(&mut output, reply.body).await?;
         }
     }
     if let Some(session) = session.get() {
@@ -54,4 +67,11 @@ where
         }
     }
     Ok(())
+}
+
+async fn write_line<W: AsyncWrite + Unpin>(output: &mut W, line: String) -> std::io::Result<()> {
+    let mut bytes = line.into_bytes();
+    bytes.push(b'\n');
+    output.write_all(&bytes).await?;
+    output.flush().await
 }

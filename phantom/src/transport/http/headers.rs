@@ -79,7 +79,9 @@ pub(super) fn check_modern_headers(
         .map(|v| v.to_str().ok().and_then(decode_header))
     {
         None if head.is_request => {
-            return Err("Header mismatch: missing Mcp-Method header".into());
+            return Err(format!(
+                "Header mismatch: missing Mcp-Method header; expected 'Mcp-Method: {method}'"
+            ));
         }
         None => {}
         Some(None) => {
@@ -92,9 +94,9 @@ pub(super) fn check_modern_headers(
         }
         Some(Some(_)) => {}
     }
-    let expected = match head.known.and_then(Method::name_field) {
-        Some(NameField::Name) => head.name.as_ref(),
-        Some(NameField::Uri) => head.uri.as_ref(),
+    let (expected, field) = match head.known.and_then(Method::name_field) {
+        Some(NameField::Name) => (head.name.as_ref(), "name"),
+        Some(NameField::Uri) => (head.uri.as_ref(), "uri"),
         None => return Ok(()),
     };
     let Some(expected) = expected.and_then(Value::as_str) else {
@@ -104,7 +106,9 @@ pub(super) fn check_modern_headers(
         .get(NAME_HEADER)
         .map(|v| v.to_str().ok().and_then(decode_header))
     {
-        None => Err("Header mismatch: missing Mcp-Name header".into()),
+        None => Err(format!(
+            "Header mismatch: missing Mcp-Name header; expected 'Mcp-Name: {expected}' (the body's params.{field})"
+        )),
         Some(None) => Err("Header mismatch: invalid Mcp-Name header".into()),
         Some(Some(n)) if n != expected => Err(format!(
             "Header mismatch: Mcp-Name '{n}' != body '{expected}'"

@@ -16,9 +16,9 @@ use super::config::ResponseMode;
 use super::headers::{
     SESSION_HEADER, VERSION_HEADER, accepts, check_modern_headers, check_param_headers, header_str,
 };
-use super::response::{empty, error_for, plain, reply_response, sse_reply};
-use super::session::forget_evicted;
-use crate::dispatch::{ParamsHead, Reply, SessionSlot, Status};
+use super::response::{Handling, empty, error_for, plain, reply_response, sse_reply, streaming};
+use super::session::{find_session, forget_evicted};
+use crate::dispatch::{Outbound, ParamsHead, Reply, SessionSlot, Status};
 use crate::protocol::{Incoming, Method, ProtocolVersion, codes};
 use crate::server::{Request, Server, Session};
 use crate::transport::sessions::new_session_id;
@@ -79,10 +79,15 @@ async fn dispatch<S: Server>(
     parsed: Option<Parsed<'_>>,
     request: &Request,
     slot: &mut SessionSlot,
+    out: &Outbound,
 ) -> Option<Reply> {
     match parsed {
-        Some(Parsed { msg, head }) => st.dispatcher.handle_parsed(msg, head, request, slot).await,
-        None => st.dispatcher.handle(text, request, slot).await,
+        Some(Parsed { msg, head }) => {
+            st.dispatcher
+                .handle_parsed(msg, head, request, slot, out)
+                .await
+        }
+        None => st.dispatcher.handle(text, request, slot, out).await,
     }
 }
 
@@ -131,7 +136,29 @@ pub(super) async fn post<S: Server>(
         Ok(b) => b,
         Err(resp) => return resp,
     };
-    let Ok(text) = std::str::from_utf8(&bytes) else {
+    // The handling owns what it needs, so that it can go on inside an SSE stream once it sends
+    // something before its result.
+    let (out, mut rx) = Outbound::channel();
+    let session = header_str(&request.headers, SESSION_HEADER)
+        .filter(|_| !st.cfg.stateless)
+        .and_then(|id| HeaderValue::from_str(id).ok());
+    let state = Arc::clone(st);
+    let mut handling: Handling =
+        Box::pin(async move { handle_body(&state, request, &bytes, &out).await });
+    tokio::select! {
+        biased;
+        resp = &mut handling => resp,
+        Some(first) = rx.recv() => streaming(first, rx, handling, session),
+    }
+}
+
+async fn handle_body<S: Server>(
+    st: &Arc<HttpState<S>>,
+    request: Request,
+    bytes: &[u8],
+    out: &Outbound,
+) -> Response {
+    let Ok(text) = std::str::from_utf8(bytes) else {
         return plain(
             StatusCode::BAD_REQUEST,
             codes::PARSE_ERROR,
@@ -142,19 +169,19 @@ pub(super) async fn post<S: Server>(
     let inspected = if is_batch { None } else { inspect(text) };
     let Some((head, parsed)) = inspected else {
         if is_batch {
-            return post_legacy(st, request, text, None, None).await;
+            return post_legacy(st, request, text, None, None, out).await;
         }
         // Not JSON, or not a JSON-RPC object: let the dispatcher produce the exact error.
         let reply = st
             .dispatcher
-            .handle(text, &request, &mut SessionSlot::default())
+            .handle(text, &request, &mut SessionSlot::default(), out)
             .await;
         return reply.map_or_else(|| empty(StatusCode::BAD_REQUEST), reply_response);
     };
     if head.modern.is_some() {
-        return post_modern(st, &request, text, &head, parsed).await;
+        return post_modern(st, &request, text, &head, parsed, out).await;
     }
-    post_legacy(st, request, text, Some(&head), Some(parsed)).await
+    post_legacy(st, request, text, Some(&head), Some(parsed), out).await
 }
 
 async fn post_modern<S: Server>(
@@ -163,6 +190,7 @@ async fn post_modern<S: Server>(
     text: &str,
     head: &Inspected,
     parsed: Parsed<'_>,
+    out: &Outbound,
 ) -> Response {
     // Header checks come before the version gate: a header that disagrees with the body is a
     // -32020 whatever the version says; an agreeing but unsupported version is the dispatcher's -32022.
@@ -193,7 +221,16 @@ async fn post_modern<S: Server>(
             Some(head),
         );
     }
-    match dispatch(st, text, Some(parsed), request, &mut SessionSlot::default()).await {
+    match dispatch(
+        st,
+        text,
+        Some(parsed),
+        request,
+        &mut SessionSlot::default(),
+        out,
+    )
+    .await
+    {
         None => empty(StatusCode::ACCEPTED),
         Some(reply) => reply_response(reply),
     }
@@ -205,6 +242,7 @@ async fn post_legacy<S: Server>(
     text: &str,
     head: Option<&Inspected>,
     parsed: Option<Parsed<'_>>,
+    out: &Outbound,
 ) -> Response {
     if let Some(v) = header_str(&request.headers, VERSION_HEADER) {
         match ProtocolVersion::parse(v) {
@@ -230,13 +268,13 @@ async fn post_legacy<S: Server>(
     if st.cfg.stateless {
         // Every request stands alone: no session is looked up, opened or stored.
         let mut slot = SessionSlot::stateless();
-        return match dispatch(st, text, parsed, &request, &mut slot).await {
+        return match dispatch(st, text, parsed, &request, &mut slot, out).await {
             None => empty(StatusCode::ACCEPTED),
             Some(reply) => reply_response(reply),
         };
     }
     if head.is_some_and(|h| h.known == Some(Method::Initialize)) {
-        return initialize(st, request, text, parsed).await;
+        return initialize(st, request, text, parsed, out).await;
     }
     let Some(id) = header_str(&request.headers, SESSION_HEADER).map(str::to_owned) else {
         return error_for(
@@ -246,18 +284,17 @@ async fn post_legacy<S: Server>(
             head,
         );
     };
-    let Ok(session) = st.sessions.get(&id) else {
-        forget_evicted(st).await;
-        return error_for(
-            StatusCode::NOT_FOUND,
-            codes::CONNECT_REJECTED,
-            "Session not found",
-            head,
-        );
+    let session = match find_session(st, &id, head).await {
+        Ok(session) => session,
+        Err(resp) => return resp,
     };
     let version = session.protocol_version;
     let mut slot = SessionSlot::new(Some(Session::clone(&session)));
-    let reply = dispatch(st, text, parsed, &request, &mut slot).await;
+    let reply = dispatch(st, text, parsed, &request, &mut slot, out).await;
+    // The request is over for `disconnect` (the session lives on).
+    if let Some(session) = slot.get() {
+        st.dispatcher.disconnect(session).await;
+    }
     if slot.changed()
         && let Some(s) = slot.into_session()
     {
@@ -281,10 +318,11 @@ async fn initialize<S: Server>(
     request: Request,
     text: &str,
     parsed: Option<Parsed<'_>>,
+    out: &Outbound,
 ) -> Response {
     let id = new_session_id();
     let mut slot = SessionSlot::opening(Arc::clone(&id));
-    let reply = dispatch(st, text, parsed, &request, &mut slot).await;
+    let reply = dispatch(st, text, parsed, &request, &mut slot, out).await;
     let Some(reply) = reply else {
         return empty(StatusCode::ACCEPTED);
     };

@@ -1,21 +1,27 @@
 //! Responses: JSON-RPC error bodies, replies mapped to HTTP statuses, and short SSE answers.
 
 use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use axum::body::Body;
 use axum::response::Response;
+use bytes::Bytes;
+use futures_util::StreamExt as _;
 use http::StatusCode;
 use http::header::{self, HeaderValue};
+use http_body_util::BodyExt as _;
 use serde_json::{Value, json};
+use tokio::sync::mpsc;
 
 use super::HttpState;
 use super::headers::SESSION_HEADER;
 use super::post::Inspected;
 use crate::dispatch::{Reply, Status};
-use crate::protocol::{ProtocolVersion, codes};
-use crate::server::{Connect, Server};
+use crate::protocol::ProtocolVersion;
+use crate::server::Server;
 use crate::store::StoredEvent;
 use crate::transport::sse;
 
@@ -83,27 +89,6 @@ pub(super) fn reply_response(reply: Reply) -> Response {
     resp
 }
 
-pub(super) fn connect_response(connect: Connect) -> Option<Response> {
-    let (status, message) = match connect {
-        Connect::Ok => return None,
-        Connect::Unauthorized(challenge) => {
-            let mut resp = plain(
-                StatusCode::UNAUTHORIZED,
-                codes::CONNECT_REJECTED,
-                "Unauthorized",
-            );
-            if let Ok(v) = HeaderValue::from_str(&challenge.to_string()) {
-                resp.headers_mut().insert(header::WWW_AUTHENTICATE, v);
-            }
-            return Some(resp);
-        }
-        Connect::Forbidden(m) => (StatusCode::FORBIDDEN, m),
-        Connect::NotFound(m) => (StatusCode::NOT_FOUND, m),
-        Connect::Error(m) => (StatusCode::BAD_REQUEST, m),
-    };
-    Some(plain(status, codes::CONNECT_REJECTED, &message))
-}
-
 pub(super) fn sse_headers(resp: &mut Response) {
     let h = resp.headers_mut();
     h.insert(
@@ -164,6 +149,64 @@ pub(super) async fn sse_reply<S: Server>(
     sse_headers(&mut resp);
     if let Ok(v) = HeaderValue::from_str(session_id) {
         resp.headers_mut().insert(SESSION_HEADER, v);
+    }
+    resp
+}
+
+/// A POST's handling, owned, so that it can carry on inside a streamed response.
+pub(super) type Handling = Pin<Box<dyn Future<Output = Response> + Send>>;
+
+/// Turns a POST into an SSE stream once its handling sends something before its result: `first`,
+/// then every later message, then the result (a JSON reply becomes the last event; an SSE reply is
+/// passed through as it is), in the order they were sent.
+pub(super) fn streaming(
+    first: String,
+    rx: mpsc::UnboundedReceiver<String>,
+    handling: Handling,
+    session: Option<HeaderValue>,
+) -> Response {
+    struct State {
+        first: Option<String>,
+        rx: mpsc::UnboundedReceiver<String>,
+        handling: Option<Handling>,
+    }
+    let state = State {
+        first: Some(first),
+        rx,
+        handling: Some(handling),
+    };
+    let stream = futures_util::stream::unfold(state, |mut st| async move {
+        if let Some(first) = st.first.take() {
+            return Some((sse::event(None, &first), st));
+        }
+        let handling = st.handling.as_mut()?;
+        tokio::select! {
+            biased;
+            Some(message) = st.rx.recv() => Some((sse::event(None, &message), st)),
+            resp = handling => {
+                st.handling = None;
+                let mut frames = Vec::new();
+                while let Ok(message) = st.rx.try_recv() {
+                    frames.extend_from_slice(&sse::event(None, &message));
+                }
+                let is_sse = resp
+                    .headers()
+                    .get(header::CONTENT_TYPE)
+                    .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"));
+                let body = resp.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+                if is_sse {
+                    frames.extend_from_slice(&body);
+                } else if !body.is_empty() {
+                    frames.extend_from_slice(&sse::event(None, &String::from_utf8_lossy(&body)));
+                }
+                Some((Bytes::from(frames), st))
+            }
+        }
+    });
+    let mut resp = Response::new(Body::from_stream(stream.map(Ok::<_, Infallible>)));
+    sse_headers(&mut resp);
+    if let Some(id) = session {
+        resp.headers_mut().insert(SESSION_HEADER, id);
     }
     resp
 }

@@ -13,10 +13,31 @@ use tokio::sync::mpsc;
 
 use super::HttpState;
 use super::headers::{LAST_EVENT_ID, SESSION_HEADER, accepts, header_str};
-use super::response::{connect_response, empty, plain, sse_headers};
+use super::post::Inspected;
+use super::response::{empty, error_for, plain, reply_response, sse_headers};
+use crate::protocol::Era;
 use crate::protocol::{ProtocolVersion, codes};
-use crate::server::{Callback, Request, Server, Session};
+use crate::server::{Request, Server, Session};
 use crate::transport::sse;
+
+/// The stored session `id`, or the 404 that unknown, terminated and evicted ids all get (with the
+/// request's JSON-RPC id when it is known).
+pub(super) async fn find_session<S: Server>(
+    st: &Arc<HttpState<S>>,
+    id: &str,
+    head: Option<&Inspected>,
+) -> Result<Arc<Session>, Response> {
+    if let Ok(session) = st.sessions.get(id) {
+        return Ok(session);
+    }
+    forget_evicted(st).await;
+    Err(error_for(
+        StatusCode::NOT_FOUND,
+        codes::CONNECT_REJECTED,
+        "Session not found",
+        head,
+    ))
+}
 
 /// Drops the stored events of sessions the table evicted for idleness.
 pub(super) async fn forget_evicted<S: Server>(st: &Arc<HttpState<S>>) {
@@ -25,17 +46,25 @@ pub(super) async fn forget_evicted<S: Server>(st: &Arc<HttpState<S>>) {
     }
 }
 
-/// Runs `connect` for a GET or DELETE on a legacy session.
+/// Runs `connect` for a GET or DELETE on a legacy session (the principal that opened the session
+/// must be the one asking).
 async fn connect_session<S: Server>(
     st: &Arc<HttpState<S>>,
     session: &Session,
     request: &Request,
 ) -> Option<Response> {
-    if !S::__router().overrides(Callback::Connect) {
-        return None;
-    }
     let mut session = session.clone();
-    connect_response(st.dispatcher.server().connect(&mut session, request).await)
+    let refused = st
+        .dispatcher
+        .connect_session(&mut session, request)
+        .await
+        .err()?;
+    Some(reply_response(st.dispatcher.error_reply(
+        None,
+        refused.error,
+        refused.status,
+        Era::Legacy,
+    )))
 }
 
 fn method_not_allowed(stateless: bool) -> Response {
@@ -65,6 +94,15 @@ impl<S: Server> Drop for StreamGuard<S> {
         self.st
             .sessions
             .close_stream(&self.session, self.generation);
+        // The stream is over for `disconnect`; a session DELETE already ended runs it there.
+        let (Ok(session), Ok(runtime)) = (
+            self.st.sessions.get(&self.session),
+            tokio::runtime::Handle::try_current(),
+        ) else {
+            return;
+        };
+        let st = Arc::clone(&self.st);
+        runtime.spawn(async move { st.dispatcher.disconnect(&session).await });
     }
 }
 
@@ -80,13 +118,9 @@ pub(super) async fn get<S: Server>(st: &Arc<HttpState<S>>, request: Request) -> 
             "Not Acceptable: GET needs Accept: text/event-stream",
         );
     }
-    let Ok(session) = st.sessions.get(&id) else {
-        forget_evicted(st).await;
-        return plain(
-            StatusCode::NOT_FOUND,
-            codes::CONNECT_REJECTED,
-            "Session not found",
-        );
+    let session = match find_session(st, &id, None).await {
+        Ok(session) => session,
+        Err(resp) => return resp,
     };
     if let Some(resp) = connect_session(st, &session, &request).await {
         return resp;
@@ -158,23 +192,23 @@ pub(super) async fn delete<S: Server>(st: &Arc<HttpState<S>>, request: Request) 
     let Some(id) = id.map(str::to_owned) else {
         return method_not_allowed(st.cfg.stateless);
     };
-    let Ok(session) = st.sessions.get(&id) else {
-        forget_evicted(st).await;
-        return plain(
-            StatusCode::NOT_FOUND,
-            codes::CONNECT_REJECTED,
-            "Session not found",
-        );
+    let session = match find_session(st, &id, None).await {
+        Ok(session) => session,
+        Err(resp) => return resp,
     };
     if let Some(resp) = connect_session(st, &session, &request).await {
         return resp;
     }
     st.sessions.remove(&id);
     st.cfg.event_store.forget(&id).await;
-    let server = st.dispatcher.server();
-    if let Err(e) = server.terminate(&session).await {
-        tracing::warn!(error = %e, "terminate callback failed");
-    }
-    server.disconnect(&session).await;
-    empty(StatusCode::OK)
+    // The session is forgotten either way; a failing `terminate` answers 204 instead of 200.
+    let status = match st.dispatcher.server().terminate(&session).await {
+        Ok(()) => StatusCode::OK,
+        Err(e) => {
+            tracing::warn!(error = %e, "terminate callback failed");
+            StatusCode::NO_CONTENT
+        }
+    };
+    st.dispatcher.disconnect(&session).await;
+    empty(status)
 }

@@ -2,7 +2,7 @@
 //! are observed through the client.
 
 use phantom::prelude::*;
-use phantom::protocol::ErrorObject;
+use phantom::ErrorObject;
 use phantom::testing::Client;
 use phantom::{Authorized, Implementation, ResolvedResource, Task, TaskError};
 use serde_json::{Map, Value, json};

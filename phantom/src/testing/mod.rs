@@ -23,19 +23,26 @@
 //! let mut modern = Client::modern(Echo);
 //! modern.call_tool("echo", serde_json::json!({})).await.assert_tool_error("missing required argument `text`");
 //! modern.call_tool("nope", serde_json::json!({})).await.assert_error(-32602);
+//! assert_eq!(modern.list_tools(None).await.tool_names(), ["echo"]);
 //! # });
 //! ```
+//!
+//! What `connect` must see on the first message (a bearer token, a role header, the transport) is
+//! set with [`Client::builder`] before the client sends anything.
 
-use base64::Engine as _;
 use http::{HeaderName, HeaderValue};
 use serde_json::{Value, json};
 
-use crate::dispatch::{Dispatcher, Reply, SessionSlot, Status};
+use crate::dispatch::{Dispatcher, Outbound, Reply, SessionSlot};
 use crate::protocol::{Era, Method, ProtocolVersion};
 use crate::server::Config;
-use crate::server::Request;
 use crate::server::Server;
 use crate::server::Session;
+use crate::server::{Request, Transport};
+
+mod response;
+
+pub use response::Response;
 
 /// An in-process MCP client: sends JSON-RPC text to a [`Dispatcher`] exactly as a transport would.
 #[derive(Debug)]
@@ -53,53 +60,86 @@ impl<S: Server> Client<S> {
     ///
     /// # Panics
     ///
-    /// If `initialize` fails (for example because `connect` rejected it); use
-    /// [`Client::uninitialized`] to test that.
+    /// If `initialize` fails (for example because `connect` rejected it). To send headers with
+    /// `initialize`, use [`Client::builder`]; to test a rejection, [`Builder::uninitialized`].
     pub async fn legacy(server: S) -> Self {
-        let mut client = Self::uninitialized(server, Config::default());
-        client
-            .initialize(ProtocolVersion::V2025_11_25.as_str())
-            .await
-            .result();
-        client
+        Self::builder(server).legacy().await
     }
 
     /// A legacy client that has not sent `initialize` yet.
     pub fn uninitialized(server: S, config: Config) -> Self {
-        Self {
-            dispatcher: Dispatcher::with_config(server, config),
-            session: SessionSlot::default(),
-            request: Request::default(),
-            era: Era::Legacy,
-            capabilities: json!({}),
-            next_id: 0,
-        }
+        Self::builder(server).config(config).uninitialized()
     }
 
     /// A modern (2026-07-28) client.
     pub fn modern(server: S) -> Self {
-        Self::modern_with_config(server, Config::default())
+        Self::builder(server).modern()
     }
 
     /// A modern client with a config.
     pub fn modern_with_config(server: S, config: Config) -> Self {
-        Self {
-            era: Era::Modern,
-            ..Self::uninitialized(server, config)
+        Self::builder(server).config(config).modern()
+    }
+
+    /// Sets up a client before it sends anything: headers, capabilities, config and transport that
+    /// `connect` sees from the first message on (legacy `initialize` included).
+    ///
+    /// ```
+    /// use phantom::prelude::*;
+    /// use phantom::testing::Client;
+    ///
+    /// #[derive(Clone)]
+    /// struct Vault;
+    ///
+    /// #[mcp_router(name = "vault", version = "1.0.0")]
+    /// impl Vault {
+    ///     /// The secret.
+    ///     #[tool]
+    ///     async fn secret(&self) -> String {
+    ///         "42".into()
+    ///     }
+    ///
+    ///     async fn connect(&self, _session: &mut Session, request: &Request) -> Connect {
+    ///         match request.bearer() {
+    ///             Some("letmein") => Connect::Ok,
+    ///             _ => Connect::Unauthorized(WwwAuthenticate::bearer().error("invalid_token")),
+    ///         }
+    ///     }
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let mut legacy = Client::builder(Vault).header("authorization", "Bearer letmein").legacy().await;
+    /// legacy.call_tool("secret", serde_json::json!({})).await.assert_tool_text("42");
+    ///
+    /// let mut modern = Client::builder(Vault).header("authorization", "Bearer letmein").modern();
+    /// assert_eq!(modern.list_tools(None).await.tool_names(), ["secret"]);
+    ///
+    /// // Without a token `initialize` is refused: 401 with the challenge.
+    /// let mut anonymous = Client::builder(Vault).uninitialized();
+    /// let refused = anonymous.initialize("2025-11-25").await;
+    /// assert!(matches!(refused.status(), Status::Unauthorized(_)));
+    /// # });
+    /// ```
+    pub fn builder(server: S) -> Builder<S> {
+        Builder {
+            server,
+            config: Config::default(),
+            request: Request::default(),
+            capabilities: json!({}),
         }
     }
 
-    /// Adds a transport header that `connect` and handlers see (e.g. `authorization`).
+    /// Adds a transport header that handlers see from now on, and `connect` wherever it runs next.
+    ///
+    /// A legacy client runs `connect` once, at `initialize`, so a header it must see there goes
+    /// through [`Client::builder`]; a modern client runs it on every request.
     ///
     /// # Panics
     ///
     /// If the name or value is not a valid HTTP header.
     #[must_use]
     pub fn header(mut self, name: &str, value: &str) -> Self {
-        self.request.headers.insert(
-            HeaderName::from_bytes(name.as_bytes()).expect("header name"),
-            HeaderValue::from_str(value).expect("header value"),
-        );
+        insert_header(&mut self.request, name, value);
         self
     }
 
@@ -152,11 +192,22 @@ impl<S: Server> Client<S> {
         if let Some(params) = params {
             msg["params"] = params;
         }
+        let (outbound, mut rx) = Outbound::channel();
         let reply = self
-            .send(&msg.to_string())
+            .dispatcher
+            .handle(
+                &msg.to_string(),
+                &self.request,
+                &mut self.session,
+                &outbound,
+            )
             .await
             .expect("a request gets a reply");
-        Response::new(reply)
+        let mut notifications = Vec::new();
+        while let Ok(text) = rx.try_recv() {
+            notifications.push(serde_json::from_str(&text).expect("outbound messages are JSON"));
+        }
+        Response::new(reply, notifications)
     }
 
     /// Sends a notification.
@@ -171,7 +222,7 @@ impl<S: Server> Client<S> {
     /// Sends raw text, as a transport would receive it.
     pub async fn send(&mut self, text: &str) -> Option<Reply> {
         self.dispatcher
-            .handle(text, &self.request, &mut self.session)
+            .handle(text, &self.request, &mut self.session, &Outbound::none())
             .await
     }
 
@@ -252,6 +303,97 @@ impl<S: Server> Client<S> {
     }
 }
 
+/// A [`Client`] being set up: [`Client::builder`], then [`legacy`](Builder::legacy),
+/// [`modern`](Builder::modern) or [`uninitialized`](Builder::uninitialized).
+#[derive(Debug)]
+#[must_use = "a builder does nothing until `legacy`, `modern` or `uninitialized` makes the client"]
+pub struct Builder<S: Server> {
+    server: S,
+    config: Config,
+    request: Request,
+    capabilities: Value,
+}
+
+impl<S: Server> Builder<S> {
+    /// Adds a transport header (e.g. `authorization`) that `connect` and handlers see.
+    ///
+    /// # Panics
+    ///
+    /// If the name or value is not a valid HTTP header.
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        insert_header(&mut self.request, name, value);
+        self
+    }
+
+    /// Sets the client capabilities sent by `initialize` or the modern envelope (default `{}`).
+    pub fn capabilities(mut self, capabilities: Value) -> Self {
+        self.capabilities = capabilities;
+        self
+    }
+
+    /// Sets the server's runtime config (default [`Config::default`]).
+    pub fn config(mut self, config: Config) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Sets the transport `connect` and handlers see in [`Request::transport`] (default
+    /// [`Transport::InProcess`]); [`Transport::Stdio`] tests what a server does on stdio, where
+    /// requests have no headers. It only changes what they see: messages still go straight to the
+    /// dispatcher.
+    pub fn transport(mut self, transport: Transport) -> Self {
+        self.request.transport = transport;
+        self
+    }
+
+    /// A legacy client that has sent `initialize` (2025-11-25) and `notifications/initialized`.
+    ///
+    /// # Panics
+    ///
+    /// If `initialize` fails (for example because `connect` rejected it); use
+    /// [`Builder::uninitialized`] to test that.
+    pub async fn legacy(self) -> Client<S> {
+        let mut client = self.uninitialized();
+        let response = client
+            .initialize(ProtocolVersion::V2025_11_25.as_str())
+            .await;
+        assert!(
+            response.json.get("result").is_some(),
+            "`initialize` failed (use `Builder::uninitialized` to test a refusal): {}",
+            response.json
+        );
+        client
+    }
+
+    /// A legacy client that has not sent `initialize` yet.
+    pub fn uninitialized(self) -> Client<S> {
+        self.client(Era::Legacy)
+    }
+
+    /// A modern (2026-07-28) client: every request carries the `_meta` envelope, no session.
+    pub fn modern(self) -> Client<S> {
+        self.client(Era::Modern)
+    }
+
+    fn client(self, era: Era) -> Client<S> {
+        Client {
+            dispatcher: Dispatcher::with_config(self.server, self.config),
+            session: SessionSlot::default(),
+            request: self.request,
+            era,
+            capabilities: self.capabilities,
+            next_id: 0,
+        }
+    }
+}
+
+fn insert_header(request: &mut Request, name: &str, value: &str) {
+    request.headers.insert(
+        HeaderName::from_bytes(name.as_bytes()).expect("header name"),
+        HeaderValue::from_str(value).expect("header value"),
+    );
+}
+
 fn cursor_params(cursor: Option<&str>) -> Value {
     match cursor {
         Some(c) => json!({"cursor": c}),
@@ -280,187 +422,4 @@ pub fn with_envelope(mut params: Value, capabilities: &Value) -> Value {
             );
     }
     params
-}
-
-/// One reply, decoded, with assertions. Every assertion panics with the whole reply on failure.
-#[derive(Debug, Clone)]
-pub struct Response {
-    /// The reply as the dispatcher produced it.
-    pub reply: Reply,
-    /// The decoded body.
-    pub json: Value,
-}
-
-impl Response {
-    fn new(reply: Reply) -> Self {
-        let json = serde_json::from_str(&reply.body).expect("the dispatcher writes valid JSON");
-        Self { reply, json }
-    }
-
-    /// The transport status.
-    pub fn status(&self) -> &Status {
-        &self.reply.status
-    }
-
-    /// The `result` object.
-    ///
-    /// # Panics
-    ///
-    /// If the reply is an error.
-    #[track_caller]
-    pub fn result(&self) -> &Value {
-        self.json
-            .get("result")
-            .unwrap_or_else(|| panic!("expected a result, got {}", self.json))
-    }
-
-    /// The `error` object.
-    ///
-    /// # Panics
-    ///
-    /// If the reply is a result.
-    #[track_caller]
-    pub fn error(&self) -> &Value {
-        self.json
-            .get("error")
-            .unwrap_or_else(|| panic!("expected an error, got {}", self.json))
-    }
-
-    /// Asserts a JSON-RPC error with this code.
-    #[track_caller]
-    pub fn assert_error(&self, code: i64) -> &Self {
-        let got = self.error()["code"].as_i64();
-        assert_eq!(
-            got,
-            Some(code),
-            "expected JSON-RPC error {code}, got {}",
-            self.json
-        );
-        self
-    }
-
-    /// Asserts a successful tool result whose text blocks join to `expected`.
-    #[track_caller]
-    pub fn assert_tool_text(&self, expected: &str) -> &Self {
-        let result = self.result();
-        assert_ne!(
-            result["isError"],
-            json!(true),
-            "expected a successful tool result, got {}",
-            self.json
-        );
-        assert_eq!(
-            texts(&result["content"]),
-            expected,
-            "tool text differs in {}",
-            self.json
-        );
-        self
-    }
-
-    /// Asserts a successful tool result with this `structuredContent`.
-    #[track_caller]
-    pub fn assert_tool_structured(&self, expected: &Value) -> &Self {
-        let result = self.result();
-        assert_ne!(
-            result["isError"],
-            json!(true),
-            "expected a successful tool result, got {}",
-            self.json
-        );
-        assert_eq!(
-            &result["structuredContent"], expected,
-            "structuredContent differs in {}",
-            self.json
-        );
-        self
-    }
-
-    /// Asserts an `isError: true` tool result whose text contains `fragment`.
-    #[track_caller]
-    pub fn assert_tool_error(&self, fragment: &str) -> &Self {
-        let result = self.result();
-        assert_eq!(
-            result["isError"],
-            json!(true),
-            "expected isError: true, got {}",
-            self.json
-        );
-        let text = texts(&result["content"]);
-        assert!(
-            text.contains(fragment),
-            "tool error {text:?} does not contain {fragment:?}"
-        );
-        self
-    }
-
-    /// Asserts that the tool result has a block of this `type` (`image`, `audio`, `resource_link`,
-    /// `resource`) and returns it.
-    #[track_caller]
-    pub fn assert_tool_content(&self, kind: &str) -> &Value {
-        let content = &self.result()["content"];
-        content
-            .as_array()
-            .and_then(|blocks| blocks.iter().find(|b| b["type"] == kind))
-            .unwrap_or_else(|| panic!("no `{kind}` block in {}", self.json))
-    }
-
-    /// Asserts that the first resource contents are this text.
-    #[track_caller]
-    pub fn assert_resource_text(&self, expected: &str) -> &Self {
-        let first = &self.result()["contents"][0];
-        assert_eq!(
-            first["text"].as_str(),
-            Some(expected),
-            "resource text differs in {}",
-            self.json
-        );
-        self
-    }
-
-    /// Asserts that the first resource contents are these bytes.
-    #[track_caller]
-    pub fn assert_resource_blob(&self, expected: &[u8]) -> &Self {
-        let first = &self.result()["contents"][0];
-        let blob = first["blob"]
-            .as_str()
-            .unwrap_or_else(|| panic!("no blob in {}", self.json));
-        let bytes = base64::engine::general_purpose::STANDARD
-            .decode(blob)
-            .expect("blob is base64");
-        assert_eq!(bytes, expected, "resource blob differs in {}", self.json);
-        self
-    }
-
-    /// Asserts that prompt message `index` has this role and text.
-    #[track_caller]
-    pub fn assert_prompt_message(&self, index: usize, role: &str, text: &str) -> &Self {
-        let msg = &self.result()["messages"][index];
-        assert_eq!(
-            msg["role"].as_str(),
-            Some(role),
-            "role differs in {}",
-            self.json
-        );
-        assert_eq!(
-            msg["content"]["text"].as_str(),
-            Some(text),
-            "text differs in {}",
-            self.json
-        );
-        self
-    }
-}
-
-fn texts(content: &Value) -> String {
-    content
-        .as_array()
-        .map(|blocks| {
-            blocks
-                .iter()
-                .filter_map(|b| b["text"].as_str())
-                .collect::<Vec<_>>()
-                .join("")
-        })
-        .unwrap_or_default()
 }

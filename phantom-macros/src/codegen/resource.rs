@@ -1,0 +1,108 @@
+//! The descriptor of a `#[resource]` and its trampoline: URI parameters parsed with
+//! `FromUriParam`, context parameters read from the request, the output converted with
+//! `IntoContents`.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+
+use super::{completions, listing, opt, ret_span};
+use crate::model::{Handler, Resource};
+use crate::paths::Paths;
+
+/// `Self::f(this, a, b)` or `Self::f(this, a, b).await`.
+fn invoke(handler: &Handler, args: &[TokenStream]) -> TokenStream {
+    let ident = &handler.ident;
+    let call = quote!(Self::#ident(this, #(#args),*));
+    if handler.is_async {
+        quote!(#call.await)
+    } else {
+        call
+    }
+}
+
+/// `assert_send(async move { body })`, spanned at the handler's name: a handler whose future is
+/// not `Send` is reported there, with rustc's note pointing at the value held across `.await`.
+fn boxed(handler: &Handler, body: &TokenStream, paths: &Paths) -> TokenStream {
+    let span = handler.ident.span();
+    let assert_send = paths.p_at("assert_send", span);
+    quote_spanned!(span=> #assert_send(async move { #body }))
+}
+
+/// `<crate>::__private::<Trait>::<method>(value, extra…)`, spanned at the handler's return type
+/// (the value is bound first so the unmet bound is reported there too, once).
+fn convert(
+    handler: &Handler,
+    (trait_, method): (&str, &str),
+    value: &TokenStream,
+    extra: &TokenStream,
+    paths: &Paths,
+) -> TokenStream {
+    let span = ret_span(handler);
+    let path = paths.p_at(trait_, span);
+    let method = syn::Ident::new(method, span);
+    quote_spanned! {span=>
+        let __phantom_ret = #value;
+        #path::#method(__phantom_ret #extra)
+    }
+}
+
+/// The `ResourceDef` of one `#[resource]` (nothing when its template did not parse).
+pub(super) fn def(r: &Resource, paths: &Paths) -> TokenStream {
+    let h = &r.item.handler;
+    let Some(template) = &r.template else {
+        return TokenStream::new();
+    };
+    let params: Vec<String> = template.params().map(str::to_owned).collect();
+    let from_uri = paths.p("FromUriParam");
+    let context = paths.p("FromContext");
+    let ok = paths.p("Ok");
+    let err = paths.p("Err");
+    let mut lets = Vec::new();
+    let mut args = Vec::new();
+    for (i, p) in h.params.iter().enumerate() {
+        let var = quote::format_ident!("__phantom_arg{}", i);
+        let ty = &p.ty;
+        let name = p.ident.to_string();
+        let span = syn::spanned::Spanned::span(ty);
+        lets.push(match params.iter().position(|n| *n == name) {
+            Some(index) => quote_spanned! {span=>
+                let #var = match <#ty as #from_uri>::from_uri_param(parts.param(#index)) {
+                    #ok(v) => v,
+                    #err(__phantom_e) => return #err(parts.bad_param(#name, &__phantom_e)),
+                };
+            },
+            None => quote_spanned! {span=>
+                let #var = match <#ty as #context<'_>>::from_context(&parts.cx) {
+                    #ok(v) => v,
+                    #err(__phantom_e) => return #err(parts.bad_context(&__phantom_e)),
+                };
+            },
+        });
+        args.push(quote!(#var));
+    }
+    let call = invoke(h, &args);
+    let convert = convert(
+        h,
+        ("IntoContents", "into_contents"),
+        &call,
+        &quote!(, parts.target()),
+        paths,
+    );
+    let body = boxed(h, &quote!(#(#lets)* #convert), paths);
+    let lit = &r.lit;
+    let listing = listing(&r.item, paths);
+    let mime = opt(r.mime_type.as_ref(), paths);
+    let size = opt(r.size.as_ref(), paths);
+    let completions = completions(&h.params, |p| p.ident.to_string(), paths);
+    let def = paths.p("ResourceDef");
+    quote! {
+        #def {
+            template: #lit,
+            #listing
+            mime_type: #mime,
+            size: #size,
+            read: |this, parts| #body,
+            completions: #completions,
+        }
+    }
+}

@@ -1,0 +1,169 @@
+//! Tokens → [`model`](crate::model): the walk over the impl block, marker recognition and
+//! stripping, doc text. Each attribute's grammar lives in its own file, over the shared key table
+//! of [`keys`].
+
+mod arg;
+mod callback;
+mod complete;
+mod handler;
+mod keys;
+mod prompt;
+mod resource;
+mod router;
+mod tool;
+
+use syn::{Attribute, ImplItem, ItemImpl, Lit};
+
+use crate::ctxt::Ctxt;
+use crate::model::{Callback, Router, RouterAttrs};
+
+pub(crate) use router::attrs as router_attrs;
+
+/// The marker attributes `#[mcp_router]` understands on methods.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Marker {
+    Tool,
+    Prompt,
+    Resource,
+}
+
+impl Marker {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Tool => "tool",
+            Self::Prompt => "prompt",
+            Self::Resource => "resource",
+        }
+    }
+}
+
+/// Recognises `#[tool]`, `#[phantom::tool]` (or `#[<crate>::tool]`): the full path, not just its
+/// last segment, so another crate's `#[x::tool]` is left alone.
+fn marker_of(attr: &Attribute, krate: &syn::Path) -> Option<Marker> {
+    let path = attr.path();
+    let last = path.segments.last()?.ident.to_string();
+    let marker = match last.as_str() {
+        "tool" => Marker::Tool,
+        "prompt" => Marker::Prompt,
+        "resource" => Marker::Resource,
+        _ => return None,
+    };
+    let n = path.segments.len();
+    let prefix_ok = n == 1 || {
+        let prefix: Vec<String> = path
+            .segments
+            .iter()
+            .take(n - 1)
+            .map(|s| s.ident.to_string())
+            .collect();
+        let krate: Vec<String> = krate.segments.iter().map(|s| s.ident.to_string()).collect();
+        prefix == krate || prefix == ["phantom"]
+    };
+    prefix_ok.then_some(marker)
+}
+
+/// The text of the `///` comments, without the one leading space of each line.
+fn doc_text(attrs: &[Attribute]) -> Option<String> {
+    let lines: Vec<String> = attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .filter_map(|a| match &a.meta {
+            syn::Meta::NameValue(nv) => match &nv.value {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: Lit::Str(s), ..
+                }) => Some(s.value()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .map(|l| l.strip_prefix(' ').unwrap_or(&l).trim_end().to_owned())
+        .collect();
+    let text = lines.join("\n").trim().to_owned();
+    (!text.is_empty()).then_some(text)
+}
+
+/// Reads the impl block: collects handlers and callbacks, strips markers, leaves the rest.
+pub(crate) fn router(cx: &Ctxt, attrs: RouterAttrs, item: &mut ItemImpl) -> Router {
+    let krate = attrs
+        .krate
+        .clone()
+        .unwrap_or_else(|| syn::parse_quote!(phantom));
+    if let Some((_, path, _)) = &item.trait_ {
+        cx.error_spanned_by(
+            path,
+            "`#[mcp_router]` goes on an inherent impl block, not a trait impl\n       help: write `#[mcp_router] impl MyServer { … }`",
+        );
+    }
+    if !item.generics.params.is_empty() {
+        cx.error_spanned_by(
+            &item.generics,
+            "`#[mcp_router]` does not support generic impl blocks\n       help: implement the router for a concrete type; keep generic state in a field (e.g. `Arc<dyn Store>`)",
+        );
+    }
+    let mut router = Router {
+        attrs,
+        self_ty: (*item.self_ty).clone(),
+        tools: Vec::new(),
+        prompts: Vec::new(),
+        resources: Vec::new(),
+        callbacks: Vec::new(),
+        methods: Vec::new(),
+        marker_paths: Vec::new(),
+    };
+    let mut kept = Vec::with_capacity(item.items.len());
+    for impl_item in std::mem::take(&mut item.items) {
+        let ImplItem::Fn(mut f) = impl_item else {
+            kept.push(impl_item);
+            continue;
+        };
+        router.methods.push(f.sig.ident.clone());
+        let mut markers = Vec::new();
+        f.attrs.retain(|a| match marker_of(a, &krate) {
+            Some(m) => {
+                markers.push((m, a.clone()));
+                false
+            }
+            None => true,
+        });
+        for (_, attr) in &markers {
+            let path = attr.path();
+            if !router.marker_paths.iter().any(|p| p == path) {
+                router.marker_paths.push(path.clone());
+            }
+        }
+        if markers.len() > 1 {
+            cx.error_spanned_by(
+                &markers[1].1,
+                format!(
+                    "`{}` already has `#[{}]`; a method is one tool, prompt or resource\n       help: remove one of the attributes",
+                    f.sig.ident,
+                    markers[0].0.name()
+                ),
+            );
+        }
+        match markers.first() {
+            Some((Marker::Tool, attr)) => {
+                let t = tool::parse(cx, attr, &mut f);
+                router.tools.push(t);
+            }
+            Some((Marker::Prompt, attr)) => {
+                let p = prompt::parse(cx, attr, &mut f);
+                router.prompts.push(p);
+            }
+            Some((Marker::Resource, attr)) => {
+                if let Some(r) = resource::parse(cx, attr, &mut f) {
+                    router.resources.push(r);
+                }
+            }
+            None => {
+                if let Some(name) = callback::recognise(cx, &f) {
+                    router.callbacks.push(Callback { name, item: f });
+                    continue;
+                }
+            }
+        }
+        kept.push(ImplItem::Fn(f));
+    }
+    item.items = kept;
+    router
+}

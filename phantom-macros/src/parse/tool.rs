@@ -1,0 +1,78 @@
+//! `#[tool(...)]`
+
+use syn::meta::ParseNestedMeta;
+use syn::{Attribute, ImplItemFn, Lit, LitStr};
+
+use super::Marker;
+use super::handler::handler;
+use super::keys::{Keys, flag, icons, key_table};
+use crate::ctxt::Ctxt;
+use crate::model::{Item, Tool};
+
+const KEYS: Keys<Tool> = key_table!("tool" for item Tool {
+    "read_only" => |t, m| t.read_only = flag(m)?,
+    "destructive" => |t, m| t.destructive = Some(flag(m)?),
+    "idempotent" => |t, m| t.idempotent = flag(m)?,
+    "open_world" => |t, m| t.open_world = Some(flag(m)?),
+    "meta" => |t, m| t.meta = meta(m)?,
+    "requires" => |t, m| t.requires = requires(m)?,
+});
+
+/// `requires = ["sampling", "elicitation.url"]`
+fn requires(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
+    icons(meta).map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            "expected a list of capability names for `requires`\n       help: write `requires = [\"sampling\", \"elicitation.url\"]`",
+        )
+    })
+}
+
+/// `meta(owner = "team", priority = 2)`
+fn meta(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<(LitStr, Lit)>> {
+    const HELP: &str = "help: write `meta(owner = \"team\", priority = 2)`";
+    let mut entries = Vec::new();
+    meta.parse_nested_meta(|entry| {
+        let Some(key) = entry.path.get_ident() else {
+            return Err(syn::Error::new_spanned(
+                &entry.path,
+                format!("`meta` keys are identifiers\n       {HELP}"),
+            ));
+        };
+        let lit: Lit = entry.value().and_then(|v| v.parse()).map_err(|e| {
+            syn::Error::new(
+                e.span(),
+                format!("expected a literal for `meta` key `{key}`\n       {HELP}"),
+            )
+        })?;
+        if !matches!(
+            lit,
+            Lit::Str(_) | Lit::Int(_) | Lit::Float(_) | Lit::Bool(_)
+        ) {
+            return Err(syn::Error::new_spanned(
+                lit,
+                format!("`meta` values are string, integer, float or bool literals\n       {HELP}"),
+            ));
+        }
+        entries.push((LitStr::new(&key.to_string(), key.span()), lit));
+        Ok(())
+    })?;
+    Ok(entries)
+}
+
+/// Parses a `#[tool]` method.
+pub(super) fn parse(cx: &Ctxt, attr: &Attribute, f: &mut ImplItemFn) -> Tool {
+    let mut t = Tool {
+        item: Item::new(handler(cx, Marker::Tool, f)),
+        read_only: false,
+        destructive: None,
+        idempotent: false,
+        open_world: None,
+        meta: Vec::new(),
+        requires: Vec::new(),
+    };
+    if !matches!(attr.meta, syn::Meta::Path(_)) {
+        KEYS.parse_attr(cx, attr, &mut t);
+    }
+    t
+}

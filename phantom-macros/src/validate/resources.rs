@@ -1,0 +1,81 @@
+//! Checks of resources: templates that collide, URI parameters ↔ arguments, `#[complete]` on
+//! parameters that are not in the template.
+
+use crate::ctxt::{Ctxt, closest};
+use crate::model::Router;
+
+pub(super) fn resources(cx: &Ctxt, router: &Router) {
+    let parsed: Vec<_> = router
+        .resources
+        .iter()
+        .filter_map(|r| r.template.as_ref().map(|t| (r, t)))
+        .collect();
+    for (i, (res, template)) in parsed.iter().enumerate() {
+        for (other, other_t) in &parsed[..i] {
+            if template == other_t {
+                cx.error_at(
+                    res.lit.span(),
+                    format!(
+                        "duplicate resource template `{}`: `{}` already serves it\n       help: remove one of the two handlers",
+                        res.lit.value(),
+                        other.item.handler.ident
+                    ),
+                );
+            } else if template.collides_with(other_t) {
+                cx.error_at(
+                    res.lit.span(),
+                    format!(
+                        "resource template `{}` collides with `{}` of `{}`: both match the same URIs\n       help: make one segment a literal, or merge the two handlers",
+                        res.lit.value(),
+                        other.lit.value(),
+                        other.item.handler.ident
+                    ),
+                );
+            }
+        }
+        let params: Vec<&str> = template.params().collect();
+        let args: Vec<String> = res
+            .item
+            .handler
+            .params
+            .iter()
+            .map(|p| p.ident.to_string())
+            .collect();
+        for param in &params {
+            if args.iter().any(|a| a == param) {
+                continue;
+            }
+            let unmatched = args
+                .iter()
+                .filter(|a| !params.contains(&a.as_str()))
+                .map(String::as_str);
+            let help = match closest(param, unmatched) {
+                Some(arg) => format!(
+                    "rename the argument `{arg}` to `{param}`, or the parameter to `<{arg}>`"
+                ),
+                None => format!(
+                    "add an argument `{param}: T` where `T: phantom::FromUriParam`, or remove `<{param}>`"
+                ),
+            };
+            cx.error_at(
+                res.lit.span(),
+                format!("URI parameter `<{param}>` has no matching argument in `{}`\n       help: {help}", res.item.handler.ident),
+            );
+        }
+        for p in &res.item.handler.params {
+            let Some(attr) = &p.complete_attr else {
+                continue;
+            };
+            if !params.contains(&p.ident.to_string().as_str()) {
+                cx.error_spanned_by(
+                    attr,
+                    format!(
+                        "`#[complete]` on `{}`, which is not a URI parameter of `{}`\n       help: remove `#[complete(...)]`; only `<param>` segments are completed",
+                        p.ident,
+                        res.lit.value()
+                    ),
+                );
+            }
+        }
+    }
+}

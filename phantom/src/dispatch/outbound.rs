@@ -1,0 +1,39 @@
+//! [`Outbound`]: what a request's handling sends the client before its result. Messages are
+//! serialized JSON-RPC text, so a transport (or, later, a bus between nodes) carries them as they
+//! are: an SSE response on HTTP, lines on stdio.
+
+use serde::Serialize;
+use serde_json::json;
+use tokio::sync::mpsc;
+
+use crate::protocol::Method;
+
+/// The sending side of one request's outbound messages. Cloning is cheap; a handler may keep a
+/// clone while it works. Without a listener (a transport that cannot send early), messages are
+/// dropped.
+#[derive(Debug, Clone, Default)]
+pub struct Outbound {
+    tx: Option<mpsc::UnboundedSender<String>>,
+}
+
+impl Outbound {
+    /// An outbound path that sends nothing.
+    pub fn none() -> Self {
+        Self::default()
+    }
+
+    /// An outbound path and the receiver a transport drains while the request runs.
+    pub fn channel() -> (Self, mpsc::UnboundedReceiver<String>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        (Self { tx: Some(tx) }, rx)
+    }
+
+    /// Sends a notification; `false` when nobody listens any more.
+    pub(crate) fn notify(&self, method: Method, params: &impl Serialize) -> bool {
+        let Some(tx) = &self.tx else {
+            return false;
+        };
+        let message = json!({ "jsonrpc": "2.0", "method": method.as_str(), "params": params });
+        tx.send(message.to_string()).is_ok()
+    }
+}
