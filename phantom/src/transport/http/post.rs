@@ -22,7 +22,7 @@ use super::response::{Handling, empty, error_for, plain, reply_response, sse_rep
 use super::session::{find_session, forget_evicted};
 use crate::dispatch::{Outbound, ParamsHead, Reply, SessionSlot, Status, raw_str};
 use crate::protocol::{Incoming, Method, ProtocolVersion, RequestId, codes};
-use crate::server::{Request, Server, Session};
+use crate::server::{Callback, Request, Server, Session};
 use crate::transport::sessions::new_session_id;
 
 /// What the HTTP layer needs to know about a body before dispatching it, borrowed from the body.
@@ -131,6 +131,9 @@ pub(super) async fn post<S: Server>(
         Ok(b) => b,
         Err(resp) => return resp,
     };
+    if !may_send_early(st, &request, &bytes) {
+        return handle_body(st, request, &bytes, &Outbound::none()).await;
+    }
     // The handling owns what it needs, so that it can go on inside an SSE stream once it sends
     // something before its result.
     let (out, mut rx) = Outbound::channel();
@@ -145,6 +148,18 @@ pub(super) async fn post<S: Server>(
         resp = &mut handling => resp,
         Some(first) = rx.recv() => streaming(first, rx, handling, session),
     }
+}
+
+/// Whether a handler may send messages before this POST's result (`Ctx::progress`, `Ctx::log`):
+/// only then does the request pay for the outbound channel and a boxed handling. It may when the
+/// body names a progress token or a log level, when a legacy session (whose stored level
+/// `logging/setLevel` may have set) serves it, or when `connect` (which may set a level) is
+/// overridden. A false "may" only costs the slower path.
+fn may_send_early<S: Server>(st: &HttpState<S>, request: &Request, body: &[u8]) -> bool {
+    st.dispatcher.inner.router.overrides(Callback::Connect)
+        || (!st.cfg.stateless && request.headers.contains_key(SESSION_HEADER))
+        || memchr::memmem::find(body, b"progressToken").is_some()
+        || memchr::memmem::find(body, b"logLevel").is_some()
 }
 
 async fn handle_body<S: Server>(
