@@ -225,3 +225,31 @@ async fn a_response_becomes_an_sse_stream_once_the_handler_sends_something() {
     assert_eq!(reply.content_type(), Some("application/json"));
     assert_eq!(first_text(&reply.json().await["result"]), "counted to 2");
 }
+
+#[tokio::test]
+async fn a_modern_request_with_a_progress_token_gets_its_progress_too() {
+    let server = TestServer::start_with(Slow, HttpConfig::default()).await;
+    let call = |token: Option<u32>| {
+        let mut meta = crate::support::modern_meta();
+        if let Some(token) = token {
+            meta["progressToken"] = token.into();
+        }
+        server.post_modern(
+            "tools/call",
+            json!({"name": "count", "arguments": {"n": 2}, "_meta": meta}),
+        )
+    };
+    let reply = call(Some(5)).send().await;
+    let mut events = reply.sse();
+    for _ in 0..2 {
+        let event = events.next().await.expect("a progress event").json();
+        assert_eq!(event["method"], "notifications/progress");
+        assert_eq!(event["params"]["progressToken"], 5);
+    }
+    let last = events.next().await.expect("the result").json();
+    assert_eq!(first_text(&last["result"]), "counted to 2");
+
+    let quiet = call(None).send().await;
+    assert_eq!(quiet.content_type(), Some("application/json"));
+    assert_eq!(first_text(&quiet.json().await["result"]), "counted to 2");
+}

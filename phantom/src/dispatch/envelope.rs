@@ -8,7 +8,7 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::failure::{Failure, bad_request};
-use crate::protocol::{ErrorObject, ProtocolVersion, codes, meta as keys};
+use crate::protocol::{ErrorObject, Implementation, ProtocolVersion, codes, meta as keys};
 use crate::server::Session;
 
 #[derive(Debug, Deserialize, Default)]
@@ -39,14 +39,101 @@ pub struct ParamsHead<'a> {
     /// `params.uri` (resources/read), as sent.
     #[serde(borrow, default)]
     pub uri: Option<&'a RawValue>,
+    /// `params.arguments` (tools/call), as sent.
+    #[serde(borrow, default)]
+    pub(crate) arguments: Option<&'a RawValue>,
 }
 
-/// A `_meta` that is not an object reads as no `_meta` (so no modern claim), as before.
+/// A JSON string's text, borrowed when it has no escapes.
+pub(crate) fn raw_str(raw: &RawValue) -> Option<std::borrow::Cow<'_, str>> {
+    let text = raw.get();
+    // Valid JSON: a quoted run without a backslash is the string itself.
+    if let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"'))
+        && !inner.contains('\\')
+    {
+        return Some(std::borrow::Cow::Borrowed(inner));
+    }
+    serde_json::from_str::<String>(text)
+        .ok()
+        .map(std::borrow::Cow::Owned)
+}
+
+/// An object key, borrowed unless it has escapes.
+struct Key<'de>(std::borrow::Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(std::borrow::Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(std::borrow::Cow::Owned(v.to_owned())))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// A `_meta` that is not an object reads as no `_meta` (so no modern claim), as before; read in
+/// the same pass as the rest of the params.
 fn lenient_meta<'de, D: serde::Deserializer<'de>>(
     d: D,
 ) -> Result<Option<MetaProbe<'de>>, D::Error> {
-    let raw = <&RawValue>::deserialize(d)?;
-    Ok(serde_json::from_str(raw.get()).ok())
+    use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+    struct Lenient;
+    impl<'de> Visitor<'de> for Lenient {
+        type Value = Option<MetaProbe<'de>>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut probe = MetaProbe::default();
+            while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+                let slot = match key.as_ref() {
+                    keys::VERSION => &mut probe.version,
+                    keys::CLIENT_CAPABILITIES => &mut probe.caps,
+                    keys::CLIENT_INFO => &mut probe.info,
+                    keys::LOG_LEVEL => &mut probe.log,
+                    "progressToken" => &mut probe.progress,
+                    _ => {
+                        map.next_value::<IgnoredAny>()?;
+                        continue;
+                    }
+                };
+                *slot = Some(map.next_value::<&'de RawValue>()?);
+            }
+            Ok(Some(probe))
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(None)
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+    }
+    d.deserialize_any(Lenient)
 }
 
 impl<'a> ParamsHead<'a> {
@@ -64,8 +151,32 @@ impl<'a> ParamsHead<'a> {
     }
 }
 
+/// The last `clientInfo` decoded, by its text: a client sends the same one on every request.
+#[derive(Default)]
+pub(crate) struct ClientInfoCache(std::sync::Mutex<Option<(Box<str>, Arc<Implementation>)>>);
+
+impl ClientInfoCache {
+    fn get(&self, raw: &RawValue) -> Result<Arc<Implementation>, ()> {
+        let text = raw.get();
+        if let Ok(guard) = self.0.lock()
+            && let Some((cached, info)) = guard.as_ref()
+            && **cached == *text
+        {
+            return Ok(Arc::clone(info));
+        }
+        let info: Arc<Implementation> = Arc::new(serde_json::from_str(text).map_err(|_| ())?);
+        if let Ok(mut guard) = self.0.lock() {
+            *guard = Some((text.into(), Arc::clone(&info)));
+        }
+        Ok(info)
+    }
+}
+
 /// Validates the modern `_meta` envelope and builds the request's session.
-pub(crate) fn envelope_session(meta: &MetaProbe<'_>) -> Result<Session, Failure> {
+pub(crate) fn envelope_session(
+    meta: &MetaProbe<'_>,
+    cache: &ClientInfoCache,
+) -> Result<Session, Failure> {
     let missing = |key: &str, what: &str| {
         bad_request(
             ErrorObject::new(
@@ -77,7 +188,7 @@ pub(crate) fn envelope_session(meta: &MetaProbe<'_>) -> Result<Session, Failure>
     };
     let version_text = meta
         .version
-        .and_then(|v| serde_json::from_str::<String>(v.get()).ok())
+        .and_then(raw_str)
         .ok_or_else(|| missing(keys::VERSION, "expected a version string in"))?;
     let version = ProtocolVersion::parse(&version_text)
         .filter(|v| v.is_modern())
@@ -98,21 +209,21 @@ pub(crate) fn envelope_session(meta: &MetaProbe<'_>) -> Result<Session, Failure>
     let caps = meta
         .caps
         .ok_or_else(|| missing(keys::CLIENT_CAPABILITIES, "missing"))?;
-    let caps: Value = serde_json::from_str(caps.get()).unwrap_or(Value::Null);
-    if !caps.is_object() {
-        return Err(missing(keys::CLIENT_CAPABILITIES, "expected an object in"));
-    }
     let mut session = Session::new(None, version);
-    session.client_capabilities = Arc::new(caps);
+    if caps.get() != "{}" {
+        let caps: Value = serde_json::from_str(caps.get()).unwrap_or(Value::Null);
+        if !caps.is_object() {
+            return Err(missing(keys::CLIENT_CAPABILITIES, "expected an object in"));
+        }
+        session.client_capabilities = Arc::new(caps);
+    }
     if let Some(info) = meta.info {
-        session.client_info = Some(Arc::new(serde_json::from_str(info.get()).map_err(
-            |_| {
-                missing(
-                    keys::CLIENT_INFO,
-                    "expected an Implementation object (`name`, `version`) in",
-                )
-            },
-        )?));
+        session.client_info = Some(cache.get(info).map_err(|()| {
+            missing(
+                keys::CLIENT_INFO,
+                "expected an Implementation object (`name`, `version`) in",
+            )
+        })?);
     }
     if let Some(level) = meta.log {
         session.log_level = Some(

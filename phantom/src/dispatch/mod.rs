@@ -21,6 +21,10 @@ use crate::server::{
 };
 
 pub use envelope::ParamsHead;
+pub(crate) use envelope::raw_str;
+
+/// `params.name` and `params.arguments` as the transport already read them.
+pub(crate) type Named<'a> = Option<(&'a RawValue, Option<&'a RawValue>)>;
 pub(crate) use failure::{Failure, guarded, invalid, parse_params, unknown};
 pub use outbound::Outbound;
 pub(crate) use reply::{Body, members, members_of};
@@ -98,6 +102,8 @@ pub(crate) struct Inner<S: 'static> {
     /// [`ListKind::CACHED`] position.
     first_pages: [String; 3],
     pub(crate) server_info: String,
+    /// The last `_meta` clientInfo decoded (2026-07-28 requests repeat it).
+    pub(crate) client_info: envelope::ClientInfoCache,
 }
 
 impl<S> Inner<S> {
@@ -153,6 +159,7 @@ impl<S: Server> Dispatcher<S> {
                 config,
                 first_pages,
                 server_info,
+                client_info: envelope::ClientInfoCache::default(),
             }),
         }
     }
@@ -261,8 +268,13 @@ impl<S: Server> Dispatcher<S> {
         outbound: &Outbound,
     ) -> Option<Reply> {
         let progress = head.meta.as_ref().and_then(|m| m.progress);
+        let named = head.name.map(|n| (n, head.arguments));
         let claim = head.meta.filter(|m| m.version.is_some());
-        let out = Out { outbound, progress };
+        let out = Out {
+            outbound,
+            progress,
+            named,
+        };
         match msg {
             Incoming::Request { id, method, params } => {
                 let handled = guarded("request handling", &method, async {
@@ -393,7 +405,7 @@ impl<S: Server> Dispatcher<S> {
             progress_token: out.progress,
         };
         let Some(middleware) = &self.inner.config.middleware else {
-            return self.route(method, params, cx).await;
+            return self.route(method, params, cx, out.named).await;
         };
         let head = ParamsHead::read(params);
         let name = head
@@ -407,7 +419,7 @@ impl<S: Server> Dispatcher<S> {
             request,
         };
         let result = match middleware.before(&call).await {
-            Ok(()) => self.route(method, params, cx).await,
+            Ok(()) => self.route(method, params, cx, out.named).await,
             Err(refused) => Err(Failure::from(refused)),
         };
         let outcome = match &result {
@@ -423,6 +435,7 @@ impl<S: Server> Dispatcher<S> {
         method: Method,
         params: Option<&RawValue>,
         cx: Context<'_>,
+        named: Named<'_>,
     ) -> Result<Body, Failure> {
         let session = cx.session;
         match method {
@@ -433,7 +446,7 @@ impl<S: Server> Dispatcher<S> {
                     .await
             }
             Method::ResourcesList => self.list(ListKind::Resources, params, session).await,
-            Method::ToolsCall => self.call_tool(params, cx).await,
+            Method::ToolsCall => self.call_tool(params, cx, named).await,
             Method::PromptsGet => self.get_prompt(params, cx).await,
             Method::ResourcesRead => self.read_resource(params, cx).await,
             Method::CompletionComplete => self.complete(params, cx).await,
@@ -447,6 +460,8 @@ impl<S: Server> Dispatcher<S> {
 pub(crate) struct Out<'a> {
     pub(crate) outbound: &'a Outbound,
     pub(crate) progress: Option<&'a RawValue>,
+    /// The tool name and arguments the transport read from the params already, if it did.
+    pub(crate) named: Named<'a>,
 }
 
 /// `-32601 Method not found` naming the method.

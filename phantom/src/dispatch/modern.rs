@@ -41,7 +41,7 @@ impl<S: Server> Dispatcher<S> {
         request: &Request,
         out: Out<'_>,
     ) -> Result<(Session, Method, Body), Failure> {
-        let mut session = envelope_session(&meta)?;
+        let mut session = envelope_session(&meta, &self.inner.client_info)?;
         let Some(method) = Method::parse(name).filter(|m| m.in_era(Era::Modern)) else {
             return Err(method_not_found(name).with_status(Status::MethodNotFound));
         };

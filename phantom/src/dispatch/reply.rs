@@ -47,6 +47,8 @@ pub(crate) enum Body {
     Map(Map<String, Value>),
     /// Members of a JSON object, already serialized, without the braces.
     Members(String),
+    /// A JSON object, already serialized, braces included (its members are sent).
+    Object(String),
 }
 
 impl From<Map<String, Value>> for Body {
@@ -97,7 +99,7 @@ pub(crate) fn members(key: &str, items: &[&RawValue], next_cursor: Option<&str>)
 /// Serializes a result struct as object members (without the braces).
 pub(crate) fn members_of(value: &impl serde::Serialize) -> Result<Body, Failure> {
     match serde_json::to_string(value) {
-        Ok(text) if text.len() >= 2 => Ok(Body::Members(text[1..text.len() - 1].to_owned())),
+        Ok(text) if text.len() >= 2 => Ok(Body::Object(text)),
         _ => Err(Failure::from(ErrorObject::new(
             codes::INTERNAL_ERROR,
             "Internal error",
@@ -114,11 +116,21 @@ impl<S: Server> Dispatcher<S> {
     ) -> Reply {
         let mut out = String::with_capacity(256);
         out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
-        out.push_str(&serde_json::to_string(id).unwrap_or_default());
+        match id {
+            RequestId::Number(n) => {
+                let _ = write!(out, "{n}");
+            }
+            RequestId::String(_) => out.push_str(&serde_json::to_string(id).unwrap_or_default()),
+        }
         out.push_str(",\"result\":{");
         let mut has_meta = false;
         let members = match body {
             Body::Members(text) => text,
+            Body::Object(mut text) => {
+                text.pop();
+                text.remove(0);
+                text
+            }
             Body::Map(mut map) => {
                 has_meta = map.contains_key("_meta");
                 // A `_meta` of the handler's own is merged with serverInfo below.

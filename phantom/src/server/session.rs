@@ -8,6 +8,13 @@ use serde_json::Value;
 
 use crate::protocol::{Implementation, LogLevel, ProtocolVersion};
 
+/// `{}`, shared: most clients declare no capabilities, and a session needs no copy of its own.
+pub(crate) fn empty_capabilities() -> Arc<Value> {
+    static EMPTY: std::sync::LazyLock<Arc<Value>> =
+        std::sync::LazyLock::new(|| Arc::new(Value::Object(serde_json::Map::new())));
+    Arc::clone(&EMPTY)
+}
+
 /// An allow-list of names: `None` on the session means "everything is allowed".
 pub type AllowList = Arc<HashSet<String>>;
 
@@ -62,7 +69,7 @@ impl Session {
             allowed_resource_templates: None,
             allowed_skills: None,
             client_info: None,
-            client_capabilities: Arc::new(Value::Object(Default::default())),
+            client_capabilities: empty_capabilities(),
             protocol_version,
             log_level: None,
             stateless: false,

@@ -26,9 +26,17 @@ impl<S: Server> Dispatcher<S> {
         &self,
         params: Option<&RawValue>,
         cx: Context<'_>,
+        named: crate::dispatch::Named<'_>,
     ) -> Result<Body, Failure> {
         let session = cx.session;
-        let p: NameParams<'_> = parse_params(params)?;
+        // The transport read `name` and `arguments` already; decode the params again only when
+        // they did not read as expected, for the exact error.
+        let p: NameParams<'_> = match named
+            .and_then(|(name, arguments)| Some((crate::dispatch::raw_str(name)?, arguments)))
+        {
+            Some((name, arguments)) => NameParams { name, arguments },
+            None => parse_params(params)?,
+        };
         let entry = self.inner.router.tool(&p.name, session)?;
         if session.is_stateless() && !entry.def.requires.is_empty() {
             return Err(Failure::from(

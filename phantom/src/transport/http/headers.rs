@@ -27,39 +27,59 @@ pub(super) fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Optio
 }
 
 pub(super) fn accepts(headers: &HeaderMap, mime: &str) -> bool {
-    headers
-        .get_all(header::ACCEPT)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .any(|v| {
-            v.split(',')
-                .map(|p| p.split(';').next().unwrap_or("").trim())
-                .any(|p| {
-                    p == mime
-                        || p == "*/*"
-                        || (p.ends_with("/*") && mime.starts_with(&p[..p.len() - 1]))
-                })
-        })
+    accepts_all(headers, &[mime])
 }
 
-/// Decodes a header value, including the `=?base64?…?=` form.
-pub(super) fn decode_header(value: &str) -> Option<String> {
+/// Whether `Accept` covers every one of `mimes`, in one pass over the header.
+pub(super) fn accepts_all(headers: &HeaderMap, mimes: &[&str]) -> bool {
+    let mut covered = 0_u32;
+    let all = (1_u32 << mimes.len()) - 1;
+    for v in headers.get_all(header::ACCEPT) {
+        // What clients send (the spec's own example): both types, nothing else.
+        if v.as_bytes() == b"application/json, text/event-stream"
+            && mimes
+                .iter()
+                .all(|m| *m == "application/json" || *m == "text/event-stream")
+        {
+            return true;
+        }
+        let Ok(v) = v.to_str() else { continue };
+        for p in v.split(',') {
+            let p = p.split(';').next().unwrap_or("").trim();
+            for (i, mime) in mimes.iter().enumerate() {
+                if p == *mime
+                    || p == "*/*"
+                    || (p.ends_with("/*") && mime.starts_with(&p[..p.len() - 1]))
+                {
+                    covered |= 1 << i;
+                }
+            }
+            if covered == all {
+                return true;
+            }
+        }
+    }
+    covered == all
+}
+
+/// Decodes a header value, including the `=?base64?…?=` form (borrowed unless base64).
+pub(super) fn decode_header(value: &str) -> Option<std::borrow::Cow<'_, str>> {
     let value = value.trim();
     if let Some(b64) = value
         .strip_prefix("=?base64?")
         .and_then(|v| v.strip_suffix("?="))
     {
         let bytes = base64::engine::general_purpose::STANDARD.decode(b64).ok()?;
-        return String::from_utf8(bytes).ok();
+        return String::from_utf8(bytes).ok().map(std::borrow::Cow::Owned);
     }
-    Some(value.to_owned())
+    Some(std::borrow::Cow::Borrowed(value))
 }
 
 /// The standard-header checks of 2026-07-28 (SEP-2243): `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`.
 /// Returns the message of the `-32020` error when a header is missing or disagrees with the body.
 pub(super) fn check_modern_headers(
     headers: &HeaderMap,
-    head: &Inspected,
+    head: &Inspected<'_>,
     version: &str,
 ) -> Result<(), String> {
     match header_str(headers, VERSION_HEADER) {
@@ -87,7 +107,7 @@ pub(super) fn check_modern_headers(
         Some(None) => {
             return Err("Header mismatch: invalid Mcp-Method header".into());
         }
-        Some(Some(m)) if m != method => {
+        Some(Some(m)) if *m != *method => {
             return Err(format!(
                 "Header mismatch: Mcp-Method '{m}' != body method '{method}'"
             ));
@@ -99,7 +119,7 @@ pub(super) fn check_modern_headers(
         Some(NameField::Uri) => (head.uri.as_ref(), "uri"),
         None => return Ok(()),
     };
-    let Some(expected) = expected.and_then(Value::as_str) else {
+    let Some(expected) = expected.copied().and_then(crate::dispatch::raw_str) else {
         return Ok(());
     };
     match headers
@@ -110,7 +130,7 @@ pub(super) fn check_modern_headers(
             "Header mismatch: missing Mcp-Name header; expected 'Mcp-Name: {expected}' (the body's params.{field})"
         )),
         Some(None) => Err("Header mismatch: invalid Mcp-Name header".into()),
-        Some(Some(n)) if n != expected => Err(format!(
+        Some(Some(n)) if *n != *expected => Err(format!(
             "Header mismatch: Mcp-Name '{n}' != body '{expected}'"
         )),
         Some(Some(_)) => Ok(()),

@@ -39,7 +39,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
-use axum::extract::{ConnectInfo, State};
+use axum::extract::ConnectInfo;
 use axum::response::Response;
 use http::header::{self, HeaderValue};
 use http::{Method, StatusCode};
@@ -66,6 +66,11 @@ pub(super) struct HttpState<S: Server> {
 /// with `nest_service("/mcp", …)` and keep your own middleware around it. It answers every path it
 /// is given, with CORS preflight handled.
 pub fn service<S: Server>(server: S, config: HttpConfig) -> axum::Router {
+    axum::Router::new().fallback_service(endpoint(server, config))
+}
+
+/// The endpoint without a router around it: CORS for browser requests, [`handle`] for the rest.
+fn endpoint<S: Server>(server: S, config: HttpConfig) -> OriginAware<S> {
     let state = Arc::new(HttpState {
         dispatcher: Dispatcher::with_config(server, config.config.clone()),
         sessions: Sessions::new(config.max_sessions, config.session_idle_ttl),
@@ -90,42 +95,126 @@ pub fn service<S: Server>(server: S, config: HttpConfig) -> axum::Router {
         .allow_headers(AllowHeaders::mirror_request())
         .expose_headers([SESSION_HEADER, VERSION_HEADER, header::WWW_AUTHENTICATE])
         .max_age(Duration::from_secs(600));
-    let plain = axum::Router::new().fallback(handle::<S>).with_state(state);
-    let cors = tower::Layer::layer(&cors, plain.clone());
-    axum::Router::new().fallback_service(OriginAware { plain, cors })
+    let plain = Endpoint {
+        st: state,
+        peer: None,
+    };
+    let cors = Arc::new(tower::Layer::layer(&cors, plain.clone()));
+    OriginAware { plain, cors }
 }
 
-/// Sends browser requests (those with an `Origin`, and preflights) through the CORS layer and the
-/// rest straight to the endpoint, so non-browser clients do not pay for `Vary` headers.
-#[derive(Clone)]
-struct OriginAware {
-    plain: axum::Router,
-    cors: tower_http::cors::Cors<axum::Router>,
+/// [`handle`] as a tower service: no router, no extractor.
+struct Endpoint<S: Server> {
+    st: Arc<HttpState<S>>,
+    /// The peer, when phantom accepted the connection itself.
+    peer: Option<SocketAddr>,
 }
 
-impl tower::Service<axum::extract::Request> for OriginAware {
+impl<S: Server> Clone for Endpoint<S> {
+    fn clone(&self) -> Self {
+        Self {
+            st: Arc::clone(&self.st),
+            peer: self.peer,
+        }
+    }
+}
+
+type BoxResponse = std::pin::Pin<
+    Box<dyn std::future::Future<Output = Result<Response, Infallible>> + Send + 'static>,
+>;
+
+impl<S: Server> tower::Service<axum::extract::Request> for Endpoint<S> {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = BoxResponse;
+
+    fn poll_ready(
+        &mut self,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Infallible>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: axum::extract::Request) -> Self::Future {
+        let st = Arc::clone(&self.st);
+        let peer = self.peer;
+        Box::pin(async move { Ok(handle(st, peer, req).await) })
+    }
+}
+
+/// Serves the endpoint at `/mcp` and below (like `nest_service("/mcp", …)`), 404 elsewhere,
+/// without a router.
+struct AtMcp<S: Server>(OriginAware<S>);
+
+impl<S: Server> Clone for AtMcp<S> {
+    fn clone(&self) -> Self {
+        Self(self.0.clone())
+    }
+}
+
+impl<S: Server> tower::Service<axum::extract::Request> for AtMcp<S> {
     type Response = Response;
     type Error = Infallible;
     type Future = futures_util::future::Either<
-        <axum::Router as tower::Service<axum::extract::Request>>::Future,
-        <tower_http::cors::Cors<axum::Router> as tower::Service<axum::extract::Request>>::Future,
+        <OriginAware<S> as tower::Service<axum::extract::Request>>::Future,
+        std::future::Ready<Result<Response, Infallible>>,
     >;
 
     fn poll_ready(
         &mut self,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Result<(), Infallible>> {
-        match tower::Service::<axum::extract::Request>::poll_ready(&mut self.plain, cx) {
-            std::task::Poll::Ready(Ok(())) => {
-                tower::Service::<axum::extract::Request>::poll_ready(&mut self.cors, cx)
-            }
-            other => other,
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: axum::extract::Request) -> Self::Future {
+        let path = req.uri().path();
+        if path == "/mcp" || path.starts_with("/mcp/") {
+            futures_util::future::Either::Left(self.0.call(req))
+        } else {
+            futures_util::future::Either::Right(std::future::ready(Ok(empty(
+                StatusCode::NOT_FOUND,
+            ))))
         }
+    }
+}
+
+/// Sends browser requests (those with an `Origin`, and preflights) through the CORS layer and the
+/// rest straight to the endpoint, so non-browser clients do not pay for `Vary` headers.
+struct OriginAware<S: Server> {
+    plain: Endpoint<S>,
+    /// Shared: hyper clones the service for every request, and only browser requests use it.
+    cors: Arc<tower_http::cors::Cors<Endpoint<S>>>,
+}
+
+impl<S: Server> Clone for OriginAware<S> {
+    fn clone(&self) -> Self {
+        Self {
+            plain: self.plain.clone(),
+            cors: self.cors.clone(),
+        }
+    }
+}
+
+impl<S: Server> tower::Service<axum::extract::Request> for OriginAware<S> {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = futures_util::future::Either<
+        BoxResponse,
+        <tower_http::cors::Cors<Endpoint<S>> as tower::Service<axum::extract::Request>>::Future,
+    >;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Infallible>> {
+        // Both inner services are always ready; the CORS one is cloned per browser request.
+        tower::Service::<axum::extract::Request>::poll_ready(&mut self.plain, cx)
     }
 
     fn call(&mut self, req: axum::extract::Request) -> Self::Future {
         if req.headers().contains_key(header::ORIGIN) || req.method() == Method::OPTIONS {
-            futures_util::future::Either::Right(self.cors.call(req))
+            futures_util::future::Either::Right(tower_http::cors::Cors::clone(&self.cors).call(req))
         } else {
             futures_util::future::Either::Left(self.plain.call(req))
         }
@@ -189,21 +278,50 @@ where
     S: Server,
     F: std::future::Future<Output = ()> + Send + 'static,
 {
-    use axum::serve::ListenerExt as _;
+    // hyper serves each connection directly (no axum `serve`, no router): the peer address
+    // travels in the connection's endpoint rather than in a per-request extension.
     let local = listener.local_addr()?;
-    let app = axum::Router::new().nest_service("/mcp", service(server, config));
-    let listener = listener.tap_io(|tcp| {
+    let app = AtMcp(endpoint(server, config));
+    let builder =
+        hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    tracing::info!(%local, "serving MCP at http://{local}/mcp");
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let (tcp, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(a) => a,
+                Err(e) => {
+                    // Out of file descriptors and the like: wait instead of spinning.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::warn!(error = %e, "could not set TCP_NODELAY");
         }
-    });
-    tracing::info!(%local, "serving MCP at http://{local}/mcp");
-    axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(shutdown)
-    .await
+        let mut app = app.clone();
+        app.0.plain.peer = Some(peer);
+        let svc = hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
+            tower::Service::call(&mut app.clone(), req.map(axum::body::Body::new))
+        });
+        let conn = builder
+            .serve_connection_with_upgrades(hyper_util::rt::TokioIo::new(tcp), svc)
+            .into_owned();
+        let conn = graceful.watch(conn);
+        tokio::spawn(async move {
+            if let Err(e) = conn.await {
+                tracing::debug!(error = %e, "connection ended with an error");
+            }
+        });
+    }
+    // Stop accepting, then let open connections finish their requests (as `axum::serve` does).
+    drop(listener);
+    graceful.shutdown().await;
+    Ok(())
 }
 
 async fn shutdown_signal() {
@@ -213,7 +331,8 @@ async fn shutdown_signal() {
 }
 
 async fn handle<S: Server>(
-    State(st): State<Arc<HttpState<S>>>,
+    st: Arc<HttpState<S>>,
+    peer: Option<SocketAddr>,
     req: axum::extract::Request,
 ) -> Response {
     let (parts, body) = req.into_parts();
@@ -242,10 +361,12 @@ async fn handle<S: Server>(
             "Forbidden: invalid Origin header",
         );
     }
-    let peer = parts
-        .extensions
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|c| c.0);
+    let peer = peer.or_else(|| {
+        parts
+            .extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|c| c.0)
+    });
     let request = Request {
         headers: parts.headers,
         peer,

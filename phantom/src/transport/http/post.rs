@@ -8,34 +8,36 @@ use bytes::Bytes;
 use http::StatusCode;
 use http::header::{self, HeaderValue};
 use http_body_util::BodyExt as _;
-use serde_json::Value;
+use std::borrow::Cow;
+
 use serde_json::value::RawValue;
 
 use super::HttpState;
 use super::config::ResponseMode;
 use super::headers::{
-    SESSION_HEADER, VERSION_HEADER, accepts, check_modern_headers, check_param_headers, header_str,
+    SESSION_HEADER, VERSION_HEADER, accepts_all, check_modern_headers, check_param_headers,
+    header_str,
 };
 use super::response::{Handling, empty, error_for, plain, reply_response, sse_reply, streaming};
 use super::session::{find_session, forget_evicted};
-use crate::dispatch::{Outbound, ParamsHead, Reply, SessionSlot, Status};
-use crate::protocol::{Incoming, Method, ProtocolVersion, codes};
-use crate::server::{Request, Server, Session};
+use crate::dispatch::{Outbound, ParamsHead, Reply, SessionSlot, Status, raw_str};
+use crate::protocol::{Incoming, Method, ProtocolVersion, RequestId, codes};
+use crate::server::{Callback, Request, Server, Session};
 use crate::transport::sessions::new_session_id;
 
-/// What the HTTP layer needs to know about a body before dispatching it.
-pub(super) struct Inspected {
+/// What the HTTP layer needs to know about a body before dispatching it, borrowed from the body.
+pub(super) struct Inspected<'a> {
     /// The request id, when there is one.
-    pub(super) id: Option<Value>,
+    pub(super) id: Option<RequestId>,
     pub(super) is_request: bool,
     /// The method as sent (the `Mcp-Method` header must repeat it exactly).
-    pub(super) method: Option<String>,
+    pub(super) method: Option<Cow<'a, str>>,
     /// The method, when phantom knows it.
     pub(super) known: Option<Method>,
-    /// `Some` when the body claims the modern envelope: the claimed version value.
-    pub(super) modern: Option<Value>,
-    pub(super) name: Option<Value>,
-    pub(super) uri: Option<Value>,
+    /// `Some` when the body claims the modern envelope: the claimed version value, as sent.
+    pub(super) modern: Option<&'a RawValue>,
+    pub(super) name: Option<&'a RawValue>,
+    pub(super) uri: Option<&'a RawValue>,
 }
 
 /// A body decoded once: the message, the head of its params, and what the HTTP checks need.
@@ -44,30 +46,24 @@ struct Parsed<'a> {
     head: ParamsHead<'a>,
 }
 
-fn inspect(text: &str) -> Option<(Inspected, Parsed<'_>)> {
+fn inspect(text: &str) -> Option<(Inspected<'_>, Parsed<'_>)> {
     let msg = Incoming::parse(text).ok()?;
     let (id, method, params, is_request) = match &msg {
-        Incoming::Request { id, method, params } => (
-            serde_json::to_value(id).ok(),
-            Some(method.to_string()),
-            *params,
-            true,
-        ),
-        Incoming::Notification { method, params } => {
-            (None, Some(method.to_string()), *params, false)
+        Incoming::Request { id, method, params } => {
+            (Some(id.clone()), Some(method.clone()), *params, true)
         }
-        Incoming::Response { id } => (serde_json::to_value(id).ok(), None, None, false),
+        Incoming::Notification { method, params } => (None, Some(method.clone()), *params, false),
+        Incoming::Response { id } => (Some(id.clone()), None, None, false),
     };
     let head = ParamsHead::read(params);
-    let value = |raw: Option<&RawValue>| raw.and_then(|r| serde_json::from_str(r.get()).ok());
     let inspected = Inspected {
         id,
         is_request,
         known: method.as_deref().and_then(Method::parse),
         method,
-        modern: value(head.claimed_version()),
-        name: value(head.name),
-        uri: value(head.uri),
+        modern: head.claimed_version(),
+        name: head.name,
+        uri: head.uri,
     };
     Some((inspected, Parsed { msg, head }))
 }
@@ -112,9 +108,7 @@ pub(super) async fn post<S: Server>(
     request: Request,
     body: Body,
 ) -> Response {
-    if !(accepts(&request.headers, "application/json")
-        && accepts(&request.headers, "text/event-stream"))
-    {
+    if !accepts_all(&request.headers, &["application/json", "text/event-stream"]) {
         return plain(
             StatusCode::NOT_ACCEPTABLE,
             codes::INVALID_REQUEST,
@@ -122,9 +116,10 @@ pub(super) async fn post<S: Server>(
         );
     }
     let content_type = header_str(&request.headers, header::CONTENT_TYPE).unwrap_or_default();
+    let json = "application/json";
     if !content_type
-        .to_ascii_lowercase()
-        .starts_with("application/json")
+        .get(..json.len())
+        .is_some_and(|p| p.eq_ignore_ascii_case(json))
     {
         return plain(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -136,6 +131,9 @@ pub(super) async fn post<S: Server>(
         Ok(b) => b,
         Err(resp) => return resp,
     };
+    if !may_send_early(st, &request, &bytes) {
+        return handle_body(st, request, &bytes, &Outbound::none()).await;
+    }
     // The handling owns what it needs, so that it can go on inside an SSE stream once it sends
     // something before its result.
     let (out, mut rx) = Outbound::channel();
@@ -150,6 +148,18 @@ pub(super) async fn post<S: Server>(
         resp = &mut handling => resp,
         Some(first) = rx.recv() => streaming(first, rx, handling, session),
     }
+}
+
+/// Whether a handler may send messages before this POST's result (`Ctx::progress`, `Ctx::log`):
+/// only then does the request pay for the outbound channel and a boxed handling. It may when the
+/// body names a progress token or a log level, when a legacy session (whose stored level
+/// `logging/setLevel` may have set) serves it, or when `connect` (which may set a level) is
+/// overridden. A false "may" only costs the slower path.
+fn may_send_early<S: Server>(st: &HttpState<S>, request: &Request, body: &[u8]) -> bool {
+    st.dispatcher.inner.router.overrides(Callback::Connect)
+        || (!st.cfg.stateless && request.headers.contains_key(SESSION_HEADER))
+        || memchr::memmem::find(body, b"progressToken").is_some()
+        || memchr::memmem::find(body, b"logLevel").is_some()
 }
 
 async fn handle_body<S: Server>(
@@ -188,7 +198,7 @@ async fn post_modern<S: Server>(
     st: &Arc<HttpState<S>>,
     request: &Request,
     text: &str,
-    head: &Inspected,
+    head: &Inspected<'_>,
     parsed: Parsed<'_>,
     out: &Outbound,
 ) -> Response {
@@ -196,8 +206,7 @@ async fn post_modern<S: Server>(
     // -32020 whatever the version says; an agreeing but unsupported version is the dispatcher's -32022.
     let claimed = head
         .modern
-        .as_ref()
-        .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned));
+        .map(|v| raw_str(v).unwrap_or(Cow::Borrowed(v.get())));
     if let Err(message) = check_modern_headers(
         &request.headers,
         head,
@@ -211,8 +220,8 @@ async fn post_modern<S: Server>(
         );
     }
     if head.known == Some(Method::ToolsCall)
-        && let Some(tool) = head.name.as_ref().and_then(Value::as_str)
-        && let Err(message) = check_param_headers::<S>(&request.headers, tool, text)
+        && let Some(tool) = head.name.and_then(raw_str)
+        && let Err(message) = check_param_headers::<S>(&request.headers, tool.as_ref(), text)
     {
         return error_for(
             StatusCode::BAD_REQUEST,
@@ -240,7 +249,7 @@ async fn post_legacy<S: Server>(
     st: &Arc<HttpState<S>>,
     request: Request,
     text: &str,
-    head: Option<&Inspected>,
+    head: Option<&Inspected<'_>>,
     parsed: Option<Parsed<'_>>,
     out: &Outbound,
 ) -> Response {

@@ -13,7 +13,7 @@ use futures_util::StreamExt as _;
 use http::StatusCode;
 use http::header::{self, HeaderValue};
 use http_body_util::BodyExt as _;
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::sync::mpsc;
 
 use super::HttpState;
@@ -29,7 +29,7 @@ fn rpc_error_body(code: i32, message: &str) -> String {
     rpc_error_body_id(code, message, None)
 }
 
-fn rpc_error_body_id(code: i32, message: &str, id: Option<&Value>) -> String {
+fn rpc_error_body_id(code: i32, message: &str, id: Option<&crate::protocol::RequestId>) -> String {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}).to_string()
 }
 
@@ -38,7 +38,7 @@ pub(super) fn error_for(
     status: StatusCode,
     code: i32,
     message: &str,
-    head: Option<&Inspected>,
+    head: Option<&Inspected<'_>>,
 ) -> Response {
     json_response(
         status,

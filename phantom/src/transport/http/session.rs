@@ -25,7 +25,7 @@ use crate::transport::sse;
 pub(super) async fn find_session<S: Server>(
     st: &Arc<HttpState<S>>,
     id: &str,
-    head: Option<&Inspected>,
+    head: Option<&Inspected<'_>>,
 ) -> Result<Arc<Session>, Response> {
     if let Ok(session) = st.sessions.get(id) {
         return Ok(session);
