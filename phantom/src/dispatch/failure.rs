@@ -81,13 +81,18 @@ pub(crate) fn parse_params<'a, T: Deserialize<'a>>(
 
 /// Runs user code (a handler, a completion function, a callback): a panic is logged once with
 /// `what` and `name`, and answered `-32603 Internal error` without the panic text.
-pub(crate) async fn guarded<T>(
+///
+/// Built from combinators rather than as an `async fn`, so the guarded future is stored once, not
+/// once as an argument and again inside the guard.
+pub(crate) fn guarded<'n, F: Future + 'n>(
     what: &'static str,
-    name: &str,
-    future: impl Future<Output = T>,
-) -> Result<T, Failure> {
-    AssertUnwindSafe(future).catch_unwind().await.map_err(|_| {
-        tracing::error!(name, "{what} panicked");
-        Failure::internal()
+    name: &'n str,
+    future: F,
+) -> impl Future<Output = Result<F::Output, Failure>> + 'n {
+    AssertUnwindSafe(future).catch_unwind().map(move |outcome| {
+        outcome.map_err(|_| {
+            tracing::error!(name, "{what} panicked");
+            Failure::internal()
+        })
     })
 }

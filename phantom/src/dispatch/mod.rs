@@ -185,7 +185,9 @@ impl<S: Server> Dispatcher<S> {
         outbound: &Outbound,
     ) -> Option<Reply> {
         if text.trim_start().starts_with('[') {
-            return self.handle_batch(text, request, slot, outbound).await;
+            // Boxed: batches are rare (2025-03-26 and earlier), and their future is as large as
+            // a whole message's; inline it would make every message's future twice as large.
+            return Box::pin(self.handle_batch(text, request, slot, outbound)).await;
         }
         match Incoming::parse(text) {
             Ok(msg) => {
@@ -277,13 +279,18 @@ impl<S: Server> Dispatcher<S> {
         };
         match msg {
             Incoming::Request { id, method, params } => {
-                let handled = guarded("request handling", &method, async {
-                    match claim {
-                        Some(meta) => self.modern(&id, &method, params, meta, request, out).await,
-                        None => self.legacy(&id, &method, params, request, slot, out).await,
+                // One `guarded` per era, not one around both: an async block holding both futures
+                // would be as large as the two together.
+                let handled = match claim {
+                    Some(meta) => {
+                        let modern = self.modern(&id, &method, params, meta, request, out);
+                        guarded("request handling", &method, modern).await
                     }
-                })
-                .await;
+                    None => {
+                        let legacy = self.legacy(&id, &method, params, request, slot, out);
+                        guarded("request handling", &method, legacy).await
+                    }
+                };
                 Some(handled.unwrap_or_else(|_| {
                     let error = ErrorObject::new(codes::INTERNAL_ERROR, "Internal error");
                     self.error_reply(Some(&id), error, Status::Ok, Era::Legacy)
