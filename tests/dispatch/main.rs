@@ -17,4 +17,5 @@ mod pagination;
 mod prompts;
 mod resources;
 mod schemas;
+mod session_slot;
 mod tools;

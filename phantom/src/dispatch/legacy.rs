@@ -77,13 +77,19 @@ impl<S: Server> Dispatcher<S> {
         if stateless && slot.get().is_none() {
             slot.fill(Session::stateless(ProtocolVersion::LATEST_LEGACY));
         }
-        let Some(session) = slot.get_mut() else {
-            return Err(bad_request(ErrorObject::new(
+        let no_session = || {
+            bad_request(ErrorObject::new(
                 codes::INVALID_REQUEST,
                 "Invalid request: no session; send `initialize` first (or use the 2026-07-28 `_meta` envelope)",
-            )));
+            ))
         };
-        if request.transport == Transport::Http {
+        if slot.get().is_none() {
+            return Err(no_session());
+        }
+        // The session is taken for writing only where it is written, so that the slot reports a
+        // change (and the transport stores the row) only then.
+        if request.transport == Transport::Http && self.connects() {
+            let session = slot.get_mut().ok_or_else(no_session)?;
             self.connect_session(session, request).await?;
         }
         let Some(method) = method else {
@@ -97,9 +103,10 @@ impl<S: Server> Dispatcher<S> {
                 )));
             }
             let p: SetLevelParams = params_or_level_error(params)?;
-            session.log_level = Some(p.level);
+            slot.get_mut().ok_or_else(no_session)?.log_level = Some(p.level);
             return Ok(Body::Map(Map::new()));
         }
+        let session = slot.get().ok_or_else(no_session)?;
         self.feature(method, params, session, request, out).await
     }
 

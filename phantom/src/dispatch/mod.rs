@@ -334,6 +334,9 @@ impl<S: Server> Dispatcher<S> {
         if request.transport != Transport::Http && !modern {
             return Ok(());
         }
+        if !self.connects() {
+            return Ok(());
+        }
         match slot.get_mut().filter(|_| !modern) {
             Some(session) => self.connect_session(session, request).await,
             None => {
@@ -356,7 +359,7 @@ impl<S: Server> Dispatcher<S> {
         session: &mut Session,
         request: &Request,
     ) -> Result<(), Failure> {
-        if !self.inner.router.overrides(Callback::Connect) {
+        if !self.connects() {
             return Ok(());
         }
         let mut candidate = session.clone();
@@ -373,13 +376,18 @@ impl<S: Server> Dispatcher<S> {
         Ok(())
     }
 
+    /// Whether the server overrides `connect` (without it, `connect` changes nothing).
+    pub(crate) fn connects(&self) -> bool {
+        self.inner.router.overrides(Callback::Connect)
+    }
+
     /// Runs `connect` (when overridden) and maps a rejection to its error and status.
     pub(crate) async fn connect(
         &self,
         session: &mut Session,
         request: &Request,
     ) -> Result<(), Failure> {
-        if !self.inner.router.overrides(Callback::Connect) {
+        if !self.connects() {
             return Ok(());
         }
         let (status, message) = match self.inner.server.connect(session, request).await {

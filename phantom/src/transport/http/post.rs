@@ -22,7 +22,7 @@ use super::response::{Handling, empty, error_for, plain, reply_response, sse_rep
 use super::session::{find_session, forget_evicted};
 use crate::dispatch::{Outbound, ParamsHead, Reply, SessionSlot, Status, raw_str};
 use crate::protocol::{Incoming, Method, ProtocolVersion, RequestId, codes};
-use crate::server::{Callback, Request, Server, Session};
+use crate::server::{Request, Server, Session};
 use crate::transport::sessions::new_session_id;
 
 /// What the HTTP layer needs to know about a body before dispatching it, borrowed from the body.
@@ -156,7 +156,7 @@ pub(super) async fn post<S: Server>(
 /// `logging/setLevel` may have set) serves it, or when `connect` (which may set a level) is
 /// overridden. A false "may" only costs the slower path.
 fn may_send_early<S: Server>(st: &HttpState<S>, request: &Request, body: &[u8]) -> bool {
-    st.dispatcher.inner.router.overrides(Callback::Connect)
+    st.dispatcher.connects()
         || (!st.cfg.stateless && request.headers.contains_key(SESSION_HEADER))
         || memchr::memmem::find(body, b"progressToken").is_some()
         || memchr::memmem::find(body, b"logLevel").is_some()
