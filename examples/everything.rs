@@ -5,9 +5,11 @@
 //! ```
 //!
 //! Every tool, resource and prompt name is the exact one the suite looks for
-//! (`tests/conformance/README.md` lists the runs). Fixtures whose feature is not built yet
-//! (elicitation, sampling, input-required, subscriptions, tasks, skills) are absent, and their
-//! scenarios are listed in the expected-failures files.
+//! (`tests/conformance/README.md` lists the runs). The interactive fixtures (elicitation,
+//! sampling, roots) are one handler each for both eras: server-to-client requests on a
+//! 2025-11-25 session, `input_required` rounds in 2026-07-28. Fixtures whose feature is not built
+//! yet (subscriptions, tasks, skills) are absent, and their scenarios are listed in the
+//! expected-failures files.
 
 use std::borrow::Cow;
 
@@ -207,6 +209,173 @@ impl Everything {
         "the client declared sampling"
     }
 
+    /// Asks the client's LLM to answer `prompt` (sampling) and returns its reply.
+    #[tool]
+    async fn test_sampling(&self, ctx: Ctx, prompt: String) -> String {
+        let reply = ctx.sample(Sample::new("reply", 100).user(prompt)).await;
+        format!("LLM response: {}", reply.text().unwrap_or("(not text)"))
+    }
+
+    /// Asks the user for a username and an email (form elicitation) and returns what they did.
+    #[tool]
+    async fn test_elicitation(&self, ctx: Ctx, message: String) -> String {
+        let form = Form::new()
+            .required("username", Field::string().description("Your username"))
+            .required("email", Field::email().description("Your email address"));
+        let answer: Elicitation<Value> = ctx.elicit("user_details", &message, form).await;
+        elicitation_text(&answer)
+    }
+
+    /// Elicits a form whose every primitive carries a default (SEP-1034).
+    #[tool]
+    async fn test_elicitation_sep1034_defaults(&self, ctx: Ctx) -> String {
+        let form = Form::new()
+            .field("name", Field::string().default("John Doe"))
+            .field("age", Field::integer().default(30))
+            .field("score", Field::number().default(95.5))
+            .field(
+                "status",
+                Field::choice(["active", "inactive", "pending"]).default("active"),
+            )
+            .field("verified", Field::boolean().default(true));
+        let answer: Elicitation<Value> = ctx
+            .elicit("defaults", "Please review the defaults", form)
+            .await;
+        elicitation_text(&answer)
+    }
+
+    /// Elicits a form with all five enum forms (SEP-1330).
+    #[tool]
+    async fn test_elicitation_sep1330_enums(&self, ctx: Ctx) -> String {
+        let form = Form::new()
+            .field(
+                "untitledSingle",
+                Field::choice(["option1", "option2", "option3"]),
+            )
+            .field(
+                "titledSingle",
+                Field::titled_choice([
+                    ("value1", "First Option"),
+                    ("value2", "Second Option"),
+                    ("value3", "Third Option"),
+                ]),
+            )
+            .field(
+                "legacyEnum",
+                Field::legacy_choice(
+                    ["opt1", "opt2", "opt3"],
+                    ["Option One", "Option Two", "Option Three"],
+                ),
+            )
+            .field(
+                "untitledMulti",
+                Field::multi_choice(["option1", "option2", "option3"]),
+            )
+            .field(
+                "titledMulti",
+                Field::titled_multi_choice([
+                    ("value1", "First Choice"),
+                    ("value2", "Second Choice"),
+                    ("value3", "Third Choice"),
+                ]),
+            );
+        let answer: Elicitation<Value> = ctx.elicit("enums", "Pick some options", form).await;
+        elicitation_text(&answer)
+    }
+
+    /// Asks the user's name (key `user_name`) and greets them.
+    #[tool]
+    async fn test_input_required_result_elicitation(&self, ctx: Ctx) -> String {
+        let name = ask_name(&ctx, "user_name", "What is your name?").await;
+        format!("Hello, {name}!")
+    }
+
+    /// Asks the client's LLM the capital of France (key `capital_question`).
+    #[tool]
+    async fn test_input_required_result_sampling(&self, ctx: Ctx) -> String {
+        let reply = ctx
+            .sample(Sample::new("capital_question", 100).user("What is the capital of France?"))
+            .await;
+        format!("The model said: {}", reply.text().unwrap_or("(not text)"))
+    }
+
+    /// Lists the client's roots (key `client_roots`).
+    #[tool]
+    async fn test_input_required_result_list_roots(&self, ctx: Ctx) -> String {
+        let roots = ctx.roots("client_roots").await;
+        let uris: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
+        format!("Client roots: {}", uris.join(", "))
+    }
+
+    /// Asks for a confirmation (key `confirm`); the answer comes back with the sealed state.
+    #[tool]
+    async fn test_input_required_result_request_state(&self, ctx: Ctx) -> String {
+        let form = Form::new().required("ok", Field::boolean());
+        let answer: Elicitation<Value> = ctx.elicit("confirm", "Please confirm", form).await;
+        format!("state-ok: confirmation {}", answer.action())
+    }
+
+    /// Asks three inputs at once: a name, a greeting from the LLM and the roots.
+    #[tool]
+    async fn test_input_required_result_multiple_inputs(&self, ctx: Ctx) -> String {
+        let name = Elicit::<Value>::new(
+            "user_name",
+            "What is your name?",
+            Form::new().required("name", Field::string()),
+        );
+        let greeting = Sample::new("greeting", 50).user("Generate a greeting");
+        let (name, greeting, roots) = ctx
+            .input((name, greeting, Roots::new("client_roots")))
+            .await;
+        let name = name
+            .accepted()
+            .and_then(|v| v.get("name").and_then(Value::as_str).map(str::to_owned))
+            .unwrap_or_else(|| "stranger".into());
+        format!(
+            "{} {name}! ({} roots)",
+            greeting.text().unwrap_or("Hello"),
+            roots.len()
+        )
+    }
+
+    /// Asks two questions in two rounds (`step1`, then `step2`).
+    #[tool]
+    async fn test_input_required_result_multi_round(&self, ctx: Ctx) -> String {
+        let name = ask_name(&ctx, "step1", "Step 1: What is your name?").await;
+        let form = Form::new().required("color", Field::string());
+        let color = ctx
+            .elicit::<Value>("step2", "Step 2: What is your favorite color?", form)
+            .await
+            .accepted()
+            .and_then(|v| v.get("color").and_then(Value::as_str).map(str::to_owned))
+            .unwrap_or_default();
+        format!("{name} likes {color}")
+    }
+
+    /// Asks for a confirmation; a changed `requestState` on the retry is refused.
+    #[tool]
+    async fn test_input_required_result_tampered_state(&self, ctx: Ctx) -> String {
+        let form = Form::new().required("ok", Field::boolean());
+        let answer: Elicitation<Value> = ctx.elicit("confirm", "Please confirm", form).await;
+        format!("confirmation {}", answer.action())
+    }
+
+    /// Asks only for the kinds of input the client declared (sampling and/or elicitation).
+    #[tool]
+    async fn test_input_required_result_capabilities(&self, ctx: Ctx) -> String {
+        if ctx.supports(InputKind::Sampling) {
+            let reply = ctx
+                .sample(Sample::new("capability_sample", 50).user("Say hello"))
+                .await;
+            return format!("sampled: {}", reply.text().unwrap_or("(not text)"));
+        }
+        if ctx.supports(InputKind::Form) {
+            let name = ask_name(&ctx, "capability_elicit", "What is your name?").await;
+            return format!("elicited: {name}");
+        }
+        "the client declared no input capability".into()
+    }
+
     /// A tool whose input schema uses JSON Schema 2020-12 keywords.
     #[tool]
     async fn json_schema_2020_12_tool(&self, args: Arguments<ContactArgs>) -> String {
@@ -300,6 +469,19 @@ impl Everything {
         ]
     }
 
+    /// A prompt that asks the user for context first (key `user_context`).
+    #[prompt]
+    async fn test_input_required_result_prompt(&self, ctx: Ctx) -> PromptReply {
+        let form = Form::new().required("context", Field::string());
+        let context = ctx
+            .elicit::<Value>("user_context", "What context should the prompt use?", form)
+            .await
+            .accepted()
+            .and_then(|v| v.get("context").and_then(Value::as_str).map(str::to_owned))
+            .unwrap_or_default();
+        PromptReply::default().user(format!("Use this context: {context}"))
+    }
+
     async fn complete_arg1(&self, value: &str, _cx: &CompleteContext<'_>) -> Vec<String> {
         ["paris", "park", "party", "test", "testing"]
             .into_iter()
@@ -307,6 +489,28 @@ impl Everything {
             .map(str::to_owned)
             .collect()
     }
+}
+
+/// `Elicitation completed: action=…, content=…`, as the suite's fixtures answer.
+fn elicitation_text(answer: &Elicitation<Value>) -> String {
+    let content = match answer {
+        Elicitation::Accept(v) => v.to_string(),
+        Elicitation::Decline | Elicitation::Cancel => "{}".into(),
+    };
+    format!(
+        "Elicitation completed: action={}, content={content}",
+        answer.action()
+    )
+}
+
+/// Asks for a name under `key`; `stranger` when the user declines.
+async fn ask_name(ctx: &Ctx, key: &str, message: &str) -> String {
+    let form = Form::new().required("name", Field::string());
+    ctx.elicit::<Value>(key, message, form)
+        .await
+        .accepted()
+        .and_then(|v| v.get("name").and_then(Value::as_str).map(str::to_owned))
+        .unwrap_or_else(|| "stranger".into())
 }
 
 #[tokio::main]

@@ -7,6 +7,7 @@ mod content;
 mod dispatch;
 mod error;
 mod extract;
+mod input;
 mod prompts;
 mod protocol;
 mod resources;
@@ -30,6 +31,10 @@ pub use content::{Content, ResourceContents};
 pub use dispatch::{Dispatcher, Outbound, Reply, SessionSlot, Status};
 pub use error::Error;
 pub use extract::{Arguments, CallParam, Context, Ctx, FromContext};
+pub use input::{
+    Elicit, ElicitUrl, Elicitation, Field, Form, Input, InputKind, InputRequest, Inputs, Root,
+    Roots, Sample, Sampled, StateKey, StateKeyError,
+};
 #[doc = include_str!("docs/mcp_router.md")]
 #[doc(inline)]
 pub use phantom_macros::mcp_router;
@@ -61,10 +66,11 @@ pub use tools::{IntoToolResult, Json, ToolAnnotations, ToolResult};
 pub mod prelude {
     pub use crate::{
         Arguments, Authorized, Bearer, Blob, CompleteContext, Completion, Connect, Content,
-        Contents, Ctx, Cursor, Error, ErrorObject, Implementation, Json, LogLevel, Page,
-        PromptMessage, PromptReply, Request, ResolvedResource, Resource, ResourceContents, Role,
-        Server, Session, Status, Task, TaskError, TaskStatus, ToolResult, Transport,
-        WwwAuthenticate, mcp_router, prompt, resource, tool,
+        Contents, Ctx, Cursor, Elicit, ElicitUrl, Elicitation, Error, ErrorObject, Field, Form,
+        Implementation, InputKind, Json, LogLevel, Page, PromptMessage, PromptReply, Request,
+        ResolvedResource, Resource, ResourceContents, Role, Roots, Sample, Server, Session, Status,
+        Task, TaskError, TaskStatus, ToolResult, Transport, WwwAuthenticate, mcp_router, prompt,
+        resource, tool,
     };
 }
 

@@ -109,3 +109,100 @@ impl EventStore for MemoryEventStore {
         Box::pin(std::future::ready(()))
     }
 }
+
+/// An error of a networked store or bus (the in-memory ones never fail).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("store error: {0}")]
+pub struct StoreError(pub String);
+
+/// A client's answer to a server-to-client request: the JSON text of its `result` or `error`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClientAnswer {
+    /// The `result` member.
+    Result(String),
+    /// The `error` member.
+    Error(String),
+}
+
+/// What a waiting handler receives its answer on.
+pub type Waiter = tokio::sync::oneshot::Receiver<ClientAnswer>;
+
+/// Where server-to-client requests (elicitation, sampling, roots on 2025-11-25 sessions) wait
+/// for the client's answer. The answer comes in a later POST that a load balancer may send to
+/// another node, so a networked bus carries it (by session and request id, as text) to the node
+/// whose handler waits.
+pub trait ReplyBus: Send + Sync + 'static {
+    /// Starts waiting for the answer to request `id` sent on `session`.
+    fn expect<'a>(
+        &'a self,
+        session: &'a str,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Waiter, StoreError>>;
+
+    /// Delivers a client's answer: `Ok(true)` when a handler waited for it, `Ok(false)` when none
+    /// does (an unknown id, an id of another session, an answer already given).
+    fn deliver<'a>(
+        &'a self,
+        session: &'a str,
+        id: &'a str,
+        answer: ClientAnswer,
+    ) -> BoxFuture<'a, Result<bool, StoreError>>;
+
+    /// Stops waiting (the handler ended first).
+    fn forget<'a>(&'a self, session: &'a str, id: &'a str) -> BoxFuture<'a, ()>;
+}
+
+/// The default [`ReplyBus`]: waiting handlers in process memory.
+#[derive(Debug, Default)]
+pub struct MemoryReplyBus {
+    waiting: Mutex<HashMap<(String, String), tokio::sync::oneshot::Sender<ClientAnswer>>>,
+}
+
+impl MemoryReplyBus {
+    /// An empty bus.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn waiting(
+        &self,
+    ) -> std::sync::MutexGuard<
+        '_,
+        HashMap<(String, String), tokio::sync::oneshot::Sender<ClientAnswer>>,
+    > {
+        self.waiting
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl ReplyBus for MemoryReplyBus {
+    fn expect<'a>(
+        &'a self,
+        session: &'a str,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Waiter, StoreError>> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let mut waiting = self.waiting();
+        // Handlers that were dropped while waiting leave closed senders behind; sweep them.
+        waiting.retain(|_, tx| !tx.is_closed());
+        waiting.insert((session.to_owned(), id.to_owned()), tx);
+        Box::pin(std::future::ready(Ok(rx)))
+    }
+
+    fn deliver<'a>(
+        &'a self,
+        session: &'a str,
+        id: &'a str,
+        answer: ClientAnswer,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        let tx = self.waiting().remove(&(session.to_owned(), id.to_owned()));
+        let delivered = tx.is_some_and(|tx| tx.send(answer).is_ok());
+        Box::pin(std::future::ready(Ok(delivered)))
+    }
+
+    fn forget<'a>(&'a self, session: &'a str, id: &'a str) -> BoxFuture<'a, ()> {
+        self.waiting().remove(&(session.to_owned(), id.to_owned()));
+        Box::pin(std::future::ready(()))
+    }
+}

@@ -42,6 +42,12 @@ pub struct ParamsHead<'a> {
     /// `params.arguments` (tools/call), as sent.
     #[serde(borrow, default)]
     pub(crate) arguments: Option<&'a RawValue>,
+    /// `params.inputResponses` (a 2026-07-28 retry), as sent.
+    #[serde(rename = "inputResponses", borrow, default)]
+    pub(crate) input_responses: Option<&'a RawValue>,
+    /// `params.requestState` (a 2026-07-28 retry), as sent.
+    #[serde(rename = "requestState", borrow, default)]
+    pub(crate) request_state: Option<&'a RawValue>,
 }
 
 /// A JSON string's text, borrowed when it has no escapes.

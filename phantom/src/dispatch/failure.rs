@@ -14,6 +14,7 @@ use super::Status;
 use crate::error::Error;
 use crate::protocol::{ErrorObject, codes};
 
+#[derive(Debug)]
 pub(crate) struct Failure {
     pub(crate) error: ErrorObject,
     pub(crate) status: Status,

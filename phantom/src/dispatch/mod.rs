@@ -14,6 +14,9 @@ use std::sync::Arc;
 use serde_json::value::RawValue;
 
 use crate::extract::Context;
+use crate::input::{
+    Binding, Engine, Exchange, Interrupt, Replies, Unavailable, interruptible, open, seal,
+};
 use crate::protocol::{Era, ErrorObject, Incoming, Method, ProtocolVersion, codes};
 use crate::router::{ListKind, Router};
 use crate::server::{
@@ -104,6 +107,8 @@ pub(crate) struct Inner<S: 'static> {
     pub(crate) server_info: String,
     /// The last `_meta` clientInfo decoded (2026-07-28 requests repeat it).
     pub(crate) client_info: envelope::ClientInfoCache,
+    /// Server-to-client requests waiting for the client's answers (2025-11-25).
+    pub(crate) replies: Arc<Replies>,
 }
 
 impl<S> Inner<S> {
@@ -152,6 +157,7 @@ impl<S: Server> Dispatcher<S> {
                 .unwrap_or_else(|_| unreachable!("no cursor, no error"))
         });
         let server_info = serde_json::to_string(&router.info.implementation()).unwrap_or_default();
+        let replies = Arc::new(Replies::new(Arc::clone(&config.reply_bus)));
         Self {
             inner: Arc::new(Inner {
                 server,
@@ -160,6 +166,7 @@ impl<S: Server> Dispatcher<S> {
                 first_pages,
                 server_info,
                 client_info: envelope::ClientInfoCache::default(),
+                replies,
             }),
         }
     }
@@ -276,6 +283,8 @@ impl<S: Server> Dispatcher<S> {
             outbound,
             progress,
             named,
+            responses: head.input_responses,
+            state: head.request_state,
         };
         match msg {
             Incoming::Request { id, method, params } => {
@@ -313,14 +322,52 @@ impl<S: Server> Dispatcher<S> {
                 }
                 None
             }
-            Incoming::Response { id } => {
+            Incoming::Response { id, outcome } => {
                 if let Err(f) = self.connect_message(false, request, slot).await {
                     return Some(self.error_reply(None, f.error, f.status, Era::Legacy));
                 }
-                tracing::debug!(%id, "response to a request this server never sent; ignored");
-                None
+                self.deliver(&id, outcome, slot.get()).await
             }
         }
+    }
+
+    /// Hands a client's answer to the handler waiting for it on this session. An answer nobody
+    /// waits for here (an unknown id, another session's request, an answer already given) is
+    /// refused with `-32600` and no id (HTTP 400).
+    async fn deliver(
+        &self,
+        id: &crate::protocol::RequestId,
+        outcome: Result<&RawValue, &RawValue>,
+        session: Option<&Session>,
+    ) -> Option<Reply> {
+        let key = match id {
+            crate::protocol::RequestId::String(s) => s.to_string(),
+            crate::protocol::RequestId::Number(n) => n.to_string(),
+        };
+        let answer = match outcome {
+            Ok(result) => crate::store::ClientAnswer::Result(result.get().to_owned()),
+            Err(error) => crate::store::ClientAnswer::Error(error.get().to_owned()),
+        };
+        let delivered = match session {
+            Some(session) => {
+                self.inner
+                    .replies
+                    .deliver(reply_key(session), &key, answer)
+                    .await
+            }
+            None => false,
+        };
+        if delivered {
+            return None;
+        }
+        tracing::debug!(%key, "a response to no request waiting on this session; refused");
+        let error = ErrorObject::new(
+            codes::INVALID_REQUEST,
+            format!(
+                "Invalid request: no request with id {key} is waiting for an answer on this session"
+            ),
+        );
+        Some(self.error_reply(None, error, Status::BadRequest, Era::Legacy))
     }
 
     /// `connect` for a notification or a client response: on the legacy session when there is
@@ -413,14 +460,17 @@ impl<S: Server> Dispatcher<S> {
         request: &Request,
         out: Out<'_>,
     ) -> Result<Body, Failure> {
+        let exchange = self.exchange(method, params, session, out)?;
         let cx = Context {
             session,
             request,
             outbound: out.outbound,
             progress_token: out.progress,
+            exchange: &exchange,
         };
+        let routed = self.routed(method, params, cx, out.named, &exchange);
         let Some(middleware) = &self.inner.config.middleware else {
-            return self.route(method, params, cx, out.named).await;
+            return routed.await;
         };
         let head = ParamsHead::read(params);
         let name = head
@@ -434,7 +484,7 @@ impl<S: Server> Dispatcher<S> {
             request,
         };
         let result = match middleware.before(&call).await {
-            Ok(()) => self.route(method, params, cx, out.named).await,
+            Ok(()) => routed.await,
             Err(refused) => Err(Failure::from(refused)),
         };
         let outcome = match &result {
@@ -443,6 +493,116 @@ impl<S: Server> Dispatcher<S> {
         };
         middleware.after(&call, outcome).await;
         result
+    }
+
+    /// Where a request's input comes from: its era's engine for the three methods whose handlers
+    /// may ask, nowhere for the rest.
+    fn exchange(
+        &self,
+        method: Method,
+        params: Option<&RawValue>,
+        session: &Session,
+        out: Out<'_>,
+    ) -> Result<Exchange, Failure> {
+        let engine = match method {
+            Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead => {
+                if session.is_modern() {
+                    Engine::Modern(self.answers(method, params, session, out)?)
+                } else if session.is_stateless() {
+                    Engine::Unavailable(Unavailable::Stateless)
+                } else {
+                    Engine::Legacy {
+                        outbound: out.outbound.clone(),
+                        session: Arc::from(reply_key(session)),
+                        replies: Arc::clone(&self.inner.replies),
+                    }
+                }
+            }
+            other => Engine::Unavailable(Unavailable::Method(other.as_str())),
+        };
+        Ok(Exchange::new(engine, session))
+    }
+
+    /// A 2026-07-28 retry's answers: its opened `requestState`, then its `inputResponses`.
+    fn answers(
+        &self,
+        method: Method,
+        params: Option<&RawValue>,
+        session: &Session,
+        out: Out<'_>,
+    ) -> Result<serde_json::Map<String, serde_json::Value>, Failure> {
+        let mut answers = serde_json::Map::new();
+        if let Some(state) = out.state {
+            let field = || serde_json::json!({ "field": "requestState" });
+            let text = raw_str(state).ok_or_else(|| {
+                invalid("Invalid params: `requestState` must be a string").with_data(field())
+            })?;
+            let binding = Binding {
+                method: method.as_str(),
+                principal: session.principal.as_deref(),
+                params,
+            };
+            answers = open(&self.inner.config.state_key, &binding, &text)
+                .map_err(|e| invalid(format!("Invalid params: {e}")).with_data(field()))?;
+        }
+        if let Some(responses) = out.responses {
+            let map: serde_json::Map<String, serde_json::Value> =
+                serde_json::from_str(responses.get()).map_err(|_| {
+                    invalid("Invalid params: `inputResponses` must be an object")
+                        .with_data(serde_json::json!({ "field": "inputResponses" }))
+                })?;
+            answers.extend(map);
+        }
+        Ok(answers)
+    }
+
+    /// Routes inside the exchange: a handler stopped for input answers `input_required`
+    /// (2026-07-28) or the error that stopped it.
+    async fn routed(
+        &self,
+        method: Method,
+        params: Option<&RawValue>,
+        cx: Context<'_>,
+        named: Named<'_>,
+        exchange: &Exchange,
+    ) -> Result<Body, Failure> {
+        let session = cx.session;
+        match interruptible(exchange, self.route(method, params, cx, named)).await {
+            Ok(result) => result,
+            Err(Interrupt::Failed(f)) => Err(f),
+            Err(Interrupt::InputRequired(requests)) => {
+                let input_requests = requests
+                    .iter()
+                    .map(|r| (r.key().to_owned(), r.to_wire()))
+                    .collect();
+                let binding = Binding {
+                    method: method.as_str(),
+                    principal: session.principal.as_deref(),
+                    params,
+                };
+                let config = &self.inner.config;
+                let state = seal(
+                    &config.state_key,
+                    &binding,
+                    exchange.used(),
+                    config.state_ttl,
+                    config.state_limit,
+                )
+                .map_err(|e| {
+                    Failure::from(ErrorObject::new(
+                        codes::INTERNAL_ERROR,
+                        format!("Internal error: {e}"),
+                    ))
+                })?;
+                let mut map = serde_json::Map::new();
+                map.insert(
+                    "inputRequests".into(),
+                    serde_json::Value::Object(input_requests),
+                );
+                map.insert("requestState".into(), state.into());
+                Ok(Body::InputRequired(map))
+            }
+        }
     }
 
     async fn route(
@@ -477,6 +637,15 @@ pub(crate) struct Out<'a> {
     pub(crate) progress: Option<&'a RawValue>,
     /// The tool name and arguments the transport read from the params already, if it did.
     pub(crate) named: Named<'a>,
+    /// `params.inputResponses` of a 2026-07-28 retry.
+    pub(crate) responses: Option<&'a RawValue>,
+    /// `params.requestState` of a 2026-07-28 retry.
+    pub(crate) state: Option<&'a RawValue>,
+}
+
+/// The session part of a reply-bus key: the session id (stdio has one session and no id).
+fn reply_key(session: &Session) -> &str {
+    session.id.as_deref().unwrap_or("")
 }
 
 /// `-32601 Method not found` naming the method.

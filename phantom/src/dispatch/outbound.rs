@@ -28,6 +28,12 @@ impl Outbound {
         (Self { tx: Some(tx) }, rx)
     }
 
+    /// Sends a message already serialized (a server-to-client request); `false` when nobody
+    /// listens.
+    pub(crate) fn send(&self, message: String) -> bool {
+        self.tx.as_ref().is_some_and(|tx| tx.send(message).is_ok())
+    }
+
     /// Sends a notification; `false` when nobody listens any more.
     pub(crate) fn notify(&self, method: Method, params: &impl Serialize) -> bool {
         let Some(tx) = &self.tx else {

@@ -49,6 +49,8 @@ pub(crate) enum Body {
     Members(String),
     /// A JSON object, already serialized, braces included (its members are sent).
     Object(String),
+    /// A 2026-07-28 `input_required` result (`inputRequests`, `requestState`): never cached.
+    InputRequired(Map<String, Value>),
 }
 
 impl From<Map<String, Value>> for Body {
@@ -62,12 +64,15 @@ impl From<Map<String, Value>> for Body {
 pub(crate) enum ResultType {
     /// The request is answered.
     Complete,
+    /// The request needs input first (`inputRequests`).
+    InputRequired,
 }
 
 impl ResultType {
     fn as_str(self) -> &'static str {
         match self {
             Self::Complete => "complete",
+            Self::InputRequired => "input_required",
         }
     }
 }
@@ -112,8 +117,17 @@ impl<S: Server> Dispatcher<S> {
         &self,
         id: &RequestId,
         body: Body,
-        modern: Option<Envelope<'_>>,
+        mut modern: Option<Envelope<'_>>,
     ) -> Reply {
+        let body = match body {
+            Body::InputRequired(map) => {
+                if let Some(envelope) = &mut modern {
+                    envelope.result_type = ResultType::InputRequired;
+                }
+                Body::Map(map)
+            }
+            body => body,
+        };
         let mut out = String::with_capacity(256);
         out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
         match id {
@@ -131,7 +145,7 @@ impl<S: Server> Dispatcher<S> {
                 text.remove(0);
                 text
             }
-            Body::Map(mut map) => {
+            Body::Map(mut map) | Body::InputRequired(mut map) => {
                 has_meta = map.contains_key("_meta");
                 // A `_meta` of the handler's own is merged with serverInfo below.
                 if let (Some(envelope), Some(Value::Object(meta))) = (&modern, map.get_mut("_meta"))
@@ -159,7 +173,7 @@ impl<S: Server> Dispatcher<S> {
                 "{sep}\"resultType\":\"{}\"",
                 envelope.result_type.as_str()
             );
-            if envelope.method.cacheable() {
+            if envelope.method.cacheable() && envelope.result_type == ResultType::Complete {
                 let _ = write!(
                     out,
                     ",\"ttlMs\":{},\"cacheScope\":\"{}\"",

@@ -4,12 +4,20 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+
 use super::{Context, FromContext};
 use crate::dispatch::Outbound;
+use crate::input::{
+    Elicit, Elicitation, Form, InputKind, Inputs, Root, Roots, Sample, Sampled, Shared,
+};
 use crate::protocol::{LogLevel, Method};
 
 /// The client side of the request a handler serves: progress and log messages sent before the
-/// result (over HTTP the response becomes an SSE stream; on stdio they are lines). Take it as a
+/// result (over HTTP the response becomes an SSE stream; on stdio they are lines), and input the
+/// handler asks of the client (elicitation, sampling, roots; see [`Ctx::input`]). Take it as a
 /// parameter of a tool, prompt or resource handler: `ctx: Ctx`.
 ///
 /// ```
@@ -36,6 +44,7 @@ pub struct Ctx {
     outbound: Outbound,
     progress_token: Option<Box<RawValue>>,
     log_level: Option<LogLevel>,
+    exchange: Arc<Shared>,
 }
 
 #[derive(Serialize)]
@@ -84,6 +93,61 @@ impl Ctx {
         self.outbound.notify(Method::LogMessage, &params);
     }
 
+    /// Asks the client for input, one request or several at once (a tuple), and returns the
+    /// answers in the same order:
+    ///
+    /// ```ignore
+    /// let (name, roots) = ctx.input((Elicit::new("user_name", "Your name?", form), Roots::new("roots"))).await;
+    /// ```
+    ///
+    /// On a 2025-11-25 session phantom sends the requests on the request's own stream and waits
+    /// for the answers. On a 2026-07-28 request the first round ends the request with
+    /// `input_required` (this call never returns, and the handler is dropped); the client's
+    /// retry runs the handler again from the top, and this call returns the answers. So a
+    /// handler must do nothing before its input requests that it cannot safely do twice.
+    ///
+    /// The request ends with an error instead (and the handler is dropped) when the client did
+    /// not declare the capability an input needs (`-32021`; check first with
+    /// [`supports`](Self::supports)), when an answer does not read (`-32602`), or when the
+    /// client answers with an error.
+    pub async fn input<I: Inputs>(&self, inputs: I) -> I::Output {
+        let requests = inputs.requests();
+        let keys: Vec<String> = requests.iter().map(|r| r.key().to_owned()).collect();
+        let answers = self.exchange.ask(requests).await;
+        match I::read(answers) {
+            Ok(output) => output,
+            Err((i, why)) => {
+                let key = keys.get(i).map_or("", String::as_str);
+                self.exchange.unreadable(key, &why).await
+            }
+        }
+    }
+
+    /// Asks the user to fill in `form`, under `key`; the accepted content reads as `T`.
+    pub async fn elicit<T: DeserializeOwned + Send>(
+        &self,
+        key: &str,
+        message: &str,
+        form: Form,
+    ) -> Elicitation<T> {
+        self.input(Elicit::<T>::new(key, message, form)).await
+    }
+
+    /// Asks the client's LLM for a completion.
+    pub async fn sample(&self, request: Sample) -> Sampled {
+        self.input(request).await
+    }
+
+    /// Asks the client for its roots, under `key`.
+    pub async fn roots(&self, key: &str) -> Vec<Root> {
+        self.input(Roots::new(key)).await
+    }
+
+    /// Whether the client declared the capability an input of `kind` needs.
+    pub fn supports(&self, kind: InputKind) -> bool {
+        self.exchange.supports(kind)
+    }
+
     /// Whether the client asked for log messages of this level.
     pub fn logs(&self, level: LogLevel) -> bool {
         self.log_level.is_some_and(|min| level >= min)
@@ -96,6 +160,7 @@ impl<'a> FromContext<'a> for Ctx {
             outbound: cx.outbound.clone(),
             progress_token: cx.progress_token.map(ToOwned::to_owned),
             log_level: cx.session.log_level,
+            exchange: cx.exchange.shared(),
         })
     }
 }

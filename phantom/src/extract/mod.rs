@@ -91,6 +91,8 @@ pub struct Context<'a> {
     pub(crate) outbound: &'a Outbound,
     /// `params._meta.progressToken`, when the request carried one.
     pub(crate) progress_token: Option<&'a RawValue>,
+    /// Where input the handler asks for comes from.
+    pub(crate) exchange: &'a crate::input::Exchange,
 }
 
 /// A handler parameter read from the request's context rather than from its arguments or URI:

@@ -130,6 +130,8 @@ pub enum Incoming<'a> {
     Response {
         /// The id of the server's request.
         id: RequestId,
+        /// The `result` (`Ok`) or the `error` (`Err`), as sent.
+        outcome: Result<&'a RawValue, &'a RawValue>,
     },
 }
 
@@ -210,7 +212,18 @@ impl<'a> Incoming<'a> {
                 params: wire.params,
             }),
             (Some(id), None) if wire.result.is_some() || wire.error.is_some() => {
-                Ok(Self::Response { id })
+                let outcome = match (wire.result, wire.error) {
+                    (Some(result), None) => Ok(result),
+                    (None, Some(error)) => Err(error),
+                    _ => {
+                        return invalid(
+                            Some(id),
+                            "Invalid request: a response has either `result` or `error`, not both"
+                                .to_owned(),
+                        );
+                    }
+                };
+                Ok(Self::Response { id, outcome })
             }
             (id, None) => invalid(id, "Invalid request: missing `method`".to_owned()),
         }

@@ -42,6 +42,12 @@ pub enum Method {
     RootsListChanged,
     /// `notifications/message` (server to client: a log message).
     LogMessage,
+    /// `elicitation/create` (server to client: a form or a URL for the user).
+    ElicitationCreate,
+    /// `sampling/createMessage` (server to client: an LLM completion).
+    SamplingCreateMessage,
+    /// `roots/list` (server to client: the client's filesystem roots).
+    RootsList,
 }
 
 /// Which parameter of a request an `Mcp-Name` header mirrors (2026-07-28 over HTTP).
@@ -88,7 +94,7 @@ impl Capability {
 
 impl Method {
     /// Every method, in the order of the table above.
-    pub const ALL: [Self; 17] = [
+    pub const ALL: [Self; 20] = [
         Self::Initialize,
         Self::Ping,
         Self::ServerDiscover,
@@ -106,6 +112,9 @@ impl Method {
         Self::Progress,
         Self::RootsListChanged,
         Self::LogMessage,
+        Self::ElicitationCreate,
+        Self::SamplingCreateMessage,
+        Self::RootsList,
     ];
 
     /// The method a wire name names; `None` for a method phantom does not know.
@@ -128,6 +137,9 @@ impl Method {
             "notifications/progress" => Self::Progress,
             "notifications/roots/list_changed" => Self::RootsListChanged,
             "notifications/message" => Self::LogMessage,
+            "elicitation/create" => Self::ElicitationCreate,
+            "sampling/createMessage" => Self::SamplingCreateMessage,
+            "roots/list" => Self::RootsList,
             _ => return None,
         })
     }
@@ -152,6 +164,9 @@ impl Method {
             Self::Progress => "notifications/progress",
             Self::RootsListChanged => "notifications/roots/list_changed",
             Self::LogMessage => "notifications/message",
+            Self::ElicitationCreate => "elicitation/create",
+            Self::SamplingCreateMessage => "sampling/createMessage",
+            Self::RootsList => "roots/list",
         }
     }
 

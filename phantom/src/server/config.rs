@@ -1,8 +1,11 @@
 //! [`Config`]: runtime settings shared by every transport.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use super::Middleware;
+use crate::input::StateKey;
+use crate::store::{MemoryReplyBus, ReplyBus};
 
 /// The default number of items per list page.
 pub(crate) const DEFAULT_PAGE_SIZE: usize = 100;
@@ -44,6 +47,16 @@ pub struct Config {
     /// (`["integer", "null"]`) become `anyOf` branches. `false` lists schemas exactly as schemars
     /// generates them. Either way the same values validate.
     pub portable_schemas: bool,
+    /// The key that seals 2026-07-28 `requestState` (default: random per process, so a state
+    /// opens only on the node that made it; share one key across nodes).
+    pub state_key: StateKey,
+    /// How long a sealed `requestState` stays valid (default 10 minutes).
+    pub state_ttl: Duration,
+    /// The largest `requestState` phantom makes, in bytes (default 64 KiB); a handler whose
+    /// answers so far would take more gets a clear error instead.
+    pub state_limit: usize,
+    /// Where 2025-11-25 server-to-client requests wait for their answers (default in memory).
+    pub reply_bus: Arc<dyn ReplyBus>,
 }
 
 impl std::fmt::Debug for Config {
@@ -54,7 +67,9 @@ impl std::fmt::Debug for Config {
             .field("cache_scope", &self.cache_scope)
             .field("middleware", &self.middleware.is_some())
             .field("portable_schemas", &self.portable_schemas)
-            .finish()
+            .field("state_ttl", &self.state_ttl)
+            .field("state_limit", &self.state_limit)
+            .finish_non_exhaustive()
     }
 }
 
@@ -66,11 +81,43 @@ impl Default for Config {
             cache_scope: CacheScope::Private,
             middleware: None,
             portable_schemas: true,
+            state_key: StateKey::random(),
+            state_ttl: Duration::from_secs(600),
+            state_limit: 64 * 1024,
+            reply_bus: Arc::new(MemoryReplyBus::new()),
         }
     }
 }
 
 impl Config {
+    /// Seals `requestState` with `key` (share one key across the nodes behind a load balancer).
+    #[must_use]
+    pub fn state_key(mut self, key: StateKey) -> Self {
+        self.state_key = key;
+        self
+    }
+
+    /// Keeps a sealed `requestState` valid for `ttl` (at least a second).
+    #[must_use]
+    pub fn state_ttl(mut self, ttl: Duration) -> Self {
+        self.state_ttl = ttl.max(Duration::from_secs(1));
+        self
+    }
+
+    /// Caps the size of a sealed `requestState`, in bytes.
+    #[must_use]
+    pub fn state_limit(mut self, bytes: usize) -> Self {
+        self.state_limit = bytes;
+        self
+    }
+
+    /// Carries 2025-11-25 client answers over `bus` (a networked bus for several nodes).
+    #[must_use]
+    pub fn reply_bus(mut self, bus: impl ReplyBus) -> Self {
+        self.reply_bus = Arc::new(bus);
+        self
+    }
+
     /// Sets the page size (at least 1).
     #[must_use]
     pub fn page_size(mut self, n: usize) -> Self {

@@ -2,13 +2,14 @@
 //! handler, shape its result.
 
 use serde::Deserialize;
+use serde_json::Value;
 use serde_json::json;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
 
 use crate::dispatch::Status;
 use crate::dispatch::{Body, Dispatcher, Failure, guarded, invalid, members_of, parse_params};
 use crate::extract::{Args, CallParts, Context};
+use crate::input::missing_capabilities;
 use crate::protocol::{ErrorObject, codes};
 use crate::router::ToolEntry;
 use crate::server::Server;
@@ -128,38 +129,4 @@ fn check_arguments<S>(entry: &ToolEntry<S>, args: &Args<'_>) -> Result<(), Strin
         }
     }
     Ok(())
-}
-
-/// The capabilities of `required` (dotted paths such as `elicitation.url`) the client did not
-/// declare, as a `ClientCapabilities` object; `None` when all are declared.
-fn missing_capabilities(required: &[&str], declared: &Value) -> Option<Value> {
-    let mut missing = Map::new();
-    for path in required {
-        let mut at = declared;
-        let present = path.split('.').all(|key| match at.get(key) {
-            Some(v) if !v.is_null() => {
-                at = v;
-                true
-            }
-            _ => false,
-        });
-        // An empty `elicitation` object is form mode only (the 2025-11-25 back-compat rule).
-        let present = present
-            || (*path == "elicitation.form"
-                && declared
-                    .get("elicitation")
-                    .and_then(Value::as_object)
-                    .is_some_and(Map::is_empty));
-        if !present {
-            let mut node = &mut missing;
-            for key in path.split('.') {
-                let next = node.entry(key).or_insert_with(|| Value::Object(Map::new()));
-                if !next.is_object() {
-                    *next = Value::Object(Map::new());
-                }
-                node = next.as_object_mut().expect("object");
-            }
-        }
-    }
-    (!missing.is_empty()).then_some(Value::Object(missing))
 }

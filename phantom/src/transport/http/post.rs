@@ -53,7 +53,7 @@ fn inspect(text: &str) -> Option<(Inspected<'_>, Parsed<'_>)> {
             (Some(id.clone()), Some(method.clone()), *params, true)
         }
         Incoming::Notification { method, params } => (None, Some(method.clone()), *params, false),
-        Incoming::Response { id } => (Some(id.clone()), None, None, false),
+        Incoming::Response { id, .. } => (Some(id.clone()), None, None, false),
     };
     let head = ParamsHead::read(params);
     let inspected = Inspected {

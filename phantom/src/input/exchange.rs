@@ -1,0 +1,359 @@
+//! The engine behind [`Ctx::input`](crate::Ctx::input): how a request for input is answered in
+//! each era, and how a handler that cannot go on is stopped.
+//!
+//! A handler is run inside [`interruptible`]. When it asks for input that cannot be had now (a
+//! 2026-07-28 round without the answer, a capability the client lacks, an answer that does not
+//! read), the engine records an [`Interrupt`] and the input future never completes; the
+//! dispatcher sees the interrupt, drops the handler's future and answers with it.
+
+use std::future::{Future, poll_fn};
+use std::pin::pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::task::Poll;
+
+use futures_util::task::AtomicWaker;
+use serde_json::{Map, Value, json};
+
+use super::{ClientAnswer, InputKind, InputRequest, Replies};
+use crate::dispatch::{Failure, Outbound, Status};
+use crate::protocol::{ErrorObject, codes};
+use crate::server::Session;
+
+/// Where input comes from for one request.
+#[derive(Clone, Debug)]
+pub(crate) enum Engine {
+    /// Nowhere: a handler that asks anyway gets this error.
+    Unavailable(Unavailable),
+    /// 2026-07-28: the answers the request carries (its `inputResponses` and its opened
+    /// `requestState`).
+    Modern(Map<String, Value>),
+    /// 2025-11-25 and earlier: requests to the client on the request's stream, answers through
+    /// the reply bus.
+    Legacy {
+        outbound: Outbound,
+        session: Arc<str>,
+        replies: Arc<Replies>,
+    },
+}
+
+/// Why a request cannot ask the client for input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Unavailable {
+    /// Only `tools/call`, `prompts/get` and `resources/read` may ask.
+    Method(&'static str),
+    /// Legacy stateless mode: no session, so no stream for the answer to come back on.
+    Stateless,
+}
+
+impl Unavailable {
+    fn error(self) -> ErrorObject {
+        match self {
+            Self::Method(method) => ErrorObject::new(
+                codes::INTERNAL_ERROR,
+                format!(
+                    "Internal error: a `{method}` handler cannot ask the client for input (only tools/call, prompts/get and resources/read can)"
+                ),
+            ),
+            Self::Stateless => ErrorObject::new(
+                codes::MISSING_CLIENT_CAPABILITY,
+                "Missing required client capability: this server runs in stateless mode (no Mcp-Session-Id), where a handler cannot ask the client for input",
+            )
+            .with_data(json!({ "requiredCapabilities": {}, "mode": "stateless" })),
+        }
+    }
+}
+
+/// Why a handler was stopped.
+#[derive(Debug)]
+pub(crate) enum Interrupt {
+    /// 2026-07-28: answer `input_required` with these requests.
+    InputRequired(Vec<InputRequest>),
+    /// Answer with this error.
+    Failed(Failure),
+}
+
+/// One request's input engine. The shared part is made only when a handler takes a `Ctx`.
+#[derive(Debug)]
+pub(crate) struct Exchange {
+    engine: Engine,
+    caps: Arc<Value>,
+    modern: bool,
+    shared: OnceLock<Arc<Shared>>,
+}
+
+/// What a `Ctx` holds of its request's exchange.
+pub(crate) struct Shared {
+    engine: Engine,
+    caps: Arc<Value>,
+    modern: bool,
+    interrupt: Mutex<Option<Interrupt>>,
+    waker: AtomicWaker,
+    /// 2026-07-28: the answers the handler used, carried to the next round.
+    used: Mutex<Map<String, Value>>,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Exchange")
+            .field("modern", &self.modern)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Exchange {
+    pub(crate) fn new(engine: Engine, session: &Session) -> Self {
+        Self {
+            engine,
+            caps: Arc::clone(&session.client_capabilities),
+            modern: session.is_modern(),
+            shared: OnceLock::new(),
+        }
+    }
+
+    /// The shared part, made on first use.
+    pub(crate) fn shared(&self) -> Arc<Shared> {
+        Arc::clone(self.shared.get_or_init(|| {
+            Arc::new(Shared {
+                engine: self.engine.clone(),
+                caps: Arc::clone(&self.caps),
+                modern: self.modern,
+                interrupt: Mutex::new(None),
+                waker: AtomicWaker::new(),
+                used: Mutex::new(Map::new()),
+            })
+        }))
+    }
+
+    /// The answers the handler used (2026-07-28), for the next round's state.
+    pub(crate) fn used(&self) -> Map<String, Value> {
+        self.shared.get().map_or_else(Map::new, |s| {
+            std::mem::take(&mut *s.used.lock().unwrap_or_else(PoisonError::into_inner))
+        })
+    }
+}
+
+/// Runs `fut` until it completes or its exchange is interrupted.
+pub(crate) async fn interruptible<F: Future>(
+    exchange: &Exchange,
+    fut: F,
+) -> Result<F::Output, Interrupt> {
+    let mut fut = pin!(fut);
+    poll_fn(|cx| {
+        if let Poll::Ready(out) = fut.as_mut().poll(cx) {
+            return Poll::Ready(Ok(out));
+        }
+        if let Some(shared) = exchange.shared.get() {
+            shared.waker.register(cx.waker());
+            if let Some(interrupt) = shared
+                .interrupt
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take()
+            {
+                return Poll::Ready(Err(interrupt));
+            }
+        }
+        Poll::Pending
+    })
+    .await
+}
+
+impl Shared {
+    /// Whether the client declared the capability `kind` needs.
+    pub(crate) fn supports(&self, kind: InputKind) -> bool {
+        missing_capabilities(&[kind.capability()], &self.caps).is_none()
+    }
+
+    /// Stops the handler with `interrupt`: records it, wakes the dispatcher, never returns.
+    pub(crate) async fn halt<T>(&self, interrupt: Interrupt) -> T {
+        {
+            let mut slot = self
+                .interrupt
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            // The first interrupt wins (two inputs asked concurrently).
+            slot.get_or_insert(interrupt);
+        }
+        self.waker.wake();
+        std::future::pending().await
+    }
+
+    fn failure(&self, error: ErrorObject) -> Interrupt {
+        let status = if self.modern && error.code == codes::MISSING_CLIENT_CAPABILITY {
+            Status::BadRequest
+        } else {
+            Status::Ok
+        };
+        Interrupt::Failed(Failure::from(error).with_status(status))
+    }
+
+    /// The client's answers to `requests`, in order; stops the handler when they cannot be had.
+    pub(crate) async fn ask(&self, requests: Vec<InputRequest>) -> Vec<Value> {
+        if let Engine::Unavailable(why) = &self.engine {
+            return self.halt(self.failure(why.error())).await;
+        }
+        let needed: Vec<&str> = requests.iter().map(|r| r.kind.capability()).collect();
+        if let Some(missing) = missing_capabilities(&needed, &self.caps) {
+            let keys: Vec<&str> = requests.iter().map(InputRequest::key).collect();
+            let error = ErrorObject::new(
+                codes::MISSING_CLIENT_CAPABILITY,
+                format!(
+                    "Missing required client capability: this request asks the client for input ({}) that its capabilities do not declare",
+                    keys.join(", ")
+                ),
+            )
+            .with_data(json!({ "requiredCapabilities": missing }));
+            return self.halt(self.failure(error)).await;
+        }
+        match &self.engine {
+            Engine::Unavailable(_) => unreachable!("answered above"),
+            Engine::Modern(answers) => {
+                let missing: Vec<InputRequest> = requests
+                    .iter()
+                    .filter(|r| !answers.contains_key(&r.key))
+                    .cloned()
+                    .collect();
+                if !missing.is_empty() {
+                    return self.halt(Interrupt::InputRequired(missing)).await;
+                }
+                let mut used = self.used.lock().unwrap_or_else(PoisonError::into_inner);
+                requests
+                    .iter()
+                    .map(|r| {
+                        let answer = answers[&r.key].clone();
+                        used.insert(r.key.clone(), answer.clone());
+                        answer
+                    })
+                    .collect()
+            }
+            Engine::Legacy {
+                outbound,
+                session,
+                replies,
+            } => self.ask_client(&requests, outbound, session, replies).await,
+        }
+    }
+
+    /// 2025-11-25: sends each request to the client and waits for the answers.
+    async fn ask_client(
+        &self,
+        requests: &[InputRequest],
+        outbound: &Outbound,
+        session: &Arc<str>,
+        replies: &Arc<Replies>,
+    ) -> Vec<Value> {
+        let mut waits = Vec::with_capacity(requests.len());
+        for r in requests {
+            let id = replies.next_id();
+            let waiter = match replies.expect(session, &id).await {
+                Ok(w) => w,
+                Err(e) => {
+                    tracing::warn!(error = %e, "could not wait for a client answer");
+                    let error = ErrorObject::new(codes::INTERNAL_ERROR, "Internal error");
+                    return self.halt(Interrupt::Failed(Failure::from(error))).await;
+                }
+            };
+            let mut params = r.params.clone();
+            if r.kind == InputKind::Url {
+                params.insert("elicitationId".into(), id.clone().into());
+            }
+            let message = json!({
+                "jsonrpc": "2.0",
+                "id": id,
+                "method": r.kind.method().as_str(),
+                "params": params,
+            });
+            if !outbound.send(message.to_string()) {
+                replies.forget(session, &id).await;
+                let error = ErrorObject::new(
+                    codes::INTERNAL_ERROR,
+                    "Internal error: the client cannot be asked for input on this request (no stream to send it on)",
+                );
+                return self.halt(Interrupt::Failed(Failure::from(error))).await;
+            }
+            waits.push((r.key.clone(), waiter));
+        }
+        let mut answers = Vec::with_capacity(waits.len());
+        for (key, waiter) in waits {
+            match waiter.await {
+                Ok(ClientAnswer::Result(text)) => {
+                    answers.push(serde_json::from_str(&text).unwrap_or(Value::Null));
+                }
+                Ok(ClientAnswer::Error(text)) => {
+                    let client: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+                    let error = ErrorObject::new(
+                        codes::INTERNAL_ERROR,
+                        format!("The client answered the input request `{key}` with an error"),
+                    )
+                    .with_data(json!({ "key": key, "error": client }));
+                    return self.halt(Interrupt::Failed(Failure::from(error))).await;
+                }
+                Err(_) => {
+                    let error = ErrorObject::new(
+                        codes::INTERNAL_ERROR,
+                        format!(
+                            "The input request `{key}` was abandoned before the client answered"
+                        ),
+                    );
+                    return self.halt(Interrupt::Failed(Failure::from(error))).await;
+                }
+            }
+        }
+        answers
+    }
+
+    /// Stops the handler because the answer under `key` does not read.
+    pub(crate) async fn unreadable<T>(&self, key: &str, why: &str) -> T {
+        let field = if self.modern {
+            format!("inputResponses.{key}")
+        } else {
+            format!("the client's answer to `{key}`")
+        };
+        let error = ErrorObject::new(
+            codes::INVALID_PARAMS,
+            format!("Invalid params: {field}: {why}"),
+        )
+        .with_data(json!({ "field": field }));
+        self.halt(Interrupt::Failed(Failure::from(error))).await
+    }
+}
+
+/// The capabilities of `required` (dotted paths such as `elicitation.url`) the client did not
+/// declare, as a `ClientCapabilities` object; `None` when all are declared.
+pub(crate) fn missing_capabilities(required: &[&str], declared: &Value) -> Option<Value> {
+    let mut missing = Map::new();
+    for path in required {
+        let mut at = declared;
+        let present = path.split('.').all(|key| match at.get(key) {
+            Some(v) if !v.is_null() => {
+                at = v;
+                true
+            }
+            _ => false,
+        });
+        // An empty `elicitation` object is form mode only (the 2025-11-25 back-compat rule).
+        let present = present
+            || (*path == "elicitation.form"
+                && declared
+                    .get("elicitation")
+                    .and_then(Value::as_object)
+                    .is_some_and(Map::is_empty));
+        if !present {
+            let mut node = &mut missing;
+            for key in path.split('.') {
+                let next = node.entry(key).or_insert_with(|| Value::Object(Map::new()));
+                if !next.is_object() {
+                    *next = Value::Object(Map::new());
+                }
+                node = next.as_object_mut().expect("object");
+            }
+        }
+    }
+    (!missing.is_empty()).then_some(Value::Object(missing))
+}
+
+/// Server-side request ids: unique per process and, with the random prefix, across nodes.
+pub(crate) fn next_request_id(prefix: &str, counter: &AtomicU64) -> String {
+    format!("{prefix}-{}", counter.fetch_add(1, Ordering::Relaxed))
+}

@@ -1,0 +1,499 @@
+//! Input a handler asks of the client while it works: elicitation (a form or a URL), sampling (an
+//! LLM completion) and roots. One handler serves both eras:
+//!
+//! - **2025-11-25 and earlier**: phantom sends the client a JSON-RPC request
+//!   (`elicitation/create`, `sampling/createMessage`, `roots/list`) on the request's own SSE
+//!   stream, and the handler waits for the client's answer (a POST on the same session).
+//! - **2026-07-28** (stateless, MRTR): the first round answers `resultType: "input_required"` with
+//!   the `inputRequests` and a sealed `requestState`; the client retries the request with
+//!   `inputResponses`, and **the handler runs again from the top**: each input request it makes
+//!   returns the recorded answer for its key. So whatever a handler does before it asks for input
+//!   must be safe to do twice (idempotent), or be done after the last input.
+//!
+//! Every request carries a key the handler chooses; keys identify answers across rounds, so they
+//! must be stable from run to run and unique within one request.
+
+mod exchange;
+mod form;
+mod replies;
+mod state;
+
+use std::marker::PhantomData;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+pub(crate) use exchange::{
+    Engine, Exchange, Interrupt, Shared, Unavailable, interruptible, missing_capabilities,
+};
+pub use form::{Field, Form};
+pub(crate) use replies::{ClientAnswer, Replies};
+pub(crate) use state::{Binding, open, seal};
+pub use state::{StateKey, StateKeyError};
+
+use crate::protocol::Method;
+
+/// What kind of input a request asks for; each needs its own client capability.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum InputKind {
+    /// A form the user fills in (`elicitation.form`; an empty `elicitation: {}` means form).
+    Form,
+    /// A URL the user visits (`elicitation.url`).
+    Url,
+    /// An LLM completion (`sampling`).
+    Sampling,
+    /// An LLM completion that may call tools (`sampling.tools`).
+    SamplingWithTools,
+    /// The client's roots (`roots`).
+    Roots,
+}
+
+impl InputKind {
+    /// The client capability this kind needs, as a dotted path.
+    pub fn capability(self) -> &'static str {
+        match self {
+            Self::Form => "elicitation.form",
+            Self::Url => "elicitation.url",
+            Self::Sampling => "sampling",
+            Self::SamplingWithTools => "sampling.tools",
+            Self::Roots => "roots",
+        }
+    }
+
+    /// The JSON-RPC method that asks for it.
+    pub fn method(self) -> Method {
+        match self {
+            Self::Form | Self::Url => Method::ElicitationCreate,
+            Self::Sampling | Self::SamplingWithTools => Method::SamplingCreateMessage,
+            Self::Roots => Method::RootsList,
+        }
+    }
+}
+
+/// One request for input, as it goes on the wire: the handler's key, the method and its params.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InputRequest {
+    key: String,
+    kind: InputKind,
+    params: Map<String, Value>,
+}
+
+impl InputRequest {
+    /// The key the handler chose.
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// The kind of input.
+    pub fn kind(&self) -> InputKind {
+        self.kind
+    }
+
+    /// The params of the request (`elicitation/create`, …).
+    pub fn params(&self) -> &Map<String, Value> {
+        &self.params
+    }
+
+    /// `{"method": …, "params": …}`, as `inputRequests` lists it.
+    pub(crate) fn to_wire(&self) -> Value {
+        json!({ "method": self.kind.method().as_str(), "params": self.params })
+    }
+}
+
+/// One kind of input a handler can ask for: [`Elicit`], [`ElicitUrl`], [`Sample`], [`Roots`].
+pub trait Input: Send {
+    /// What the client's answer reads as.
+    type Output: Send;
+
+    /// The request, as it goes on the wire.
+    fn request(&self) -> InputRequest;
+
+    /// Reads the client's answer; `Err` says what is wrong with it.
+    fn read(answer: Value) -> Result<Self::Output, String>;
+}
+
+/// One input or several asked at once (a tuple of up to four), answered together:
+/// `ctx.input((name, greeting, roots)).await`.
+pub trait Inputs: Send {
+    /// The answers, in the order asked.
+    type Output: Send;
+
+    /// The requests, in order.
+    fn requests(&self) -> Vec<InputRequest>;
+
+    /// Reads the answers, in order; `Err` names the position that did not read and why.
+    fn read(answers: Vec<Value>) -> Result<Self::Output, (usize, String)>;
+}
+
+impl<I: Input> Inputs for I {
+    type Output = I::Output;
+
+    fn requests(&self) -> Vec<InputRequest> {
+        vec![self.request()]
+    }
+
+    fn read(answers: Vec<Value>) -> Result<Self::Output, (usize, String)> {
+        let answer = answers.into_iter().next().unwrap_or(Value::Null);
+        I::read(answer).map_err(|e| (0, e))
+    }
+}
+
+macro_rules! tuple_inputs {
+    ($($name:ident $index:tt),+) => {
+        impl<$($name: Input),+> Inputs for ($($name,)+) {
+            type Output = ($($name::Output,)+);
+
+            fn requests(&self) -> Vec<InputRequest> {
+                vec![$(self.$index.request()),+]
+            }
+
+            fn read(answers: Vec<Value>) -> Result<Self::Output, (usize, String)> {
+                let mut answers = answers.into_iter();
+                Ok(($(
+                    $name::read(answers.next().unwrap_or(Value::Null)).map_err(|e| ($index, e))?,
+                )+))
+            }
+        }
+    };
+}
+
+tuple_inputs!(A 0, B 1);
+tuple_inputs!(A 0, B 1, C 2);
+tuple_inputs!(A 0, B 1, C 2, D 3);
+
+/// What the user did with an elicitation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Elicitation<T> {
+    /// The user submitted the form (or, for a URL, agreed to visit it).
+    Accept(T),
+    /// The user said no.
+    Decline,
+    /// The user dismissed the request without choosing.
+    Cancel,
+}
+
+impl<T> Elicitation<T> {
+    /// The accepted content, if the user accepted.
+    pub fn accepted(self) -> Option<T> {
+        match self {
+            Self::Accept(t) => Some(t),
+            Self::Decline | Self::Cancel => None,
+        }
+    }
+
+    /// `accept`, `decline` or `cancel`, as the wire says it.
+    pub fn action(&self) -> &'static str {
+        match self {
+            Self::Accept(_) => "accept",
+            Self::Decline => "decline",
+            Self::Cancel => "cancel",
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct WireElicitResult {
+    action: String,
+    #[serde(default)]
+    content: Option<Value>,
+}
+
+fn read_elicitation<T: DeserializeOwned>(
+    answer: Value,
+    content: bool,
+) -> Result<Elicitation<T>, String> {
+    let r: WireElicitResult = serde_json::from_value(answer)
+        .map_err(|e| format!("expected an elicitation result {{action, content?}}: {e}"))?;
+    match r.action.as_str() {
+        "accept" => {
+            let value = if content {
+                r.content.unwrap_or_else(|| Value::Object(Map::new()))
+            } else {
+                Value::Null
+            };
+            serde_json::from_value(value)
+                .map(Elicitation::Accept)
+                .map_err(|e| format!("the accepted content does not read: {e}"))
+        }
+        "decline" => Ok(Elicitation::Decline),
+        "cancel" => Ok(Elicitation::Cancel),
+        other => Err(format!(
+            "`action` must be accept, decline or cancel, not `{other}`"
+        )),
+    }
+}
+
+/// A form for the user to fill in (`elicitation/create`, form mode). The accepted content reads
+/// as `T` (any `Deserialize` type; by default a JSON object).
+#[derive(Debug, Clone)]
+pub struct Elicit<T = Map<String, Value>> {
+    key: String,
+    message: String,
+    form: Form,
+    _t: PhantomData<fn() -> T>,
+}
+
+impl<T: DeserializeOwned> Elicit<T> {
+    /// Asks the user `message` with `form`, under `key`.
+    pub fn new(key: impl Into<String>, message: impl Into<String>, form: Form) -> Self {
+        Self {
+            key: key.into(),
+            message: message.into(),
+            form,
+            _t: PhantomData,
+        }
+    }
+}
+
+impl<T: DeserializeOwned + Send> Input for Elicit<T> {
+    type Output = Elicitation<T>;
+
+    fn request(&self) -> InputRequest {
+        let mut params = Map::new();
+        params.insert("message".into(), self.message.clone().into());
+        params.insert("requestedSchema".into(), self.form.schema());
+        InputRequest {
+            key: self.key.clone(),
+            kind: InputKind::Form,
+            params,
+        }
+    }
+
+    fn read(answer: Value) -> Result<Self::Output, String> {
+        read_elicitation(answer, true)
+    }
+}
+
+/// A URL for the user to visit (`elicitation/create`, URL mode): sign-in, payment, anything the
+/// client must not see. `Accept(())` means the user agreed to open it, not that they finished.
+#[derive(Debug, Clone)]
+pub struct ElicitUrl {
+    key: String,
+    message: String,
+    url: String,
+}
+
+impl ElicitUrl {
+    /// Asks the user to visit `url`, explained by `message`, under `key`.
+    pub fn new(key: impl Into<String>, message: impl Into<String>, url: impl Into<String>) -> Self {
+        Self {
+            key: key.into(),
+            message: message.into(),
+            url: url.into(),
+        }
+    }
+}
+
+impl Input for ElicitUrl {
+    type Output = Elicitation<()>;
+
+    fn request(&self) -> InputRequest {
+        let mut params = Map::new();
+        params.insert("mode".into(), "url".into());
+        params.insert("message".into(), self.message.clone().into());
+        params.insert("url".into(), self.url.clone().into());
+        InputRequest {
+            key: self.key.clone(),
+            kind: InputKind::Url,
+            params,
+        }
+    }
+
+    fn read(answer: Value) -> Result<Self::Output, String> {
+        read_elicitation(answer, false)
+    }
+}
+
+/// An LLM completion from the client (`sampling/createMessage`).
+#[derive(Debug, Clone)]
+pub struct Sample {
+    key: String,
+    params: Map<String, Value>,
+    tools: bool,
+}
+
+impl Sample {
+    /// A completion of at most `max_tokens` tokens, under `key`; add messages with
+    /// [`user`](Self::user) and [`assistant`](Self::assistant).
+    pub fn new(key: impl Into<String>, max_tokens: u32) -> Self {
+        let mut params = Map::new();
+        params.insert("messages".into(), Value::Array(Vec::new()));
+        params.insert("maxTokens".into(), max_tokens.into());
+        Self {
+            key: key.into(),
+            params,
+            tools: false,
+        }
+    }
+
+    fn message(mut self, role: &str, text: String) -> Self {
+        if let Some(Value::Array(messages)) = self.params.get_mut("messages") {
+            messages.push(json!({ "role": role, "content": { "type": "text", "text": text } }));
+        }
+        self
+    }
+
+    /// Adds a user message.
+    pub fn user(self, text: impl Into<String>) -> Self {
+        self.message("user", text.into())
+    }
+
+    /// Adds an assistant message.
+    pub fn assistant(self, text: impl Into<String>) -> Self {
+        self.message("assistant", text.into())
+    }
+
+    /// The system prompt.
+    pub fn system(mut self, prompt: impl Into<String>) -> Self {
+        self.params
+            .insert("systemPrompt".into(), prompt.into().into());
+        self
+    }
+
+    /// The sampling temperature.
+    pub fn temperature(mut self, t: f64) -> Self {
+        self.params.insert("temperature".into(), t.into());
+        self
+    }
+
+    /// Sequences that stop the completion.
+    pub fn stop_sequences<I: IntoIterator<Item = S>, S: Into<String>>(mut self, stops: I) -> Self {
+        let stops: Vec<Value> = stops.into_iter().map(|s| s.into().into()).collect();
+        self.params
+            .insert("stopSequences".into(), Value::Array(stops));
+        self
+    }
+
+    /// Model preferences: name hints, in order of preference, and the priorities (each 0 to 1)
+    /// of cost, speed and intelligence.
+    pub fn model_preferences<I: IntoIterator<Item = S>, S: Into<String>>(
+        mut self,
+        hints: I,
+        cost: Option<f64>,
+        speed: Option<f64>,
+        intelligence: Option<f64>,
+    ) -> Self {
+        let hints: Vec<Value> = hints
+            .into_iter()
+            .map(|h| json!({ "name": h.into() }))
+            .collect();
+        let mut prefs = Map::new();
+        prefs.insert("hints".into(), Value::Array(hints));
+        for (key, v) in [
+            ("costPriority", cost),
+            ("speedPriority", speed),
+            ("intelligencePriority", intelligence),
+        ] {
+            if let Some(v) = v {
+                prefs.insert(key.into(), v.into());
+            }
+        }
+        self.params
+            .insert("modelPreferences".into(), Value::Object(prefs));
+        self
+    }
+
+    /// Tools the model may call (each a `Tool` object: `name`, `description`, `inputSchema`).
+    /// Needs the client's `sampling.tools` capability.
+    pub fn tools(mut self, tools: Vec<Value>) -> Self {
+        self.params.insert("tools".into(), Value::Array(tools));
+        self.tools = true;
+        self
+    }
+}
+
+/// The client's completion.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Sampled {
+    /// `assistant`, normally.
+    pub role: String,
+    /// The content block (or blocks, with tools).
+    pub content: Value,
+    /// The model that answered.
+    pub model: String,
+    /// Why it stopped (`endTurn`, `maxTokens`, `toolUse`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<String>,
+}
+
+impl Sampled {
+    /// The text of a single text block, if that is what came back.
+    pub fn text(&self) -> Option<&str> {
+        let block = match &self.content {
+            Value::Array(blocks) => blocks.first()?,
+            block => block,
+        };
+        (block.get("type")?.as_str()? == "text")
+            .then(|| block.get("text")?.as_str())
+            .flatten()
+    }
+}
+
+impl Input for Sample {
+    type Output = Sampled;
+
+    fn request(&self) -> InputRequest {
+        InputRequest {
+            key: self.key.clone(),
+            kind: if self.tools {
+                InputKind::SamplingWithTools
+            } else {
+                InputKind::Sampling
+            },
+            params: self.params.clone(),
+        }
+    }
+
+    fn read(answer: Value) -> Result<Self::Output, String> {
+        serde_json::from_value(answer)
+            .map_err(|e| format!("expected a sampling result {{role, content, model}}: {e}"))
+    }
+}
+
+/// The client's roots (`roots/list`).
+#[derive(Debug, Clone)]
+pub struct Roots {
+    key: String,
+}
+
+impl Roots {
+    /// Asks for the client's roots, under `key`.
+    pub fn new(key: impl Into<String>) -> Self {
+        Self { key: key.into() }
+    }
+}
+
+/// One root: a `file://` URI and an optional name.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+pub struct Root {
+    /// The root's URI.
+    pub uri: String,
+    /// A human-readable name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+impl Input for Roots {
+    type Output = Vec<Root>;
+
+    fn request(&self) -> InputRequest {
+        InputRequest {
+            key: self.key.clone(),
+            kind: InputKind::Roots,
+            params: Map::new(),
+        }
+    }
+
+    fn read(answer: Value) -> Result<Self::Output, String> {
+        #[derive(Deserialize)]
+        struct Wire {
+            roots: Vec<Root>,
+        }
+        serde_json::from_value::<Wire>(answer)
+            .map(|w| w.roots)
+            .map_err(|e| format!("expected a roots result {{roots: [{{uri, name?}}]}}: {e}"))
+    }
+}

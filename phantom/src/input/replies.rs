@@ -1,0 +1,62 @@
+//! [`Replies`]: server-to-client requests waiting for the client's answers (2025-11-25 and
+//! earlier), over the configured [`ReplyBus`](crate::store::ReplyBus).
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+pub(crate) use crate::store::ClientAnswer;
+use crate::store::{ReplyBus, StoreError, Waiter};
+
+/// The dispatcher's side of the reply bus: request ids and the bus itself.
+pub(crate) struct Replies {
+    bus: Arc<dyn ReplyBus>,
+    prefix: String,
+    counter: AtomicU64,
+}
+
+impl std::fmt::Debug for Replies {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Replies")
+            .field("prefix", &self.prefix)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Replies {
+    pub(crate) fn new(bus: Arc<dyn ReplyBus>) -> Self {
+        let mut bytes = [0u8; 6];
+        getrandom::fill(&mut bytes).expect("the operating system's random generator failed");
+        let prefix: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        Self {
+            bus,
+            prefix: format!("phantom-{prefix}"),
+            counter: AtomicU64::new(1),
+        }
+    }
+
+    /// A request id no other request of this process (or, by its random prefix, of another node)
+    /// has.
+    pub(crate) fn next_id(&self) -> String {
+        super::exchange::next_request_id(&self.prefix, &self.counter)
+    }
+
+    pub(crate) async fn expect(&self, session: &str, id: &str) -> Result<Waiter, StoreError> {
+        self.bus.expect(session, id).await
+    }
+
+    pub(crate) async fn forget(&self, session: &str, id: &str) {
+        self.bus.forget(session, id).await;
+    }
+
+    /// Hands a client's answer to the handler waiting for it; `false` when none waits on this
+    /// session for this id.
+    pub(crate) async fn deliver(&self, session: &str, id: &str, answer: ClientAnswer) -> bool {
+        match self.bus.deliver(session, id, answer).await {
+            Ok(delivered) => delivered,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not deliver a client answer");
+                false
+            }
+        }
+    }
+}

@@ -1,0 +1,363 @@
+//! The sealed `requestState` of a 2026-07-28 input round: the answers a handler has had so far,
+//! sealed with ChaCha20-Poly1305 so that a client can carry them but neither read nor change them.
+//!
+//! The associated data binds a state to the request it was made for: the method, the principal
+//! `connect` established, and the request's params without `inputResponses`, `requestState` and
+//! `_meta` (in a canonical form: keys sorted, no spaces). A state replayed for another request, by
+//! another principal, or changed in any byte fails to open; so does one past its expiry.
+
+use std::fmt;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use base64::Engine as _;
+use chacha20poly1305::aead::{Aead, KeyInit, Payload};
+use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+const NONCE_LEN: usize = 12;
+const CONTEXT: &[u8] = b"phantom/requestState/1";
+
+/// The key that seals `requestState` (2026-07-28 input rounds). By default each process draws a
+/// random one, so a state opens only on the node that sealed it; nodes behind one load balancer
+/// share a key with [`Config::state_key`](crate::Config::state_key), e.g. from
+/// `StateKey::from_base64(&std::env::var("PHANTOM_STATE_KEY")?)`.
+#[derive(Clone)]
+pub struct StateKey(Key);
+
+impl StateKey {
+    /// A random key (from the operating system's generator).
+    pub fn random() -> Self {
+        let mut bytes = [0u8; 32];
+        getrandom::fill(&mut bytes).expect("the operating system's random generator failed");
+        Self::from_bytes(bytes)
+    }
+
+    /// A key from 32 bytes.
+    pub fn from_bytes(bytes: [u8; 32]) -> Self {
+        Self(Key::from(bytes))
+    }
+
+    /// A key from 32 bytes in base64 (standard or URL-safe alphabet, padded or not), as a
+    /// deployment keeps it in its environment.
+    pub fn from_base64(text: &str) -> Result<Self, StateKeyError> {
+        let text = text.trim().trim_end_matches('=');
+        let bytes = base64::engine::general_purpose::STANDARD_NO_PAD
+            .decode(text)
+            .or_else(|_| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(text))
+            .map_err(|_| StateKeyError::NotBase64)?;
+        let bytes: [u8; 32] = bytes
+            .try_into()
+            .map_err(|b: Vec<u8>| StateKeyError::Length(b.len()))?;
+        Ok(Self::from_bytes(bytes))
+    }
+}
+
+impl fmt::Debug for StateKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("StateKey(..)")
+    }
+}
+
+/// Why [`StateKey::from_base64`] refused a key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StateKeyError {
+    /// The text is not base64.
+    #[error("a state key must be 32 bytes in base64; this is not base64")]
+    NotBase64,
+    /// The key has the wrong length.
+    #[error("a state key must be 32 bytes in base64; this decodes to {0} bytes")]
+    Length(usize),
+}
+
+/// What a state is bound to.
+pub(crate) struct Binding<'a> {
+    pub(crate) method: &'a str,
+    pub(crate) principal: Option<&'a str>,
+    pub(crate) params: Option<&'a RawValue>,
+}
+
+impl Binding<'_> {
+    fn associated_data(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(128);
+        out.extend_from_slice(CONTEXT);
+        out.push(0);
+        out.extend_from_slice(self.method.as_bytes());
+        out.push(0);
+        match self.principal {
+            None => out.push(b'-'),
+            Some(p) => {
+                out.push(b'+');
+                out.extend_from_slice(p.as_bytes());
+            }
+        }
+        out.push(0);
+        let mut params = match self.params.map(|p| serde_json::from_str::<Value>(p.get())) {
+            Some(Ok(Value::Object(map))) => map,
+            _ => Map::new(),
+        };
+        for key in ["inputResponses", "requestState", "_meta"] {
+            params.remove(key);
+        }
+        let mut text = String::new();
+        canonical(&Value::Object(params), &mut text);
+        out.extend_from_slice(text.as_bytes());
+        out
+    }
+}
+
+/// JSON with object keys sorted at every depth, whatever order the client sent them in.
+fn canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, key) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::from(key.as_str()).to_string());
+                out.push(':');
+                canonical(&map[key], out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                canonical(item, out);
+            }
+            out.push(']');
+        }
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+struct Plain {
+    /// Expiry, in seconds since the Unix epoch.
+    exp: u64,
+    /// The answers so far, by key.
+    answers: Map<String, Value>,
+}
+
+/// Why a state could not be sealed or opened.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum StateError {
+    #[error("`requestState` is not a state this server issued")]
+    Malformed,
+    #[error(
+        "`requestState` failed its integrity check: it was changed, or it belongs to another request or principal"
+    )]
+    Tampered,
+    #[error("`requestState` has expired; send the request again without it")]
+    Expired,
+    #[error(
+        "the answers carried in `requestState` would take {0} bytes, over the limit of {1}; ask for less input in one request"
+    )]
+    TooLarge(usize, usize),
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// Seals `answers` for the request `binding` names, valid for `ttl`, at most `cap` bytes.
+pub(crate) fn seal(
+    key: &StateKey,
+    binding: &Binding<'_>,
+    answers: Map<String, Value>,
+    ttl: Duration,
+    cap: usize,
+) -> Result<String, StateError> {
+    let plain = Plain {
+        exp: now().saturating_add(ttl.as_secs().max(1)),
+        answers,
+    };
+    let text = serde_json::to_vec(&plain).map_err(|_| StateError::Malformed)?;
+    // base64 of nonce + ciphertext + tag.
+    let sealed_len = (NONCE_LEN + text.len() + 16).div_ceil(3) * 4;
+    if sealed_len > cap {
+        return Err(StateError::TooLarge(sealed_len, cap));
+    }
+    let mut nonce = [0u8; NONCE_LEN];
+    getrandom::fill(&mut nonce).expect("the operating system's random generator failed");
+    let aad = binding.associated_data();
+    let cipher = ChaCha20Poly1305::new(&key.0);
+    let ct = cipher
+        .encrypt(
+            Nonce::from_slice(&nonce),
+            Payload {
+                msg: &text,
+                aad: &aad,
+            },
+        )
+        .map_err(|_| StateError::Malformed)?;
+    let mut out = Vec::with_capacity(NONCE_LEN + ct.len());
+    out.extend_from_slice(&nonce);
+    out.extend_from_slice(&ct);
+    Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(out))
+}
+
+/// Opens a state sealed for the request `binding` names: the answers it carries.
+pub(crate) fn open(
+    key: &StateKey,
+    binding: &Binding<'_>,
+    state: &str,
+) -> Result<Map<String, Value>, StateError> {
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(state)
+        .map_err(|_| StateError::Malformed)?;
+    if bytes.len() < NONCE_LEN + 16 {
+        return Err(StateError::Malformed);
+    }
+    let (nonce, ct) = bytes.split_at(NONCE_LEN);
+    let aad = binding.associated_data();
+    let cipher = ChaCha20Poly1305::new(&key.0);
+    let text = cipher
+        .decrypt(Nonce::from_slice(nonce), Payload { msg: ct, aad: &aad })
+        .map_err(|_| StateError::Tampered)?;
+    let plain: Plain = serde_json::from_slice(&text).map_err(|_| StateError::Malformed)?;
+    if plain.exp < now() {
+        return Err(StateError::Expired);
+    }
+    Ok(plain.answers)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn binding<'a>(params: &'a RawValue, principal: Option<&'a str>) -> Binding<'a> {
+        Binding {
+            method: "tools/call",
+            principal,
+            params: Some(params),
+        }
+    }
+
+    fn raw(text: &str) -> Box<RawValue> {
+        RawValue::from_string(text.to_owned()).unwrap()
+    }
+
+    #[test]
+    fn round_trips_and_ignores_key_order_and_envelope() {
+        let key = StateKey::random();
+        let mut answers = Map::new();
+        answers.insert("step1".into(), serde_json::json!({"action": "accept"}));
+        let first = raw(r#"{"name":"t","arguments":{"a":1,"b":2},"_meta":{"x":1}}"#);
+        let state = seal(
+            &key,
+            &binding(&first, None),
+            answers.clone(),
+            Duration::from_secs(60),
+            4096,
+        )
+        .unwrap();
+        let retry = raw(
+            r#"{"arguments":{"b":2,"a":1},"name":"t","requestState":"..","inputResponses":{}}"#,
+        );
+        assert_eq!(open(&key, &binding(&retry, None), &state).unwrap(), answers);
+    }
+
+    #[test]
+    fn refuses_other_requests_principals_keys_and_changes() {
+        let key = StateKey::random();
+        let params = raw(r#"{"name":"t","arguments":{}}"#);
+        let state = seal(
+            &key,
+            &binding(&params, Some("alice")),
+            Map::new(),
+            Duration::from_secs(60),
+            4096,
+        )
+        .unwrap();
+        let other = raw(r#"{"name":"u","arguments":{}}"#);
+        assert_eq!(
+            open(&key, &binding(&other, Some("alice")), &state),
+            Err(StateError::Tampered)
+        );
+        assert_eq!(
+            open(&key, &binding(&params, Some("bob")), &state),
+            Err(StateError::Tampered)
+        );
+        assert_eq!(
+            open(&key, &binding(&params, None), &state),
+            Err(StateError::Tampered)
+        );
+        assert_eq!(
+            open(
+                &StateKey::random(),
+                &binding(&params, Some("alice")),
+                &state
+            ),
+            Err(StateError::Tampered)
+        );
+        let mut bytes = state.into_bytes();
+        let last = bytes.len() - 3;
+        bytes[last] = if bytes[last] == b'A' { b'B' } else { b'A' };
+        let changed = String::from_utf8(bytes).unwrap();
+        assert_eq!(
+            open(&key, &binding(&params, Some("alice")), &changed),
+            Err(StateError::Tampered)
+        );
+        assert_eq!(
+            open(&key, &binding(&params, Some("alice")), "not-a-state"),
+            Err(StateError::Malformed)
+        );
+    }
+
+    #[test]
+    fn refuses_expired_and_oversized_states() {
+        let key = StateKey::random();
+        let params = raw(r#"{"name":"t"}"#);
+        let b = binding(&params, None);
+        let plain = Plain {
+            exp: now() - 1,
+            answers: Map::new(),
+        };
+        // An expired state, sealed by hand with the same key and binding.
+        let text = serde_json::to_vec(&plain).unwrap();
+        let nonce = [7u8; NONCE_LEN];
+        let ct = ChaCha20Poly1305::new(&key.0)
+            .encrypt(
+                Nonce::from_slice(&nonce),
+                Payload {
+                    msg: &text,
+                    aad: &b.associated_data(),
+                },
+            )
+            .unwrap();
+        let state =
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode([&nonce[..], &ct].concat());
+        assert_eq!(open(&key, &b, &state), Err(StateError::Expired));
+
+        let mut big = Map::new();
+        big.insert("k".into(), Value::String("x".repeat(5000)));
+        assert!(matches!(
+            seal(&key, &b, big, Duration::from_secs(60), 4096),
+            Err(StateError::TooLarge(_, 4096))
+        ));
+    }
+
+    #[test]
+    fn keys_from_base64() {
+        let text = base64::engine::general_purpose::STANDARD.encode([9u8; 32]);
+        assert!(StateKey::from_base64(&text).is_ok());
+        assert_eq!(
+            StateKey::from_base64("AAAA").unwrap_err(),
+            StateKeyError::Length(3)
+        );
+        assert_eq!(
+            StateKey::from_base64("!!").unwrap_err(),
+            StateKeyError::NotBase64
+        );
+    }
+}
