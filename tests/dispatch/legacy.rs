@@ -135,10 +135,16 @@ async fn notifications_get_no_reply() {
             .is_none()
     );
     assert!(client.notify("notifications/unknown", None).await.is_none());
+    // A response to a request this server never sent is refused, with no id (HTTP 400).
     let response = r#"{"jsonrpc":"2.0","id":"s1","result":{}}"#;
+    let reply = client.send(response).await.expect("a refusal");
+    assert_eq!(reply.status, Status::BadRequest);
+    let body: serde_json::Value = serde_json::from_str(&reply.body).unwrap();
+    assert_eq!(body["id"], serde_json::Value::Null);
+    assert_eq!(body["error"]["code"], -32600);
     assert!(
-        client.send(response).await.is_none(),
-        "a client response gets no reply"
+        body["error"]["message"].as_str().unwrap().contains("s1"),
+        "{body}"
     );
 }
 

@@ -9,6 +9,7 @@ mod completion;
 mod errors;
 mod fixture;
 mod handler_errors;
+mod interactive;
 mod legacy;
 mod middleware;
 mod modern;

@@ -45,11 +45,47 @@ impl<S: Server> Dispatcher<S> {
         request: &Request,
         slot: &mut SessionSlot,
         out: Out<'_>,
-    ) -> Reply {
-        match self.legacy_body(name, params, request, slot, out).await {
+    ) -> Option<Reply> {
+        // A request on a session is in flight until it is answered: `notifications/cancelled`
+        // stops it (and it gets no reply), and a second request with its id is refused.
+        let key = slot
+            .get()
+            .filter(|s| !s.is_stateless())
+            .map(|s| Arc::from(super::reply_key(s)));
+        let running = match key {
+            Some(key) => match self.inner.inflight.start(key, id.to_string()) {
+                Some(running) => Some(running),
+                None => {
+                    let error = ErrorObject::new(
+                        codes::INVALID_REQUEST,
+                        format!(
+                            "Invalid request: a request with id {id} is already in flight on this session; use a new id for each request"
+                        ),
+                    )
+                    .with_data(json!({ "field": "id" }));
+                    return Some(self.error_reply(Some(id), error, Status::Ok, Era::Legacy));
+                }
+            },
+            None => None,
+        };
+        let body = self.legacy_body(name, params, request, slot, out);
+        let body = match &running {
+            Some(running) => {
+                tokio::select! {
+                    body = body => body,
+                    () = running.cancelled.notified() => {
+                        tracing::debug!(%id, "request cancelled by the client");
+                        return None;
+                    }
+                }
+            }
+            None => body.await,
+        };
+        drop(running);
+        Some(match body {
             Ok(body) => self.ok_reply(id, body, None).await,
             Err(f) => self.error_reply(Some(id), f.error, f.status, Era::Legacy),
-        }
+        })
     }
 
     async fn legacy_body(

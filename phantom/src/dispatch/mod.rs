@@ -4,6 +4,7 @@
 
 mod envelope;
 mod failure;
+mod inflight;
 mod legacy;
 mod modern;
 mod outbound;
@@ -109,6 +110,8 @@ pub(crate) struct Inner<S: 'static> {
     pub(crate) client_info: envelope::ClientInfoCache,
     /// Server-to-client requests waiting for the client's answers (2025-11-25).
     pub(crate) replies: Arc<Replies>,
+    /// Requests in flight on legacy sessions.
+    pub(crate) inflight: inflight::InFlight,
 }
 
 impl<S> Inner<S> {
@@ -167,6 +170,7 @@ impl<S: Server> Dispatcher<S> {
                 server_info,
                 client_info: envelope::ClientInfoCache::default(),
                 replies,
+                inflight: inflight::InFlight::default(),
             }),
         }
     }
@@ -293,19 +297,19 @@ impl<S: Server> Dispatcher<S> {
                 let handled = match claim {
                     Some(meta) => {
                         let modern = self.modern(&id, &method, params, meta, request, out);
-                        guarded("request handling", &method, modern).await
+                        guarded("request handling", &method, modern).await.map(Some)
                     }
                     None => {
                         let legacy = self.legacy(&id, &method, params, request, slot, out);
                         guarded("request handling", &method, legacy).await
                     }
                 };
-                Some(handled.unwrap_or_else(|_| {
+                handled.unwrap_or_else(|_| {
                     let error = ErrorObject::new(codes::INTERNAL_ERROR, "Internal error");
-                    self.error_reply(Some(&id), error, Status::Ok, Era::Legacy)
-                }))
+                    Some(self.error_reply(Some(&id), error, Status::Ok, Era::Legacy))
+                })
             }
-            Incoming::Notification { method, .. } => {
+            Incoming::Notification { method, params } => {
                 // A notification answers nothing, but `connect` still decides whether it may be
                 // delivered: a rejection is the one thing a transport sends back (with no id).
                 if let Err(f) = self.connect_message(claim.is_some(), request, slot).await {
@@ -313,11 +317,7 @@ impl<S: Server> Dispatcher<S> {
                 }
                 match Method::parse(&method) {
                     Some(Method::Initialized) => tracing::debug!("client initialized"),
-                    Some(Method::Cancelled) => {
-                        tracing::debug!(
-                            "cancellation noted; handlers stop when their response is dropped"
-                        );
-                    }
+                    Some(Method::Cancelled) => self.cancel(params, slot.get()),
                     _ => tracing::debug!(%method, "notification ignored"),
                 }
                 None
@@ -328,6 +328,27 @@ impl<S: Server> Dispatcher<S> {
                 }
                 self.deliver(&id, outcome, slot.get()).await
             }
+        }
+    }
+
+    /// `notifications/cancelled`: stops the request it names on this session, if it is still in
+    /// flight (a finished or unknown request is ignored, as the spec says). 2026-07-28 requests
+    /// are cancelled by closing their response instead.
+    fn cancel(&self, params: Option<&RawValue>, session: Option<&Session>) {
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Cancelled {
+            request_id: crate::protocol::RequestId,
+        }
+        let Some(session) = session else { return };
+        match params.map(|p| serde_json::from_str::<Cancelled>(p.get())) {
+            Some(Ok(c)) => {
+                let id = c.request_id.to_string();
+                if !self.inner.inflight.cancel(reply_key(session), &id) {
+                    tracing::debug!(%id, "cancellation of a request not in flight; ignored");
+                }
+            }
+            _ => tracing::debug!("notifications/cancelled without a `requestId`; ignored"),
         }
     }
 
@@ -644,7 +665,7 @@ pub(crate) struct Out<'a> {
 }
 
 /// The session part of a reply-bus key: the session id (stdio has one session and no id).
-fn reply_key(session: &Session) -> &str {
+pub(crate) fn reply_key(session: &Session) -> &str {
     session.id.as_deref().unwrap_or("")
 }
 

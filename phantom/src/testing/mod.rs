@@ -29,9 +29,47 @@
 //!
 //! What `connect` must see on the first message (a bearer token, a role header, the transport) is
 //! set with [`Client::builder`] before the client sends anything.
+//!
+//! A client answers a handler's input requests (elicitation, sampling, roots) from closures, in
+//! both eras: on a legacy session it answers the server's requests while the handler waits; on a
+//! modern one it retries an `input_required` result with the answers, round after round.
+//!
+//! ```
+//! use phantom::prelude::*;
+//! use phantom::testing::Client;
+//! use serde_json::{Value, json};
+//!
+//! #[derive(Clone)]
+//! struct Greeter;
+//!
+//! #[mcp_router(name = "greeter", version = "1.0.0")]
+//! impl Greeter {
+//!     /// Greets the user by name.
+//!     #[tool]
+//!     async fn greet(&self, ctx: Ctx) -> String {
+//!         let form = Form::new().required("name", Field::string());
+//!         match ctx.elicit::<Value>("name", "Your name?", form).await {
+//!             Elicitation::Accept(v) => format!("Hello, {}!", v["name"].as_str().unwrap_or("?")),
+//!             _ => "Hello!".into(),
+//!         }
+//!     }
+//! }
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let answer = |_: &Value| json!({"action": "accept", "content": {"name": "Ada"}});
+//! let mut legacy = Client::builder(Greeter).on_elicit(answer).legacy().await;
+//! legacy.call_tool("greet", json!({})).await.assert_tool_text("Hello, Ada!");
+//! let mut modern = Client::builder(Greeter).on_elicit(answer).modern();
+//! let response = modern.call_tool("greet", json!({})).await;
+//! response.assert_tool_text("Hello, Ada!");
+//! assert_eq!(response.requests.len(), 1, "one elicitation, in one round");
+//! # });
+//! ```
+
+use std::sync::Arc;
 
 use http::{HeaderName, HeaderValue};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::dispatch::{Dispatcher, Outbound, Reply, SessionSlot};
 use crate::protocol::{Era, Method, ProtocolVersion};
@@ -39,6 +77,7 @@ use crate::server::Config;
 use crate::server::Server;
 use crate::server::Session;
 use crate::server::{Request, Transport};
+use crate::store::ClientAnswer;
 
 mod response;
 
@@ -53,7 +92,54 @@ pub struct Client<S: Server> {
     era: Era,
     capabilities: Value,
     next_id: i64,
+    answers: Answers,
 }
+
+/// A closure that answers one kind of input request: it gets the request's params and returns
+/// the result (an `ElicitResult`, a `CreateMessageResult`, a `ListRootsResult`).
+type Answer = Arc<dyn Fn(&Value) -> Value + Send + Sync>;
+
+/// The closures a test client answers input requests with.
+#[derive(Clone, Default)]
+struct Answers {
+    elicit: Option<Answer>,
+    sample: Option<Answer>,
+    roots: Option<Answer>,
+}
+
+impl std::fmt::Debug for Answers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Answers")
+            .field("elicit", &self.elicit.is_some())
+            .field("sample", &self.sample.is_some())
+            .field("roots", &self.roots.is_some())
+            .finish()
+    }
+}
+
+impl Answers {
+    fn for_method(&self, method: &str) -> Option<&Answer> {
+        match Method::parse(method)? {
+            Method::ElicitationCreate => self.elicit.as_ref(),
+            Method::SamplingCreateMessage => self.sample.as_ref(),
+            Method::RootsList => self.roots.as_ref(),
+            _ => None,
+        }
+    }
+}
+
+/// Declares `key` in a capabilities object when it is not declared yet.
+fn declare(capabilities: &mut Value, key: &str) {
+    if !capabilities.is_object() {
+        *capabilities = json!({});
+    }
+    if let Some(map) = capabilities.as_object_mut() {
+        map.entry(key).or_insert_with(|| json!({}));
+    }
+}
+
+/// The most rounds a modern request is retried with answers before the client gives up.
+const MAX_ROUNDS: usize = 16;
 
 impl<S: Server> Client<S> {
     /// A legacy client that has sent `initialize` (2025-11-25) and `notifications/initialized`.
@@ -126,6 +212,7 @@ impl<S: Server> Client<S> {
             config: Config::default(),
             request: Request::default(),
             capabilities: json!({}),
+            answers: Answers::default(),
         }
     }
 
@@ -185,29 +272,126 @@ impl<S: Server> Client<S> {
         self.raw_request(method, Some(params)).await
     }
 
-    /// Sends a request with exactly these params (no envelope added).
+    /// Sends a request with exactly these params (no envelope added). Input requests the handler
+    /// makes are answered with the client's closures (see [`Builder::on_elicit`]): a legacy
+    /// server's requests as they come, a modern `input_required` result by retrying with the
+    /// answers. Without a closure for a kind, a legacy request is answered with an error and a
+    /// modern `input_required` result is returned as it is.
     pub async fn raw_request(&mut self, method: &str, params: Option<Value>) -> Response {
+        let mut params = params;
+        let mut notifications = Vec::new();
+        let mut requests = Vec::new();
+        for _ in 0..MAX_ROUNDS {
+            let reply = self
+                .exchange(method, params.as_ref(), &mut notifications, &mut requests)
+                .await;
+            let response = Response::new(reply, Vec::new());
+            let result = response.json.get("result");
+            let input = result
+                .filter(|r| r["resultType"] == "input_required")
+                .map(|r| (r["inputRequests"].clone(), r.get("requestState").cloned()));
+            let Some((Value::Object(asked), state)) = input else {
+                return Response::new(response.reply, notifications).with_requests(requests);
+            };
+            let mut responses = Map::new();
+            for (key, request) in &asked {
+                requests.push(request.clone());
+                let answer = request["method"]
+                    .as_str()
+                    .and_then(|m| self.answers.for_method(m));
+                let Some(answer) = answer else {
+                    return Response::new(response.reply, notifications).with_requests(requests);
+                };
+                responses.insert(key.clone(), answer(&request["params"]));
+            }
+            let mut next = params.take().unwrap_or_else(|| json!({}));
+            next["inputResponses"] = Value::Object(responses);
+            match state {
+                Some(state) => next["requestState"] = state,
+                None => {
+                    if let Some(map) = next.as_object_mut() {
+                        map.remove("requestState");
+                    }
+                }
+            }
+            params = Some(next);
+        }
+        panic!("`{method}` still asked for input after {MAX_ROUNDS} rounds");
+    }
+
+    /// One request and its reply; answers the server's requests (legacy) while it waits.
+    async fn exchange(
+        &mut self,
+        method: &str,
+        params: Option<&Value>,
+        notifications: &mut Vec<Value>,
+        requests: &mut Vec<Value>,
+    ) -> Reply {
         self.next_id += 1;
         let mut msg = json!({"jsonrpc": "2.0", "id": self.next_id, "method": method});
         if let Some(params) = params {
-            msg["params"] = params;
+            msg["params"] = params.clone();
         }
+        let text = msg.to_string();
         let (outbound, mut rx) = Outbound::channel();
-        let reply = self
-            .dispatcher
-            .handle(
-                &msg.to_string(),
-                &self.request,
-                &mut self.session,
-                &outbound,
-            )
-            .await
-            .expect("a request gets a reply");
-        let mut notifications = Vec::new();
-        while let Ok(text) = rx.try_recv() {
-            notifications.push(serde_json::from_str(&text).expect("outbound messages are JSON"));
+        let key = self
+            .session
+            .get()
+            .and_then(|s| s.id.as_deref())
+            .unwrap_or_default()
+            .to_owned();
+        let Self {
+            dispatcher,
+            session,
+            request,
+            answers,
+            ..
+        } = self;
+        let handling = dispatcher.handle(&text, request, session, &outbound);
+        tokio::pin!(handling);
+        let reply = loop {
+            tokio::select! {
+                biased;
+                reply = &mut handling => break reply,
+                Some(out) = rx.recv() => {
+                    Self::outgoing(dispatcher, answers, &key, &out, notifications, requests).await;
+                }
+            }
+        };
+        while let Ok(out) = rx.try_recv() {
+            Self::outgoing(dispatcher, answers, &key, &out, notifications, requests).await;
         }
-        Response::new(reply, notifications)
+        reply.expect("a request gets a reply")
+    }
+
+    /// A message the server sent before its reply: a notification is recorded; a request
+    /// (legacy input) is recorded and answered.
+    async fn outgoing(
+        dispatcher: &Dispatcher<S>,
+        answers: &Answers,
+        key: &str,
+        text: &str,
+        notifications: &mut Vec<Value>,
+        requests: &mut Vec<Value>,
+    ) {
+        let message: Value = serde_json::from_str(text).expect("outbound messages are JSON");
+        let (Some(id), Some(method)) = (message.get("id"), message["method"].as_str()) else {
+            notifications.push(message);
+            return;
+        };
+        let id = match id {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let answer = match answers.for_method(method) {
+            Some(answer) => ClientAnswer::Result(answer(&message["params"]).to_string()),
+            None => ClientAnswer::Error(
+                json!({"code": -32601, "message": format!("the test client has no answer for `{method}`")})
+                    .to_string(),
+            ),
+        };
+        requests.push(json!({"method": method, "params": message["params"]}));
+        dispatcher.inner.replies.deliver(key, &id, answer).await;
     }
 
     /// Sends a notification.
@@ -312,6 +496,7 @@ pub struct Builder<S: Server> {
     config: Config,
     request: Request,
     capabilities: Value,
+    answers: Answers,
 }
 
 impl<S: Server> Builder<S> {
@@ -328,6 +513,33 @@ impl<S: Server> Builder<S> {
     /// Sets the client capabilities sent by `initialize` or the modern envelope (default `{}`).
     pub fn capabilities(mut self, capabilities: Value) -> Self {
         self.capabilities = capabilities;
+        self
+    }
+
+    /// Answers form and URL elicitations with `answer` (it gets the request's params and returns
+    /// an `ElicitResult`), and declares the `elicitation` capability (form and URL) unless the
+    /// capabilities set already declare it.
+    pub fn on_elicit(mut self, answer: impl Fn(&Value) -> Value + Send + Sync + 'static) -> Self {
+        self.answers.elicit = Some(Arc::new(answer));
+        if self.capabilities.get("elicitation").is_none() {
+            declare(&mut self.capabilities, "elicitation");
+            self.capabilities["elicitation"] = json!({"form": {}, "url": {}});
+        }
+        self
+    }
+
+    /// Answers sampling requests with `answer` (a `CreateMessageResult`), and declares
+    /// `sampling`.
+    pub fn on_sample(mut self, answer: impl Fn(&Value) -> Value + Send + Sync + 'static) -> Self {
+        self.answers.sample = Some(Arc::new(answer));
+        declare(&mut self.capabilities, "sampling");
+        self
+    }
+
+    /// Answers `roots/list` with `answer` (a `ListRootsResult`), and declares `roots`.
+    pub fn on_roots(mut self, answer: impl Fn(&Value) -> Value + Send + Sync + 'static) -> Self {
+        self.answers.roots = Some(Arc::new(answer));
+        declare(&mut self.capabilities, "roots");
         self
     }
 
@@ -383,6 +595,7 @@ impl<S: Server> Builder<S> {
             era,
             capabilities: self.capabilities,
             next_id: 0,
+            answers: self.answers,
         }
     }
 }

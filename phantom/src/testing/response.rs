@@ -14,6 +14,9 @@ pub struct Response {
     pub json: Value,
     /// What the handling sent before the reply (progress, log messages), decoded, in order.
     pub notifications: Vec<Value>,
+    /// The input the handler asked for, in order, as `{"method", "params"}`: the server's
+    /// requests on a legacy session, the `inputRequests` of every modern round.
+    pub requests: Vec<Value>,
 }
 
 impl Response {
@@ -23,7 +26,13 @@ impl Response {
             reply,
             json,
             notifications,
+            requests: Vec::new(),
         }
+    }
+
+    pub(super) fn with_requests(mut self, requests: Vec<Value>) -> Self {
+        self.requests = requests;
+        self
     }
 
     /// The transport status.

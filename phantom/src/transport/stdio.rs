@@ -1,5 +1,7 @@
 //! stdio transport: newline-delimited JSON-RPC on stdin/stdout, one session per process.
 
+use std::collections::VecDeque;
+
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
 use crate::dispatch::{Dispatcher, Outbound, SessionSlot};
@@ -35,10 +37,23 @@ where
     };
     let mut session = SessionSlot::default();
     let mut lines = BufReader::new(input).lines();
-    while let Some(line) = lines.next_line().await? {
+    // Requests that arrive while another is handled wait their turn; responses (answers to the
+    // handler's input requests) and notifications (`notifications/cancelled`) are handled at once.
+    let mut queued = VecDeque::new();
+    let mut eof = false;
+    loop {
+        let line = match queued.pop_front() {
+            Some(line) => line,
+            None if eof => break,
+            None => match lines.next_line().await? {
+                Some(line) => line,
+                None => break,
+            },
+        };
         if line.trim().is_empty() {
             continue;
         }
+        let snapshot = session.get().cloned();
         // What the handling sends before its result is written as it comes.
         let (outbound, mut rx) = Outbound::channel();
         let reply = {
@@ -49,6 +64,19 @@ where
                     biased;
                     reply = &mut handling => break reply,
                     Some(message) = rx.recv() => write_line(&mut output, message).await?,
+                    next = lines.next_line(), if !eof => match next? {
+                        None => eof = true,
+                        Some(next) if is_request(&next) => queued.push_back(next),
+                        Some(next) => {
+                            let mut side = SessionSlot::new(snapshot.clone());
+                            let answer = dispatcher
+                                .handle(&next, &request, &mut side, &Outbound::none())
+                                .await;
+                            if let Some(answer) = answer {
+                                write_line(&mut output, answer.body).await?;
+                            }
+                        }
+                    },
                 }
             }
         };
@@ -67,6 +95,14 @@ where
         }
     }
     Ok(())
+}
+
+/// Whether a line is a request (it has a method and an id), as opposed to a response or a
+/// notification.
+fn is_request(line: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(line).is_ok_and(|v| {
+        v.is_array() || (v.get("method").is_some() && v.get("id").is_some_and(|id| !id.is_null()))
+    })
 }
 
 async fn write_line<W: AsyncWrite + Unpin>(output: &mut W, line: String) -> std::io::Result<()> {

@@ -1,0 +1,66 @@
+//! [`InFlight`]: the requests of legacy sessions being handled now, by session and request id:
+//! what `notifications/cancelled` stops, and what a reused request id is checked against.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use tokio::sync::Notify;
+
+type Key = (Arc<str>, String);
+
+/// Requests in flight on legacy sessions.
+#[derive(Debug, Default)]
+pub(crate) struct InFlight {
+    requests: Mutex<HashMap<Key, Arc<Notify>>>,
+}
+
+/// A request registered in flight; unregistered when dropped.
+pub(crate) struct Running<'a> {
+    inflight: &'a InFlight,
+    key: Key,
+    pub(crate) cancelled: Arc<Notify>,
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.inflight.lock().remove(&self.key);
+    }
+}
+
+impl InFlight {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Key, Arc<Notify>>> {
+        self.requests.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Registers request `id` of `session`; `None` when a request with that id is already in
+    /// flight there.
+    pub(crate) fn start(&self, session: Arc<str>, id: String) -> Option<Running<'_>> {
+        let key = (session, id);
+        let cancelled = Arc::new(Notify::new());
+        let mut requests = self.lock();
+        if requests.contains_key(&key) {
+            return None;
+        }
+        requests.insert(key.clone(), Arc::clone(&cancelled));
+        Some(Running {
+            inflight: self,
+            key,
+            cancelled,
+        })
+    }
+
+    /// Cancels request `id` of `session`; `false` when it is not in flight (finished, unknown).
+    pub(crate) fn cancel(&self, session: &str, id: &str) -> bool {
+        let requests = self.lock();
+        let found = requests
+            .iter()
+            .find(|((s, i), _)| &**s == session && i == id);
+        match found {
+            Some((_, notify)) => {
+                notify.notify_one();
+                true
+            }
+            None => false,
+        }
+    }
+}
