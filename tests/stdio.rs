@@ -27,6 +27,21 @@ impl Recorder {
         text.to_uppercase()
     }
 
+    /// Reports progress, logs, then asks the user for a name (elicitation).
+    #[tool]
+    async fn interview(&self, ctx: Ctx) -> String {
+        ctx.progress(1.0, Some(2.0), Some("asking")).await;
+        ctx.log(LogLevel::Info, "about to ask").await;
+        let form = Form::new().required("name", Field::string());
+        let answer: Elicitation<Value> = ctx.elicit("name", "Your name?", form).await;
+        ctx.progress(2.0, Some(2.0), None).await;
+        format!(
+            "{} {}",
+            answer.action(),
+            answer.accepted().map_or(Value::Null, |v| v["name"].clone())
+        )
+    }
+
     async fn disconnect(&self, session: &Session) {
         let who = session
             .client_info
@@ -135,4 +150,64 @@ async fn messages_sent_before_a_result_are_lines_before_it() {
         json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "notice", "data": "hey"}})
     );
     assert_eq!(out[3]["result"]["content"][0]["text"], "HEY");
+}
+
+#[tokio::test]
+async fn progress_log_and_elicitation_over_stdio() {
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    let (server_read, server_write) = tokio::io::split(server_end);
+    let task = tokio::spawn(phantom::stdio::serve(
+        Dispatcher::new(Recorder::default()),
+        server_read,
+        server_write,
+    ));
+    let (client_read, mut client_write) = tokio::io::split(client_end);
+    let mut lines = BufReader::new(client_read).lines();
+    let mut send = async |msg: Value| {
+        client_write
+            .write_all(format!("{msg}\n").as_bytes())
+            .await
+            .expect("write");
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+        "clientInfo": {"name": "pipe", "version": "1"}}}),
+    )
+    .await;
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    send(json!({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "info"}})).await;
+    send(
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "interview", "arguments": {}, "_meta": {"progressToken": "p"}}}),
+    )
+    .await;
+    let mut next = async || -> Value {
+        let line = tokio::time::timeout(std::time::Duration::from_secs(5), lines.next_line())
+            .await
+            .expect("a line in time")
+            .expect("read")
+            .expect("a line");
+        serde_json::from_str(&line).expect("json")
+    };
+    assert_eq!(next().await["id"], 1);
+    assert_eq!(next().await["id"], 2);
+    let progress = next().await;
+    assert_eq!(progress["method"], "notifications/progress");
+    assert_eq!(progress["params"]["progressToken"], "p");
+    let log = next().await;
+    assert_eq!(log["method"], "notifications/message");
+    assert_eq!(log["params"]["data"], "about to ask");
+    let asked = next().await;
+    assert_eq!(asked["method"], "elicitation/create");
+    // The answer arrives while the handler waits; the transport reads it at once.
+    send(json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "accept", "content": {"name": "Ada"}}})).await;
+    let progress = next().await;
+    assert_eq!(progress["params"]["progress"], 2.0);
+    let result = next().await;
+    assert_eq!(result["id"], 3);
+    assert_eq!(result["result"]["content"][0]["text"], "accept \"Ada\"");
+    drop(send);
+    client_write.shutdown().await.expect("close stdin");
+    task.await.expect("join").expect("serve");
 }

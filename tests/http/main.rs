@@ -14,6 +14,7 @@
 
 mod callbacks;
 mod cancel_and_auth;
+mod interactive;
 mod legacy;
 mod modern;
 mod param_headers;

@@ -1,0 +1,118 @@
+//! Input requests over HTTP: on a 2025-11-25 session the handler's `elicitation/create` goes out
+//! on the POST's own SSE stream, and the client's answer (a POST, 202) reaches it only on the
+//! session it was sent to; on a 2026-07-28 request the first round is an `input_required` result.
+
+use phantom::http::HttpConfig;
+use phantom::prelude::*;
+use serde_json::{Value, json};
+
+use crate::support::{LEGACY, TestServer, first_text, notification, request};
+
+#[derive(Clone)]
+struct Confirmer;
+
+#[mcp_router(name = "confirmer", version = "1.0.0")]
+impl Confirmer {
+    /// Deletes nothing, after asking.
+    #[tool]
+    async fn delete(&self, ctx: Ctx) -> String {
+        let form = Form::new().required("ok", Field::boolean());
+        let answer: Elicitation<Value> = ctx.elicit("confirm", "Delete it?", form).await;
+        format!("delete {}", answer.action())
+    }
+}
+
+async fn open_session(server: &TestServer) -> String {
+    let init = request(
+        0,
+        "initialize",
+        json!({"protocolVersion": LEGACY, "capabilities": {"elicitation": {}},
+               "clientInfo": {"name": "http-tests", "version": "1.0.0"}}),
+    );
+    let reply = server.post(&init).send().await;
+    let session = reply.session_id().expect("a session id");
+    let _ = reply.text().await;
+    server
+        .post_in(&session, &notification("notifications/initialized"))
+        .send()
+        .await;
+    session
+}
+
+#[tokio::test]
+async fn a_legacy_answer_counts_only_on_its_own_session() {
+    let server = TestServer::start_with(Confirmer, HttpConfig::default()).await;
+    let mine = open_session(&server).await;
+    let other = open_session(&server).await;
+
+    let call = request(1, "tools/call", json!({"name": "delete", "arguments": {}}));
+    let reply = server.post_in(&mine, &call).send().await;
+    let mut stream = reply.sse();
+    let asked = loop {
+        let event = stream.next().await.expect("the elicitation request");
+        if event.data.as_deref().is_some_and(|d| !d.is_empty()) {
+            break event.json();
+        }
+    };
+    assert_eq!(asked["method"], "elicitation/create");
+    assert_eq!(asked["params"]["message"], "Delete it?");
+    let id = asked["id"].clone();
+    let answer = json!({"jsonrpc": "2.0", "id": id, "result": {"action": "accept", "content": {"ok": true}}});
+
+    // Posted on another session: refused, and the handler keeps waiting.
+    let refused = server.post_in(&other, &answer).send().await;
+    let error = refused
+        .expect_error(http::StatusCode::BAD_REQUEST, -32600)
+        .await;
+    assert!(
+        error["message"].as_str().unwrap().contains("no request"),
+        "{error}"
+    );
+
+    // Posted on its own session: accepted, and the result follows on the call's stream.
+    let accepted = server.post_in(&mine, &answer).send().await;
+    assert_eq!(accepted.status, http::StatusCode::ACCEPTED);
+    let result = loop {
+        let event = stream.next().await.expect("the result");
+        if event.data.as_deref().is_some_and(|d| !d.is_empty()) {
+            break event.json();
+        }
+    };
+    assert_eq!(result["id"], 1);
+    assert_eq!(first_text(&result["result"]), "delete accept");
+
+    // The same answer again: nobody waits for it any more.
+    server
+        .post_in(&mine, &answer)
+        .send()
+        .await
+        .expect_error(http::StatusCode::BAD_REQUEST, -32600)
+        .await;
+}
+
+#[tokio::test]
+async fn a_modern_first_round_is_input_required() {
+    let server = TestServer::start_with(Confirmer, HttpConfig::default()).await;
+    let mut params = json!({"name": "delete", "arguments": {}});
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+    });
+    let body = server
+        .post_modern("tools/call", params)
+        .send()
+        .await
+        .json()
+        .await;
+    let result = &body["result"];
+    assert_eq!(result["resultType"], "input_required", "{body}");
+    assert_eq!(
+        result["inputRequests"]["confirm"]["method"],
+        "elicitation/create"
+    );
+    assert!(result["requestState"].is_string());
+    assert!(
+        result.get("ttlMs").is_none(),
+        "an input_required result is never cached"
+    );
+}
