@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs tests/python/client.py (Python `mcp` 2.3.0) against the `studies` example over HTTP.
 # Usage: tests/python/run.sh [MODE ...]   (modes default to: auto legacy)
-# Then `legacy` once more against the server's legacy stateless mode (`studies --stateless`).
+# Then `legacy` once more against the server's legacy stateless mode (`studies --stateless`),
+# and tests/python/interactive.py (elicitation, sampling, progress, logs) against `everything`.
 # The virtualenv lives in .cache/python-venv at the repository root and is created on first use.
 set -euo pipefail
 
@@ -15,12 +16,12 @@ if [[ ! -x "$venv/bin/python" ]] || ! "$venv/bin/python" -c "$pinned" 2>/dev/nul
     "$venv/bin/pip" install --quiet --disable-pip-version-check 'mcp==2.3.0'
 fi
 
-cargo build --quiet -p phantom-examples --bin studies
-studies="${CARGO_TARGET_DIR:-$root/target}/debug/studies"
+cargo build --quiet -p phantom-examples --bin studies --bin everything
+bin="${CARGO_TARGET_DIR:-$root/target}/debug"
 
-# Starts `studies` with the given flags, runs the client in the given modes, stops the server.
-run_against() { # "<server flags>" MODE...
-    local flags="$1"; shift
+# Starts a server with the given flags, runs a client script in the given modes, stops the server.
+run_against() { # SERVER SCRIPT "<server flags>" MODE...
+    local studies="$bin/$1" script="$root/tests/python/$2" flags="$3"; shift 3
     local port log server status=0
     port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
     log="$(mktemp)"
@@ -32,14 +33,14 @@ run_against() { # "<server flags>" MODE...
             break
         fi
         if ! kill -0 "$server" 2>/dev/null; then
-            echo "the studies server exited:" >&2
+            echo "the server exited:" >&2
             cat "$log" >&2
             rm -f "$log"
             return 1
         fi
         sleep 0.1
     done
-    "$venv/bin/python" "$root/tests/python/client.py" "http://127.0.0.1:$port/mcp" "$@" || status=$?
+    "$venv/bin/python" "$script" "http://127.0.0.1:$port/mcp" "$@" || status=$?
     if [[ $status -ne 0 ]]; then
         echo "--- server log ---" >&2
         cat "$log" >&2
@@ -51,7 +52,9 @@ run_against() { # "<server flags>" MODE...
 }
 
 status=0
-run_against "" "$@" || status=$?
+run_against studies client.py "" "$@" || status=$?
 echo "== legacy client against the legacy stateless mode"
-run_against "--stateless" legacy || status=$?
+run_against studies client.py "--stateless" legacy || status=$?
+echo "== interactive tools of everything (elicitation, sampling, progress, logs)"
+run_against everything interactive.py "" auto legacy || status=$?
 exit "$status"
