@@ -207,7 +207,6 @@ async fn progress_log_and_elicitation_over_stdio() {
     let result = next().await;
     assert_eq!(result["id"], 3);
     assert_eq!(result["result"]["content"][0]["text"], "accept \"Ada\"");
-    drop(send);
     client_write.shutdown().await.expect("close stdin");
     task.await.expect("join").expect("serve");
 }

@@ -328,7 +328,7 @@ impl Sample {
         }
     }
 
-    fn message(mut self, role: &str, text: String) -> Self {
+    fn message(mut self, role: &str, text: &str) -> Self {
         if let Some(Value::Array(messages)) = self.params.get_mut("messages") {
             messages.push(json!({ "role": role, "content": { "type": "text", "text": text } }));
         }
@@ -337,12 +337,12 @@ impl Sample {
 
     /// Adds a user message.
     pub fn user(self, text: impl Into<String>) -> Self {
-        self.message("user", text.into())
+        self.message("user", &text.into())
     }
 
     /// Adds an assistant message.
     pub fn assistant(self, text: impl Into<String>) -> Self {
-        self.message("assistant", text.into())
+        self.message("assistant", &text.into())
     }
 
     /// The system prompt.
