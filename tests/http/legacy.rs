@@ -67,7 +67,7 @@ async fn tools_call_in_a_session_is_200_json() {
 }
 
 #[tokio::test]
-async fn notifications_and_responses_are_accepted_with_202_and_no_body() {
+async fn notifications_are_accepted_with_202_and_unsolicited_responses_refused_with_400() {
     let server = TestServer::start(HttpConfig::default()).await;
     let session = server.initialize(LEGACY).await;
     let reply = server
@@ -77,14 +77,15 @@ async fn notifications_and_responses_are_accepted_with_202_and_no_body() {
     assert_eq!(reply.status, StatusCode::ACCEPTED);
     assert!(reply.bytes().await.is_empty());
 
+    // Responses to requests this server never sent: 400, -32600, no id.
     let response = json!({"jsonrpc": "2.0", "id": 41, "result": {}});
     let reply = server.post_in(&session, &response).send().await;
-    assert_eq!(reply.status, StatusCode::ACCEPTED);
-    assert!(reply.bytes().await.is_empty());
+    let error = reply.expect_error(StatusCode::BAD_REQUEST, -32600).await;
+    assert!(error["message"].as_str().unwrap().contains("41"), "{error}");
 
     let error = json!({"jsonrpc": "2.0", "id": 42, "error": {"code": -1, "message": "no"}});
     let reply = server.post_in(&session, &error).send().await;
-    assert_eq!(reply.status, StatusCode::ACCEPTED);
+    reply.expect_error(StatusCode::BAD_REQUEST, -32600).await;
 }
 
 #[tokio::test]

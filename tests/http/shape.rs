@@ -36,8 +36,11 @@ async fn connect_sees_and_can_reject_notifications_and_client_responses() {
     let error = rejected.expect_error(StatusCode::FORBIDDEN, -32001).await;
     assert_eq!(error["message"], "banned from the lab");
 
-    let accepted = server.post_in(&session, &response).send().await;
-    assert_eq!(accepted.status, StatusCode::ACCEPTED);
+    // Past `connect`, a response no request waits for is refused as unsolicited.
+    let unsolicited = server.post_in(&session, &response).send().await;
+    unsolicited
+        .expect_error(StatusCode::BAD_REQUEST, -32600)
+        .await;
 }
 
 /// Records what `connect` saw on every request, `initialize` included: the session id and the
