@@ -94,11 +94,8 @@ impl Ctx {
     }
 
     /// Asks the client for input, one request or several at once (a tuple), and returns the
-    /// answers in the same order:
-    ///
-    /// ```ignore
-    /// let (name, roots) = ctx.input((Elicit::new("user_name", "Your name?", form), Roots::new("roots"))).await;
-    /// ```
+    /// answers in the same order: `ctx.input((Elicit::new(..), Roots::new("roots"))).await` is a
+    /// `(Elicitation<T>, Vec<Root>)`. The `phantom::testing` module shows a whole handler.
     ///
     /// On a 2025-11-25 session phantom sends the requests on the request's own stream and waits
     /// for the answers. On a 2026-07-28 request the first round ends the request with
