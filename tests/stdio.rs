@@ -5,7 +5,10 @@ use std::sync::{Arc, Mutex};
 use phantom::Dispatcher;
 use phantom::prelude::*;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{
+    AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf,
+};
+use tokio::task::JoinHandle;
 
 #[derive(Clone, Default)]
 struct Recorder {
@@ -60,19 +63,30 @@ impl Recorder {
     }
 }
 
-#[tokio::test]
-async fn serves_lines_and_runs_disconnect_and_terminate_at_eof() {
-    let server = Recorder::default();
+type Pipe = (
+    JoinHandle<std::io::Result<()>>,
+    Lines<BufReader<ReadHalf<DuplexStream>>>,
+    WriteHalf<DuplexStream>,
+);
+
+/// `server` on stdio over in-memory pipes: the serving task, the client's reader of the server's
+/// lines, and the client's writer (shut it down to end the server's input).
+fn pipe(server: Recorder) -> Pipe {
     let (client_end, server_end) = tokio::io::duplex(64 * 1024);
     let (server_read, server_write) = tokio::io::split(server_end);
     let task = tokio::spawn(phantom::stdio::serve(
-        Dispatcher::new(server.clone()),
+        Dispatcher::new(server),
         server_read,
         server_write,
     ));
+    let (client_read, client_write) = tokio::io::split(client_end);
+    (task, BufReader::new(client_read).lines(), client_write)
+}
 
-    let (client_read, mut client_write) = tokio::io::split(client_end);
-    let mut lines = BufReader::new(client_read).lines();
+#[tokio::test]
+async fn serves_lines_and_runs_disconnect_and_terminate_at_eof() {
+    let server = Recorder::default();
+    let (task, mut lines, mut client_write) = pipe(server.clone());
     let input = [
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "pipe", "version": "1"}}}),
@@ -116,15 +130,7 @@ async fn serves_lines_and_runs_disconnect_and_terminate_at_eof() {
 
 #[tokio::test]
 async fn messages_sent_before_a_result_are_lines_before_it() {
-    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
-    let (server_read, server_write) = tokio::io::split(server_end);
-    let task = tokio::spawn(phantom::stdio::serve(
-        Dispatcher::new(Recorder::default()),
-        server_read,
-        server_write,
-    ));
-    let (client_read, mut client_write) = tokio::io::split(client_end);
-    let mut lines = BufReader::new(client_read).lines();
+    let (task, mut lines, mut client_write) = pipe(Recorder::default());
     let input = [
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "pipe", "version": "1"}}}),
@@ -154,15 +160,7 @@ async fn messages_sent_before_a_result_are_lines_before_it() {
 
 #[tokio::test]
 async fn progress_log_and_elicitation_over_stdio() {
-    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
-    let (server_read, server_write) = tokio::io::split(server_end);
-    let task = tokio::spawn(phantom::stdio::serve(
-        Dispatcher::new(Recorder::default()),
-        server_read,
-        server_write,
-    ));
-    let (client_read, mut client_write) = tokio::io::split(client_end);
-    let mut lines = BufReader::new(client_read).lines();
+    let (task, mut lines, mut client_write) = pipe(Recorder::default());
     let mut send = async |msg: Value| {
         client_write
             .write_all(format!("{msg}\n").as_bytes())

@@ -7,19 +7,12 @@ For each mode it connects with `mcp.Client(url, mode=mode)`, lists tools, calls 
 the first failure.
 """
 
-import asyncio
 import json
-import sys
-import traceback
 
+from harness import check, main
 from mcp import Client
 
 EXPECTED_PROTOCOL = {"auto": "2026-07-28", "legacy": "2025-11-25"}
-
-
-def check(condition: bool, what: str) -> None:
-    if not condition:
-        raise AssertionError(what)
 
 
 async def exercise(url: str, mode: str) -> None:
@@ -75,23 +68,5 @@ async def exercise(url: str, mode: str) -> None:
     print(f"[{mode}] ok")
 
 
-async def main(url: str, modes: list[str]) -> int:
-    failed = []
-    for mode in modes:
-        try:
-            await exercise(url, mode)
-        except BaseException:  # noqa: BLE001 - report every failure, then exit non-zero
-            print(f"[{mode}] FAILED", file=sys.stderr)
-            traceback.print_exc()
-            failed.append(mode)
-    if failed:
-        print(f"failed modes: {failed}", file=sys.stderr)
-        return 1
-    print("all modes passed")
-    return 0
-
-
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    sys.exit(asyncio.run(main(sys.argv[1], sys.argv[2:] or ["auto", "legacy"])))
+    main(__doc__, exercise)

@@ -10,18 +10,12 @@ log messages arrive through their callbacks. Exits non-zero on the first failure
 
 import asyncio
 import warnings
-import sys
-import traceback
 
+from harness import check, main
 from mcp import Client, types
 
 # `logging/setLevel` is deprecated in 2026-07-28 but is how a 2025-11-25 session asks for logs.
 warnings.filterwarnings("ignore", message="The logging capability is deprecated")
-
-
-def check(condition: bool, what: str) -> None:
-    if not condition:
-        raise AssertionError(what)
 
 
 async def exercise(url: str, mode: str) -> None:
@@ -87,23 +81,5 @@ async def exercise(url: str, mode: str) -> None:
     print(f"[{mode}] ok")
 
 
-async def main(url: str, modes: list[str]) -> int:
-    failed = []
-    for mode in modes:
-        try:
-            await exercise(url, mode)
-        except BaseException:  # noqa: BLE001 - report every failure, then exit non-zero
-            print(f"[{mode}] FAILED", file=sys.stderr)
-            traceback.print_exc()
-            failed.append(mode)
-    if failed:
-        print(f"failed modes: {failed}", file=sys.stderr)
-        return 1
-    print("all modes passed")
-    return 0
-
-
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    sys.exit(asyncio.run(main(sys.argv[1], sys.argv[2:] or ["auto", "legacy"])))
+    main(__doc__, exercise)

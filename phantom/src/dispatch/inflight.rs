@@ -50,13 +50,9 @@ impl InFlight {
     }
 
     /// Cancels request `id` of `session`; `false` when it is not in flight (finished, unknown).
-    pub(crate) fn cancel(&self, session: &str, id: &str) -> bool {
-        let requests = self.lock();
-        let found = requests
-            .iter()
-            .find(|((s, i), _)| &**s == session && i == id);
-        match found {
-            Some((_, notify)) => {
+    pub(crate) fn cancel(&self, session: Arc<str>, id: String) -> bool {
+        match self.lock().get(&(session, id)) {
+            Some(notify) => {
                 notify.notify_one();
                 true
             }

@@ -51,7 +51,7 @@ impl<S: Server> Dispatcher<S> {
         let key = slot
             .get()
             .filter(|s| !s.is_stateless())
-            .map(|s| Arc::from(super::reply_key(s)));
+            .map(super::session_key);
         let running = match key {
             Some(key) => match self.inner.inflight.start(key, id.to_string()) {
                 Some(running) => Some(running),

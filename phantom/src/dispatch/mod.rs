@@ -344,7 +344,7 @@ impl<S: Server> Dispatcher<S> {
         match params.map(|p| serde_json::from_str::<Cancelled>(p.get())) {
             Some(Ok(c)) => {
                 let id = c.request_id.to_string();
-                if !self.inner.inflight.cancel(reply_key(session), &id) {
+                if !self.inner.inflight.cancel(session_key(session), id.clone()) {
                     tracing::debug!(%id, "cancellation of a request not in flight; ignored");
                 }
             }
@@ -534,7 +534,7 @@ impl<S: Server> Dispatcher<S> {
                 } else {
                     Engine::Legacy {
                         outbound: out.outbound.clone(),
-                        session: Arc::from(reply_key(session)),
+                        session: session_key(session),
                         replies: Arc::clone(&self.inner.replies),
                     }
                 }
@@ -558,11 +558,7 @@ impl<S: Server> Dispatcher<S> {
             let text = raw_str(state).ok_or_else(|| {
                 invalid("Invalid params: `requestState` must be a string").with_data(field())
             })?;
-            let binding = Binding {
-                method: method.as_str(),
-                principal: session.principal.as_deref(),
-                params,
-            };
+            let binding = Binding::new(method, session, params);
             answers = open(&self.inner.config.state_key, &binding, &text)
                 .map_err(|e| invalid(format!("Invalid params: {e}")).with_data(field()))?;
         }
@@ -596,11 +592,7 @@ impl<S: Server> Dispatcher<S> {
                     .iter()
                     .map(|r| (r.key().to_owned(), r.to_wire()))
                     .collect();
-                let binding = Binding {
-                    method: method.as_str(),
-                    principal: session.principal.as_deref(),
-                    params,
-                };
+                let binding = Binding::new(method, session, params);
                 let config = &self.inner.config;
                 let state = seal(
                     &config.state_key,
@@ -667,6 +659,11 @@ pub(crate) struct Out<'a> {
 /// The session part of a reply-bus key: the session id (stdio has one session and no id).
 pub(crate) fn reply_key(session: &Session) -> &str {
     session.id.as_deref().unwrap_or("")
+}
+
+/// [`reply_key`], shared: the session's own id when it has one (no allocation).
+pub(crate) fn session_key(session: &Session) -> Arc<str> {
+    session.id.clone().unwrap_or_else(|| Arc::from(""))
 }
 
 /// `-32601 Method not found` naming the method.

@@ -78,7 +78,20 @@ pub(crate) struct Binding<'a> {
     pub(crate) params: Option<&'a RawValue>,
 }
 
-impl Binding<'_> {
+impl<'a> Binding<'a> {
+    /// The binding of a request: its method, its session's principal and its params.
+    pub(crate) fn new(
+        method: crate::protocol::Method,
+        session: &'a crate::server::Session,
+        params: Option<&'a RawValue>,
+    ) -> Self {
+        Self {
+            method: method.as_str(),
+            principal: session.principal.as_deref(),
+            params,
+        }
+    }
+
     fn associated_data(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(128);
         out.extend_from_slice(CONTEXT);
