@@ -92,6 +92,19 @@ impl Asker {
         PromptReply::default().user(format!("Brief me on {topic}"))
     }
 
+    /// A prompt whose argument completes by asking the user, which a completion cannot do.
+    #[prompt]
+    async fn pick(
+        &self,
+        #[complete(with = "Self::ask_while_completing")] topic: String,
+    ) -> PromptReply {
+        PromptReply::default().user(topic)
+    }
+
+    async fn ask_while_completing(&self, _value: &str, cx: &CompleteContext<'_>) -> Vec<String> {
+        vec![name_of(cx.ctx.elicit("k", "Which?", name_form()).await)]
+    }
+
     async fn connect(&self, session: &mut Session, request: &Request) -> Connect {
         session.principal = request
             .headers
@@ -492,4 +505,21 @@ async fn legacy_cancellation_stops_the_handler_and_duplicate_ids_are_refused() {
         .await
         .unwrap();
     assert!(reply.body.contains("\"tools\""), "{}", reply.body);
+}
+
+#[tokio::test]
+async fn a_completion_cannot_ask_for_input() {
+    for modern in [false, true] {
+        let builder = Client::builder(Asker::default()).on_elicit(accept("Ada"));
+        let mut client = if modern {
+            builder.modern()
+        } else {
+            builder.legacy().await
+        };
+        let response = client.complete_prompt("pick", "topic", "x").await;
+        response.assert_error(-32603);
+        let message = response.error()["message"].as_str().unwrap().to_owned();
+        assert!(message.contains("completion/complete"), "{message}");
+        assert!(response.requests.is_empty(), "nothing was asked");
+    }
 }

@@ -101,6 +101,8 @@ impl<S: Server> Dispatcher<S> {
                     arguments: &arguments,
                     session,
                     request: cx.request,
+                    ctx: <crate::Ctx as crate::FromContext<'_>>::from_context(&cx)
+                        .map_err(|_| Failure::internal())?,
                 };
                 guarded(
                     "completion function",

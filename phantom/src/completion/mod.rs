@@ -25,6 +25,10 @@ pub struct CompleteContext<'a> {
     pub session: &'a Session,
     /// The transport request.
     pub request: &'a Request,
+    /// The request's line to the client: log messages and progress. A completion cannot ask the
+    /// client for input (`Ctx::input` ends the request with `-32603` saying so); only
+    /// `tools/call`, `prompts/get` and `resources/read` can.
+    pub ctx: crate::Ctx,
 }
 
 /// A completion: candidate values, truncated to 100.
