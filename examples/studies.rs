@@ -6,7 +6,8 @@
 //! cargo run -p phantom-examples --bin studies -- --stdio      # newline-delimited JSON on stdin/stdout
 //! ```
 //!
-//! Tools search and annotate studies, a templated resource serves one study by its numeric id, a
+//! Tools search (reporting progress), annotate and clear the notes of studies (after asking the
+//! user to confirm), a templated resource serves one study by its numeric id, a
 //! concrete resource serves the catalogue summary, and a prompt (with completion of study ids)
 //! drafts a review. `connect` narrows what a session may use from the `x-studies-role` header.
 
@@ -26,6 +27,12 @@ struct Study {
     phase: Phase,
     enrolled: u32,
     notes: Vec<String>,
+}
+
+/// The answer to a yes-or-no question.
+#[derive(Debug, Deserialize)]
+struct Confirm {
+    confirm: bool,
 }
 
 /// Clinical phase.
@@ -94,18 +101,29 @@ impl Studies {
     #[tool(read_only)]
     async fn search(
         &self,
+        ctx: Ctx,
         #[arg(description = "words to look for in the title")] query: String,
         #[arg(description = "only this phase")] phase: Option<Phase>,
         #[arg(description = "maximum number of hits (1-50)")] limit: Option<Limit>,
     ) -> Json<Hits> {
         let query = query.to_lowercase();
-        let db = self.db.read().expect("catalogue lock");
-        let matching: Vec<Study> = db
+        // A snapshot, so that no lock is held while progress is reported.
+        let studies: Vec<Study> = self
+            .db
+            .read()
+            .expect("catalogue lock")
             .values()
-            .filter(|s| s.title.to_lowercase().contains(&query))
-            .filter(|s| phase.is_none_or(|p| s.phase == p))
             .cloned()
             .collect();
+        let scanned = studies.len() as f64;
+        let mut matching = Vec::new();
+        for (i, study) in studies.into_iter().enumerate() {
+            ctx.progress(i as f64 + 1.0, Some(scanned), None).await;
+            if study.title.to_lowercase().contains(&query) && phase.is_none_or(|p| study.phase == p)
+            {
+                matching.push(study);
+            }
+        }
         let total = matching.len();
         let limit = limit.map_or(10, |l| l.0 as usize);
         Json(Hits {
@@ -126,6 +144,45 @@ impl Studies {
             .ok_or_else(|| format!("no study with id {id}"))?;
         study.notes.push(note);
         Ok(format!("study {id} now has {} note(s)", study.notes.len()))
+    }
+
+    /// Remove every note of a study, after the user confirms.
+    #[tool(destructive)]
+    async fn clear_notes(&self, ctx: Ctx, id: u64) -> Result<String, String> {
+        let count = self
+            .db
+            .read()
+            .expect("catalogue lock")
+            .get(&id)
+            .map(|s| s.notes.len())
+            .ok_or_else(|| format!("no study with id {id}"))?;
+        if count == 0 {
+            return Ok(format!("study {id} has no notes"));
+        }
+        if !ctx.supports(InputKind::Form) {
+            return Err(
+                "clearing notes needs the user's confirmation, and this client cannot ask (it does not declare form elicitation)"
+                    .into(),
+            );
+        }
+        // Nothing is changed before the question: on 2026-07-28 the handler runs again, from the
+        // top, once the answer comes back.
+        let form = Form::new().required(
+            "confirm",
+            Field::boolean().title("Delete the notes").default(false),
+        );
+        let message = format!("Delete the {count} note(s) of study {id}?");
+        let answer: Elicitation<Confirm> = ctx.elicit("confirm_clear", &message, form).await;
+        match answer {
+            Elicitation::Accept(Confirm { confirm: true }) => {
+                let mut db = self.db.write().expect("catalogue lock");
+                let removed = db
+                    .get_mut(&id)
+                    .map_or(0, |s| std::mem::take(&mut s.notes).len());
+                Ok(format!("removed {removed} note(s) from study {id}"))
+            }
+            _ => Ok(format!("kept the notes of study {id}")),
+        }
     }
 
     /// Count the participants enrolled across all studies.

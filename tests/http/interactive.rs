@@ -22,6 +22,48 @@ impl Confirmer {
     }
 }
 
+#[derive(Clone)]
+struct Quick;
+
+#[mcp_router(name = "quick", version = "1.0.0")]
+impl Quick {
+    /// Reports progress twice without yielding in between, then answers.
+    #[tool]
+    async fn quick(&self, ctx: Ctx) -> &'static str {
+        ctx.progress(1.0, Some(2.0), None).await;
+        ctx.progress(2.0, Some(2.0), None).await;
+        "done"
+    }
+}
+
+/// Messages sent before a result that is ready at once still go first, on an SSE stream.
+#[tokio::test]
+async fn progress_sent_without_yielding_is_not_lost() {
+    let server = TestServer::start_with(Quick, HttpConfig::default()).await;
+    let mut params = json!({"name": "quick", "arguments": {}});
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "progressToken": 7,
+    });
+    let events = server
+        .post_modern("tools/call", params)
+        .send()
+        .await
+        .sse()
+        .rest()
+        .await;
+    let messages: Vec<Value> = events
+        .iter()
+        .filter(|e| e.data.as_deref().is_some_and(|d| !d.is_empty()))
+        .map(super::support::Event::json)
+        .collect();
+    assert_eq!(messages.len(), 3, "{messages:?}");
+    assert_eq!(messages[0]["params"]["progress"], 1.0);
+    assert_eq!(messages[1]["params"]["progress"], 2.0);
+    assert_eq!(first_text(&messages[2]["result"]), "done");
+}
+
 async fn open_session(server: &TestServer) -> String {
     let init = request(
         0,

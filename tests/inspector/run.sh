@@ -57,6 +57,19 @@ inspect() {
   fi
 }
 
+# refusal LABEL TEXT ARGS...: like `inspect`, for a call that must end in a tool error whose
+# text contains TEXT (the Inspector exits with 5 on `isError: true`).
+refusal() {
+  local label="$1" text="$2"; shift 2
+  local rc=0
+  (cd "$work" && HOME="$work" "$inspector" --cli "$@" --format json </dev/null \
+    >"$work/$label.out" 2>"$work/$label.err") || rc=$?
+  if [ "$rc" -ne 5 ] || ! grep -q "$text" "$work/$label.out"; then
+    fail "$label: expected a tool error saying '$text' (exit 5), got exit $rc"
+    cat "$work/$label.out" "$work/$label.err"
+  fi
+}
+
 # check_strict LABEL: the strict report is empty when no tool has a finding; otherwise it names
 # each (`Error: tool "…"` / `Warning: tool "…"`) and ends with "N errors, M warnings across …".
 check_strict() {
@@ -83,8 +96,15 @@ for server in studies everything; do
     python3 "$here/arguments.py" "$work/studies-list.out" >"$work/calls" || { fail "arguments"; continue; }
     calls=0
     while IFS=$'\t' read -r tool arguments; do
-      inspect "studies-call-$tool" "$url" --method tools/call --tool-name "$tool" \
-        --tool-args-json "$arguments"
+      if [ "$tool" = clear_notes ]; then
+        # A destructive tool that asks the user first; the Inspector CLI declares no
+        # elicitation, so the tool must refuse (a tool error, exit 5) rather than act.
+        refusal "studies-call-$tool" "cannot ask" "$url" --method tools/call --tool-name "$tool" \
+          --tool-args-json "$arguments"
+      else
+        inspect "studies-call-$tool" "$url" --method tools/call --tool-name "$tool" \
+          --tool-args-json "$arguments"
+      fi
       calls=$((calls + 1))
     done <"$work/calls"
     echo "studies: $calls tools called"

@@ -54,7 +54,7 @@ run_against() { # SERVER SCRIPT "<server flags>" MODE...
 status=0
 run_against studies client.py "" "$@" || status=$?
 echo "== legacy client against the legacy stateless mode"
-run_against studies client.py "--stateless" legacy || status=$?
+STATELESS=1 run_against studies client.py "--stateless" legacy || status=$?
 echo "== interactive tools of everything (elicitation, sampling, progress, logs)"
 run_against everything interactive.py "" auto legacy || status=$?
 exit "$status"

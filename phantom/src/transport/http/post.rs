@@ -145,7 +145,11 @@ pub(super) async fn post<S: Server>(
         Box::pin(async move { handle_body(&state, request, &bytes, &out).await });
     tokio::select! {
         biased;
-        resp = &mut handling => resp,
+        resp = &mut handling => match rx.try_recv() {
+            // Sent before the result without yielding in between: still sent first.
+            Ok(first) => streaming(first, rx, Box::pin(std::future::ready(resp)), session),
+            Err(_) => resp,
+        },
         Some(first) = rx.recv() => streaming(first, rx, handling, session),
     }
 }
