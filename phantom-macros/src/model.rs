@@ -14,6 +14,8 @@ pub(crate) struct RouterAttrs {
     pub(crate) icons: Vec<LitStr>,
     pub(crate) website_url: Option<LitStr>,
     pub(crate) krate: Option<syn::Path>,
+    /// `tool_timeout = "…"`: the default time limit of every tool, in milliseconds.
+    pub(crate) tool_timeout_ms: Option<u64>,
 }
 
 /// One parameter of a handler (not the receiver).
@@ -89,6 +91,8 @@ pub(crate) struct Tool {
     pub(crate) meta: Vec<(LitStr, Lit)>,
     /// Client capabilities the tool needs (`"sampling"`, `"elicitation.url"`).
     pub(crate) requires: Vec<LitStr>,
+    /// `timeout = "…"`, in milliseconds.
+    pub(crate) timeout_ms: Option<u64>,
 }
 
 pub(crate) struct Prompt {

@@ -85,6 +85,22 @@ impl Asker {
         }
     }
 
+    /// Never finishes within its limit.
+    #[tool(timeout = "50ms")]
+    async fn slow(&self) -> String {
+        loop {
+            self.ticks.fetch_add(1, Ordering::SeqCst);
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
+    /// Asks for a name under a short limit: the wait for the answer does not count.
+    #[tool(timeout = "100ms")]
+    async fn hurried_greet(&self, ctx: Ctx) -> String {
+        let name = name_of(ctx.elicit("name", "Your name?", name_form()).await);
+        format!("Hello, {name}!")
+    }
+
     /// A prompt that asks for context.
     #[prompt]
     async fn briefing(&self, ctx: Ctx) -> PromptReply {
@@ -522,4 +538,67 @@ async fn a_completion_cannot_ask_for_input() {
         assert!(message.contains("completion/complete"), "{message}");
         assert!(response.requests.is_empty(), "nothing was asked");
     }
+}
+
+#[derive(Clone)]
+struct Hasty;
+
+#[mcp_router(name = "hasty", version = "1.0.0", tool_timeout = "30ms")]
+impl Hasty {
+    /// Takes longer than the router's limit.
+    #[tool]
+    async fn dawdle(&self) -> String {
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        "late".into()
+    }
+
+    /// Takes longer than the router's limit, within its own.
+    #[tool(timeout = "2s")]
+    async fn patient(&self) -> String {
+        tokio::time::sleep(Duration::from_millis(60)).await;
+        "in time".into()
+    }
+}
+
+#[tokio::test]
+async fn tools_past_their_time_limit_end_with_a_tool_error() {
+    let asker = Asker::default();
+    let ticks = Arc::clone(&asker.ticks);
+    let mut client = Client::builder(asker).legacy().await;
+    let response = client.call_tool("slow", json!({})).await;
+    response.assert_tool_error("Tool `slow` timed out after 50ms");
+    let stopped = ticks.load(Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(30)).await;
+    assert_eq!(
+        ticks.load(Ordering::SeqCst),
+        stopped,
+        "the handler was dropped"
+    );
+
+    let mut hasty = Client::builder(Hasty).modern();
+    hasty
+        .call_tool("dawdle", json!({}))
+        .await
+        .assert_tool_error("Tool `dawdle` timed out after 30ms");
+    hasty
+        .call_tool("patient", json!({}))
+        .await
+        .assert_tool_text("in time");
+}
+
+#[tokio::test]
+async fn waiting_for_the_client_does_not_count_against_the_limit() {
+    // The user takes 300 ms to answer; the tool's limit is 100 ms of its own time.
+    let slow_user = |_: &Value| {
+        std::thread::sleep(Duration::from_millis(300));
+        json!({"action": "accept", "content": {"name": "Ada"}})
+    };
+    let mut legacy = Client::builder(Asker::default())
+        .on_elicit(slow_user)
+        .legacy()
+        .await;
+    legacy
+        .call_tool("hurried_greet", json!({}))
+        .await
+        .assert_tool_text("Hello, Ada!");
 }

@@ -182,6 +182,10 @@ pub(crate) fn expand(router: &Router, item: &ItemImpl) -> TokenStream {
     let title = opt(a.title.as_ref(), &paths);
     let instructions = opt(a.instructions.as_ref(), &paths);
     let website = opt(a.website_url.as_ref(), &paths);
+    let tool_timeout = match a.tool_timeout_ms {
+        Some(ms) => quote!(::core::option::Option::Some(#ms)),
+        None => quote!(::core::option::Option::None),
+    };
     let router_icons = &a.icons;
     let tools: Vec<TokenStream> = router.tools.iter().map(|t| tool::def(t, &paths)).collect();
     let prompts: Vec<TokenStream> = router
@@ -248,6 +252,7 @@ pub(crate) fn expand(router: &Router, item: &ItemImpl) -> TokenStream {
                             instructions: #instructions,
                             icons: &[#(#router_icons),*],
                             website_url: #website,
+                            tool_timeout_ms: #tool_timeout,
                         },
                         tools: #vec::from([#(#tools),*]),
                         prompts: #vec::from([#(#prompts),*]),

@@ -34,6 +34,10 @@ pub(super) fn def(t: &Tool, paths: &Paths) -> TokenStream {
     let idempotent = opt(t.idempotent.then_some(true), paths);
     let open_world = opt(t.open_world, paths);
     let requires = &t.requires;
+    let timeout = match t.timeout_ms {
+        Some(ms) => quote!(::core::option::Option::Some(#ms)),
+        None => quote!(::core::option::Option::None),
+    };
     let meta_value = paths.p("MetaValue");
     let meta: Vec<TokenStream> = t
         .meta
@@ -56,6 +60,7 @@ pub(super) fn def(t: &Tool, paths: &Paths) -> TokenStream {
             annotations: #annotations { read_only: #read_only, destructive: #destructive, idempotent: #idempotent, open_world: #open_world },
             meta: &[#(#meta),*],
             requires: &[#(#requires),*],
+            timeout_ms: #timeout,
             args: #args_fn,
             output: #output,
             call: |this, parts| { #body },

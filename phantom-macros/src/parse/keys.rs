@@ -157,6 +157,34 @@ pub(super) fn lit_int(meta: &ParseNestedMeta<'_>) -> syn::Result<syn::LitInt> {
         .map_err(|e| expected(meta, &e, "an integer literal", "1024"))
 }
 
+/// `key = "30s"`: a positive duration, in milliseconds (a whole number and `ms`, `s` or `m`).
+pub(super) fn duration_ms(meta: &ParseNestedMeta<'_>) -> syn::Result<u64> {
+    let lit = lit_str(meta)?;
+    parse_duration(&lit.value()).ok_or_else(|| {
+        let key = key(meta);
+        syn::Error::new(
+            lit.span(),
+            format!(
+                "expected a duration such as \"30s\", \"500ms\" or \"2m\" for `{key}`\n       help: write `{key} = \"30s\"`"
+            ),
+        )
+    })
+}
+
+/// `"500ms"`, `"30s"`, `"2m"` in milliseconds; `None` for anything else, or zero.
+fn parse_duration(text: &str) -> Option<u64> {
+    let digits = text.find(|c: char| !c.is_ascii_digit())?;
+    let (n, unit) = text.split_at(digits);
+    let n: u64 = n.parse().ok()?;
+    let ms = match unit {
+        "ms" => n,
+        "s" => n.checked_mul(1000)?,
+        "m" => n.checked_mul(60_000)?,
+        _ => return None,
+    };
+    (ms > 0).then_some(ms)
+}
+
 /// `name = "…"`: the value and its span.
 pub(super) fn name(meta: &ParseNestedMeta<'_>) -> syn::Result<(String, Span)> {
     let lit = lit_str(meta)?;

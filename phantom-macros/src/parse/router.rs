@@ -3,7 +3,7 @@
 use proc_macro2::TokenStream;
 use syn::meta::ParseNestedMeta;
 
-use super::keys::{Keys, expected, icons, key_table, lit_str};
+use super::keys::{Keys, duration_ms, expected, icons, key_table, lit_str};
 use crate::ctxt::Ctxt;
 use crate::model::RouterAttrs;
 
@@ -15,6 +15,7 @@ const KEYS: Keys<RouterAttrs> = key_table!("mcp_router" for RouterAttrs {
     "icons" => |a, m| a.icons = icons(m)?,
     "website_url" => |a, m| a.website_url = Some(lit_str(m)?),
     "crate" => |a, m| a.krate = Some(krate(m)?),
+    "tool_timeout" => |a, m| a.tool_timeout_ms = Some(duration_ms(m)?),
 });
 
 /// `crate = "path::to::phantom"`

@@ -5,7 +5,7 @@ use syn::{Attribute, ImplItemFn, Lit, LitStr};
 
 use super::Marker;
 use super::handler::handler;
-use super::keys::{Keys, flag, icons, key_table};
+use super::keys::{Keys, duration_ms, flag, icons, key_table};
 use crate::ctxt::Ctxt;
 use crate::model::{Item, Tool};
 
@@ -16,6 +16,7 @@ const KEYS: Keys<Tool> = key_table!("tool" for item Tool {
     "open_world" => |t, m| t.open_world = Some(flag(m)?),
     "meta" => |t, m| t.meta = meta(m)?,
     "requires" => |t, m| t.requires = requires(m)?,
+    "timeout" => |t, m| t.timeout_ms = Some(duration_ms(m)?),
 });
 
 /// `requires = ["sampling", "elicitation.url"]`
@@ -70,6 +71,7 @@ pub(super) fn parse(cx: &Ctxt, attr: &Attribute, f: &mut ImplItemFn) -> Tool {
         open_world: None,
         meta: Vec::new(),
         requires: Vec::new(),
+        timeout_ms: None,
     };
     if !matches!(attr.meta, syn::Meta::Path(_)) {
         KEYS.parse_attr(cx, attr, &mut t);

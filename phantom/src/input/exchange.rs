@@ -11,6 +11,7 @@ use std::pin::pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::task::Poll;
+use std::time::{Duration, Instant};
 
 use futures_util::task::AtomicWaker;
 use serde_json::{Map, Value, json};
@@ -91,6 +92,9 @@ pub(crate) struct Shared {
     waker: AtomicWaker,
     /// 2026-07-28: the answers the handler used, carried to the next round.
     used: Mutex<Map<String, Value>>,
+    /// Time spent waiting for the client's answers (2025-11-25), which a tool's time limit does
+    /// not count: the total of finished waits, and the start of the current one.
+    waits: Mutex<(Duration, Option<Instant>)>,
 }
 
 impl std::fmt::Debug for Shared {
@@ -121,6 +125,7 @@ impl Exchange {
                 interrupt: Mutex::new(None),
                 waker: AtomicWaker::new(),
                 used: Mutex::new(Map::new()),
+                waits: Mutex::new((Duration::ZERO, None)),
             })
         }))
     }
@@ -130,6 +135,30 @@ impl Exchange {
         self.shared.get().map_or_else(Map::new, |s| {
             std::mem::take(&mut *s.used.lock().unwrap_or_else(PoisonError::into_inner))
         })
+    }
+}
+
+/// Runs `fut` for at most `limit` of its own time: time spent waiting for the client's input
+/// does not count. `None` when the limit passed first (and `fut` was dropped).
+pub(crate) async fn limited<F: Future>(
+    exchange: &Exchange,
+    limit: Duration,
+    fut: F,
+) -> Option<F::Output> {
+    let start = Instant::now();
+    let waited = || exchange.shared.get().map_or(Duration::ZERO, |s| s.waited());
+    let mut fut = pin!(fut);
+    loop {
+        // While the handler waits for the client, `waited` grows with the clock, so the deadline
+        // moves on with it.
+        let deadline = start + limit + waited();
+        if Instant::now() >= deadline {
+            return None;
+        }
+        tokio::select! {
+            out = &mut fut => return Some(out),
+            () = tokio::time::sleep_until(deadline.into()) => {}
+        }
     }
 }
 
@@ -160,6 +189,23 @@ pub(crate) async fn interruptible<F: Future>(
 }
 
 impl Shared {
+    /// Time spent waiting for the client so far, the current wait included.
+    fn waited(&self) -> Duration {
+        let (total, since) = *self.waits.lock().unwrap_or_else(PoisonError::into_inner);
+        total + since.map_or(Duration::ZERO, |s| s.elapsed())
+    }
+
+    fn wait_starts(&self) {
+        self.waits.lock().unwrap_or_else(PoisonError::into_inner).1 = Some(Instant::now());
+    }
+
+    fn wait_ends(&self) {
+        let mut waits = self.waits.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(since) = waits.1.take() {
+            waits.0 += since.elapsed();
+        }
+    }
+
     /// Whether the client declared the capability `kind` needs.
     pub(crate) fn supports(&self, kind: InputKind) -> bool {
         missing_capabilities(&[kind.capability()], &self.caps).is_none()
@@ -276,7 +322,10 @@ impl Shared {
         }
         let mut answers = Vec::with_capacity(waits.len());
         for (key, waiter) in waits {
-            match waiter.await {
+            self.wait_starts();
+            let answer = waiter.await;
+            self.wait_ends();
+            match answer {
                 Ok(ClientAnswer::Result(text)) => {
                     answers.push(serde_json::from_str(&text).unwrap_or(Value::Null));
                 }

@@ -101,6 +101,8 @@ pub struct RouterInfo {
     pub icons: &'static [&'static str],
     /// `website_url`.
     pub website_url: Option<&'static str>,
+    /// `tool_timeout`: every tool's time limit unless it sets its own, in milliseconds.
+    pub tool_timeout_ms: Option<u64>,
 }
 
 impl RouterInfo {
@@ -128,6 +130,8 @@ pub struct ToolDef<S> {
     pub meta: &'static [(&'static str, MetaValue)],
     /// Client capabilities the tool needs: `"sampling"`, `"elicitation.url"`.
     pub requires: &'static [&'static str],
+    /// `timeout`: the handler's time limit, in milliseconds (client input time excluded).
+    pub timeout_ms: Option<u64>,
     pub args: fn(&mut ArgsBuilder<'_>),
     pub output: fn(&mut SchemaGenerator) -> Option<Schema>,
     pub call: ToolFn<S>,

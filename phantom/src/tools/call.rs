@@ -9,7 +9,7 @@ use serde_json::value::RawValue;
 use crate::dispatch::Status;
 use crate::dispatch::{Body, Dispatcher, Failure, guarded, invalid, members_of, parse_params};
 use crate::extract::{Args, CallParts, Context};
-use crate::input::missing_capabilities;
+use crate::input::{limited, missing_capabilities};
 use crate::protocol::{ErrorObject, codes};
 use crate::router::ToolEntry;
 use crate::server::Server;
@@ -74,9 +74,28 @@ impl<S: Server> Dispatcher<S> {
         let result = match check_arguments(entry, &args) {
             Err(message) => crate::tools::ToolResult::error(message),
             Ok(()) => {
+                let exchange = cx.exchange;
                 let parts = CallParts { cx, args };
                 let fut = (entry.def.call)(&self.inner.server, parts);
-                guarded("tool handler", entry.def.name, fut).await?
+                let limit = entry
+                    .def
+                    .timeout_ms
+                    .or(self.inner.router.info.tool_timeout_ms);
+                match limit {
+                    None => guarded("tool handler", entry.def.name, fut).await?,
+                    Some(ms) => {
+                        let limit = std::time::Duration::from_millis(ms);
+                        let guarded = guarded("tool handler", entry.def.name, fut);
+                        match limited(exchange, limit, guarded).await {
+                            Some(result) => result?,
+                            None => crate::tools::ToolResult::error(format!(
+                                "Tool `{}` timed out after {}",
+                                entry.def.name,
+                                human(limit)
+                            )),
+                        }
+                    }
+                }
             }
         };
         let mut result = result;
@@ -129,4 +148,16 @@ fn check_arguments<S>(entry: &ToolEntry<S>, args: &Args<'_>) -> Result<(), Strin
         }
     }
     Ok(())
+}
+
+/// `30s`, `500ms`, `2m`: a time limit as `#[tool(timeout)]` spells it.
+fn human(d: std::time::Duration) -> String {
+    let ms = d.as_millis();
+    if ms.is_multiple_of(60_000) {
+        format!("{}m", ms / 60_000)
+    } else if ms.is_multiple_of(1000) {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{ms}ms")
+    }
 }
