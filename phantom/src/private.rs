@@ -70,3 +70,45 @@ pub use crate::dispatch::ParamsHead;
 pub use crate::protocol::Incoming;
 #[cfg(feature = "http")]
 pub use crate::transport::sse;
+
+/// For the crate's benches: seals `answers` as a `requestState` for a `tools/call` with `params`
+/// by `principal`, as an `input_required` round does.
+pub fn seal_state(
+    key: &crate::StateKey,
+    principal: Option<&str>,
+    params: &serde_json::value::RawValue,
+    answers: serde_json::Map<String, serde_json::Value>,
+) -> String {
+    let binding = crate::input::Binding::new("tools/call", principal, Some(params));
+    crate::input::seal(
+        key,
+        &binding,
+        answers,
+        std::time::Duration::from_secs(600),
+        1 << 20,
+    )
+    .expect("the answers fit")
+}
+
+/// For the crate's benches: one round of a retry, as the dispatcher does it: the request's
+/// binding once, its `state` opened, and the answers (with `more`) sealed for the next round.
+/// `None` when the state does not open.
+pub fn state_round(
+    key: &crate::StateKey,
+    principal: Option<&str>,
+    params: &serde_json::value::RawValue,
+    state: &str,
+    more: serde_json::Map<String, serde_json::Value>,
+) -> Option<String> {
+    let binding = crate::input::Binding::new("tools/call", principal, Some(params));
+    let mut answers = crate::input::open(key, &binding, state).ok()?;
+    answers.extend(more);
+    crate::input::seal(
+        key,
+        &binding,
+        answers,
+        std::time::Duration::from_secs(600),
+        1 << 20,
+    )
+    .ok()
+}

@@ -525,10 +525,11 @@ impl<S: Server> Dispatcher<S> {
         session: &Session,
         out: Out<'_>,
     ) -> Result<Exchange, Failure> {
+        let mut binding = None;
         let engine = match method {
             Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead => {
                 if session.is_modern() {
-                    Engine::Modern(self.answers(method, params, session, out)?)
+                    Engine::Modern(self.answers(method, params, session, out, &mut binding)?)
                 } else if session.is_stateless() {
                     Engine::Unavailable(Unavailable::Stateless)
                 } else {
@@ -541,16 +542,22 @@ impl<S: Server> Dispatcher<S> {
             }
             other => Engine::Unavailable(Unavailable::Method(other.as_str())),
         };
-        Ok(Exchange::new(engine, session))
+        let exchange = Exchange::new(engine, session);
+        if let Some(binding) = binding {
+            exchange.keep_binding(binding);
+        }
+        Ok(exchange)
     }
 
-    /// A 2026-07-28 retry's answers: its opened `requestState`, then its `inputResponses`.
+    /// A 2026-07-28 retry's answers: its opened `requestState`, then its `inputResponses`. The
+    /// binding computed to open the state is kept for sealing the next one.
     fn answers(
         &self,
         method: Method,
         params: Option<&RawValue>,
         session: &Session,
         out: Out<'_>,
+        kept: &mut Option<Binding>,
     ) -> Result<serde_json::Map<String, serde_json::Value>, Failure> {
         let mut answers = serde_json::Map::new();
         if let Some(state) = out.state {
@@ -558,8 +565,8 @@ impl<S: Server> Dispatcher<S> {
             let text = raw_str(state).ok_or_else(|| {
                 invalid("Invalid params: `requestState` must be a string").with_data(field())
             })?;
-            let binding = Binding::new(method, session, params);
-            answers = open(&self.inner.config.state_key, &binding, &text)
+            let binding = kept.insert(Binding::of(method, session, params));
+            answers = open(&self.inner.config.state_key, binding, &text)
                 .map_err(|e| invalid(format!("Invalid params: {e}")).with_data(field()))?;
         }
         if let Some(responses) = out.responses {
@@ -592,11 +599,11 @@ impl<S: Server> Dispatcher<S> {
                     .iter()
                     .map(|r| (r.key().to_owned(), r.to_wire()))
                     .collect();
-                let binding = Binding::new(method, session, params);
+                let binding = exchange.binding(|| Binding::of(method, session, params));
                 let config = &self.inner.config;
                 let state = seal(
                     &config.state_key,
-                    &binding,
+                    binding,
                     exchange.used(),
                     config.state_ttl,
                     config.state_limit,

@@ -81,6 +81,8 @@ pub(crate) struct Exchange {
     caps: Arc<Value>,
     modern: bool,
     shared: OnceLock<Arc<Shared>>,
+    /// What a 2026-07-28 state of this request is bound to, computed at most once.
+    binding: OnceLock<super::Binding>,
 }
 
 /// What a `Ctx` holds of its request's exchange.
@@ -112,7 +114,18 @@ impl Exchange {
             caps: Arc::clone(&session.client_capabilities),
             modern: session.is_modern(),
             shared: OnceLock::new(),
+            binding: OnceLock::new(),
         }
+    }
+
+    /// The request's binding, computed by `make` on first use.
+    pub(crate) fn binding(&self, make: impl FnOnce() -> super::Binding) -> &super::Binding {
+        self.binding.get_or_init(make)
+    }
+
+    /// Keeps a binding computed before the exchange was made.
+    pub(crate) fn keep_binding(&self, binding: super::Binding) {
+        let _ = self.binding.set(binding);
     }
 
     /// The shared part, made on first use.

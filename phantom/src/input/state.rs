@@ -1,17 +1,21 @@
 //! The sealed `requestState` of a 2026-07-28 input round: the answers a handler has had so far,
-//! sealed with ChaCha20-Poly1305 so that a client can carry them but neither read nor change them.
+//! sealed with AES-256-GCM so that a client can carry them but neither read nor change them.
 //!
 //! The associated data binds a state to the request it was made for: the method, the principal
 //! `connect` established, and the request's params without `inputResponses`, `requestState` and
 //! `_meta` (in a canonical form: keys sorted, no spaces). A state replayed for another request, by
 //! another principal, or changed in any byte fails to open; so does one past its expiry.
 
+use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use aes_gcm::aead::{Aead, KeyInit, Payload};
+use aes_gcm::{Aes256Gcm, Nonce};
 use base64::Engine as _;
-use chacha20poly1305::aead::{Aead, KeyInit, Payload};
-use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -24,7 +28,7 @@ const CONTEXT: &[u8] = b"phantom/requestState/1";
 /// share a key with [`Config::state_key`](crate::Config::state_key), e.g. from
 /// `StateKey::from_base64(&std::env::var("PHANTOM_STATE_KEY")?)`.
 #[derive(Clone)]
-pub struct StateKey(Key);
+pub struct StateKey(Aes256Gcm);
 
 impl StateKey {
     /// A random key (from the operating system's generator).
@@ -36,7 +40,8 @@ impl StateKey {
 
     /// A key from 32 bytes.
     pub fn from_bytes(bytes: [u8; 32]) -> Self {
-        Self(Key::from(bytes))
+        // The key schedule is computed once here, not per seal.
+        Self(Aes256Gcm::new(&bytes.into()))
     }
 
     /// A key from 32 bytes in base64 (standard or URL-safe alphabet, padded or not), as a
@@ -71,34 +76,30 @@ pub enum StateKeyError {
     Length(usize),
 }
 
-/// What a state is bound to.
-pub(crate) struct Binding<'a> {
-    pub(crate) method: &'a str,
-    pub(crate) principal: Option<&'a str>,
-    pub(crate) params: Option<&'a RawValue>,
+/// What a state is bound to: the associated data of its seal, computed once per request.
+#[derive(Debug)]
+pub(crate) struct Binding {
+    aad: Vec<u8>,
 }
 
-impl<'a> Binding<'a> {
+impl Binding {
     /// The binding of a request: its method, its session's principal and its params.
-    pub(crate) fn new(
+    pub(crate) fn of(
         method: crate::protocol::Method,
-        session: &'a crate::server::Session,
-        params: Option<&'a RawValue>,
+        session: &crate::server::Session,
+        params: Option<&RawValue>,
     ) -> Self {
-        Self {
-            method: method.as_str(),
-            principal: session.principal.as_deref(),
-            params,
-        }
+        Self::new(method.as_str(), session.principal.as_deref(), params)
     }
 
-    fn associated_data(&self) -> Vec<u8> {
+    /// The binding of a request by its parts.
+    pub(crate) fn new(method: &str, principal: Option<&str>, params: Option<&RawValue>) -> Self {
         let mut out = Vec::with_capacity(128);
         out.extend_from_slice(CONTEXT);
         out.push(0);
-        out.extend_from_slice(self.method.as_bytes());
+        out.extend_from_slice(method.as_bytes());
         out.push(0);
-        match self.principal {
+        match principal {
             None => out.push(b'-'),
             Some(p) => {
                 out.push(b'+');
@@ -106,48 +107,59 @@ impl<'a> Binding<'a> {
             }
         }
         out.push(0);
-        let mut params = match self.params.map(|p| serde_json::from_str::<Value>(p.get())) {
-            Some(Ok(Value::Object(map))) => map,
-            _ => Map::new(),
-        };
-        for key in ["inputResponses", "requestState", "_meta"] {
-            params.remove(key);
+        // The top level is read raw and sorted, so that `_meta` and the answers (the larger
+        // members) are skipped without being decoded; the rest is written canonically.
+        let members: BTreeMap<Cow<'_, str>, &RawValue> = params
+            .and_then(|p| serde_json::from_str(p.get()).ok())
+            .unwrap_or_default();
+        out.push(b'{');
+        let kept = members
+            .iter()
+            .filter(|(k, _)| !matches!(k.as_ref(), "inputResponses" | "requestState" | "_meta"));
+        for (i, (key, raw)) in kept.enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            let _ = serde_json::to_writer(&mut out, key);
+            out.push(b':');
+            let value: Value = serde_json::from_str(raw.get()).unwrap_or(Value::Null);
+            canonical(&value, &mut out);
         }
-        let mut text = String::new();
-        canonical(&Value::Object(params), &mut text);
-        out.extend_from_slice(text.as_bytes());
-        out
+        out.push(b'}');
+        Self { aad: out }
     }
 }
 
 /// JSON with object keys sorted at every depth, whatever order the client sent them in.
-fn canonical(value: &Value, out: &mut String) {
+fn canonical(value: &Value, out: &mut Vec<u8>) {
     match value {
         Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, key) in keys.into_iter().enumerate() {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            out.push(b'{');
+            for (i, (key, item)) in entries.into_iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
-                out.push_str(&Value::from(key.as_str()).to_string());
-                out.push(':');
-                canonical(&map[key], out);
+                let _ = serde_json::to_writer(&mut *out, key);
+                out.push(b':');
+                canonical(item, out);
             }
-            out.push('}');
+            out.push(b'}');
         }
         Value::Array(items) => {
-            out.push('[');
+            out.push(b'[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
                 canonical(item, out);
             }
-            out.push(']');
+            out.push(b']');
         }
-        other => out.push_str(&other.to_string()),
+        leaf => {
+            let _ = serde_json::to_writer(&mut *out, leaf);
+        }
     }
 }
 
@@ -176,6 +188,28 @@ pub(crate) enum StateError {
     TooLarge(usize, usize),
 }
 
+/// A fresh nonce: a random 96-bit value drawn once per process, then counted up. Nonces never
+/// repeat within a process, and two processes sharing a key would need to draw starting points
+/// within 2^64 seals of each other (probability about 2^-32 per pair at most).
+fn next_nonce() -> [u8; NONCE_LEN] {
+    static START: OnceLock<(u32, u64)> = OnceLock::new();
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let (high, low) = *START.get_or_init(|| {
+        let mut bytes = [0u8; NONCE_LEN];
+        getrandom::fill(&mut bytes).expect("the operating system's random generator failed");
+        let (h, l) = bytes.split_at(4);
+        (
+            u32::from_le_bytes(h.try_into().expect("4 bytes")),
+            u64::from_le_bytes(l.try_into().expect("8 bytes")),
+        )
+    });
+    let n = low.wrapping_add(COUNTER.fetch_add(1, Ordering::Relaxed));
+    let mut nonce = [0u8; NONCE_LEN];
+    nonce[..4].copy_from_slice(&high.to_le_bytes());
+    nonce[4..].copy_from_slice(&n.to_le_bytes());
+    nonce
+}
+
 fn now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -185,7 +219,7 @@ fn now() -> u64 {
 /// Seals `answers` for the request `binding` names, valid for `ttl`, at most `cap` bytes.
 pub(crate) fn seal(
     key: &StateKey,
-    binding: &Binding<'_>,
+    binding: &Binding,
     answers: Map<String, Value>,
     ttl: Duration,
     cap: usize,
@@ -200,16 +234,14 @@ pub(crate) fn seal(
     if sealed_len > cap {
         return Err(StateError::TooLarge(sealed_len, cap));
     }
-    let mut nonce = [0u8; NONCE_LEN];
-    getrandom::fill(&mut nonce).expect("the operating system's random generator failed");
-    let aad = binding.associated_data();
-    let cipher = ChaCha20Poly1305::new(&key.0);
-    let ct = cipher
+    let nonce = next_nonce();
+    let ct = key
+        .0
         .encrypt(
             Nonce::from_slice(&nonce),
             Payload {
                 msg: &text,
-                aad: &aad,
+                aad: &binding.aad,
             },
         )
         .map_err(|_| StateError::Malformed)?;
@@ -222,7 +254,7 @@ pub(crate) fn seal(
 /// Opens a state sealed for the request `binding` names: the answers it carries.
 pub(crate) fn open(
     key: &StateKey,
-    binding: &Binding<'_>,
+    binding: &Binding,
     state: &str,
 ) -> Result<Map<String, Value>, StateError> {
     let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
@@ -232,10 +264,15 @@ pub(crate) fn open(
         return Err(StateError::Malformed);
     }
     let (nonce, ct) = bytes.split_at(NONCE_LEN);
-    let aad = binding.associated_data();
-    let cipher = ChaCha20Poly1305::new(&key.0);
-    let text = cipher
-        .decrypt(Nonce::from_slice(nonce), Payload { msg: ct, aad: &aad })
+    let text = key
+        .0
+        .decrypt(
+            Nonce::from_slice(nonce),
+            Payload {
+                msg: ct,
+                aad: &binding.aad,
+            },
+        )
         .map_err(|_| StateError::Tampered)?;
     let plain: Plain = serde_json::from_slice(&text).map_err(|_| StateError::Malformed)?;
     if plain.exp < now() {
@@ -248,12 +285,8 @@ pub(crate) fn open(
 mod tests {
     use super::*;
 
-    fn binding<'a>(params: &'a RawValue, principal: Option<&'a str>) -> Binding<'a> {
-        Binding {
-            method: "tools/call",
-            principal,
-            params: Some(params),
-        }
+    fn binding(params: &RawValue, principal: Option<&str>) -> Binding {
+        Binding::new("tools/call", principal, Some(params))
     }
 
     fn raw(text: &str) -> Box<RawValue> {
@@ -339,12 +372,13 @@ mod tests {
         // An expired state, sealed by hand with the same key and binding.
         let text = serde_json::to_vec(&plain).unwrap();
         let nonce = [7u8; NONCE_LEN];
-        let ct = ChaCha20Poly1305::new(&key.0)
+        let ct = key
+            .0
             .encrypt(
                 Nonce::from_slice(&nonce),
                 Payload {
                     msg: &text,
-                    aad: &b.associated_data(),
+                    aad: &b.aad,
                 },
             )
             .unwrap();
