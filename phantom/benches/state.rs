@@ -5,8 +5,8 @@
 #![allow(missing_docs)] // criterion_group! generates undocumented items
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use phantom::StateKey;
 use phantom::__private::{seal_state, state_round};
+use phantom::StateKey;
 use serde_json::value::RawValue;
 use serde_json::{Map, json};
 

@@ -101,6 +101,12 @@ impl Asker {
         format!("Hello, {name}!")
     }
 
+    /// Pings the client, then says whether it answered.
+    #[tool]
+    async fn knock(&self, ctx: Ctx) -> String {
+        format!("answered: {}", ctx.ping().await)
+    }
+
     /// A prompt that asks for context.
     #[prompt]
     async fn briefing(&self, ctx: Ctx) -> PromptReply {
@@ -601,4 +607,51 @@ async fn waiting_for_the_client_does_not_count_against_the_limit() {
         .call_tool("hurried_greet", json!({}))
         .await
         .assert_tool_text("Hello, Ada!");
+}
+
+#[tokio::test]
+async fn the_test_client_cancels_in_both_eras() {
+    for modern in [false, true] {
+        let asker = Asker::default();
+        let ticks = Arc::clone(&asker.ticks);
+        let mut client = if modern {
+            Client::builder(asker).modern()
+        } else {
+            Client::builder(asker).legacy().await
+        };
+        client
+            .cancel_tool_call("tick", json!({}), Duration::from_millis(40))
+            .await;
+        let stopped = ticks.load(Ordering::SeqCst);
+        assert!(stopped > 0, "the handler ran (modern: {modern})");
+        tokio::time::sleep(Duration::from_millis(40)).await;
+        assert_eq!(
+            ticks.load(Ordering::SeqCst),
+            stopped,
+            "the handler stopped advancing (modern: {modern})"
+        );
+        // The client goes on.
+        assert!(
+            client
+                .list_tools(None)
+                .await
+                .tool_names()
+                .iter()
+                .any(|n| n == "tick")
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_handler_pings_a_legacy_client() {
+    let mut legacy = Client::builder(Asker::default()).legacy().await;
+    let response = legacy.call_tool("knock", json!({})).await;
+    response.assert_tool_text("answered: true");
+    assert_eq!(response.requests[0]["method"], "ping");
+    // 2026-07-28 has no server-to-client requests: nothing to ping.
+    let mut modern = Client::builder(Asker::default()).modern();
+    modern
+        .call_tool("knock", json!({}))
+        .await
+        .assert_tool_text("answered: false");
 }

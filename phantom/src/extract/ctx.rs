@@ -140,6 +140,14 @@ impl Ctx {
         self.input(Roots::new(key)).await
     }
 
+    /// Pings the client and waits for its answer (a 2025-11-25 session: a `ping` request on the
+    /// request's stream). `true` once it answers; `false` where no client can be pinged mid-request
+    /// (2026-07-28, which has no server-to-client requests; stateless mode; completions) or when
+    /// it answers with an error. Time spent waiting does not count against a tool's time limit.
+    pub async fn ping(&self) -> bool {
+        self.exchange.ping().await
+    }
+
     /// Whether the client declared the capability an input of `kind` needs.
     pub fn supports(&self, kind: InputKind) -> bool {
         self.exchange.supports(kind)

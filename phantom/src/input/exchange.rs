@@ -18,7 +18,7 @@ use serde_json::{Map, Value, json};
 
 use super::{ClientAnswer, InputKind, InputRequest, Replies};
 use crate::dispatch::{Failure, Outbound, Status};
-use crate::protocol::{ErrorObject, codes};
+use crate::protocol::{ErrorObject, Method, codes};
 use crate::server::Session;
 
 /// Where input comes from for one request.
@@ -363,6 +363,33 @@ impl Shared {
             }
         }
         answers
+    }
+
+    /// Pings the client (2025-11-25 sessions): `true` once it answers. `false` where there is no
+    /// client to ping mid-request (2026-07-28 requests, stateless mode, completions) or when the
+    /// client answers with an error.
+    pub(crate) async fn ping(&self) -> bool {
+        let Engine::Legacy {
+            outbound,
+            session,
+            replies,
+        } = &self.engine
+        else {
+            return false;
+        };
+        let id = replies.next_id();
+        let Ok(waiter) = replies.expect(session, &id).await else {
+            return false;
+        };
+        let message = json!({ "jsonrpc": "2.0", "id": id, "method": Method::Ping.as_str() });
+        if !outbound.send(message.to_string()) {
+            replies.forget(session, &id).await;
+            return false;
+        }
+        self.wait_starts();
+        let answer = waiter.await;
+        self.wait_ends();
+        matches!(answer, Ok(ClientAnswer::Result(_)))
     }
 
     /// Stops the handler because the answer under `key` does not read.

@@ -384,6 +384,7 @@ impl<S: Server> Client<S> {
             other => other.to_string(),
         };
         let answer = match answers.for_method(method) {
+            _ if method == Method::Ping.as_str() => ClientAnswer::Result("{}".into()),
             Some(answer) => ClientAnswer::Result(answer(&message["params"]).to_string()),
             None => ClientAnswer::Error(
                 json!({"code": -32601, "message": format!("the test client has no answer for `{method}`")})
@@ -392,6 +393,70 @@ impl<S: Server> Client<S> {
         };
         requests.push(json!({"method": method, "params": message["params"]}));
         dispatcher.inner.replies.deliver(key, &id, answer).await;
+    }
+
+    /// Calls a tool and cancels the call after `after`, as a client does: on a legacy session
+    /// with `notifications/cancelled` (the call then gets no reply), on a modern request by
+    /// dropping it (closing its response). Returns what the handling sent before it stopped.
+    ///
+    /// # Panics
+    ///
+    /// If the call finishes before `after`, or a cancelled legacy call still replies.
+    pub async fn cancel_tool_call(
+        &mut self,
+        name: &str,
+        arguments: Value,
+        after: std::time::Duration,
+    ) -> Vec<Value> {
+        let params = json!({"name": name, "arguments": arguments});
+        let params = match self.era {
+            Era::Legacy => params,
+            Era::Modern => with_envelope(params, &self.capabilities),
+        };
+        self.next_id += 1;
+        let id = self.next_id;
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": Method::ToolsCall.as_str(), "params": params});
+        let text = msg.to_string();
+        let snapshot = self.session.get().cloned();
+        let era = self.era;
+        let (outbound, mut rx) = Outbound::channel();
+        let Self {
+            dispatcher,
+            session,
+            request,
+            ..
+        } = self;
+        let handling = dispatcher.handle(&text, request, session, &outbound);
+        tokio::pin!(handling);
+        let timer = tokio::time::sleep(after);
+        tokio::pin!(timer);
+        let mut notifications = Vec::new();
+        loop {
+            tokio::select! {
+                biased;
+                reply = &mut handling => panic!("`{name}` finished before it was cancelled: {reply:?}"),
+                Some(out) = rx.recv() => {
+                    notifications.push(serde_json::from_str(&out).expect("outbound messages are JSON"));
+                }
+                () = &mut timer => break,
+            }
+        }
+        if era == Era::Legacy {
+            let cancel = json!({"jsonrpc": "2.0", "method": Method::Cancelled.as_str(),
+                                "params": {"requestId": id, "reason": "cancelled by the test"}});
+            let mut side = SessionSlot::new(snapshot);
+            dispatcher
+                .handle(&cancel.to_string(), request, &mut side, &Outbound::none())
+                .await;
+            let reply = tokio::time::timeout(std::time::Duration::from_secs(5), &mut handling)
+                .await
+                .expect("a cancelled call ends");
+            assert!(reply.is_none(), "a cancelled call gets no reply: {reply:?}");
+        }
+        while let Ok(out) = rx.try_recv() {
+            notifications.push(serde_json::from_str(&out).expect("outbound messages are JSON"));
+        }
+        notifications
     }
 
     /// Sends a notification.
