@@ -152,6 +152,15 @@ impl Everything {
         "Streaming elicitation test completed without a server-to-client request."
     }
 
+    /// Ends its POST stream before answering (SEP-1699 polling): the client resumes with `GET` and
+    /// `Last-Event-ID`, and the result arrives there.
+    #[tool]
+    async fn test_reconnection(&self, ctx: Ctx) -> &'static str {
+        ctx.close_stream();
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        "Reconnection test completed"
+    }
+
     /// Reports progress 0, 50 and 100 of 100 (when the request carried a progress token), ~50 ms
     /// apart.
     #[tool]

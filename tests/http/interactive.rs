@@ -6,7 +6,7 @@ use phantom::http::HttpConfig;
 use phantom::prelude::*;
 use serde_json::{Value, json};
 
-use crate::support::{LEGACY, TestServer, first_text, notification, request};
+use crate::support::{Event, LEGACY, TestServer, first_text, notification, request};
 
 #[derive(Clone)]
 struct Confirmer;
@@ -62,6 +62,106 @@ async fn progress_sent_without_yielding_is_not_lost() {
     assert_eq!(messages[0]["params"]["progress"], 1.0);
     assert_eq!(messages[1]["params"]["progress"], 2.0);
     assert_eq!(first_text(&messages[2]["result"]), "done");
+}
+
+#[derive(Clone)]
+struct Poller;
+
+#[mcp_router(name = "poller", version = "1.0.0")]
+impl Poller {
+    /// Reports progress, ends its stream, goes on, reports again and answers.
+    #[tool]
+    async fn poll_me(&self, ctx: Ctx) -> &'static str {
+        ctx.progress(1.0, None, None).await;
+        ctx.close_stream();
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        ctx.progress(2.0, None, None).await;
+        "finished"
+    }
+}
+
+/// The data events of an SSE stream, with their ids.
+async fn data_events(sse: crate::support::Sse) -> Vec<(Option<String>, Value)> {
+    sse.rest()
+        .await
+        .into_iter()
+        .filter(|e| e.data.as_deref().is_some_and(|d| !d.is_empty()))
+        .map(|e| (e.id.clone(), e.json()))
+        .collect()
+}
+
+fn resume(server: &TestServer, session: &str, last: &str) -> crate::support::Call {
+    server
+        .request(http::Method::GET)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", session)
+        .header("last-event-id", last)
+}
+
+/// A handler that ends its stream goes on; the client resumes with `Last-Event-ID` and gets the
+/// rest, result included, even when it resumes before the handler is done.
+#[tokio::test]
+async fn a_closed_stream_resumes_with_the_rest_of_the_request() {
+    let server = TestServer::start_with(Poller, HttpConfig::default()).await;
+    let session = server.initialize(LEGACY).await;
+    let call = request(
+        1,
+        "tools/call",
+        json!({"name": "poll_me", "arguments": {}, "_meta": {"progressToken": "t"}}),
+    );
+    let events = server
+        .post_in(&session, &call)
+        .send()
+        .await
+        .sse()
+        .rest()
+        .await;
+    assert!(events[0].is_priming(), "{events:?}");
+    let seen: Vec<&Event> = events
+        .iter()
+        .filter(|e| e.data.as_deref() != Some(""))
+        .collect();
+    assert_eq!(
+        seen.len(),
+        1,
+        "only the first progress before the close: {events:?}"
+    );
+    assert_eq!(seen[0].json()["params"]["progress"], 1.0);
+    let last = seen[0].id.clone().expect("an id");
+
+    // Resumed at once, while the handler still sleeps: the rest arrives, then the stream ends.
+    let rest = data_events(resume(&server, &session, &last).send().await.sse()).await;
+    assert_eq!(rest.len(), 2, "{rest:?}");
+    assert_eq!(rest[0].1["params"]["progress"], 2.0);
+    assert_eq!(rest[1].1["id"], 1);
+    assert_eq!(first_text(&rest[1].1["result"]), "finished");
+}
+
+/// A POST stream the client drops is not a cancellation: the handler finishes, and its result is
+/// there for `Last-Event-ID`.
+#[tokio::test]
+async fn a_dropped_stream_is_not_a_cancellation() {
+    let server = TestServer::start_with(Confirmer, HttpConfig::default()).await;
+    let session = open_session(&server).await;
+    let call = request(1, "tools/call", json!({"name": "delete", "arguments": {}}));
+    let reply = server.post_in(&session, &call).send().await;
+    let mut stream = reply.sse();
+    let asked = loop {
+        let event = stream.next().await.expect("the elicitation request");
+        if event.data.as_deref().is_some_and(|d| !d.is_empty()) {
+            break event;
+        }
+    };
+    let last = asked.id.clone().expect("an id");
+    let id = asked.json()["id"].clone();
+    drop(stream);
+    // The handler still waits for its answer; it comes, and the result is stored.
+    let answer = json!({"jsonrpc": "2.0", "id": id, "result": {"action": "decline"}});
+    let accepted = server.post_in(&session, &answer).send().await;
+    assert_eq!(accepted.status, http::StatusCode::ACCEPTED);
+    let rest = data_events(resume(&server, &session, &last).send().await.sse()).await;
+    assert_eq!(rest.len(), 1, "{rest:?}");
+    assert_eq!(first_text(&rest[0].1["result"]), "delete decline");
 }
 
 async fn open_session(server: &TestServer) -> String {

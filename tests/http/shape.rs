@@ -203,8 +203,12 @@ async fn a_response_becomes_an_sse_stream_once_the_handler_sends_something() {
     let reply = server.post_in(&session, &call).send().await;
     assert_eq!(reply.session_id().as_deref(), Some(session.as_str()));
     let mut events = reply.sse();
+    // A 2025-11-25 session's stream is resumable: a priming event first, then ids on every event.
+    let priming = events.next().await.expect("a priming event");
+    assert!(priming.is_priming(), "{priming:?}");
     for expected in [1.0, 2.0] {
         let event = events.next().await.expect("a progress event");
+        assert!(event.id.is_some(), "{event:?}");
         let message = event.json();
         assert_eq!(message["method"], "notifications/progress");
         assert_eq!(message["params"]["progressToken"], "tok");

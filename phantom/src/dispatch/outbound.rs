@@ -28,6 +28,18 @@ impl Outbound {
         (Self { tx: Some(tx) }, rx)
     }
 
+    /// What [`close_stream`](Self::close_stream) sends: never a JSON-RPC message.
+    pub(crate) const CLOSE: &'static str = "";
+
+    /// Asks the transport to end the request's stream now (2025-11-25 HTTP, SEP-1699 polling):
+    /// the handling goes on, and the client fetches what follows with `Last-Event-ID`. Transports
+    /// that cannot resume ignore it.
+    pub(crate) fn close_stream(&self) {
+        if let Some(tx) = &self.tx {
+            let _ = tx.send(Self::CLOSE.to_owned());
+        }
+    }
+
     /// Sends a message already serialized (a server-to-client request); `false` when nobody
     /// listens.
     pub(crate) fn send(&self, message: String) -> bool {

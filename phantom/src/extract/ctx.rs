@@ -148,6 +148,14 @@ impl Ctx {
         self.exchange.ping().await
     }
 
+    /// Ends the request's stream now, while the handler goes on (SEP-1699 polling, 2025-11-25
+    /// over HTTP): the client reconnects with `GET` and `Last-Event-ID` and receives the messages
+    /// that follow and the result. For long handlers behind proxies that cut idle connections.
+    /// Elsewhere (2026-07-28, stdio, JSON responses) it does nothing.
+    pub fn close_stream(&self) {
+        self.outbound.close_stream();
+    }
+
     /// Whether the client declared the capability an input of `kind` needs.
     pub fn supports(&self, kind: InputKind) -> bool {
         self.exchange.supports(kind)

@@ -374,6 +374,9 @@ impl<S: Server> Client<S> {
         notifications: &mut Vec<Value>,
         requests: &mut Vec<Value>,
     ) {
+        if text == Outbound::CLOSE {
+            return;
+        }
         let message: Value = serde_json::from_str(text).expect("outbound messages are JSON");
         let (Some(id), Some(method)) = (message.get("id"), message["method"].as_str()) else {
             notifications.push(message);
@@ -436,7 +439,9 @@ impl<S: Server> Client<S> {
                 biased;
                 reply = &mut handling => panic!("`{name}` finished before it was cancelled: {reply:?}"),
                 Some(out) = rx.recv() => {
-                    notifications.push(serde_json::from_str(&out).expect("outbound messages are JSON"));
+                    if out != Outbound::CLOSE {
+                        notifications.push(serde_json::from_str(&out).expect("outbound messages are JSON"));
+                    }
                 }
                 () = &mut timer => break,
             }
@@ -454,7 +459,9 @@ impl<S: Server> Client<S> {
             assert!(reply.is_none(), "a cancelled call gets no reply: {reply:?}");
         }
         while let Ok(out) = rx.try_recv() {
-            notifications.push(serde_json::from_str(&out).expect("outbound messages are JSON"));
+            if out != Outbound::CLOSE {
+                notifications.push(serde_json::from_str(&out).expect("outbound messages are JSON"));
+            }
         }
         notifications
     }

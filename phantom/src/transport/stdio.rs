@@ -63,7 +63,11 @@ where
                 tokio::select! {
                     biased;
                     reply = &mut handling => break reply,
-                    Some(message) = rx.recv() => write_line(&mut output, message).await?,
+                    Some(message) = rx.recv() => {
+                        if message != Outbound::CLOSE {
+                            write_line(&mut output, message).await?;
+                        }
+                    }
                     next = lines.next_line(), if !eof => match next? {
                         None => eof = true,
                         Some(next) if is_request(&next) => queued.push_back(next),
@@ -81,7 +85,9 @@ where
             }
         };
         while let Ok(message) = rx.try_recv() {
-            write_line(&mut output, message).await?;
+            if message != Outbound::CLOSE {
+                write_line(&mut output, message).await?;
+            }
         }
         if let Some(reply) = reply {
             write_line(&mut output, reply.body).await?;

@@ -60,6 +60,31 @@ pub(super) struct HttpState<S: Server> {
     sessions: Sessions,
     cfg: HttpConfig,
     streams: AtomicU64,
+    /// Resumable POST streams whose request is still being handled, as `session/stream`: a
+    /// client that resumes one waits for the rest.
+    live: std::sync::Mutex<std::collections::HashSet<String>>,
+}
+
+impl<S: Server> HttpState<S> {
+    fn live(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<String>> {
+        self.live
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Whether the request of a POST stream is still being handled.
+    pub(super) fn is_live(&self, session: &str, stream: &str) -> bool {
+        self.live().contains(&format!("{session}/{stream}"))
+    }
+
+    pub(super) fn set_live(&self, session: &str, stream: &str, live: bool) {
+        let key = format!("{session}/{stream}");
+        if live {
+            self.live().insert(key);
+        } else {
+            self.live().remove(&key);
+        }
+    }
 }
 
 /// The MCP endpoint as an axum [`Router`](axum::Router) (a tower `Service`): nest it at any path
@@ -75,6 +100,7 @@ fn endpoint<S: Server>(server: S, config: HttpConfig) -> OriginAware<S> {
         dispatcher: Dispatcher::with_config(server, config.config.clone()),
         sessions: Sessions::new(config.max_sessions, config.session_idle_ttl),
         streams: AtomicU64::new(0),
+        live: std::sync::Mutex::default(),
         cfg: config,
     });
     let cors_state = Arc::clone(&state);

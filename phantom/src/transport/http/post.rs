@@ -18,7 +18,9 @@ use super::headers::{
     SESSION_HEADER, VERSION_HEADER, accepts_all, check_modern_headers, check_param_headers,
     header_str,
 };
-use super::response::{Handling, empty, error_for, plain, reply_response, sse_reply, streaming};
+use super::response::{
+    Handling, empty, error_for, plain, reply_response, resumable, sse_reply, streaming,
+};
 use super::session::{find_session, forget_evicted};
 use crate::dispatch::{Outbound, ParamsHead, Reply, SessionSlot, Status, raw_str};
 use crate::protocol::{Incoming, Method, ProtocolVersion, RequestId, codes};
@@ -143,15 +145,27 @@ pub(super) async fn post<S: Server>(
     let state = Arc::clone(st);
     let mut handling: Handling =
         Box::pin(async move { handle_body(&state, request, &bytes, &out).await });
-    tokio::select! {
+    let (first, handling) = tokio::select! {
         biased;
         resp = &mut handling => match rx.try_recv() {
             // Sent before the result without yielding in between: still sent first.
-            Ok(first) => streaming(first, rx, Box::pin(std::future::ready(resp)), session),
-            Err(_) => resp,
+            Ok(first) => (first, Box::pin(std::future::ready(resp)) as Handling),
+            Err(_) => return resp,
         },
-        Some(first) = rx.recv() => streaming(first, rx, handling, session),
+        Some(first) = rx.recv() => (first, handling),
+    };
+    match session.as_ref().and_then(|id| resumable_session(st, id)) {
+        Some(id) => resumable(st, &id, first, rx, handling),
+        None => streaming(first, rx, handling, session),
     }
+}
+
+/// The session whose POST stream can be resumed: a live legacy session at 2025-11-25 or later
+/// (earlier versions know no priming event).
+fn resumable_session<S: Server>(st: &HttpState<S>, id: &HeaderValue) -> Option<String> {
+    let id = id.to_str().ok()?;
+    let session = st.sessions.get(id).ok()?;
+    (session.protocol_version >= ProtocolVersion::V2025_11_25).then(|| id.to_owned())
 }
 
 /// Whether a handler may send messages before this POST's result (`Ctx::progress`, `Ctx::log`):

@@ -19,7 +19,7 @@ use tokio::sync::mpsc;
 use super::HttpState;
 use super::headers::SESSION_HEADER;
 use super::post::Inspected;
-use crate::dispatch::{Reply, Status};
+use crate::dispatch::{Outbound, Reply, Status};
 use crate::protocol::ProtocolVersion;
 use crate::server::Server;
 use crate::store::StoredEvent;
@@ -175,19 +175,28 @@ pub(super) fn streaming(
         rx,
         handling: Some(handling),
     };
-    let stream = futures_util::stream::unfold(state, |mut st| async move {
+    // A stream without event ids cannot be resumed, so a request to close it early
+    // (`Outbound::CLOSE`) is ignored: it becomes an empty frame.
+    let frame = |message: &str| {
+        if message == Outbound::CLOSE {
+            Bytes::new()
+        } else {
+            sse::event(None, message)
+        }
+    };
+    let stream = futures_util::stream::unfold(state, move |mut st| async move {
         if let Some(first) = st.first.take() {
-            return Some((sse::event(None, &first), st));
+            return Some((frame(&first), st));
         }
         let handling = st.handling.as_mut()?;
         tokio::select! {
             biased;
-            Some(message) = st.rx.recv() => Some((sse::event(None, &message), st)),
+            Some(message) = st.rx.recv() => Some((frame(&message), st)),
             resp = handling => {
                 st.handling = None;
                 let mut frames = Vec::new();
                 while let Ok(message) = st.rx.try_recv() {
-                    frames.extend_from_slice(&sse::event(None, &message));
+                    frames.extend_from_slice(&frame(&message));
                 }
                 let is_sse = resp
                     .headers()
@@ -209,4 +218,128 @@ pub(super) fn streaming(
         resp.headers_mut().insert(SESSION_HEADER, id);
     }
     resp
+}
+
+/// A legacy session's POST stream that a client can resume (2025-11-25 and later): a priming
+/// event, then every message and the result as events with ids, each stored in the event store.
+/// The handling runs in a task of its own, so neither a dropped stream nor one the handler ends
+/// (`Ctx::close_stream`) stops it: what follows is stored, and `GET` with `Last-Event-ID`
+/// delivers it.
+pub(super) fn resumable<S: Server>(
+    st: &Arc<HttpState<S>>,
+    session: &str,
+    first: String,
+    mut rx: mpsc::UnboundedReceiver<String>,
+    mut handling: Handling,
+) -> Response {
+    let (tx, body) = mpsc::unbounded_channel::<Bytes>();
+    let mut out = Events {
+        st: Arc::clone(st),
+        stream: format!("p{}", st.streams.fetch_add(1, Ordering::Relaxed)),
+        session: session.to_owned(),
+        tx: Some(tx),
+    };
+    st.set_live(&out.session, &out.stream, true);
+    tokio::spawn(async move {
+        out.prime().await;
+        out.message(first).await;
+        loop {
+            tokio::select! {
+                biased;
+                Some(message) = rx.recv() => out.message(message).await,
+                resp = &mut handling => {
+                    while let Ok(message) = rx.try_recv() {
+                        out.message(message).await;
+                    }
+                    out.result(resp).await;
+                    out.st.set_live(&out.session, &out.stream, false);
+                    break;
+                }
+            }
+        }
+    });
+    let body = futures_util::stream::unfold(body, |mut rx| async move {
+        rx.recv()
+            .await
+            .map(|frame| (Ok::<_, Infallible>(frame), rx))
+    });
+    let mut resp = Response::new(Body::from_stream(body));
+    sse_headers(&mut resp);
+    if let Ok(v) = HeaderValue::from_str(session) {
+        resp.headers_mut().insert(SESSION_HEADER, v);
+    }
+    resp
+}
+
+/// The events of one resumable POST stream: stored, and sent while the client listens.
+struct Events<S: Server> {
+    st: Arc<HttpState<S>>,
+    stream: String,
+    session: String,
+    tx: Option<mpsc::UnboundedSender<Bytes>>,
+}
+
+impl<S: Server> Events<S> {
+    fn send(&mut self, frame: Bytes) {
+        if self.tx.as_ref().is_some_and(|tx| tx.send(frame).is_err()) {
+            self.tx = None;
+        }
+    }
+
+    async fn store(&self, id: &str, data: &str) {
+        let event = StoredEvent {
+            id: id.to_owned(),
+            data: data.to_owned(),
+        };
+        self.st
+            .cfg
+            .event_store
+            .append(&self.session, &self.stream, event)
+            .await;
+    }
+
+    async fn prime(&mut self) {
+        let id = format!("{}.0", self.stream);
+        self.store(&id, "").await;
+        let retry = self
+            .st
+            .cfg
+            .sse_retry
+            .as_millis()
+            .try_into()
+            .unwrap_or(u64::MAX);
+        self.send(sse::priming(&id, retry));
+    }
+
+    async fn message(&mut self, message: String) {
+        if message == Outbound::CLOSE {
+            // The client reconnects with `Last-Event-ID` for the rest.
+            self.tx = None;
+            return;
+        }
+        let seq = self.st.sessions.next_event(&self.session).unwrap_or(1);
+        let id = format!("{}.{seq}", self.stream);
+        self.store(&id, &message).await;
+        self.send(sse::event(Some(&id), &message));
+    }
+
+    async fn result(&mut self, resp: Response) {
+        let is_sse = resp
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"));
+        let body = resp
+            .into_body()
+            .collect()
+            .await
+            .map(|b| b.to_bytes())
+            .unwrap_or_default();
+        if is_sse {
+            // Already framed, with ids, and stored (the SSE response mode).
+            self.send(body);
+        } else if !body.is_empty() {
+            self.message(String::from_utf8_lossy(&body).into_owned())
+                .await;
+        }
+    }
 }

@@ -129,14 +129,7 @@ pub(super) async fn get<S: Server>(st: &Arc<HttpState<S>>, request: Request) -> 
     if let Some(last) = header_str(&request.headers, LAST_EVENT_ID) {
         match st.cfg.event_store.replay(&id, last).await {
             Some((stream, events)) if stream != "g" => {
-                // A POST stream: replay what followed and end.
-                let frames: Vec<_> = events
-                    .iter()
-                    .map(|e| Ok::<_, Infallible>(sse::event(Some(&e.id), &e.data)))
-                    .collect();
-                let mut resp = Response::new(Body::from_stream(futures_util::stream::iter(frames)));
-                sse_headers(&mut resp);
-                return resp;
+                return resume_post_stream(st, id, stream, last.to_owned(), events);
             }
             Some((_, events)) => replayed = events,
             None => {}
@@ -211,4 +204,89 @@ pub(super) async fn delete<S: Server>(st: &Arc<HttpState<S>>, request: Request) 
     };
     st.dispatcher.disconnect(&session).await;
     empty(status)
+}
+
+/// How long a resumed POST stream waits for the rest of its request (its handler may still be
+/// running, as after `Ctx::close_stream`).
+const RESUME_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// A POST stream resumed with `Last-Event-ID`: what followed that event, then, while its request
+/// is still being handled, what it stores next, until its response has been sent (or
+/// [`RESUME_WAIT`] passes without it).
+fn resume_post_stream<S: Server>(
+    st: &Arc<HttpState<S>>,
+    session: String,
+    stream: String,
+    last: String,
+    events: Vec<crate::store::StoredEvent>,
+) -> Response {
+    struct Resume<S: Server> {
+        st: Arc<HttpState<S>>,
+        session: String,
+        stream: String,
+        last: String,
+        pending: Vec<crate::store::StoredEvent>,
+        done: bool,
+        deadline: tokio::time::Instant,
+    }
+    let state = Resume {
+        st: Arc::clone(st),
+        session,
+        stream,
+        last,
+        pending: events,
+        done: false,
+        deadline: tokio::time::Instant::now() + RESUME_WAIT,
+    };
+    let body = futures_util::stream::unfold(state, |mut r| async move {
+        loop {
+            if r.done {
+                return None;
+            }
+            if !r.pending.is_empty() {
+                let mut frames = Vec::new();
+                for e in r.pending.drain(..) {
+                    frames.extend_from_slice(&sse::event(Some(&e.id), &e.data));
+                    r.done |= is_response(&e.data);
+                    r.last = e.id;
+                }
+                return Some((Ok::<_, Infallible>(Bytes::from(frames)), r));
+            }
+            if tokio::time::Instant::now() >= r.deadline {
+                return None;
+            }
+            // Checked before the store is read again: a request that ended stored its last
+            // event before it stopped being live.
+            let live = r.st.is_live(&r.session, &r.stream);
+            if live {
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+            r.pending =
+                r.st.cfg
+                    .event_store
+                    .replay(&r.session, &r.last)
+                    .await
+                    .map(|(_, events)| events)
+                    .unwrap_or_default();
+            r.done |= !live && r.pending.is_empty();
+        }
+    });
+    let mut resp = Response::new(Body::from_stream(body));
+    sse_headers(&mut resp);
+    resp
+}
+
+/// Whether a stored event is a JSON-RPC response (the end of its POST stream).
+fn is_response(data: &str) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Probe<'a> {
+        #[serde(borrow)]
+        id: Option<&'a serde_json::value::RawValue>,
+        method: Option<serde::de::IgnoredAny>,
+        result: Option<serde::de::IgnoredAny>,
+        error: Option<serde::de::IgnoredAny>,
+    }
+    serde_json::from_str::<Probe<'_>>(data).is_ok_and(|p| {
+        p.id.is_some() && p.method.is_none() && (p.result.is_some() || p.error.is_some())
+    })
 }
