@@ -20,6 +20,16 @@ impl Confirmer {
         let answer: Elicitation<Value> = ctx.elicit("confirm", "Delete it?", form).await;
         format!("delete {}", answer.action())
     }
+
+    /// The principal is the `x-user` header (none without it).
+    async fn connect(&self, session: &mut Session, request: &Request) -> Connect {
+        session.principal = request
+            .headers
+            .get("x-user")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        Connect::Ok
+    }
 }
 
 #[derive(Clone)]
@@ -230,6 +240,56 @@ async fn a_legacy_answer_counts_only_on_its_own_session() {
         .await
         .expect_error(http::StatusCode::BAD_REQUEST, -32600)
         .await;
+}
+
+/// An answer posted on the right session by another principal is refused like the session
+/// itself (404), and the handler keeps waiting for its own principal's answer.
+#[tokio::test]
+async fn a_legacy_answer_from_another_principal_is_refused() {
+    let server = TestServer::start_with(Confirmer, HttpConfig::default()).await;
+    let init = request(
+        0,
+        "initialize",
+        json!({"protocolVersion": LEGACY, "capabilities": {"elicitation": {}},
+               "clientInfo": {"name": "http-tests", "version": "1.0.0"}}),
+    );
+    let reply = server.post(&init).header("x-user", "alice").send().await;
+    let session = reply.session_id().expect("a session id");
+    let _ = reply.text().await;
+    let call = request(1, "tools/call", json!({"name": "delete", "arguments": {}}));
+    let reply = server
+        .post_in(&session, &call)
+        .header("x-user", "alice")
+        .send()
+        .await;
+    let mut stream = reply.sse();
+    let asked = loop {
+        let event = stream.next().await.expect("the elicitation request");
+        if event.data.as_deref().is_some_and(|d| !d.is_empty()) {
+            break event.json();
+        }
+    };
+    let answer = json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "accept", "content": {"ok": true}}});
+    server
+        .post_in(&session, &answer)
+        .header("x-user", "mallory")
+        .send()
+        .await
+        .expect_error(http::StatusCode::NOT_FOUND, -32001)
+        .await;
+    let accepted = server
+        .post_in(&session, &answer)
+        .header("x-user", "alice")
+        .send()
+        .await;
+    assert_eq!(accepted.status, http::StatusCode::ACCEPTED);
+    let result = loop {
+        let event = stream.next().await.expect("the result");
+        if event.data.as_deref().is_some_and(|d| !d.is_empty()) {
+            break event.json();
+        }
+    };
+    assert_eq!(first_text(&result["result"]), "delete accept");
 }
 
 #[tokio::test]
