@@ -105,6 +105,16 @@ pub(crate) enum Scenario {
         /// Whether each cycle ends with `DELETE`.
         delete: bool,
     },
+    /// `tools/call progress {"count": n}` with a progress token, on one shared legacy session:
+    /// each reply is an SSE stream of `n` notifications and the result.
+    Progress {
+        /// Connections (virtual users).
+        conns: usize,
+        /// Duration.
+        secs: f64,
+        /// Notifications per call.
+        count: usize,
+    },
     /// Open `count` sessions over `conns` connections and never close them.
     Sessions {
         /// Connections (virtual users).
@@ -117,7 +127,8 @@ pub(crate) enum Scenario {
 const USAGE: &str = "usage:
   phantom-bench load call      <url> <conns> <secs> <shared|perconn|none> <2025-11-25|2026-07-28>
   phantom-bench load lifecycle <url> <conns> <secs> [delete]
-  phantom-bench load sessions  <url> <conns> <count>";
+  phantom-bench load sessions  <url> <conns> <count>
+  phantom-bench load progress  <url> <conns> <secs> <notifications per call>";
 
 impl Scenario {
     /// Parses `<mode> <url> <args…>`.
@@ -163,6 +174,11 @@ impl Scenario {
                 conns: num(2)?,
                 count: num(3)?,
             },
+            "progress" => Self::Progress {
+                conns: num(2)?,
+                secs: secs(3)?,
+                count: num(4)?,
+            },
             other => return Err(format!("unknown mode `{other}`\n{USAGE}")),
         };
         if scenario.conns() == 0 {
@@ -175,6 +191,7 @@ impl Scenario {
         match *self {
             Self::Call { conns, .. }
             | Self::Lifecycle { conns, .. }
+            | Self::Progress { conns, .. }
             | Self::Sessions { conns, .. } => conns,
         }
     }
@@ -199,6 +216,7 @@ impl Scenario {
                 format!("lifecycle{}-c{conns}", if *delete { "-delete" } else { "" })
             }
             Self::Sessions { conns, count } => format!("sessions-{count}-c{conns}"),
+            Self::Progress { conns, count, .. } => format!("progress{count}-c{conns}"),
         }
     }
 
@@ -226,6 +244,9 @@ impl Scenario {
                 } => lifecycle(&target, &stats, conns, secs, delete).await?,
                 Self::Sessions { conns, count } => {
                     open_sessions(&target, &stats, conns, count).await?
+                }
+                Self::Progress { conns, secs, count } => {
+                    progress(&target, &stats, conns, secs, count).await?
                 }
             };
             Ok(Report::new(
@@ -464,6 +485,34 @@ impl Conn {
         check(&reply, id, HELLO)
     }
 
+    /// One `tools/call progress {"count": n}` with a progress token: checks the result and that
+    /// exactly `n` progress notifications came before it.
+    async fn progress(
+        &mut self,
+        stats: &Stats,
+        session: &HeaderValue,
+        n: usize,
+    ) -> Result<(), String> {
+        let id = stats.id();
+        let sid = session.to_str().map_err(|e| e.to_string())?;
+        let headers = [("mcp-protocol-version", LEGACY), ("mcp-session-id", sid)];
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"progress","arguments":{{"count":{n}}},"_meta":{{"progressToken":{id}}}}}}}"#
+        );
+        let reply = self.send(Method::POST, Some(body), &headers).await?;
+        check(&reply, id, b"done")?;
+        let seen = reply
+            .body
+            .windows(PROGRESS.len())
+            .filter(|w| *w == PROGRESS)
+            .count();
+        if seen == n {
+            Ok(())
+        } else {
+            Err(format!("expected {n} progress notifications, found {seen}"))
+        }
+    }
+
     /// `DELETE` of a session: 200, 202 or 204.
     async fn delete(&mut self, session: &HeaderValue) -> Result<(), String> {
         let sid = session.to_str().map_err(|e| e.to_string())?;
@@ -533,6 +582,9 @@ fn check(reply: &Reply, id: u64, expect: &[u8]) -> Result<(), String> {
     }
 }
 
+/// The method of a progress notification, as it appears in an SSE body.
+const PROGRESS: &[u8] = b"notifications/progress";
+
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
@@ -583,6 +635,36 @@ async fn call(
             while Instant::now() < deadline {
                 let t = Instant::now();
                 match conn.call(&stats, session.as_ref(), era).await {
+                    Ok(()) => samples.push(micros(t)),
+                    Err(e) => stats.fail(&e),
+                }
+            }
+            Ok(samples)
+        }
+    })
+    .await
+}
+
+async fn progress(
+    target: &Arc<Target>,
+    stats: &Arc<Stats>,
+    conns: usize,
+    secs: f64,
+    count: usize,
+) -> Result<Vec<u64>, String> {
+    let session = Conn::open(Arc::clone(target))
+        .await?
+        .open_session(stats)
+        .await?;
+    let deadline = Instant::now() + Duration::from_secs_f64(secs);
+    each_conn(conns, |_| {
+        let (target, stats, session) = (Arc::clone(target), Arc::clone(stats), session.clone());
+        async move {
+            let mut conn = Conn::open(target).await?;
+            let mut samples = Vec::with_capacity(1 << 12);
+            while Instant::now() < deadline {
+                let t = Instant::now();
+                match conn.progress(&stats, &session, count).await {
                     Ok(()) => samples.push(micros(t)),
                     Err(e) => stats.fail(&e),
                 }

@@ -62,8 +62,20 @@ fn metrics(kind: Kind) -> Vec<Metric> {
             metric("KB/session", false, 2, |r, k| match k {
                 #[allow(clippy::cast_precision_loss)]
                 Kind::Sessions { count } => (r.rss_after_kb - r.rss_before_kb) / count as f64,
-                Kind::Requests => 0.0,
+                Kind::Requests | Kind::Notifications { .. } => 0.0,
             }),
+        ],
+        Kind::Notifications { .. } => vec![
+            metric("calls/s", true, 0, |r, _| r.get("rps")),
+            metric("p50 ms", false, 3, |r, _| r.get("p50_ms")),
+            metric("p99 ms", false, 3, |r, _| r.get("p99_ms")),
+            metric("CPU µs/call", false, 1, |r, _| r.cpu_us_per_op),
+            metric("CPU µs/notification", false, 2, |r, k| match k {
+                #[allow(clippy::cast_precision_loss)]
+                Kind::Notifications { per_call } => r.cpu_us_per_op / per_call as f64,
+                Kind::Requests | Kind::Sessions { .. } => 0.0,
+            }),
+            metric("RSS after MB", false, 1, |r, _| r.rss_after_kb / 1024.0),
         ],
     }
 }

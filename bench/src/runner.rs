@@ -218,6 +218,11 @@ pub(crate) enum Kind {
         /// Sessions opened.
         count: usize,
     },
+    /// Calls that each send `per_call` progress notifications before their result.
+    Notifications {
+        /// Notifications per call.
+        per_call: usize,
+    },
 }
 
 /// One scenario: a table in the report.
@@ -548,6 +553,15 @@ pub(crate) fn all_benches(secs: u32) -> Vec<Bench> {
                 Variant::rmcp(STATEFUL, "lifecycle", &a(&["32", &s, "delete"])),
             ],
         },
+        Bench {
+            key: "progress-c8",
+            title: "Legacy stateful tools/call sending 100 progress notifications, 8 connections, shared session (2025-11-25, SSE)",
+            kind: Kind::Notifications { per_call: 100 },
+            variants: vec![
+                Variant::phantom("progress", &a(&["8", &s, "100"])),
+                Variant::rmcp(STATEFUL, "progress", &a(&["8", &s, "100"])),
+            ],
+        },
         sessions_bench(
             "sessions-10k",
             "10,000 idle sessions (16 connections)",
@@ -624,6 +638,15 @@ pub(crate) fn smoke_benches() -> Vec<Bench> {
             ],
         },
         pair("lifecycle", "lifecycle", "lifecycle", &["4", "1"], STATEFUL),
+        Bench {
+            key: "progress",
+            title: "progress notifications",
+            kind: Kind::Notifications { per_call: 10 },
+            variants: vec![
+                Variant::phantom("progress", &a(&["2", "1", "10"])),
+                Variant::rmcp(STATEFUL, "progress", &a(&["2", "1", "10"])),
+            ],
+        },
         pair(
             "lifecycle-delete",
             "lifecycle + DELETE",

@@ -1,4 +1,5 @@
-//! The phantom side of the benchmark: one tool `echo {text}` → text and one resource template,
+//! The phantom side of the benchmark: one tool `echo {text}` → text, one tool `progress {count}`
+//! (that many `notifications/progress`, then `done`) and one resource template,
 //! the same behaviour as the rmcp peer, at `http://$ADDR/mcp` (default `127.0.0.1:8940`), with
 //! phantom's defaults (no tuning).
 //!
@@ -18,6 +19,16 @@ impl Echo {
     #[tool]
     async fn echo(&self, text: String) -> String {
         text
+    }
+
+    /// Reports `count` progress notifications, then answers `done`.
+    #[tool]
+    async fn progress(&self, ctx: Ctx, count: u32) -> &'static str {
+        for i in 1..=count {
+            ctx.progress(f64::from(i), Some(f64::from(count)), None)
+                .await;
+        }
+        "done"
     }
 
     /// A user's profile.

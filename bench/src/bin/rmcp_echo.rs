@@ -1,5 +1,6 @@
 //! The rmcp side of the benchmark: the same behaviour as `phantom-echo` (one tool `echo {text}` →
-//! one text block, one resource template `users://{id}/profile`) on rmcp 3.11, served by rmcp's
+//! one text block, one tool `progress {count}` → that many `notifications/progress` then `done`,
+//! one resource template `users://{id}/profile`) on rmcp 3.11, served by rmcp's
 //! `StreamableHttpService` with a `LocalSessionManager`, mounted at `/mcp` in axum 0.8.
 //!
 //! | env | values | default | effect |
@@ -15,8 +16,8 @@ use rmcp::{
     handler::server::{router::tool::ToolRouter, wrapper::Parameters},
     model::{
         CallToolResult, ContentBlock, ListResourceTemplatesResult, PaginatedRequestParams,
-        ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
-        ResourceTemplate, ServerCapabilities, ServerConfig,
+        ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse,
+        ReadResourceResult, ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig,
     },
     service::RequestContext,
     tool, tool_handler, tool_router,
@@ -50,6 +51,32 @@ impl Echo {
     fn echo(&self, Parameters(EchoArgs { text }): Parameters<EchoArgs>) -> CallToolResult {
         CallToolResult::success(vec![ContentBlock::text(text)])
     }
+
+    /// Reports `count` progress notifications, then answers `done`.
+    #[tool(description = "Reports `count` progress notifications, then answers `done`.")]
+    async fn progress(
+        &self,
+        Parameters(ProgressArgs { count }): Parameters<ProgressArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        if let Some(token) = context.meta.get_progress_token() {
+            for i in 1..=count {
+                let params = ProgressNotificationParam::new(token.clone(), f64::from(i))
+                    .with_total(f64::from(count));
+                if context.peer.notify_progress(params).await.is_err() {
+                    break;
+                }
+            }
+        }
+        CallToolResult::success(vec![ContentBlock::text("done")])
+    }
+}
+
+/// Arguments of `progress`.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct ProgressArgs {
+    /// How many notifications to send.
+    count: u32,
 }
 
 #[tool_handler(router = self.tool_router)]
