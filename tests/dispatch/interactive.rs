@@ -15,6 +15,20 @@ use serde_json::{Value, json};
 #[derive(Clone, Default)]
 pub(crate) struct Asker {
     ticks: Arc<AtomicU64>,
+    /// Cancellations that work spawned by a handler noticed.
+    noticed: Arc<AtomicU64>,
+}
+
+impl Asker {
+    /// Spawns work that waits for the request's cancellation.
+    fn watch(&self, ctx: &Ctx) {
+        let (ctx, noticed) = (ctx.clone(), Arc::clone(&self.noticed));
+        tokio::spawn(async move {
+            ctx.cancelled().await;
+            assert!(ctx.is_cancelled());
+            noticed.fetch_add(1, Ordering::SeqCst);
+        });
+    }
 }
 
 fn name_form() -> Form {
@@ -99,6 +113,37 @@ impl Asker {
     async fn hurried_greet(&self, ctx: Ctx) -> String {
         let name = name_of(ctx.elicit("name", "Your name?", name_form()).await);
         format!("Hello, {name}!")
+    }
+
+    /// Hands work to a task, then ticks until cancelled.
+    #[tool]
+    async fn delegate(&self, ctx: Ctx) -> String {
+        self.watch(&ctx);
+        loop {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
+    /// Hands work to a task, then runs past its limit.
+    #[tool(timeout = "30ms")]
+    async fn delegate_slowly(&self, ctx: Ctx) -> String {
+        self.watch(&ctx);
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        "late".into()
+    }
+
+    /// Hands work to a task and answers at once.
+    #[tool]
+    async fn delegate_quickly(&self, ctx: Ctx) -> String {
+        self.watch(&ctx);
+        "done".into()
+    }
+
+    /// Needs the user to pay on a web page first.
+    #[tool]
+    async fn pay(&self, ctx: Ctx) -> String {
+        let flow = ElicitUrl::new("pay", "Pay first", "https://pay.example/checkout");
+        format!("paid: {}", ctx.require_url(flow).await.action())
     }
 
     /// Pings the client, then says whether it answered.
@@ -654,4 +699,89 @@ async fn a_handler_pings_a_legacy_client() {
         .call_tool("knock", json!({}))
         .await
         .assert_tool_text("answered: false");
+}
+
+async fn noticed_within(asker: &Asker, expected: u64) -> u64 {
+    for _ in 0..100 {
+        if asker.noticed.load(Ordering::SeqCst) >= expected {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    asker.noticed.load(Ordering::SeqCst)
+}
+
+#[tokio::test]
+async fn spawned_work_sees_the_cancellation() {
+    for modern in [false, true] {
+        let asker = Asker::default();
+        let mut client = if modern {
+            Client::builder(asker.clone()).modern()
+        } else {
+            Client::builder(asker.clone()).legacy().await
+        };
+        client
+            .cancel_tool_call("delegate", json!({}), Duration::from_millis(30))
+            .await;
+        assert_eq!(
+            noticed_within(&asker, 1).await,
+            1,
+            "cancelled (modern: {modern})"
+        );
+        client
+            .call_tool("delegate_slowly", json!({}))
+            .await
+            .assert_tool_error("Tool `delegate_slowly` timed out after 30ms");
+        assert_eq!(
+            noticed_within(&asker, 2).await,
+            2,
+            "timed out (modern: {modern})"
+        );
+        client
+            .call_tool("delegate_quickly", json!({}))
+            .await
+            .assert_tool_text("done");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert_eq!(
+            asker.noticed.load(Ordering::SeqCst),
+            2,
+            "a request that completes is not cancelled (modern: {modern})"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_required_url_is_32042_in_the_legacy_era_and_an_input_in_2026() {
+    let mut legacy = Client::builder(Asker::default())
+        .on_elicit(|_| json!({"action": "accept"}))
+        .legacy()
+        .await;
+    let response = legacy.call_tool("pay", json!({})).await;
+    response.assert_error(-32042);
+    let elicitation = &response.error()["data"]["elicitations"][0];
+    assert_eq!(elicitation["mode"], "url");
+    assert_eq!(elicitation["url"], "https://pay.example/checkout");
+    assert!(elicitation["elicitationId"].is_string(), "{elicitation}");
+    assert!(
+        response.requests.is_empty(),
+        "nothing was sent to the client"
+    );
+
+    let mut form_only = Client::builder(Asker::default())
+        .capabilities(json!({"elicitation": {}}))
+        .legacy()
+        .await;
+    let response = form_only.call_tool("pay", json!({})).await;
+    response.assert_error(-32021);
+    assert_eq!(
+        response.error()["data"]["requiredCapabilities"],
+        json!({"elicitation": {"url": {}}})
+    );
+
+    let mut modern = Client::builder(Asker::default())
+        .on_elicit(|_| json!({"action": "accept"}))
+        .modern();
+    let response = modern.call_tool("pay", json!({})).await;
+    response.assert_tool_text("paid: accept");
+    assert_eq!(response.requests[0]["params"]["mode"], "url");
 }

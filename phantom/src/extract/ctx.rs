@@ -11,7 +11,8 @@ use serde::de::DeserializeOwned;
 use super::{Context, FromContext};
 use crate::dispatch::Outbound;
 use crate::input::{
-    Elicit, Elicitation, Form, InputKind, Inputs, Root, Roots, Sample, Sampled, Shared,
+    Elicit, ElicitUrl, Elicitation, Form, Input, InputKind, Inputs, Root, Roots, Sample, Sampled,
+    Shared,
 };
 use crate::protocol::{LogLevel, Method};
 
@@ -120,6 +121,21 @@ impl Ctx {
         }
     }
 
+    /// Requires the user to complete a URL flow (sign-in, payment) before the request can go on.
+    /// On a 2025-11-25 session the request ends at once with `-32042`
+    /// (URLElicitationRequiredError) listing the elicitation, and the client retries the request
+    /// once the user is done; in 2026-07-28 it is an input request like any other
+    /// (`input_required`), whose answer this returns. Either way the handler runs again on the
+    /// retry, so call this only while the flow is still needed (check first).
+    pub async fn require_url(&self, request: ElicitUrl) -> Elicitation<()> {
+        let key = request.key().to_owned();
+        let answer = self.exchange.require_url(request.request()).await;
+        match <ElicitUrl as Input>::read(answer) {
+            Ok(output) => output,
+            Err(why) => self.exchange.unreadable(&key, &why).await,
+        }
+    }
+
     /// Asks the user to fill in `form`, under `key`; the accepted content reads as `T`.
     pub async fn elicit<T: DeserializeOwned + Send>(
         &self,
@@ -154,6 +170,19 @@ impl Ctx {
     /// Elsewhere (2026-07-28, stdio, JSON responses) it does nothing.
     pub fn close_stream(&self) {
         self.outbound.close_stream();
+    }
+
+    /// Resolves when the request is cancelled or abandoned: `notifications/cancelled`
+    /// (2025-11-25), a closed response (2026-07-28), the tool's time limit, or a 2026-07-28
+    /// round that ends in `input_required`. The handler's own future is dropped then anyway;
+    /// this is for work it hands to a task of its own with a clone of the `Ctx`.
+    pub async fn cancelled(&self) {
+        self.exchange.cancelled().await;
+    }
+
+    /// Whether the request was cancelled or abandoned (see [`cancelled`](Self::cancelled)).
+    pub fn is_cancelled(&self) -> bool {
+        self.exchange.is_cancelled()
     }
 
     /// Whether the client declared the capability an input of `kind` needs.

@@ -8,7 +8,7 @@
 
 use std::future::{Future, poll_fn};
 use std::pin::pin;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::task::Poll;
 use std::time::{Duration, Instant};
@@ -97,6 +97,9 @@ pub(crate) struct Shared {
     /// Time spent waiting for the client's answers (2025-11-25), which a tool's time limit does
     /// not count: the total of finished waits, and the start of the current one.
     waits: Mutex<(Duration, Option<Instant>)>,
+    /// Set (and waiters woken) when the request is cancelled or abandoned.
+    cancelled: AtomicBool,
+    cancel: tokio::sync::Notify,
 }
 
 impl std::fmt::Debug for Shared {
@@ -139,8 +142,19 @@ impl Exchange {
                 waker: AtomicWaker::new(),
                 used: Mutex::new(Map::new()),
                 waits: Mutex::new((Duration::ZERO, None)),
+                cancelled: AtomicBool::new(false),
+                cancel: tokio::sync::Notify::new(),
             })
         }))
+    }
+
+    /// Marks the request cancelled or abandoned, for work the handler spawned with a `Ctx`
+    /// (`Ctx::cancelled`). Nothing to do when no handler took a `Ctx`.
+    pub(crate) fn cancel(&self) {
+        if let Some(shared) = self.shared.get() {
+            shared.cancelled.store(true, Ordering::SeqCst);
+            shared.cancel.notify_waiters();
+        }
     }
 
     /// The answers the handler used (2026-07-28), for the next round's state.
@@ -175,14 +189,27 @@ pub(crate) async fn limited<F: Future>(
     }
 }
 
-/// Runs `fut` until it completes or its exchange is interrupted.
+/// Runs `fut` until it completes or its exchange is interrupted. A handler that does not
+/// complete (interrupted, or dropped with this future: a cancellation, a closed connection)
+/// leaves its exchange cancelled.
 pub(crate) async fn interruptible<F: Future>(
     exchange: &Exchange,
     fut: F,
 ) -> Result<F::Output, Interrupt> {
+    /// Cancels the exchange when dropped while armed.
+    struct Armed<'a>(&'a Exchange, bool);
+    impl Drop for Armed<'_> {
+        fn drop(&mut self) {
+            if self.1 {
+                self.0.cancel();
+            }
+        }
+    }
+    let mut armed = Armed(exchange, true);
     let mut fut = pin!(fut);
     poll_fn(|cx| {
         if let Poll::Ready(out) = fut.as_mut().poll(cx) {
+            armed.1 = false;
             return Poll::Ready(Ok(out));
         }
         if let Some(shared) = exchange.shared.get() {
@@ -202,6 +229,24 @@ pub(crate) async fn interruptible<F: Future>(
 }
 
 impl Shared {
+    /// Whether the request was cancelled or abandoned.
+    pub(crate) fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::SeqCst)
+    }
+
+    /// Resolves once the request is cancelled or abandoned.
+    pub(crate) async fn cancelled(&self) {
+        loop {
+            let notified = self.cancel.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.is_cancelled() {
+                return;
+            }
+            notified.await;
+        }
+    }
+
     /// Time spent waiting for the client so far, the current wait included.
     fn waited(&self) -> Duration {
         let (total, since) = *self.waits.lock().unwrap_or_else(PoisonError::into_inner);
@@ -363,6 +408,34 @@ impl Shared {
             }
         }
         answers
+    }
+
+    /// A URL the user must visit before the request can go on: on a 2025-11-25 session the
+    /// request ends with `-32042` listing it (the client retries when the user is done); in
+    /// 2026-07-28 it is an input request like any other. Returns the answer (2026-07-28 only).
+    pub(crate) async fn require_url(&self, request: InputRequest) -> Value {
+        let Engine::Legacy { replies, .. } = &self.engine else {
+            return self.ask(vec![request]).await.pop().unwrap_or(Value::Null);
+        };
+        if let Some(missing) = missing_capabilities(&[request.kind.capability()], &self.caps) {
+            let error = ErrorObject::new(
+                codes::MISSING_CLIENT_CAPABILITY,
+                format!(
+                    "Missing required client capability: this request needs the user to visit a URL (`{}`), and the client does not declare URL elicitation",
+                    request.key
+                ),
+            )
+            .with_data(json!({ "requiredCapabilities": missing }));
+            return self.halt(self.failure(error)).await;
+        }
+        let mut params = request.params;
+        params.insert("elicitationId".into(), replies.next_id().into());
+        let error = ErrorObject::new(
+            codes::URL_ELICITATION_REQUIRED,
+            "URL elicitation required: complete it, then retry the request",
+        )
+        .with_data(json!({ "elicitations": [params] }));
+        self.halt(Interrupt::Failed(Failure::from(error))).await
     }
 
     /// Pings the client (2025-11-25 sessions): `true` once it answers. `false` where there is no

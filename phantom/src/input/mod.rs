@@ -276,6 +276,11 @@ pub struct ElicitUrl {
 }
 
 impl ElicitUrl {
+    /// The key the handler chose.
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
     /// Asks the user to visit `url`, explained by `message`, under `key`.
     pub fn new(key: impl Into<String>, message: impl Into<String>, url: impl Into<String>) -> Self {
         Self {

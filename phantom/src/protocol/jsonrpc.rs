@@ -29,6 +29,9 @@ pub mod codes {
     pub const MISSING_CLIENT_CAPABILITY: i32 = -32021;
     /// Modern era: the requested protocol version is not supported.
     pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
+    /// Legacy era: the request cannot go on until the user completes a URL elicitation
+    /// (`data.elicitations`).
+    pub const URL_ELICITATION_REQUIRED: i32 = -32042;
 }
 
 /// A JSON-RPC request id: a string or an integer, never `null`.

@@ -88,11 +88,14 @@ impl<S: Server> Dispatcher<S> {
                         let guarded = guarded("tool handler", entry.def.name, fut);
                         match limited(exchange, limit, guarded).await {
                             Some(result) => result?,
-                            None => crate::tools::ToolResult::error(format!(
-                                "Tool `{}` timed out after {}",
-                                entry.def.name,
-                                human(limit)
-                            )),
+                            None => {
+                                exchange.cancel();
+                                crate::tools::ToolResult::error(format!(
+                                    "Tool `{}` timed out after {}",
+                                    entry.def.name,
+                                    human(limit)
+                                ))
+                            }
                         }
                     }
                 }
