@@ -68,18 +68,18 @@ impl<S: Server> Dispatcher<S> {
             },
             None => None,
         };
-        let body = self.legacy_body(name, params, request, slot, out);
+        // The body's future is built at each await: one kept in a variable would be stored twice.
         let body = match &running {
             Some(running) => {
                 tokio::select! {
-                    body = body => body,
+                    body = self.legacy_body(name, params, request, slot, out) => body,
                     () = running.cancelled.notified() => {
                         tracing::debug!(%id, "request cancelled by the client");
                         return None;
                     }
                 }
             }
-            None => body.await,
+            None => self.legacy_body(name, params, request, slot, out).await,
         };
         drop(running);
         Some(match body {

@@ -489,9 +489,10 @@ impl<S: Server> Dispatcher<S> {
             progress_token: out.progress,
             exchange: &exchange,
         };
-        let routed = self.routed(method, params, cx, out.named, &exchange);
+        // `routed` is built at each await: a future kept in a variable and awaited later is
+        // stored twice in this one's state.
         let Some(middleware) = &self.inner.config.middleware else {
-            return routed.await;
+            return self.routed(method, params, cx, out.named, &exchange).await;
         };
         let head = ParamsHead::read(params);
         let name = head
@@ -505,7 +506,7 @@ impl<S: Server> Dispatcher<S> {
             request,
         };
         let result = match middleware.before(&call).await {
-            Ok(()) => routed.await,
+            Ok(()) => self.routed(method, params, cx, out.named, &exchange).await,
             Err(refused) => Err(Failure::from(refused)),
         };
         let outcome = match &result {

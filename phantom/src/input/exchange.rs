@@ -6,7 +6,7 @@
 //! read), the engine records an [`Interrupt`] and the input future never completes; the
 //! dispatcher sees the interrupt, drops the handler's future and answers with it.
 
-use std::future::{Future, poll_fn};
+use std::future::Future;
 use std::pin::pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
@@ -192,27 +192,46 @@ pub(crate) async fn limited<F: Future>(
 /// Runs `fut` until it completes or its exchange is interrupted. A handler that does not
 /// complete (interrupted, or dropped with this future: a cancellation, a closed connection)
 /// leaves its exchange cancelled.
-pub(crate) async fn interruptible<F: Future>(
-    exchange: &Exchange,
-    fut: F,
-) -> Result<F::Output, Interrupt> {
-    /// Cancels the exchange when dropped while armed.
-    struct Armed<'a>(&'a Exchange, bool);
-    impl Drop for Armed<'_> {
-        fn drop(&mut self) {
-            if self.1 {
-                self.0.cancel();
+///
+/// A future type rather than an `async fn`, so that `fut` is stored once, not once as the
+/// argument and again pinned inside.
+pub(crate) fn interruptible<F: Future>(exchange: &Exchange, fut: F) -> Interruptible<'_, F> {
+    Interruptible {
+        exchange,
+        armed: true,
+        fut,
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// See [`interruptible`].
+    pub(crate) struct Interruptible<'a, F> {
+        exchange: &'a Exchange,
+        armed: bool,
+        #[pin]
+        fut: F,
+    }
+
+    impl<F> PinnedDrop for Interruptible<'_, F> {
+        fn drop(this: Pin<&mut Self>) {
+            let this = this.project();
+            if *this.armed {
+                this.exchange.cancel();
             }
         }
     }
-    let mut armed = Armed(exchange, true);
-    let mut fut = pin!(fut);
-    poll_fn(|cx| {
-        if let Poll::Ready(out) = fut.as_mut().poll(cx) {
-            armed.1 = false;
+}
+
+impl<F: Future> Future for Interruptible<'_, F> {
+    type Output = Result<F::Output, Interrupt>;
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        if let Poll::Ready(out) = this.fut.poll(cx) {
+            *this.armed = false;
             return Poll::Ready(Ok(out));
         }
-        if let Some(shared) = exchange.shared.get() {
+        if let Some(shared) = this.exchange.shared.get() {
             shared.waker.register(cx.waker());
             if let Some(interrupt) = shared
                 .interrupt
@@ -224,8 +243,7 @@ pub(crate) async fn interruptible<F: Future>(
             }
         }
         Poll::Pending
-    })
-    .await
+    }
 }
 
 impl Shared {

@@ -400,8 +400,8 @@ async fn handle<S: Server>(
     };
     match parts.method {
         Method::POST => post::post(&st, request, body).await,
-        Method::GET => session::get(&st, request).await,
-        Method::DELETE => session::delete(&st, request).await,
+        Method::GET => Box::pin(session::get(&st, request)).await,
+        Method::DELETE => Box::pin(session::delete(&st, request)).await,
         Method::OPTIONS => empty(StatusCode::NO_CONTENT),
         _ => {
             let mut resp = plain(

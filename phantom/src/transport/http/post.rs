@@ -85,7 +85,7 @@ async fn dispatch<S: Server>(
                 .handle_parsed(msg, head, request, slot, out)
                 .await
         }
-        None => st.dispatcher.handle(text, request, slot, out).await,
+        None => Box::pin(st.dispatcher.handle(text, request, slot, out)).await,
     }
 }
 
@@ -176,9 +176,17 @@ fn resumable_session<S: Server>(st: &HttpState<S>, id: &HeaderValue) -> Option<S
 fn may_send_early<S: Server>(st: &HttpState<S>, request: &Request, body: &[u8]) -> bool {
     st.dispatcher.connects()
         || (!st.cfg.stateless && request.headers.contains_key(SESSION_HEADER))
-        || memchr::memmem::find(body, b"progressToken").is_some()
-        || memchr::memmem::find(body, b"logLevel").is_some()
+        || FINDERS.iter().any(|f| f.find(body).is_some())
 }
+
+/// Built once: building a searcher costs more than running it over a small body.
+static FINDERS: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 2]> =
+    std::sync::LazyLock::new(|| {
+        [
+            memchr::memmem::Finder::new(b"progressToken"),
+            memchr::memmem::Finder::new(b"logLevel"),
+        ]
+    });
 
 async fn handle_body<S: Server>(
     st: &Arc<HttpState<S>>,
@@ -197,19 +205,29 @@ async fn handle_body<S: Server>(
     let inspected = if is_batch { None } else { inspect(text) };
     let Some((head, parsed)) = inspected else {
         if is_batch {
-            return post_legacy(st, request, text, None, None, out).await;
+            return Box::pin(post_legacy(st, request, text, None, None, out)).await;
         }
         // Not JSON, or not a JSON-RPC object: let the dispatcher produce the exact error.
-        let reply = st
-            .dispatcher
-            .handle(text, &request, &mut SessionSlot::default(), out)
+        let reply =
+            Box::pin(
+                st.dispatcher
+                    .handle(text, &request, &mut SessionSlot::default(), out),
+            )
             .await;
         return reply.map_or_else(|| empty(StatusCode::BAD_REQUEST), reply_response);
     };
     if head.modern.is_some() {
         return post_modern(st, &request, text, &head, parsed, out).await;
     }
-    post_legacy(st, request, text, Some(&head), Some(parsed), out).await
+    Box::pin(post_legacy(
+        st,
+        request,
+        text,
+        Some(&head),
+        Some(parsed),
+        out,
+    ))
+    .await
 }
 
 async fn post_modern<S: Server>(
