@@ -164,7 +164,7 @@ impl<S: Server> tower::Service<axum::extract::Request> for Endpoint<S> {
     fn call(&mut self, req: axum::extract::Request) -> Self::Future {
         let st = Arc::clone(&self.st);
         let peer = self.peer;
-        Box::pin(async move { Ok(handle(st, peer, req).await) })
+        handle(st, peer, req)
     }
 }
 
@@ -356,36 +356,41 @@ async fn shutdown_signal() {
     }
 }
 
-async fn handle<S: Server>(
+/// Checks `Host` and `Origin` and routes by HTTP method. Not an `async fn`: the checks need no
+/// waiting, and the future it returns (boxed once, as hyper needs) holds only what the method's
+/// handling needs, not this function's locals as well.
+fn handle<S: Server>(
     st: Arc<HttpState<S>>,
     peer: Option<SocketAddr>,
     req: axum::extract::Request,
-) -> Response {
+) -> BoxResponse {
+    use futures_util::FutureExt as _;
+    let ready = |resp| -> BoxResponse { Box::pin(std::future::ready(Ok(resp))) };
     let (parts, body) = req.into_parts();
     let host = header_str(&parts.headers, header::HOST).map(host_part);
     if let Some(h) = host {
         if !st.cfg.host_allowed(h) {
-            return plain(
+            return ready(plain(
                 StatusCode::FORBIDDEN,
                 codes::INVALID_REQUEST,
                 "Forbidden: invalid Host header",
-            );
+            ));
         }
     } else if st.cfg.allowed_hosts.is_some() && parts.version < http::Version::HTTP_2 {
-        return plain(
+        return ready(plain(
             StatusCode::FORBIDDEN,
             codes::INVALID_REQUEST,
             "Forbidden: missing Host header",
-        );
+        ));
     }
     if let Some(origin) = header_str(&parts.headers, header::ORIGIN)
         && !st.cfg.origin_allowed(origin, host)
     {
-        return plain(
+        return ready(plain(
             StatusCode::FORBIDDEN,
             codes::INVALID_REQUEST,
             "Forbidden: invalid Origin header",
-        );
+        ));
     }
     let peer = peer.or_else(|| {
         parts
@@ -399,10 +404,10 @@ async fn handle<S: Server>(
         transport: Transport::Http,
     };
     match parts.method {
-        Method::POST => post::post(&st, request, body).await,
-        Method::GET => Box::pin(session::get(&st, request)).await,
-        Method::DELETE => Box::pin(session::delete(&st, request)).await,
-        Method::OPTIONS => empty(StatusCode::NO_CONTENT),
+        Method::POST => Box::pin(post::post(st, request, body).map(Ok)),
+        Method::GET => Box::pin(async move { Ok(session::get(&st, request).await) }),
+        Method::DELETE => Box::pin(async move { Ok(session::delete(&st, request).await) }),
+        Method::OPTIONS => ready(empty(StatusCode::NO_CONTENT)),
         _ => {
             let mut resp = plain(
                 StatusCode::METHOD_NOT_ALLOWED,
@@ -413,7 +418,7 @@ async fn handle<S: Server>(
                 header::ALLOW,
                 HeaderValue::from_static("GET, POST, DELETE, OPTIONS"),
             );
-            resp
+            ready(resp)
         }
     }
 }

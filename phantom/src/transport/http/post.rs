@@ -106,10 +106,11 @@ async fn read_body(body: Body, limit: usize) -> Result<Bytes, Response> {
 }
 
 pub(super) async fn post<S: Server>(
-    st: &Arc<HttpState<S>>,
+    st: Arc<HttpState<S>>,
     request: Request,
     body: Body,
 ) -> Response {
+    let st = &st;
     if !accepts_all(&request.headers, &["application/json", "text/event-stream"]) {
         return plain(
             StatusCode::NOT_ACCEPTABLE,
@@ -266,15 +267,13 @@ async fn post_modern<S: Server>(
             Some(head),
         );
     }
-    match dispatch(
-        st,
-        text,
-        Some(parsed),
-        request,
-        &mut SessionSlot::default(),
-        out,
-    )
-    .await
+    // The dispatcher is called directly: a helper in between would store `parsed` once more.
+    let Parsed { msg, head } = parsed;
+    let mut slot = SessionSlot::default();
+    match st
+        .dispatcher
+        .handle_parsed(msg, head, request, &mut slot, out)
+        .await
     {
         None => empty(StatusCode::ACCEPTED),
         Some(reply) => reply_response(reply),
