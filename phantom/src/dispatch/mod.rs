@@ -4,6 +4,7 @@
 
 mod envelope;
 mod failure;
+mod feature;
 mod inflight;
 mod legacy;
 mod modern;
@@ -14,15 +15,10 @@ use std::sync::Arc;
 
 use serde_json::value::RawValue;
 
-use crate::extract::Context;
-use crate::input::{
-    Binding, Engine, Exchange, Interrupt, Replies, Unavailable, interruptible, open, seal,
-};
+use crate::input::Replies;
 use crate::protocol::{Era, ErrorObject, Incoming, Method, ProtocolVersion, codes};
 use crate::router::{ListKind, Router};
-use crate::server::{
-    Call, Callback, Config, Connect, Outcome, Request, Server, Session, Transport,
-};
+use crate::server::{Callback, Config, Connect, Request, Server, Session, Transport};
 
 pub use envelope::ParamsHead;
 pub(crate) use envelope::raw_str;
@@ -469,185 +465,6 @@ impl<S: Server> Dispatcher<S> {
             Connect::Error(m) => (Status::BadRequest, m),
         };
         Err(Failure::from(ErrorObject::new(codes::CONNECT_REJECTED, message)).with_status(status))
-    }
-
-    /// Routes a method both eras share to the room that serves it, inside the configured
-    /// [`Middleware`](crate::Middleware) when there is one.
-    pub(crate) async fn feature(
-        &self,
-        method: Method,
-        params: Option<&RawValue>,
-        session: &Session,
-        request: &Request,
-        out: Out<'_>,
-    ) -> Result<Body, Failure> {
-        let exchange = self.exchange(method, params, session, out)?;
-        let cx = Context {
-            session,
-            request,
-            outbound: out.outbound,
-            progress_token: out.progress,
-            exchange: &exchange,
-        };
-        // `routed` is built at each await: a future kept in a variable and awaited later is
-        // stored twice in this one's state.
-        let Some(middleware) = &self.inner.config.middleware else {
-            return self.routed(method, params, cx, out.named, &exchange).await;
-        };
-        let head = ParamsHead::read(params);
-        let name = head
-            .name
-            .or(head.uri)
-            .and_then(|raw| serde_json::from_str::<&str>(raw.get()).ok());
-        let call = Call {
-            method,
-            name,
-            session,
-            request,
-        };
-        let result = match middleware.before(&call).await {
-            Ok(()) => self.routed(method, params, cx, out.named, &exchange).await,
-            Err(refused) => Err(Failure::from(refused)),
-        };
-        let outcome = match &result {
-            Ok(_) => Outcome::Ok,
-            Err(f) => Outcome::Error(&f.error),
-        };
-        middleware.after(&call, outcome).await;
-        result
-    }
-
-    /// Where a request's input comes from: its era's engine for the three methods whose handlers
-    /// may ask, nowhere for the rest.
-    fn exchange(
-        &self,
-        method: Method,
-        params: Option<&RawValue>,
-        session: &Session,
-        out: Out<'_>,
-    ) -> Result<Exchange, Failure> {
-        let mut binding = None;
-        let engine = match method {
-            Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead => {
-                if session.is_modern() {
-                    Engine::Modern(self.answers(method, params, session, out, &mut binding)?)
-                } else if session.is_stateless() {
-                    Engine::Unavailable(Unavailable::Stateless)
-                } else {
-                    Engine::Legacy {
-                        outbound: out.outbound.clone(),
-                        session: session_key(session),
-                        replies: Arc::clone(&self.inner.replies),
-                    }
-                }
-            }
-            other => Engine::Unavailable(Unavailable::Method(other.as_str())),
-        };
-        let exchange = Exchange::new(engine, session);
-        if let Some(binding) = binding {
-            exchange.keep_binding(binding);
-        }
-        Ok(exchange)
-    }
-
-    /// A 2026-07-28 retry's answers: its opened `requestState`, then its `inputResponses`. The
-    /// binding computed to open the state is kept for sealing the next one.
-    fn answers(
-        &self,
-        method: Method,
-        params: Option<&RawValue>,
-        session: &Session,
-        out: Out<'_>,
-        kept: &mut Option<Binding>,
-    ) -> Result<serde_json::Map<String, serde_json::Value>, Failure> {
-        let mut answers = serde_json::Map::new();
-        if let Some(state) = out.state {
-            let field = || serde_json::json!({ "field": "requestState" });
-            let text = raw_str(state).ok_or_else(|| {
-                invalid("Invalid params: `requestState` must be a string").with_data(field())
-            })?;
-            let binding = kept.insert(Binding::of(method, session, params));
-            answers = open(&self.inner.config.state_key, binding, &text)
-                .map_err(|e| invalid(format!("Invalid params: {e}")).with_data(field()))?;
-        }
-        if let Some(responses) = out.responses {
-            let map: serde_json::Map<String, serde_json::Value> =
-                serde_json::from_str(responses.get()).map_err(|_| {
-                    invalid("Invalid params: `inputResponses` must be an object")
-                        .with_data(serde_json::json!({ "field": "inputResponses" }))
-                })?;
-            answers.extend(map);
-        }
-        Ok(answers)
-    }
-
-    /// Routes inside the exchange: a handler stopped for input answers `input_required`
-    /// (2026-07-28) or the error that stopped it.
-    async fn routed(
-        &self,
-        method: Method,
-        params: Option<&RawValue>,
-        cx: Context<'_>,
-        named: Named<'_>,
-        exchange: &Exchange,
-    ) -> Result<Body, Failure> {
-        let session = cx.session;
-        match interruptible(exchange, self.route(method, params, cx, named)).await {
-            Ok(result) => result,
-            Err(Interrupt::Failed(f)) => Err(f),
-            Err(Interrupt::InputRequired(requests)) => {
-                let input_requests = requests
-                    .iter()
-                    .map(|r| (r.key().to_owned(), r.to_wire()))
-                    .collect();
-                let binding = exchange.binding(|| Binding::of(method, session, params));
-                let config = &self.inner.config;
-                let state = seal(
-                    &config.state_key,
-                    binding,
-                    exchange.used(),
-                    config.state_ttl,
-                    config.state_limit,
-                )
-                .map_err(|e| {
-                    Failure::from(ErrorObject::new(
-                        codes::INTERNAL_ERROR,
-                        format!("Internal error: {e}"),
-                    ))
-                })?;
-                let mut map = serde_json::Map::new();
-                map.insert(
-                    "inputRequests".into(),
-                    serde_json::Value::Object(input_requests),
-                );
-                map.insert("requestState".into(), state.into());
-                Ok(Body::InputRequired(map))
-            }
-        }
-    }
-
-    async fn route(
-        &self,
-        method: Method,
-        params: Option<&RawValue>,
-        cx: Context<'_>,
-        named: Named<'_>,
-    ) -> Result<Body, Failure> {
-        let session = cx.session;
-        match method {
-            Method::ToolsList => self.list(ListKind::Tools, params, session).await,
-            Method::PromptsList => self.list(ListKind::Prompts, params, session).await,
-            Method::ResourcesTemplatesList => {
-                self.list(ListKind::ResourceTemplates, params, session)
-                    .await
-            }
-            Method::ResourcesList => self.list(ListKind::Resources, params, session).await,
-            Method::ToolsCall => self.call_tool(params, cx, named).await,
-            Method::PromptsGet => self.get_prompt(params, cx).await,
-            Method::ResourcesRead => self.read_resource(params, cx).await,
-            Method::CompletionComplete => self.complete(params, cx).await,
-            _ => Err(method_not_found(method.as_str())),
-        }
     }
 }
 
