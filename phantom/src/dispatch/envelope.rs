@@ -150,6 +150,14 @@ impl<'a> ParamsHead<'a> {
             .unwrap_or_default()
     }
 
+    /// Whether the request asks for messages before its result: a progress token or a 2026-07-28
+    /// log level.
+    pub(crate) fn wants_messages(&self) -> bool {
+        self.meta
+            .as_ref()
+            .is_some_and(|m| m.progress.is_some() || m.log.is_some())
+    }
+
     /// The raw `_meta["io.modelcontextprotocol/protocolVersion"]`: present exactly when the
     /// request claims the 2026-07-28 envelope.
     pub fn claimed_version(&self) -> Option<&'a RawValue> {

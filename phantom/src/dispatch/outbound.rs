@@ -28,6 +28,11 @@ impl Outbound {
         (Self { tx: Some(tx) }, rx)
     }
 
+    /// Whether a transport listens (this is not [`Outbound::none`]).
+    pub(crate) fn is_open(&self) -> bool {
+        self.tx.is_some()
+    }
+
     /// What [`close_stream`](Self::close_stream) sends: never a JSON-RPC message.
     pub(crate) const CLOSE: &'static str = "";
 

@@ -194,6 +194,12 @@ impl Method {
         }
     }
 
+    /// Whether the method answers with a stream of messages before its result whatever its
+    /// params say (`subscriptions/listen`).
+    pub(crate) fn streams(self) -> bool {
+        false
+    }
+
     /// Whether a 2026-07-28 result carries cache hints (`ttlMs`, `cacheScope`).
     pub(crate) fn cacheable(self) -> bool {
         matches!(

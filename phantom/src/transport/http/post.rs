@@ -134,18 +134,40 @@ pub(super) async fn post<S: Server>(
         Ok(b) => b,
         Err(resp) => return resp,
     };
-    if !may_send_early(st, &request, &bytes) {
-        return handle_body(st, request, &bytes, &Outbound::none()).await;
+    // A legacy session's requests may always send first (its stored level, requests to the
+    // client), and so may any request when `connect` (which may set a level) is overridden; other
+    // requests are looked at once decoded (`handle_body`).
+    if st.dispatcher.connects()
+        || (!st.cfg.stateless && request.headers.contains_key(SESSION_HEADER))
+    {
+        return early(st, request, bytes).await;
     }
-    // The handling owns what it needs, so that it can go on inside an SSE stream once it sends
-    // something before its result.
+    match handle_body(st, request, &bytes, &Outbound::none()).await {
+        Ok(resp) => resp,
+        Err(Early(request)) => early(st, request, bytes).await,
+    }
+}
+
+/// `handle_body`'s answer when the request may send messages before its result and its outbound
+/// sends nothing: it must be handled by [`early`] instead. (A value rather than a call, so that
+/// `early` and `handle_body` do not await each other.)
+struct Early(Request);
+
+/// Handles a POST whose handling may send messages before its result: it owns what it needs, so
+/// that it can go on inside an SSE stream once it sends something first. Only such requests pay
+/// for the channel and the boxed handling.
+async fn early<S: Server>(st: &Arc<HttpState<S>>, request: Request, bytes: Bytes) -> Response {
     let (out, mut rx) = Outbound::channel();
     let session = header_str(&request.headers, SESSION_HEADER)
         .filter(|_| !st.cfg.stateless)
         .and_then(|id| HeaderValue::from_str(id).ok());
     let state = Arc::clone(st);
-    let mut handling: Handling =
-        Box::pin(async move { handle_body(&state, request, &bytes, &out).await });
+    let mut handling: Handling = Box::pin(async move {
+        match handle_body(&state, request, &bytes, &out).await {
+            Ok(resp) => resp,
+            Err(Early(_)) => unreachable!("a request with an open outbound is handled in place"),
+        }
+    });
     let (first, handling) = tokio::select! {
         biased;
         resp = &mut handling => match rx.try_recv() {
@@ -169,66 +191,42 @@ fn resumable_session<S: Server>(st: &HttpState<S>, id: &HeaderValue) -> Option<S
     (session.protocol_version >= ProtocolVersion::V2025_11_25).then(|| id.to_owned())
 }
 
-/// Whether a handler may send messages before this POST's result (`Ctx::progress`, `Ctx::log`):
-/// only then does the request pay for the outbound channel and a boxed handling. It may when the
-/// body names a progress token or a log level, when a legacy session (whose stored level
-/// `logging/setLevel` may have set) serves it, or when `connect` (which may set a level) is
-/// overridden. A false "may" only costs the slower path.
-fn may_send_early<S: Server>(st: &HttpState<S>, request: &Request, body: &[u8]) -> bool {
-    st.dispatcher.connects()
-        || (!st.cfg.stateless && request.headers.contains_key(SESSION_HEADER))
-        || FINDERS.iter().any(|f| f.find(body).is_some())
-}
-
-/// Built once: building a searcher costs more than running it over a small body.
-static FINDERS: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 2]> =
-    std::sync::LazyLock::new(|| {
-        [
-            memchr::memmem::Finder::new(b"progressToken"),
-            memchr::memmem::Finder::new(b"logLevel"),
-        ]
-    });
-
 async fn handle_body<S: Server>(
     st: &Arc<HttpState<S>>,
     request: Request,
-    bytes: &[u8],
+    bytes: &Bytes,
     out: &Outbound,
-) -> Response {
+) -> Result<Response, Early> {
     let Ok(text) = std::str::from_utf8(bytes) else {
-        return plain(
+        return Ok(plain(
             StatusCode::BAD_REQUEST,
             codes::PARSE_ERROR,
             "Parse error: the body is not UTF-8",
-        );
+        ));
     };
     let is_batch = text.trim_start().starts_with('[');
-    let inspected = if is_batch { None } else { inspect(text) };
-    let Some((head, parsed)) = inspected else {
-        if is_batch {
-            return Box::pin(post_legacy(st, request, text, None, None, out)).await;
+    if is_batch {
+        if !out.is_open() {
+            // A batch (2025-03-26 and earlier) may hold requests that report progress.
+            return Err(Early(request));
         }
-        // Not JSON, or not a JSON-RPC object: let the dispatcher produce the exact error.
-        let reply =
-            Box::pin(
-                st.dispatcher
-                    .handle(text, &request, &mut SessionSlot::default(), out),
-            )
-            .await;
-        return reply.map_or_else(|| empty(StatusCode::BAD_REQUEST), reply_response);
-    };
-    if head.modern.is_some() {
-        return post_modern(st, &request, text, &head, parsed, out).await;
+        return Ok(Box::pin(post_legacy(st, request, text, None, None, out)).await);
     }
-    Box::pin(post_legacy(
-        st,
-        request,
-        text,
-        Some(&head),
-        Some(parsed),
-        out,
-    ))
-    .await
+    let Some((head, parsed)) = inspect(text) else {
+        // Not JSON, or not a JSON-RPC object: let the dispatcher produce the exact error.
+        let mut slot = SessionSlot::default();
+        let reply = Box::pin(st.dispatcher.handle(text, &request, &mut slot, out)).await;
+        return Ok(reply.map_or_else(|| empty(StatusCode::BAD_REQUEST), reply_response));
+    };
+    if !out.is_open() && (parsed.head.wants_messages() || head.known.is_some_and(Method::streams)) {
+        // Decoded again there: that handling must own its body.
+        return Err(Early(request));
+    }
+    if head.modern.is_some() {
+        return Ok(post_modern(st, &request, text, &head, parsed, out).await);
+    }
+    let legacy = post_legacy(st, request, text, Some(&head), Some(parsed), out);
+    Ok(Box::pin(legacy).await)
 }
 
 async fn post_modern<S: Server>(
