@@ -14,6 +14,7 @@ mod resources;
 mod router;
 mod server;
 pub mod store;
+mod subscriptions;
 mod task;
 pub mod testing;
 mod tools;
@@ -59,6 +60,7 @@ pub use server::{
     AllowList, Authorized, CacheScope, Call, Config, Connect, Cursor, Hook, Middleware, Outcome,
     Page, Request, ResolvedResource, Server, Session, Transport,
 };
+pub use subscriptions::{Change, Notifier};
 pub use task::{Task, TaskError, TaskStatus};
 pub use tools::{IntoToolResult, Json, ToolAnnotations, ToolResult};
 

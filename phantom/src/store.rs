@@ -8,6 +8,9 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 
 use crate::router::BoxFuture;
+pub use crate::subscriptions::{
+    Change, MemoryBus, MemorySubscriptions, NotificationBus, SubscriptionStore,
+};
 
 /// One stored SSE event.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,7 +3,19 @@
 use phantom::testing::Client;
 use serde_json::json;
 
+use serde_json::Value;
+
 use crate::fixture::{Calc, Lab, Many, all_keys};
+
+/// A list that announces its changes (a `Notifier` may send them).
+fn list() -> Value {
+    json!({"listChanged": true})
+}
+
+/// Resources that announce changes and can be subscribed to.
+fn subscribe() -> Value {
+    json!({"subscribe": true, "listChanged": true})
+}
 
 #[tokio::test]
 async fn a_tools_only_router_advertises_only_tools() {
@@ -11,7 +23,7 @@ async fn a_tools_only_router_advertises_only_tools() {
     let init = legacy.initialize("2025-11-25").await;
     assert_eq!(
         init.result()["capabilities"],
-        json!({"tools": {}, "logging": {}})
+        json!({"tools": {"listChanged": true}, "logging": {}})
     );
     assert_eq!(
         init.result()["serverInfo"],
@@ -25,7 +37,10 @@ async fn a_tools_only_router_advertises_only_tools() {
 
     let mut modern = Client::modern(Calc);
     let discover = modern.request("server/discover", json!({})).await;
-    assert_eq!(discover.result()["capabilities"], json!({"tools": {}}));
+    assert_eq!(
+        discover.result()["capabilities"],
+        json!({"tools": {"listChanged": true}})
+    );
     assert!(discover.result().get("instructions").is_none());
 }
 
@@ -35,37 +50,33 @@ async fn a_full_router_advertises_every_feature() {
     let init = legacy.initialize("2025-11-25").await;
     assert_eq!(
         init.result()["capabilities"],
-        json!({"tools": {}, "prompts": {}, "resources": {}, "completions": {}, "logging": {}})
+        json!({"tools": list(), "prompts": list(), "resources": subscribe(), "completions": {}, "logging": {}})
     );
     let mut legacy = Client::uninitialized(Many, phantom::Config::default());
     let init = legacy.initialize("2025-11-25").await;
     assert_eq!(
         init.result()["capabilities"],
-        json!({"tools": {}, "prompts": {}, "resources": {}, "logging": {}})
+        json!({"tools": list(), "prompts": list(), "resources": subscribe(), "logging": {}})
     );
 }
 
 #[tokio::test]
-async fn no_list_changed_or_subscribe_keys_anywhere() {
+async fn every_list_announces_changes_and_resources_can_be_subscribed_in_both_eras() {
     for version in ["2024-11-05", "2025-11-25"] {
         let mut legacy = Client::uninitialized(Lab, phantom::Config::default());
         let init = legacy.initialize(version).await;
-        let keys = all_keys(&init.result()["capabilities"]);
-        assert!(
-            !keys.iter().any(|k| k == "listChanged" || k == "subscribe"),
-            "{keys:?}"
-        );
+        let caps = &init.result()["capabilities"];
+        assert_eq!(caps["tools"], list());
+        assert_eq!(caps["prompts"], list());
+        assert_eq!(caps["resources"], subscribe());
     }
     let discover = Client::modern(Lab)
         .request("server/discover", json!({}))
         .await;
-    let keys = all_keys(&discover.result()["capabilities"]);
-    assert!(
-        !keys
-            .iter()
-            .any(|k| k == "listChanged" || k == "subscribe" || k == "logging"),
-        "{keys:?}"
-    );
+    let caps = &discover.result()["capabilities"];
+    assert_eq!(caps["resources"], subscribe());
+    let keys = all_keys(caps);
+    assert!(!keys.iter().any(|k| k == "logging"), "{keys:?}");
 }
 
 #[tokio::test]
@@ -100,14 +111,14 @@ async fn an_overridden_list_resources_advertises_resources() {
     let init = legacy.initialize("2025-11-25").await;
     assert_eq!(
         init.result()["capabilities"],
-        json!({"tools": {}, "resources": {}, "logging": {}})
+        json!({"tools": list(), "resources": subscribe(), "logging": {}})
     );
     let discover = Client::modern(Listed)
         .request("server/discover", json!({}))
         .await;
     assert_eq!(
         discover.result()["capabilities"],
-        json!({"tools": {}, "resources": {}})
+        json!({"tools": list(), "resources": subscribe()})
     );
 }
 

@@ -206,11 +206,7 @@ async fn unknown_method_is_method_not_found() {
     );
     assert_eq!(response.status(), &Status::Ok);
     // Methods of the modern era only, or of client features, are unknown as well.
-    for method in [
-        "subscriptions/listen",
-        "resources/subscribe",
-        "sampling/createMessage",
-    ] {
+    for method in ["subscriptions/listen", "sampling/createMessage"] {
         client
             .raw_request(method, Some(json!({})))
             .await

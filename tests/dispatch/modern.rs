@@ -34,7 +34,12 @@ async fn server_discover_describes_the_server() {
     );
     assert_eq!(
         result["capabilities"],
-        json!({"tools": {}, "prompts": {}, "resources": {}, "completions": {}})
+        json!({
+            "tools": {"listChanged": true},
+            "prompts": {"listChanged": true},
+            "resources": {"subscribe": true, "listChanged": true},
+            "completions": {},
+        })
     );
     assert!(
         result["capabilities"].get("logging").is_none(),

@@ -10,6 +10,8 @@
 //!   metadata; the `Bearer` extractor;
 //! - `shape`: `connect` on every POST, the session id at `initialize`, stored session changes,
 //!   legacy stateless mode;
+//! - `subscriptions`: `resources/subscribe` and updates on the GET stream, the bulk notifier,
+//!   revocation, list changes, and 2026-07-28 `subscriptions/listen`;
 //! - `transport`: 403 (Host, Origin), 405, 406, 413, 415, CORS, and `connect` (401, 403).
 
 mod callbacks;
@@ -20,5 +22,6 @@ mod modern;
 mod param_headers;
 mod shape;
 mod sse;
+mod subscriptions;
 mod support;
 mod transport;

@@ -34,6 +34,7 @@ impl<S: Server> Dispatcher<S> {
             outbound: out.outbound,
             progress_token: out.progress,
             exchange: &exchange,
+            notifier: &self.inner.config.notifier,
         };
         // `routed` is built at each await: a future kept in a variable and awaited later is
         // stored twice in this one's state.

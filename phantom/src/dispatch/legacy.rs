@@ -142,6 +142,21 @@ impl<S: Server> Dispatcher<S> {
             slot.get_mut().ok_or_else(no_session)?.log_level = Some(p.level);
             return Ok(Body::Map(Map::new()));
         }
+        if matches!(
+            method,
+            Method::ResourcesSubscribe | Method::ResourcesUnsubscribe
+        ) {
+            if stateless {
+                return Err(bad_request(ErrorObject::new(
+                    codes::INVALID_REQUEST,
+                    format!(
+                        "Invalid request: `{method}` needs a session, and this server runs in stateless mode (no Mcp-Session-Id)"
+                    ),
+                )));
+            }
+            let session = slot.get().ok_or_else(no_session)?;
+            return self.subscription(method, params, session).await;
+        }
         let session = slot.get().ok_or_else(no_session)?;
         self.feature(method, params, session, request, out).await
     }

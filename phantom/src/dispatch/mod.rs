@@ -108,6 +108,8 @@ pub(crate) struct Inner<S: 'static> {
     pub(crate) replies: Arc<Replies>,
     /// Requests in flight on legacy sessions.
     pub(crate) inflight: inflight::InFlight,
+    /// The streams open on this node that hear of changes.
+    pub(crate) hub: crate::subscriptions::Hub,
 }
 
 impl<S> Inner<S> {
@@ -167,6 +169,7 @@ impl<S: Server> Dispatcher<S> {
                 client_info: envelope::ClientInfoCache::default(),
                 replies,
                 inflight: inflight::InFlight::default(),
+                hub: crate::subscriptions::Hub::default(),
             }),
         }
     }
@@ -179,6 +182,23 @@ impl<S: Server> Dispatcher<S> {
     /// The config.
     pub fn config(&self) -> &Config {
         &self.inner.config
+    }
+
+    /// What announces changes to this server's clients (the config's notifier).
+    pub fn notifier(&self) -> &crate::Notifier {
+        &self.inner.config.notifier
+    }
+
+    /// Ends every `subscriptions/listen` stream open on this node (each gets
+    /// `notifications/cancelled` and its final result): the server is shutting down.
+    pub fn close_listens(&self) {
+        self.inner.hub.close();
+    }
+
+    /// The streams open on this node that hear of changes (legacy GET streams, stdio, listens).
+    #[doc(hidden)]
+    pub fn open_listeners(&self) -> usize {
+        self.inner.hub.len()
     }
 
     /// Handles one message (or a batch array) from a client. Returns `None` when nothing is to be

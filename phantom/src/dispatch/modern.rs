@@ -20,7 +20,7 @@ impl<S: Server> Dispatcher<S> {
         request: &Request,
         out: Out<'_>,
     ) -> Reply {
-        match self.modern_body(name, params, meta, request, out).await {
+        match self.modern_body(id, name, params, meta, request, out).await {
             Ok((session, method, body)) => {
                 let envelope = Envelope {
                     session: &session,
@@ -35,6 +35,7 @@ impl<S: Server> Dispatcher<S> {
 
     async fn modern_body(
         &self,
+        id: &RequestId,
         name: &str,
         params: Option<&RawValue>,
         meta: MetaProbe<'_>,
@@ -48,6 +49,8 @@ impl<S: Server> Dispatcher<S> {
         self.connect(&mut session, request).await?;
         let body = if method == Method::ServerDiscover {
             Ok(self.discover(&session).await)
+        } else if method == Method::SubscriptionsListen {
+            self.listen(id, params, &session, out.outbound).await
         } else {
             // A method this server lacks (`completion/complete` without completions) is a 404 in
             // the modern era, like a method the era lacks.
@@ -82,23 +85,37 @@ impl<S: Server> Dispatcher<S> {
         Body::Map(map)
     }
 
-    /// The server capabilities of an era, computed from what the router serves.
-    pub fn capabilities(&self, era: Era) -> Value {
+    /// Whether the server offers a capability (in either era; logging aside).
+    pub(crate) fn offers(&self, capability: Capability) -> bool {
         let router = self.inner.router;
-        let offered = |capability| match capability {
+        match capability {
             Capability::Tools => !router.tools.is_empty(),
             Capability::Prompts => !router.prompts.is_empty(),
             Capability::Resources => {
                 !router.resources.is_empty() || router.overrides(Callback::ListResources)
             }
             Capability::Completions => router.has_completions,
-            // `logging/setLevel` is a legacy method; modern requests carry their level in `_meta`.
-            Capability::Logging => era == Era::Legacy,
-        };
+            Capability::Logging => true,
+        }
+    }
+
+    /// The server capabilities of an era, computed from what the router serves. Every list
+    /// announces its changes (`listChanged`: a [`Notifier`](crate::Notifier) may send them), and
+    /// resources can be subscribed to (`resources/subscribe` in 2025-11-25,
+    /// `resourceSubscriptions` of `subscriptions/listen` in 2026-07-28).
+    pub fn capabilities(&self, era: Era) -> Value {
         let caps: Map<String, Value> = Capability::ALL
             .into_iter()
-            .filter(|&c| offered(c))
-            .map(|c| (c.key().to_owned(), json!({})))
+            // `logging/setLevel` is a legacy method; modern requests carry their level in `_meta`.
+            .filter(|&c| self.offers(c) && (c != Capability::Logging || era == Era::Legacy))
+            .map(|c| {
+                let value = match c {
+                    Capability::Tools | Capability::Prompts => json!({ "listChanged": true }),
+                    Capability::Resources => json!({ "subscribe": true, "listChanged": true }),
+                    Capability::Completions | Capability::Logging => json!({}),
+                };
+                (c.key().to_owned(), value)
+            })
             .collect();
         Value::Object(caps)
     }

@@ -36,6 +36,21 @@ impl Outbound {
     /// What [`close_stream`](Self::close_stream) sends: never a JSON-RPC message.
     pub(crate) const CLOSE: &'static str = "";
 
+    /// What [`keep_alive`](Self::keep_alive) sends: never a JSON-RPC message.
+    pub(crate) const KEEP_ALIVE: &'static str = " ";
+
+    /// Whether a message is one of the two signals to the transport ([`Self::CLOSE`],
+    /// [`Self::KEEP_ALIVE`]) rather than a JSON-RPC message.
+    pub(crate) fn is_signal(message: &str) -> bool {
+        message == Self::CLOSE || message == Self::KEEP_ALIVE
+    }
+
+    /// Asks the transport to show the stream is alive (an SSE comment on HTTP; nothing on
+    /// stdio); `false` when nobody listens any more.
+    pub(crate) fn keep_alive(&self) -> bool {
+        self.send(Self::KEEP_ALIVE.to_owned())
+    }
+
     /// Asks the transport to end the request's stream now (2025-11-25 HTTP, SEP-1699 polling):
     /// the handling goes on, and the client fetches what follows with `Last-Event-ID`. Transports
     /// that cannot resume ignore it.

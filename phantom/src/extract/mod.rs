@@ -93,6 +93,8 @@ pub struct Context<'a> {
     pub(crate) progress_token: Option<&'a RawValue>,
     /// Where input the handler asks for comes from.
     pub(crate) exchange: &'a crate::input::Exchange,
+    /// What announces changes (the config's).
+    pub(crate) notifier: &'a crate::Notifier,
 }
 
 /// A handler parameter read from the request's context rather than from its arguments or URI:
@@ -119,6 +121,13 @@ impl<'a> FromContext<'a> for &'a Session {
 impl<'a> FromContext<'a> for &'a Request {
     fn from_context(cx: &Context<'a>) -> Result<Self, String> {
         Ok(cx.request)
+    }
+}
+
+/// The server's [`Notifier`](crate::Notifier), to announce a change a handler made.
+impl<'a> FromContext<'a> for crate::Notifier {
+    fn from_context(cx: &Context<'a>) -> Result<Self, String> {
+        Ok(cx.notifier.clone())
     }
 }
 
@@ -279,7 +288,13 @@ macro_rules! context_params {
     )*};
 }
 
-context_params!(&'a Session, &'a Request, crate::auth::Bearer, Ctx);
+context_params!(
+    &'a Session,
+    &'a Request,
+    crate::auth::Bearer,
+    Ctx,
+    crate::Notifier
+);
 
 /// Takes every argument of a call as one value: its schema becomes the tool's whole `inputSchema`
 /// (kept verbatim, with `$schema`, `$defs`, `allOf`, `if`/`then`/`else`, …), and its

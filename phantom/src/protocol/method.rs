@@ -32,6 +32,12 @@ pub enum Method {
     ResourcesRead,
     /// `completion/complete`.
     CompletionComplete,
+    /// `resources/subscribe` (legacy era).
+    ResourcesSubscribe,
+    /// `resources/unsubscribe` (legacy era).
+    ResourcesUnsubscribe,
+    /// `subscriptions/listen` (2026-07-28): a stream of change notifications.
+    SubscriptionsListen,
     /// `notifications/initialized`.
     Initialized,
     /// `notifications/cancelled`.
@@ -48,6 +54,16 @@ pub enum Method {
     SamplingCreateMessage,
     /// `roots/list` (server to client: the client's filesystem roots).
     RootsList,
+    /// `notifications/tools/list_changed` (server to client).
+    ToolsListChanged,
+    /// `notifications/prompts/list_changed` (server to client).
+    PromptsListChanged,
+    /// `notifications/resources/list_changed` (server to client).
+    ResourcesListChanged,
+    /// `notifications/resources/updated` (server to client).
+    ResourcesUpdated,
+    /// `notifications/subscriptions/acknowledged` (server to client, first on a listen stream).
+    SubscriptionsAcknowledged,
 }
 
 /// Which parameter of a request an `Mcp-Name` header mirrors (2026-07-28 over HTTP).
@@ -94,7 +110,7 @@ impl Capability {
 
 impl Method {
     /// Every method, in the order of the table above.
-    pub const ALL: [Self; 20] = [
+    pub const ALL: [Self; 28] = [
         Self::Initialize,
         Self::Ping,
         Self::ServerDiscover,
@@ -107,6 +123,9 @@ impl Method {
         Self::ResourcesTemplatesList,
         Self::ResourcesRead,
         Self::CompletionComplete,
+        Self::ResourcesSubscribe,
+        Self::ResourcesUnsubscribe,
+        Self::SubscriptionsListen,
         Self::Initialized,
         Self::Cancelled,
         Self::Progress,
@@ -115,6 +134,11 @@ impl Method {
         Self::ElicitationCreate,
         Self::SamplingCreateMessage,
         Self::RootsList,
+        Self::ToolsListChanged,
+        Self::PromptsListChanged,
+        Self::ResourcesListChanged,
+        Self::ResourcesUpdated,
+        Self::SubscriptionsAcknowledged,
     ];
 
     /// The method a wire name names; `None` for a method phantom does not know.
@@ -132,6 +156,9 @@ impl Method {
             "resources/templates/list" => Self::ResourcesTemplatesList,
             "resources/read" => Self::ResourcesRead,
             "completion/complete" => Self::CompletionComplete,
+            "resources/subscribe" => Self::ResourcesSubscribe,
+            "resources/unsubscribe" => Self::ResourcesUnsubscribe,
+            "subscriptions/listen" => Self::SubscriptionsListen,
             "notifications/initialized" => Self::Initialized,
             "notifications/cancelled" => Self::Cancelled,
             "notifications/progress" => Self::Progress,
@@ -140,6 +167,11 @@ impl Method {
             "elicitation/create" => Self::ElicitationCreate,
             "sampling/createMessage" => Self::SamplingCreateMessage,
             "roots/list" => Self::RootsList,
+            "notifications/tools/list_changed" => Self::ToolsListChanged,
+            "notifications/prompts/list_changed" => Self::PromptsListChanged,
+            "notifications/resources/list_changed" => Self::ResourcesListChanged,
+            "notifications/resources/updated" => Self::ResourcesUpdated,
+            "notifications/subscriptions/acknowledged" => Self::SubscriptionsAcknowledged,
             _ => return None,
         })
     }
@@ -159,6 +191,9 @@ impl Method {
             Self::ResourcesTemplatesList => "resources/templates/list",
             Self::ResourcesRead => "resources/read",
             Self::CompletionComplete => "completion/complete",
+            Self::ResourcesSubscribe => "resources/subscribe",
+            Self::ResourcesUnsubscribe => "resources/unsubscribe",
+            Self::SubscriptionsListen => "subscriptions/listen",
             Self::Initialized => "notifications/initialized",
             Self::Cancelled => "notifications/cancelled",
             Self::Progress => "notifications/progress",
@@ -167,6 +202,11 @@ impl Method {
             Self::ElicitationCreate => "elicitation/create",
             Self::SamplingCreateMessage => "sampling/createMessage",
             Self::RootsList => "roots/list",
+            Self::ToolsListChanged => "notifications/tools/list_changed",
+            Self::PromptsListChanged => "notifications/prompts/list_changed",
+            Self::ResourcesListChanged => "notifications/resources/list_changed",
+            Self::ResourcesUpdated => "notifications/resources/updated",
+            Self::SubscriptionsAcknowledged => "notifications/subscriptions/acknowledged",
         }
     }
 
@@ -179,17 +219,26 @@ impl Method {
                 | Self::Progress
                 | Self::RootsListChanged
                 | Self::LogMessage
+                | Self::ToolsListChanged
+                | Self::PromptsListChanged
+                | Self::ResourcesListChanged
+                | Self::ResourcesUpdated
+                | Self::SubscriptionsAcknowledged
         )
     }
 
-    /// Whether the method exists in `era`: 2026-07-28 removed `initialize`, `ping` and
-    /// `logging/setLevel` and added `server/discover`.
+    /// Whether the method exists in `era`: 2026-07-28 removed `initialize`, `ping`,
+    /// `logging/setLevel` and `resources/subscribe` / `unsubscribe`, and added `server/discover`
+    /// and `subscriptions/listen`.
     pub fn in_era(self, era: Era) -> bool {
         match self {
-            Self::Initialize | Self::Ping | Self::LoggingSetLevel | Self::Initialized => {
-                era == Era::Legacy
-            }
-            Self::ServerDiscover => era == Era::Modern,
+            Self::Initialize
+            | Self::Ping
+            | Self::LoggingSetLevel
+            | Self::Initialized
+            | Self::ResourcesSubscribe
+            | Self::ResourcesUnsubscribe => era == Era::Legacy,
+            Self::ServerDiscover | Self::SubscriptionsListen => era == Era::Modern,
             _ => true,
         }
     }
@@ -197,7 +246,7 @@ impl Method {
     /// Whether the method answers with a stream of messages before its result whatever its
     /// params say (`subscriptions/listen`).
     pub(crate) fn streams(self) -> bool {
-        false
+        self == Self::SubscriptionsListen
     }
 
     /// Whether a 2026-07-28 result carries cache hints (`ttlMs`, `cacheScope`).

@@ -27,6 +27,7 @@ pub(crate) mod meta {
     pub(crate) const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
     pub(crate) const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
     pub(crate) const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+    pub(crate) const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 }
 
 use serde::{Deserialize, Serialize};

@@ -496,6 +496,24 @@ impl<S> Router<S> {
         self.matcher.find(uri).map(|m| m.index)
     }
 
+    /// A URI resolved against the resource templates: `(uri, path params, template)`; `None`
+    /// when no template matches.
+    pub(crate) fn resolve(&self, uri: &str) -> Option<crate::server::ResolvedResource> {
+        let found = self.matcher.find(uri)?;
+        let info = self.resources[found.index].info;
+        let params = info
+            .params
+            .iter()
+            .zip(found.params)
+            .map(|(name, value)| (name.clone(), serde_json::Value::String(value.into_owned())))
+            .collect();
+        Some(crate::server::ResolvedResource {
+            uri: uri.to_owned(),
+            params,
+            template: info,
+        })
+    }
+
     #[cfg(feature = "http")]
     /// The `(argument, header)` pairs of a tool's `#[arg(header = "…")]` arguments; empty for
     /// unknown tools.

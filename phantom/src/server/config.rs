@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use super::Middleware;
 use crate::input::StateKey;
-use crate::store::{MemoryReplyBus, ReplyBus};
+use crate::store::{MemoryReplyBus, MemorySubscriptions, ReplyBus, SubscriptionStore};
+use crate::subscriptions::Notifier;
 
 /// The default number of items per list page.
 pub(crate) const DEFAULT_PAGE_SIZE: usize = 100;
@@ -57,6 +58,13 @@ pub struct Config {
     pub state_limit: usize,
     /// Where 2025-11-25 server-to-client requests wait for their answers (default in memory).
     pub reply_bus: Arc<dyn ReplyBus>,
+    /// What announces changes to the clients that listen (default: a new in-memory bus). Keep a
+    /// clone to announce changes from outside a handler.
+    pub notifier: Notifier,
+    /// Which resources legacy sessions subscribed to (default in memory).
+    pub subscriptions: Arc<dyn SubscriptionStore>,
+    /// How often an idle `subscriptions/listen` stream shows it is alive (default 15 s).
+    pub keep_alive: Duration,
 }
 
 impl std::fmt::Debug for Config {
@@ -85,11 +93,35 @@ impl Default for Config {
             state_ttl: Duration::from_secs(600),
             state_limit: 64 * 1024,
             reply_bus: Arc::new(MemoryReplyBus::new()),
+            notifier: Notifier::new(),
+            subscriptions: Arc::new(MemorySubscriptions::new()),
+            keep_alive: Duration::from_secs(15),
         }
     }
 }
 
 impl Config {
+    /// Announces changes through `notifier` (keep a clone of it for background jobs).
+    #[must_use]
+    pub fn notifier(mut self, notifier: Notifier) -> Self {
+        self.notifier = notifier;
+        self
+    }
+
+    /// Keeps legacy sessions' resource subscriptions in `store`.
+    #[must_use]
+    pub fn subscriptions(mut self, store: impl SubscriptionStore) -> Self {
+        self.subscriptions = Arc::new(store);
+        self
+    }
+
+    /// Sends a keep-alive on idle `subscriptions/listen` streams every `every` (at least 1 s).
+    #[must_use]
+    pub fn keep_alive(mut self, every: Duration) -> Self {
+        self.keep_alive = every.max(Duration::from_secs(1));
+        self
+    }
+
     /// Seals `requestState` with `key` (share one key across the nodes behind a load balancer).
     #[must_use]
     pub fn state_key(mut self, key: StateKey) -> Self {

@@ -161,7 +161,7 @@ impl<S: Server> Client<S> {
         notifications: &mut Vec<Value>,
         requests: &mut Vec<Value>,
     ) {
-        if text == Outbound::CLOSE {
+        if Outbound::is_signal(text) {
             return;
         }
         let message: Value = serde_json::from_str(text).expect("outbound messages are JSON");
@@ -226,7 +226,7 @@ impl<S: Server> Client<S> {
                 biased;
                 reply = &mut handling => panic!("`{name}` finished before it was cancelled: {reply:?}"),
                 Some(out) = rx.recv() => {
-                    if out != Outbound::CLOSE {
+                    if !Outbound::is_signal(&out) {
                         notifications.push(serde_json::from_str(&out).expect("outbound messages are JSON"));
                     }
                 }
@@ -246,7 +246,7 @@ impl<S: Server> Client<S> {
             assert!(reply.is_none(), "a cancelled call gets no reply: {reply:?}");
         }
         while let Ok(out) = rx.try_recv() {
-            if out != Outbound::CLOSE {
+            if !Outbound::is_signal(&out) {
                 notifications.push(serde_json::from_str(&out).expect("outbound messages are JSON"));
             }
         }

@@ -64,7 +64,7 @@ where
                     biased;
                     reply = &mut handling => break reply,
                     Some(message) = rx.recv() => {
-                        if message != Outbound::CLOSE {
+                        if !Outbound::is_signal(&message) {
                             write_line(&mut output, message).await?;
                         }
                     }
@@ -85,7 +85,7 @@ where
             }
         };
         while let Ok(message) = rx.try_recv() {
-            if message != Outbound::CLOSE {
+            if !Outbound::is_signal(&message) {
                 write_line(&mut output, message).await?;
             }
         }

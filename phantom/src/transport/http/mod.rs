@@ -344,8 +344,10 @@ where
             }
         });
     }
-    // Stop accepting, then let open connections finish their requests (as `axum::serve` does).
+    // Stop accepting, end the listen streams (each with its final result), then let open
+    // connections finish their requests (as `axum::serve` does).
     drop(listener);
+    app.0.plain.st.dispatcher.close_listens();
     graceful.shutdown().await;
     Ok(())
 }

@@ -180,6 +180,8 @@ pub(super) fn streaming(
     let frame = |message: &str| {
         if message == Outbound::CLOSE {
             Bytes::new()
+        } else if message == Outbound::KEEP_ALIVE {
+            sse::keep_alive()
         } else {
             sse::event(None, message)
         }
@@ -315,6 +317,10 @@ impl<S: Server> Events<S> {
         if message == Outbound::CLOSE {
             // The client reconnects with `Last-Event-ID` for the rest.
             self.tx = None;
+            return;
+        }
+        if message == Outbound::KEEP_ALIVE {
+            self.send(sse::keep_alive());
             return;
         }
         let seq = self.st.sessions.next_event(&self.session).unwrap_or(1);

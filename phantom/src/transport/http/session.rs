@@ -18,6 +18,8 @@ use super::response::{empty, error_for, plain, reply_response, sse_headers};
 use crate::protocol::Era;
 use crate::protocol::{ProtocolVersion, codes};
 use crate::server::{Request, Server, Session};
+use crate::store::StoredEvent;
+use crate::subscriptions::{Kind, Registration};
 use crate::transport::sse;
 
 /// The stored session `id`, or the 404 that unknown, terminated and evicted ids all get (with the
@@ -43,6 +45,14 @@ pub(super) async fn find_session<S: Server>(
 pub(super) async fn forget_evicted<S: Server>(st: &Arc<HttpState<S>>) {
     for id in st.sessions.take_evicted() {
         st.cfg.event_store.forget(&id).await;
+        forget_subscriptions(st, &id).await;
+    }
+}
+
+/// Drops a session's resource subscriptions (it ended, or was evicted).
+async fn forget_subscriptions<S: Server>(st: &Arc<HttpState<S>>, id: &str) {
+    if let Err(e) = st.dispatcher.config().subscriptions.forget(id).await {
+        tracing::warn!(error = %e, session = id, "could not forget the session's subscriptions");
     }
 }
 
@@ -157,19 +167,29 @@ pub(super) async fn get<S: Server>(st: &Arc<HttpState<S>>, request: Request) -> 
         ));
     }
     first.extend(replayed.iter().map(|e| sse::event(Some(&e.id), &e.data)));
+    // Change notifications (list changes, updates of subscribed resources) come while the stream
+    // is open; a session without an open stream misses them (they are not kept).
+    let (registration, changes) = st
+        .dispatcher
+        .listen_for_changes(Arc::clone(&session), Kind::Session);
+    let resumable = session.protocol_version >= ProtocolVersion::V2025_11_25;
     let keep_alive = st.cfg.sse_keep_alive;
     let live = futures_util::stream::unfold(
-        (
+        Live {
             rx,
+            changes,
+            _registration: registration,
             guard,
-            tokio::time::interval_at(tokio::time::Instant::now() + keep_alive, keep_alive),
-        ),
-        |(mut rx, guard, mut tick)| async move {
+            tick: tokio::time::interval_at(tokio::time::Instant::now() + keep_alive, keep_alive),
+            resumable,
+        },
+        |mut live| async move {
             let frame = tokio::select! {
-                msg = rx.recv() => msg?,
-                _ = tick.tick() => sse::keep_alive(),
+                msg = live.rx.recv() => msg?,
+                change = live.changes.recv() => live.event(change?).await,
+                _ = live.tick.tick() => sse::keep_alive(),
             };
-            Some((frame, (rx, guard, tick)))
+            Some((frame, live))
         },
     );
     let stream = futures_util::stream::iter(first)
@@ -178,6 +198,35 @@ pub(super) async fn get<S: Server>(st: &Arc<HttpState<S>>, request: Request) -> 
     let mut resp = Response::new(Body::from_stream(stream));
     sse_headers(&mut resp);
     resp
+}
+
+/// An open GET stream: what it carries and what it holds open.
+struct Live<S: Server> {
+    rx: mpsc::Receiver<Bytes>,
+    changes: mpsc::Receiver<String>,
+    _registration: Registration,
+    guard: StreamGuard<S>,
+    tick: tokio::time::Interval,
+    resumable: bool,
+}
+
+impl<S: Server> Live<S> {
+    /// A change notification as an event: with a stored id on a resumable stream.
+    async fn event(&self, message: String) -> Bytes {
+        if !self.resumable {
+            return sse::event(None, &message);
+        }
+        let st = &self.guard.st;
+        let session = &self.guard.session;
+        let seq = st.sessions.next_event(session).unwrap_or(1);
+        let event = StoredEvent {
+            id: format!("g.{seq}"),
+            data: message,
+        };
+        let frame = sse::event(Some(&event.id), &event.data);
+        st.cfg.event_store.append(session, "g", event).await;
+        frame
+    }
 }
 
 pub(super) async fn delete<S: Server>(st: &Arc<HttpState<S>>, request: Request) -> Response {
@@ -194,6 +243,7 @@ pub(super) async fn delete<S: Server>(st: &Arc<HttpState<S>>, request: Request) 
     }
     st.sessions.remove(&id);
     st.cfg.event_store.forget(&id).await;
+    forget_subscriptions(st, &id).await;
     // The session is forgotten either way; a failing `terminate` answers 204 instead of 200.
     let status = match st.dispatcher.server().terminate(&session).await {
         Ok(()) => StatusCode::OK,

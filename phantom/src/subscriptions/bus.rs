@@ -1,0 +1,247 @@
+//! The two seams of change: [`NotificationBus`] carries a [`Change`] to every node that serves
+//! clients, and [`SubscriptionStore`] keeps which resources each legacy session subscribed to.
+//! Both speak serializable values, so a networked backend can implement them; the in-memory
+//! ones serve one process.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Mutex;
+
+use futures_util::stream::BoxStream;
+use serde::{Deserialize, Serialize};
+use tokio::sync::broadcast;
+
+use crate::router::BoxFuture;
+use crate::store::StoreError;
+
+/// Something that changed, as published by a [`Notifier`](crate::Notifier) and delivered to
+/// every open stream that may hear of it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "change", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Change {
+    /// The tool list changed: the tools named (empty: not said), for sessions' allow-lists.
+    ToolsChanged {
+        /// The tools added, removed or changed; empty when unknown.
+        #[serde(default)]
+        names: Vec<String>,
+    },
+    /// The prompt list changed.
+    PromptsChanged {
+        /// The prompts added, removed or changed; empty when unknown.
+        #[serde(default)]
+        names: Vec<String>,
+    },
+    /// The resource list changed.
+    ResourcesChanged {
+        /// The resource templates (by name) added, removed or changed; empty when unknown.
+        #[serde(default)]
+        names: Vec<String>,
+    },
+    /// These resources were updated: subscribers hear of each one they may see.
+    ResourcesUpdated {
+        /// The concrete URIs.
+        uris: Vec<String>,
+    },
+}
+
+/// Carries changes between the code that makes them and the nodes whose clients listen: every
+/// change published reaches every subscriber, in order, once.
+pub trait NotificationBus: Send + Sync + 'static {
+    /// Publishes a change to every subscriber (this node's included).
+    fn publish<'a>(&'a self, change: &'a Change) -> BoxFuture<'a, Result<(), StoreError>>;
+
+    /// The changes published from now on. A served router subscribes once, the first time a
+    /// client opens a stream.
+    fn subscribe(&self) -> BoxStream<'static, Change>;
+}
+
+/// The default [`NotificationBus`]: a broadcast channel in process memory.
+#[derive(Debug)]
+pub struct MemoryBus {
+    tx: broadcast::Sender<Change>,
+}
+
+impl MemoryBus {
+    /// Changes a slow subscriber may fall behind by before it skips some (and logs it).
+    pub const CAPACITY: usize = 1024;
+
+    /// A bus with no subscribers yet.
+    pub fn new() -> Self {
+        Self {
+            tx: broadcast::channel(Self::CAPACITY).0,
+        }
+    }
+}
+
+impl Default for MemoryBus {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl NotificationBus for MemoryBus {
+    fn publish<'a>(&'a self, change: &'a Change) -> BoxFuture<'a, Result<(), StoreError>> {
+        // No subscriber yet is not an error: nobody listens, so nobody misses it.
+        let _ = self.tx.send(change.clone());
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn subscribe(&self) -> BoxStream<'static, Change> {
+        let rx = self.tx.subscribe();
+        Box::pin(futures_util::stream::unfold(rx, |mut rx| async move {
+            loop {
+                match rx.recv().await {
+                    Ok(change) => return Some((change, rx)),
+                    Err(broadcast::error::RecvError::Lagged(skipped)) => {
+                        tracing::warn!(skipped, "notification bus: changes skipped (slow fan-out)");
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return None,
+                }
+            }
+        }))
+    }
+}
+
+/// Which resources each legacy session subscribed to (`resources/subscribe`). The subscription
+/// may arrive on one node and the session's stream be open on another, so it is stored, not
+/// held by the stream.
+pub trait SubscriptionStore: Send + Sync + 'static {
+    /// Subscribes `session` to `uri` (again: no change).
+    fn add<'a>(&'a self, session: &'a str, uri: &'a str) -> BoxFuture<'a, Result<(), StoreError>>;
+
+    /// Unsubscribes; `Ok(false)` when it was not subscribed.
+    fn remove<'a>(
+        &'a self,
+        session: &'a str,
+        uri: &'a str,
+    ) -> BoxFuture<'a, Result<bool, StoreError>>;
+
+    /// Which of `uris` `session` is subscribed to, in their order.
+    fn subscribed<'a>(
+        &'a self,
+        session: &'a str,
+        uris: &'a [String],
+    ) -> BoxFuture<'a, Result<Vec<String>, StoreError>>;
+
+    /// Forgets a session's subscriptions (DELETE, eviction).
+    fn forget<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<(), StoreError>>;
+}
+
+/// The default [`SubscriptionStore`]: a set per session, in process memory.
+#[derive(Debug, Default)]
+pub struct MemorySubscriptions {
+    sessions: Mutex<HashMap<String, HashSet<String>>>,
+}
+
+impl MemorySubscriptions {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<String, HashSet<String>>> {
+        self.sessions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl SubscriptionStore for MemorySubscriptions {
+    fn add<'a>(&'a self, session: &'a str, uri: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        self.sessions()
+            .entry(session.to_owned())
+            .or_default()
+            .insert(uri.to_owned());
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn remove<'a>(
+        &'a self,
+        session: &'a str,
+        uri: &'a str,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        let mut sessions = self.sessions();
+        let removed = sessions.get_mut(session).is_some_and(|set| set.remove(uri));
+        if sessions.get(session).is_some_and(HashSet::is_empty) {
+            sessions.remove(session);
+        }
+        Box::pin(std::future::ready(Ok(removed)))
+    }
+
+    fn subscribed<'a>(
+        &'a self,
+        session: &'a str,
+        uris: &'a [String],
+    ) -> BoxFuture<'a, Result<Vec<String>, StoreError>> {
+        let found = self.sessions().get(session).map_or_else(Vec::new, |set| {
+            uris.iter().filter(|u| set.contains(*u)).cloned().collect()
+        });
+        Box::pin(std::future::ready(Ok(found)))
+    }
+
+    fn forget<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        self.sessions().remove(session);
+        Box::pin(std::future::ready(Ok(())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn changes_round_trip_as_json() {
+        let change = Change::ResourcesUpdated {
+            uris: vec!["test://a".into()],
+        };
+        let text = serde_json::to_string(&change).unwrap();
+        assert_eq!(
+            text,
+            r#"{"change":"resources_updated","uris":["test://a"]}"#
+        );
+        assert_eq!(serde_json::from_str::<Change>(&text).unwrap(), change);
+        let tools: Change = serde_json::from_str(r#"{"change":"tools_changed"}"#).unwrap();
+        assert_eq!(tools, Change::ToolsChanged { names: vec![] });
+    }
+
+    #[tokio::test]
+    async fn memory_subscriptions() {
+        let store = MemorySubscriptions::new();
+        store.add("s1", "test://a").await.unwrap();
+        store.add("s1", "test://b").await.unwrap();
+        let asked = [
+            "test://b".to_owned(),
+            "test://c".to_owned(),
+            "test://a".to_owned(),
+        ];
+        assert_eq!(
+            store.subscribed("s1", &asked).await.unwrap(),
+            ["test://b", "test://a"]
+        );
+        assert!(store.subscribed("s2", &asked).await.unwrap().is_empty());
+        assert!(store.remove("s1", "test://b").await.unwrap());
+        assert!(!store.remove("s1", "test://b").await.unwrap());
+        store.forget("s1").await.unwrap();
+        assert!(store.subscribed("s1", &asked).await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn memory_bus_delivers_in_order() {
+        use futures_util::StreamExt as _;
+        let bus = MemoryBus::new();
+        let mut changes = bus.subscribe();
+        for names in [vec![], vec!["a".to_owned()]] {
+            bus.publish(&Change::ToolsChanged { names }).await.unwrap();
+        }
+        assert_eq!(
+            changes.next().await,
+            Some(Change::ToolsChanged { names: vec![] })
+        );
+        assert_eq!(
+            changes.next().await,
+            Some(Change::ToolsChanged {
+                names: vec!["a".into()]
+            })
+        );
+    }
+}

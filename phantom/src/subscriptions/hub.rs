@@ -1,0 +1,315 @@
+//! The streams open on this node and the fan-out of each change to them.
+//!
+//! A stream registers a listener (its session as `connect` left it, what it listens to, and a
+//! bounded channel its transport drains). The first registration subscribes the served router
+//! to the notification bus; a task then fans every change out to the listeners registered at
+//! that moment. A listener whose channel is full misses the message (logged): a stalled client
+//! cannot hold the others back.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
+
+use futures_util::StreamExt as _;
+use serde_json::{Map, Value, json};
+use tokio::sync::{mpsc, watch};
+
+use super::{Change, Honoured};
+use crate::dispatch::{Dispatcher, guarded};
+use crate::protocol::{Method, meta};
+use crate::server::{AllowList, Authorized, Callback, ResolvedResource, Server, Session, allowed};
+
+/// Messages a listener's channel holds before the next one is dropped.
+const BACKLOG: usize = 256;
+
+type Listeners = Mutex<HashMap<u64, Arc<Listener>>>;
+
+/// The listeners of one served router.
+pub(crate) struct Hub {
+    listeners: Arc<Listeners>,
+    next: AtomicU64,
+    pump: OnceLock<tokio::task::AbortHandle>,
+    closing: watch::Sender<bool>,
+}
+
+impl Default for Hub {
+    fn default() -> Self {
+        Self {
+            listeners: Arc::default(),
+            next: AtomicU64::new(0),
+            pump: OnceLock::new(),
+            closing: watch::channel(false).0,
+        }
+    }
+}
+
+impl Drop for Hub {
+    fn drop(&mut self) {
+        if let Some(pump) = self.pump.get() {
+            pump.abort();
+        }
+    }
+}
+
+/// One open stream.
+pub(crate) struct Listener {
+    session: Arc<Session>,
+    /// The session's key in the subscription store.
+    key: Arc<str>,
+    kind: Kind,
+    tx: mpsc::Sender<String>,
+}
+
+/// What a stream listens to.
+pub(crate) enum Kind {
+    /// A legacy session's stream (HTTP GET, stdio): every list change it may see, and the
+    /// resources it subscribed to (the subscription store).
+    Session,
+    /// A 2026-07-28 `subscriptions/listen`: what it asked for and was granted; `id` is its
+    /// request id, which tags every notification.
+    Listen { id: Value, honoured: Honoured },
+}
+
+/// Keeps a listener registered; dropping it ends the registration.
+pub(crate) struct Registration {
+    listeners: Weak<Listeners>,
+    id: u64,
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        if let Some(listeners) = self.listeners.upgrade() {
+            lock(&listeners).remove(&self.id);
+        }
+    }
+}
+
+fn lock(listeners: &Listeners) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<Listener>>> {
+    listeners.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Hub {
+    /// Open streams on this node.
+    pub(crate) fn len(&self) -> usize {
+        lock(&self.listeners).len()
+    }
+
+    /// Fires once the server shuts down: listens end with a final result.
+    pub(crate) fn closing(&self) -> watch::Receiver<bool> {
+        self.closing.subscribe()
+    }
+
+    pub(crate) fn close(&self) {
+        self.closing.send_replace(true);
+    }
+
+    fn snapshot(&self) -> Vec<Arc<Listener>> {
+        lock(&self.listeners).values().cloned().collect()
+    }
+}
+
+impl Listener {
+    /// A notification for this stream: a listen's carry its subscription id in `_meta`.
+    fn message(&self, method: Method, mut params: Map<String, Value>) -> String {
+        if let Kind::Listen { id, .. } = &self.kind {
+            params.insert("_meta".into(), json!({ meta::SUBSCRIPTION_ID: id }));
+        }
+        let mut message = json!({ "jsonrpc": "2.0", "method": method.as_str() });
+        if !params.is_empty() {
+            message["params"] = Value::Object(params);
+        }
+        message.to_string()
+    }
+
+    fn send(&self, message: String) {
+        if let Err(mpsc::error::TrySendError::Full(_)) = self.tx.try_send(message) {
+            tracing::warn!(
+                session = %self.key,
+                "a stream is {BACKLOG} messages behind; a change notification was dropped"
+            );
+        }
+    }
+
+    /// Whether this stream hears of a change to a list (`names`: what changed, empty when not
+    /// said) that its session sees through `list`.
+    fn hears_list(
+        &self,
+        wanted: impl Fn(&Honoured) -> bool,
+        list: &Option<AllowList>,
+        names: &[String],
+    ) -> bool {
+        let asked = match &self.kind {
+            Kind::Session => true,
+            Kind::Listen { honoured, .. } => wanted(honoured),
+        };
+        asked
+            && match list {
+                None => true,
+                Some(list) if names.is_empty() => !list.is_empty(),
+                Some(list) => names.iter().any(|n| list.contains(n)),
+            }
+    }
+}
+
+impl<S: Server> Dispatcher<S> {
+    /// Registers a stream that hears of changes; the messages come on the receiver.
+    pub(crate) fn listen_for_changes(
+        &self,
+        session: Arc<Session>,
+        kind: Kind,
+    ) -> (Registration, mpsc::Receiver<String>) {
+        self.start_fan_out();
+        let hub = &self.inner.hub;
+        let (tx, rx) = mpsc::channel(BACKLOG);
+        let id = hub.next.fetch_add(1, Ordering::Relaxed);
+        let key = crate::dispatch::session_key(&session);
+        let listener = Listener {
+            session,
+            key,
+            kind,
+            tx,
+        };
+        lock(&hub.listeners).insert(id, Arc::new(listener));
+        let registration = Registration {
+            listeners: Arc::downgrade(&hub.listeners),
+            id,
+        };
+        (registration, rx)
+    }
+
+    /// Subscribes this router to the notification bus, once.
+    fn start_fan_out(&self) {
+        self.inner.hub.pump.get_or_init(|| {
+            let mut changes = self.inner.config.notifier.bus().subscribe();
+            let weak = Arc::downgrade(&self.inner);
+            tokio::spawn(async move {
+                while let Some(change) = changes.next().await {
+                    let Some(inner) = weak.upgrade() else { break };
+                    Dispatcher { inner }.fan_out(change).await;
+                }
+            })
+            .abort_handle()
+        });
+    }
+
+    /// Delivers one change to every stream open now that may hear of it.
+    pub(crate) async fn fan_out(&self, change: Change) {
+        let listeners = self.inner.hub.snapshot();
+        let list = |method: Method,
+                    names: &[String],
+                    wanted: fn(&Honoured) -> bool,
+                    list: fn(&Session) -> &Option<AllowList>| {
+            for l in &listeners {
+                if l.hears_list(wanted, list(&l.session), names) {
+                    l.send(l.message(method, Map::new()));
+                }
+            }
+        };
+        match change {
+            Change::ToolsChanged { names } => list(
+                Method::ToolsListChanged,
+                &names,
+                |h| h.tools,
+                |s| &s.allowed_tools,
+            ),
+            Change::PromptsChanged { names } => list(
+                Method::PromptsListChanged,
+                &names,
+                |h| h.prompts,
+                |s| &s.allowed_prompts,
+            ),
+            Change::ResourcesChanged { names } => list(
+                Method::ResourcesListChanged,
+                &names,
+                |h| h.resources,
+                |s| &s.allowed_resource_templates,
+            ),
+            Change::ResourcesUpdated { uris } => self.updated(&listeners, uris).await,
+        }
+    }
+
+    /// `notifications/resources/updated` to each stream subscribed to one of `uris`, after one
+    /// authorization per stream for the whole batch.
+    async fn updated(&self, listeners: &[Arc<Listener>], uris: Vec<String>) {
+        let router = self.inner.router;
+        let mut seen = HashSet::new();
+        let resolved: Vec<ResolvedResource> = uris
+            .into_iter()
+            .filter(|u| seen.insert(u.clone()))
+            .filter_map(|u| router.resolve(&u))
+            .collect();
+        if resolved.is_empty() {
+            return;
+        }
+        let all: Vec<String> = resolved.iter().map(|r| r.uri.clone()).collect();
+        let store = &self.inner.config.subscriptions;
+        for l in listeners {
+            let wanted: Vec<String> = match &l.kind {
+                Kind::Session => match store.subscribed(&l.key, &all).await {
+                    Ok(uris) => uris,
+                    Err(e) => {
+                        tracing::warn!(error = %e, session = %l.key, "subscription store failed; updates not delivered");
+                        continue;
+                    }
+                },
+                Kind::Listen { honoured, .. } => all
+                    .iter()
+                    .filter(|u| honoured.uris.contains(*u))
+                    .cloned()
+                    .collect(),
+            };
+            let offered: Vec<ResolvedResource> = resolved
+                .iter()
+                .filter(|r| wanted.contains(&r.uri))
+                .filter(|r| allowed(&l.session.allowed_resource_templates, r.template.name))
+                .cloned()
+                .collect();
+            if offered.is_empty() {
+                continue;
+            }
+            for uri in self.authorize_resources(offered, &l.session).await {
+                let mut params = Map::new();
+                params.insert("uri".into(), uri.into());
+                l.send(l.message(Method::ResourcesUpdated, params));
+            }
+        }
+    }
+
+    /// The URIs among `offered` that `authorize_resource_subscriptions` allows `session`. A
+    /// callback that panics, or answers with a resource it was not offered, allows none (fail
+    /// closed), and it is logged.
+    pub(crate) async fn authorize_resources(
+        &self,
+        offered: Vec<ResolvedResource>,
+        session: &Session,
+    ) -> Vec<String> {
+        let asked: Vec<String> = offered.iter().map(|r| r.uri.clone()).collect();
+        if !self
+            .inner
+            .router
+            .overrides(Callback::AuthorizeResourceSubscriptions)
+        {
+            return asked;
+        }
+        let answer = self
+            .inner
+            .server
+            .authorize_resource_subscriptions(offered, session);
+        let Ok(answer) = guarded("authorize_resource_subscriptions", "", answer).await else {
+            return Vec::new();
+        };
+        let allowed: Vec<String> = match answer {
+            Authorized::Resources(resources) => resources.into_iter().map(|r| r.uri).collect(),
+            Authorized::Uris(uris) => uris,
+        };
+        if let Some(stray) = allowed.iter().find(|u| !asked.contains(u)) {
+            tracing::error!(
+                uri = %stray,
+                "authorize_resource_subscriptions allowed a resource it was not asked about; all of this batch refused"
+            );
+            return Vec::new();
+        }
+        // In the order asked, once each.
+        asked.into_iter().filter(|u| allowed.contains(u)).collect()
+    }
+}

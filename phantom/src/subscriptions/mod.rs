@@ -1,0 +1,114 @@
+//! Subscriptions and change: the [`Notifier`] that announces a change, the streams that hear of
+//! it (a legacy session's GET stream or stdio, a 2026-07-28 `subscriptions/listen`), legacy
+//! `resources/subscribe` / `resources/unsubscribe`, and `authorize_resource_subscriptions`.
+//!
+//! A change goes from a [`Notifier`] onto the [`NotificationBus`]; each served router
+//! subscribes to the bus once and fans every change out to the streams open on its node
+//! (`hub.rs`), asking `authorize_resource_subscriptions` once per stream per batch of updated
+//! resources.
+
+mod bus;
+mod hub;
+mod listen;
+mod subscribe;
+
+use std::sync::Arc;
+
+pub use bus::{Change, MemoryBus, MemorySubscriptions, NotificationBus, SubscriptionStore};
+pub(crate) use hub::{Hub, Kind, Registration};
+pub(crate) use listen::Honoured;
+
+use crate::store::StoreError;
+
+/// Announces changes to the clients that listen: list changes to every stream that may see the
+/// list, resource updates to the streams subscribed to the resource.
+///
+/// Cheap to clone. Give the server the one you keep ([`Config::notifier`](crate::Config::notifier));
+/// a handler takes it as a parameter (`notifier: Notifier`, like `Ctx`), a background job keeps
+/// its own clone. With a networked [`NotificationBus`], a change announced on one node reaches the
+/// clients of every node.
+///
+/// ```
+/// # async fn job(notifier: phantom::Notifier) -> Result<(), phantom::store::StoreError> {
+/// // After a bulk write: one notification per subscribed stream and URI, and one
+/// // `authorize_resource_subscriptions` call per subscribed stream for the whole batch.
+/// notifier
+///     .notify_resources_updated(["studies://1/notes", "studies://2/notes"])
+///     .await?;
+/// notifier.notify_tools_changed().await?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Notifier {
+    bus: Arc<dyn NotificationBus>,
+}
+
+impl std::fmt::Debug for Notifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Notifier").finish_non_exhaustive()
+    }
+}
+
+impl Default for Notifier {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Notifier {
+    /// A notifier over a new in-memory bus (one process).
+    pub fn new() -> Self {
+        Self::with_bus(MemoryBus::new())
+    }
+
+    /// A notifier over `bus` (e.g. one shared by several nodes).
+    pub fn with_bus(bus: impl NotificationBus) -> Self {
+        Self { bus: Arc::new(bus) }
+    }
+
+    pub(crate) fn bus(&self) -> &Arc<dyn NotificationBus> {
+        &self.bus
+    }
+
+    /// Publishes a change.
+    pub async fn publish(&self, change: Change) -> Result<(), StoreError> {
+        self.bus.publish(&change).await
+    }
+
+    /// These resources were updated (one batch: each subscribed stream's authorization is asked
+    /// once for all of them). URIs that match no resource template are dropped.
+    pub async fn notify_resources_updated<I>(&self, uris: I) -> Result<(), StoreError>
+    where
+        I: IntoIterator,
+        I::Item: Into<String>,
+    {
+        let uris: Vec<String> = uris.into_iter().map(Into::into).collect();
+        if uris.is_empty() {
+            return Ok(());
+        }
+        self.publish(Change::ResourcesUpdated { uris }).await
+    }
+
+    /// This resource was updated.
+    pub async fn notify_resource_updated(&self, uri: impl Into<String>) -> Result<(), StoreError> {
+        self.notify_resources_updated([uri.into()]).await
+    }
+
+    /// The tool list changed (`notifications/tools/list_changed`).
+    pub async fn notify_tools_changed(&self) -> Result<(), StoreError> {
+        self.publish(Change::ToolsChanged { names: Vec::new() })
+            .await
+    }
+
+    /// The prompt list changed (`notifications/prompts/list_changed`).
+    pub async fn notify_prompts_changed(&self) -> Result<(), StoreError> {
+        self.publish(Change::PromptsChanged { names: Vec::new() })
+            .await
+    }
+
+    /// The resource list changed (`notifications/resources/list_changed`).
+    pub async fn notify_resources_changed(&self) -> Result<(), StoreError> {
+        self.publish(Change::ResourcesChanged { names: Vec::new() })
+            .await
+    }
+}

@@ -1,0 +1,388 @@
+//! Subscriptions and change over real HTTP: legacy `resources/subscribe` with updates on the GET
+//! stream, the bulk notifier (one authorization per stream per batch), revocation, list changes,
+//! and 2026-07-28 `subscriptions/listen` (acknowledgement, tags, filter, shutdown).
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use http::{Method, StatusCode};
+use phantom::http::HttpConfig;
+use phantom::prelude::*;
+use phantom::{Authorized, Config, Notifier, ResolvedResource};
+use serde_json::{Value, json};
+
+use crate::support::{LEGACY, Sse, TestServer, modern_request, request};
+
+/// A router whose `authorize_resource_subscriptions` counts its calls and refuses revoked URIs.
+#[derive(Clone, Default)]
+struct Watch {
+    calls: Arc<AtomicUsize>,
+    revoked: Arc<Mutex<HashSet<String>>>,
+}
+
+#[mcp_router(name = "watch", version = "1.0.0")]
+impl Watch {
+    /// Announces that the tool list changed.
+    #[tool]
+    async fn change_tools(&self, notifier: Notifier) -> &'static str {
+        notifier
+            .notify_tools_changed()
+            .await
+            .expect("the in-memory bus");
+        "announced"
+    }
+
+    /// One item by id.
+    #[resource("watch:///items/<id>", mime_type = "text/plain")]
+    async fn item(&self, id: u64) -> String {
+        format!("item {id}")
+    }
+
+    async fn authorize_resource_subscriptions(
+        &self,
+        resources: Vec<ResolvedResource>,
+        _session: &Session,
+    ) -> Authorized {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        let revoked = self.revoked.lock().expect("revoked set").clone();
+        Authorized::Resources(
+            resources
+                .into_iter()
+                .filter(|r| !revoked.contains(&r.uri))
+                .collect(),
+        )
+    }
+}
+
+struct Setup {
+    server: TestServer,
+    watch: Watch,
+    notifier: Notifier,
+}
+
+async fn setup() -> Setup {
+    let watch = Watch::default();
+    let notifier = Notifier::new();
+    let config = HttpConfig::default().config(Config::default().notifier(notifier.clone()));
+    let server = TestServer::start_with(watch.clone(), config).await;
+    Setup {
+        server,
+        watch,
+        notifier,
+    }
+}
+
+fn item(id: u64) -> String {
+    format!("watch:///items/{id}")
+}
+
+async fn subscribe(server: &TestServer, session: &str, uri: &str) -> Value {
+    let body = request(7, "resources/subscribe", json!({ "uri": uri }));
+    server.post_in(session, &body).send().await.json().await
+}
+
+/// Opens the session's GET stream and reads past its priming event.
+async fn open_stream(server: &TestServer, session: &str) -> Sse {
+    let mut stream = server
+        .request(Method::GET)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", session)
+        .send()
+        .await
+        .sse();
+    let priming = stream.next().await.expect("a priming event");
+    assert!(priming.is_priming(), "{priming:?}");
+    stream
+}
+
+/// The next JSON-RPC message on a stream, skipping keep-alive comments.
+async fn next_message(stream: &mut Sse) -> Value {
+    loop {
+        let event = stream.next().await.expect("the stream stays open");
+        if event.data.as_deref().is_some_and(|d| !d.is_empty()) {
+            return event.json();
+        }
+    }
+}
+
+fn updated(uri: &str) -> Value {
+    json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": uri}})
+}
+
+#[tokio::test]
+async fn capabilities_announce_list_changes_and_subscriptions() {
+    let s = setup().await;
+    let reply = s
+        .server
+        .post(&crate::support::initialize_request(LEGACY))
+        .send()
+        .await
+        .json()
+        .await;
+    let caps = &reply["result"]["capabilities"];
+    assert_eq!(caps["tools"], json!({"listChanged": true}));
+    assert_eq!(
+        caps["resources"],
+        json!({"subscribe": true, "listChanged": true})
+    );
+}
+
+#[tokio::test]
+async fn a_subscribed_session_hears_updates_on_its_get_stream_until_it_unsubscribes() {
+    let s = setup().await;
+    let session = s.server.initialize(LEGACY).await;
+    let mut stream = open_stream(&s.server, &session).await;
+    assert_eq!(
+        subscribe(&s.server, &session, &item(1)).await["result"],
+        json!({})
+    );
+    s.notifier.notify_resource_updated(item(1)).await.unwrap();
+    assert_eq!(next_message(&mut stream).await, updated(&item(1)));
+
+    let body = request(8, "resources/unsubscribe", json!({ "uri": item(1) }));
+    let reply = s.server.post_in(&session, &body).send().await.json().await;
+    assert_eq!(reply["result"], json!({}));
+    // Unsubscribed: item 1 is not delivered; item 2 (subscribed afterwards) is the next message.
+    s.notifier.notify_resource_updated(item(1)).await.unwrap();
+    subscribe(&s.server, &session, &item(2)).await;
+    s.notifier.notify_resource_updated(item(2)).await.unwrap();
+    assert_eq!(next_message(&mut stream).await, updated(&item(2)));
+}
+
+#[tokio::test]
+async fn an_unknown_or_refused_uri_cannot_be_subscribed() {
+    let s = setup().await;
+    let session = s.server.initialize(LEGACY).await;
+    let unknown = subscribe(&s.server, &session, "watch:///nothing/here").await;
+    assert_eq!(unknown["error"]["code"], -32002, "{unknown}");
+    s.watch.revoked.lock().unwrap().insert(item(3));
+    let refused = subscribe(&s.server, &session, &item(3)).await;
+    assert_eq!(refused["error"]["code"], -32002, "{refused}");
+    assert_eq!(refused["error"]["data"]["uri"], item(3), "{refused}");
+}
+
+#[tokio::test]
+async fn a_bulk_update_asks_authorization_once_per_session_and_delivers_only_subscriptions() {
+    let s = setup().await;
+    let a = s.server.initialize(LEGACY).await;
+    let b = s.server.initialize(LEGACY).await;
+    let mut stream_a = open_stream(&s.server, &a).await;
+    let mut stream_b = open_stream(&s.server, &b).await;
+    for uri in [item(1), item(2)] {
+        subscribe(&s.server, &a, &uri).await;
+    }
+    subscribe(&s.server, &b, &item(3)).await;
+    let before = s.watch.calls.load(Ordering::SeqCst);
+    // One batch: three subscribed URIs, one nobody subscribed to, one that names no resource.
+    s.notifier
+        .notify_resources_updated([item(1), item(2), item(3), item(4), "nope://x".into()])
+        .await
+        .unwrap();
+    let got_a = [
+        next_message(&mut stream_a).await,
+        next_message(&mut stream_a).await,
+    ];
+    assert_eq!(got_a, [updated(&item(1)), updated(&item(2))]);
+    assert_eq!(next_message(&mut stream_b).await, updated(&item(3)));
+    assert_eq!(
+        s.watch.calls.load(Ordering::SeqCst) - before,
+        2,
+        "one authorization per subscribed session for the whole batch"
+    );
+}
+
+#[tokio::test]
+async fn a_revoked_resource_stops_being_delivered_on_the_next_update() {
+    let s = setup().await;
+    let session = s.server.initialize(LEGACY).await;
+    let mut stream = open_stream(&s.server, &session).await;
+    for uri in [item(1), item(2)] {
+        subscribe(&s.server, &session, &uri).await;
+    }
+    s.notifier.notify_resource_updated(item(1)).await.unwrap();
+    assert_eq!(next_message(&mut stream).await, updated(&item(1)));
+    s.watch.revoked.lock().unwrap().insert(item(1));
+    s.notifier
+        .notify_resources_updated([item(1), item(2)])
+        .await
+        .unwrap();
+    assert_eq!(next_message(&mut stream).await, updated(&item(2)));
+}
+
+#[tokio::test]
+async fn updates_for_a_session_without_an_open_stream_are_dropped() {
+    let s = setup().await;
+    let session = s.server.initialize(LEGACY).await;
+    subscribe(&s.server, &session, &item(1)).await;
+    // No GET stream yet: this update is not kept for later.
+    s.notifier.notify_resource_updated(item(1)).await.unwrap();
+    let mut stream = open_stream(&s.server, &session).await;
+    s.notifier.notify_tools_changed().await.unwrap();
+    let first = next_message(&mut stream).await;
+    assert_eq!(
+        first["method"], "notifications/tools/list_changed",
+        "{first}"
+    );
+}
+
+#[tokio::test]
+async fn a_tool_that_changes_the_list_reaches_every_open_stream() {
+    let s = setup().await;
+    let a = s.server.initialize(LEGACY).await;
+    let b = s.server.initialize(LEGACY).await;
+    let mut stream_a = open_stream(&s.server, &a).await;
+    let mut stream_b = open_stream(&s.server, &b).await;
+    let call = request(
+        9,
+        "tools/call",
+        json!({"name": "change_tools", "arguments": {}}),
+    );
+    let reply = s.server.post_in(&a, &call).send().await.json().await;
+    assert_eq!(
+        crate::support::first_text(&reply["result"]),
+        "announced",
+        "{reply}"
+    );
+    let expected = json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"});
+    assert_eq!(next_message(&mut stream_a).await, expected);
+    assert_eq!(next_message(&mut stream_b).await, expected);
+}
+
+fn listen(id: &str, filter: Value) -> Value {
+    let mut body = modern_request(
+        0,
+        "subscriptions/listen",
+        json!({ "notifications": filter }),
+    );
+    body["id"] = json!(id);
+    body
+}
+
+async fn open_listen(server: &TestServer, id: &str, filter: Value) -> Sse {
+    let reply = server
+        .post(&listen(id, filter))
+        .header("mcp-protocol-version", crate::support::MODERN)
+        .header("mcp-method", "subscriptions/listen")
+        .send()
+        .await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_eq!(reply.content_type(), Some("text/event-stream"));
+    reply.sse()
+}
+
+#[tokio::test]
+async fn a_listen_is_acknowledged_first_then_hears_tagged_notifications_it_asked_for() {
+    let s = setup().await;
+    let mut stream = open_listen(
+        &s.server,
+        "sub-1",
+        json!({
+            "toolsListChanged": true,
+            "promptsListChanged": true,
+            "resourceSubscriptions": [item(1), item(2), "nope://x"],
+        }),
+    )
+    .await;
+    let ack = next_message(&mut stream).await;
+    // Revoked after the listen was authorized: the next update checks again.
+    s.watch.revoked.lock().unwrap().insert(item(2));
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(
+        ack["params"],
+        json!({
+            // No prompts on this server: not honoured; a URI that names no resource is dropped.
+            "notifications": {"toolsListChanged": true, "resourceSubscriptions": [item(1), item(2)]},
+            "_meta": {"io.modelcontextprotocol/subscriptionId": "sub-1"},
+        })
+    );
+    s.notifier.notify_prompts_changed().await.unwrap();
+    s.notifier.notify_tools_changed().await.unwrap();
+    let tools = next_message(&mut stream).await;
+    assert_eq!(
+        tools,
+        json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed",
+               "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": "sub-1"}}}),
+        "the prompt change was not asked for and is not sent"
+    );
+    s.notifier
+        .notify_resources_updated([item(2), item(1), item(3)])
+        .await
+        .unwrap();
+    assert_eq!(
+        next_message(&mut stream).await,
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+               "params": {"uri": item(1), "_meta": {"io.modelcontextprotocol/subscriptionId": "sub-1"}}}),
+        "item 2 is revoked now, item 3 was not asked for"
+    );
+}
+
+#[tokio::test]
+async fn several_listens_each_hear_their_own_changes() {
+    let s = setup().await;
+    let mut tools = open_listen(&s.server, "t", json!({"toolsListChanged": true})).await;
+    let mut items = open_listen(&s.server, "r", json!({"resourceSubscriptions": [item(5)]})).await;
+    next_message(&mut tools).await;
+    next_message(&mut items).await;
+    s.notifier.notify_resource_updated(item(5)).await.unwrap();
+    s.notifier.notify_tools_changed().await.unwrap();
+    let t = next_message(&mut tools).await;
+    assert_eq!(t["method"], "notifications/tools/list_changed");
+    assert_eq!(
+        t["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "t"
+    );
+    let r = next_message(&mut items).await;
+    assert_eq!(r["method"], "notifications/resources/updated");
+    assert_eq!(
+        r["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "r"
+    );
+}
+
+#[tokio::test]
+async fn a_listen_without_a_filter_names_the_field() {
+    let s = setup().await;
+    let mut body = modern_request(3, "subscriptions/listen", json!({}));
+    body["params"]
+        .as_object_mut()
+        .unwrap()
+        .remove("notifications");
+    let reply = s
+        .server
+        .post(&body)
+        .header("mcp-protocol-version", crate::support::MODERN)
+        .header("mcp-method", "subscriptions/listen")
+        .send()
+        .await;
+    let error = reply.expect_error(StatusCode::OK, -32602).await;
+    assert_eq!(error["data"]["field"], "notifications", "{error}");
+}
+
+#[tokio::test]
+async fn a_closed_listen_is_forgotten_and_shutdown_ends_the_others_with_a_final_result() {
+    let s = setup().await;
+    let closed = open_listen(&s.server, "gone", json!({"toolsListChanged": true})).await;
+    drop(closed);
+    let mut stream = open_listen(&s.server, "42", json!({"toolsListChanged": true})).await;
+    next_message(&mut stream).await;
+    let Setup { server, .. } = s;
+    drop(server);
+    let cancelled = next_message(&mut stream).await;
+    assert_eq!(
+        cancelled["method"], "notifications/cancelled",
+        "{cancelled}"
+    );
+    assert_eq!(cancelled["params"]["requestId"], "42");
+    let last = next_message(&mut stream).await;
+    assert_eq!(last["id"], "42");
+    assert_eq!(
+        last["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "42"
+    );
+    assert_eq!(last["result"]["resultType"], "complete");
+    assert!(
+        stream.next().await.is_none(),
+        "the stream ends after the result"
+    );
+}
