@@ -33,6 +33,15 @@ impl Watch {
         "announced"
     }
 
+    /// Needs the user to sign in on a web page first (URL elicitation).
+    #[tool]
+    async fn sign_in(&self, ctx: Ctx) -> &'static str {
+        let flow = ElicitUrl::new("login", "Sign in first", "https://auth.example/flow/abc")
+            .elicitation_id("flow-abc");
+        ctx.require_url(flow).await;
+        "signed in"
+    }
+
     /// One item by id.
     #[resource("watch:///items/<id>", mime_type = "text/plain")]
     async fn item(&self, id: u64) -> String {
@@ -247,6 +256,40 @@ async fn a_tool_that_changes_the_list_reaches_every_open_stream() {
     let expected = json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"});
     assert_eq!(next_message(&mut stream_a).await, expected);
     assert_eq!(next_message(&mut stream_b).await, expected);
+}
+
+#[tokio::test]
+async fn the_end_of_a_url_elicitation_is_announced_to_the_session_that_was_asked() {
+    let s = setup().await;
+    let mut init = crate::support::initialize_request(LEGACY);
+    init["params"]["capabilities"] = json!({"elicitation": {"url": {}}});
+    let reply = s.server.post(&init).send().await;
+    let session = reply.session_id().expect("a session");
+    let other = s.server.initialize(LEGACY).await;
+    let mut stream = open_stream(&s.server, &session).await;
+    let mut other_stream = open_stream(&s.server, &other).await;
+    let call = request(5, "tools/call", json!({"name": "sign_in", "arguments": {}}));
+    let reply = s.server.post_in(&session, &call).send().await.json().await;
+    assert_eq!(reply["error"]["code"], -32042, "{reply}");
+    assert_eq!(
+        reply["error"]["data"]["elicitations"][0]["elicitationId"],
+        "flow-abc"
+    );
+    s.notifier
+        .notify_elicitation_complete(&*session, "flow-abc")
+        .await
+        .unwrap();
+    s.notifier.notify_tools_changed().await.unwrap();
+    assert_eq!(
+        next_message(&mut stream).await,
+        json!({"jsonrpc": "2.0", "method": "notifications/elicitation/complete",
+               "params": {"elicitationId": "flow-abc"}})
+    );
+    let first = next_message(&mut other_stream).await;
+    assert_eq!(
+        first["method"], "notifications/tools/list_changed",
+        "another session does not hear of it: {first}"
+    );
 }
 
 fn listen(id: &str, filter: Value) -> Value {

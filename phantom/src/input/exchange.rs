@@ -378,7 +378,8 @@ impl Shared {
             };
             let mut params = r.params.clone();
             if r.kind == InputKind::Url {
-                params.insert("elicitationId".into(), id.clone().into());
+                let chosen = r.elicitation_id.clone().unwrap_or_else(|| id.clone());
+                params.insert("elicitationId".into(), chosen.into());
             }
             let message = json!({
                 "jsonrpc": "2.0",
@@ -447,7 +448,8 @@ impl Shared {
             return self.halt(self.failure(error)).await;
         }
         let mut params = request.params;
-        params.insert("elicitationId".into(), replies.next_id().into());
+        let id = request.elicitation_id.unwrap_or_else(|| replies.next_id());
+        params.insert("elicitationId".into(), id.into());
         let error = ErrorObject::new(
             codes::URL_ELICITATION_REQUIRED,
             "URL elicitation required: complete it, then retry the request",

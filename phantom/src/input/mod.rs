@@ -78,6 +78,8 @@ pub struct InputRequest {
     key: String,
     kind: InputKind,
     params: Map<String, Value>,
+    /// URL mode: the `elicitationId` the handler chose (2025-11-25; phantom makes one otherwise).
+    elicitation_id: Option<String>,
 }
 
 impl InputRequest {
@@ -258,6 +260,7 @@ impl<T: DeserializeOwned + Send> Input for Elicit<T> {
             key: self.key.clone(),
             kind: InputKind::Form,
             params,
+            elicitation_id: None,
         }
     }
 
@@ -273,6 +276,7 @@ pub struct ElicitUrl {
     key: String,
     message: String,
     url: String,
+    elicitation_id: Option<String>,
 }
 
 impl ElicitUrl {
@@ -287,7 +291,18 @@ impl ElicitUrl {
             key: key.into(),
             message: message.into(),
             url: url.into(),
+            elicitation_id: None,
         }
+    }
+
+    /// The `elicitationId` of a 2025-11-25 URL elicitation (phantom makes one otherwise): choose
+    /// it when the flow behind the URL must announce its end with
+    /// [`Notifier::notify_elicitation_complete`](crate::Notifier::notify_elicitation_complete).
+    /// 2026-07-28 has no elicitation ids: the retry carries the answer.
+    #[must_use]
+    pub fn elicitation_id(mut self, id: impl Into<String>) -> Self {
+        self.elicitation_id = Some(id.into());
+        self
     }
 }
 
@@ -303,6 +318,7 @@ impl Input for ElicitUrl {
             key: self.key.clone(),
             kind: InputKind::Url,
             params,
+            elicitation_id: self.elicitation_id.clone(),
         }
     }
 
@@ -449,6 +465,7 @@ impl Input for Sample {
                 InputKind::Sampling
             },
             params: self.params.clone(),
+            elicitation_id: None,
         }
     }
 
@@ -489,6 +506,7 @@ impl Input for Roots {
             key: self.key.clone(),
             kind: InputKind::Roots,
             params: Map::new(),
+            elicitation_id: None,
         }
     }
 

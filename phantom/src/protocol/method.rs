@@ -64,6 +64,9 @@ pub enum Method {
     ResourcesUpdated,
     /// `notifications/subscriptions/acknowledged` (server to client, first on a listen stream).
     SubscriptionsAcknowledged,
+    /// `notifications/elicitation/complete` (server to client, 2025-11-25: a URL elicitation's
+    /// flow ended).
+    ElicitationComplete,
 }
 
 /// Which parameter of a request an `Mcp-Name` header mirrors (2026-07-28 over HTTP).
@@ -110,7 +113,7 @@ impl Capability {
 
 impl Method {
     /// Every method, in the order of the table above.
-    pub const ALL: [Self; 28] = [
+    pub const ALL: [Self; 29] = [
         Self::Initialize,
         Self::Ping,
         Self::ServerDiscover,
@@ -139,6 +142,7 @@ impl Method {
         Self::ResourcesListChanged,
         Self::ResourcesUpdated,
         Self::SubscriptionsAcknowledged,
+        Self::ElicitationComplete,
     ];
 
     /// The method a wire name names; `None` for a method phantom does not know.
@@ -172,6 +176,7 @@ impl Method {
             "notifications/resources/list_changed" => Self::ResourcesListChanged,
             "notifications/resources/updated" => Self::ResourcesUpdated,
             "notifications/subscriptions/acknowledged" => Self::SubscriptionsAcknowledged,
+            "notifications/elicitation/complete" => Self::ElicitationComplete,
             _ => return None,
         })
     }
@@ -207,6 +212,7 @@ impl Method {
             Self::ResourcesListChanged => "notifications/resources/list_changed",
             Self::ResourcesUpdated => "notifications/resources/updated",
             Self::SubscriptionsAcknowledged => "notifications/subscriptions/acknowledged",
+            Self::ElicitationComplete => "notifications/elicitation/complete",
         }
     }
 
@@ -224,6 +230,7 @@ impl Method {
                 | Self::ResourcesListChanged
                 | Self::ResourcesUpdated
                 | Self::SubscriptionsAcknowledged
+                | Self::ElicitationComplete
         )
     }
 

@@ -42,6 +42,14 @@ pub enum Change {
         /// The concrete URIs.
         uris: Vec<String>,
     },
+    /// A 2025-11-25 URL elicitation's flow ended (`notifications/elicitation/complete`), for the
+    /// one session that was asked.
+    ElicitationComplete {
+        /// The session's id.
+        session: String,
+        /// The `elicitationId` the request carried.
+        elicitation_id: String,
+    },
 }
 
 /// Carries changes between the code that makes them and the nodes whose clients listen: every

@@ -225,6 +225,18 @@ impl<S: Server> Dispatcher<S> {
                 |s| &s.allowed_resource_templates,
             ),
             Change::ResourcesUpdated { uris } => self.updated(&listeners, uris).await,
+            Change::ElicitationComplete {
+                session,
+                elicitation_id,
+            } => {
+                let mut params = Map::new();
+                params.insert("elicitationId".into(), elicitation_id.into());
+                for l in &listeners {
+                    if matches!(l.kind, Kind::Session) && *l.key == *session {
+                        l.send(l.message(Method::ElicitationComplete, params.clone()));
+                    }
+                }
+            }
         }
     }
 

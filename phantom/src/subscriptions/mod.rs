@@ -94,6 +94,22 @@ impl Notifier {
         self.notify_resources_updated([uri.into()]).await
     }
 
+    /// The flow behind a 2025-11-25 URL elicitation ended: its session hears
+    /// `notifications/elicitation/complete` on its stream, so the client can retry the request
+    /// that asked. Choose the id with [`ElicitUrl::elicitation_id`](crate::ElicitUrl::elicitation_id);
+    /// `session` is the asking session's [`id`](crate::Session::id).
+    pub async fn notify_elicitation_complete(
+        &self,
+        session: impl Into<String>,
+        elicitation_id: impl Into<String>,
+    ) -> Result<(), StoreError> {
+        self.publish(Change::ElicitationComplete {
+            session: session.into(),
+            elicitation_id: elicitation_id.into(),
+        })
+        .await
+    }
+
     /// The tool list changed (`notifications/tools/list_changed`).
     pub async fn notify_tools_changed(&self) -> Result<(), StoreError> {
         self.publish(Change::ToolsChanged { names: Vec::new() })
