@@ -7,9 +7,10 @@
 //! Every tool, resource and prompt name is the exact one the suite looks for
 //! (`tests/conformance/README.md` lists the runs). The interactive fixtures (elicitation,
 //! sampling, roots) are one handler each for both eras: server-to-client requests on a
-//! 2025-11-25 session, `input_required` rounds in 2026-07-28. Fixtures whose feature is not built
-//! yet (subscriptions, tasks, skills) are absent, and their scenarios are listed in the
-//! expected-failures files.
+//! 2025-11-25 session, `input_required` rounds in 2026-07-28. `test://watched-resource` is
+//! updated every three seconds, and two tools announce list changes, for subscriptions (legacy
+//! `resources/subscribe`, 2026-07-28 `subscriptions/listen`). Fixtures whose feature is not built
+//! yet (tasks, skills) are absent, and their scenarios are listed in the expected-failures files.
 
 use std::borrow::Cow;
 
@@ -385,6 +386,26 @@ impl Everything {
         "the client declared no input capability".into()
     }
 
+    /// Announces that the tool list changed (to every stream that listens for it).
+    #[tool]
+    async fn test_trigger_tool_change(&self, notifier: Notifier) -> Result<&'static str, Error> {
+        notifier
+            .notify_tools_changed()
+            .await
+            .map_err(|e| Error::new(-32603, e.to_string()))?;
+        Ok("tools/list_changed sent")
+    }
+
+    /// Announces that the prompt list changed.
+    #[tool]
+    async fn test_trigger_prompt_change(&self, notifier: Notifier) -> Result<&'static str, Error> {
+        notifier
+            .notify_prompts_changed()
+            .await
+            .map_err(|e| Error::new(-32603, e.to_string()))?;
+        Ok("prompts/list_changed sent")
+    }
+
     /// A tool whose input schema uses JSON Schema 2020-12 keywords.
     #[tool]
     async fn json_schema_2020_12_tool(&self, args: Arguments<ContactArgs>) -> String {
@@ -407,7 +428,7 @@ impl Everything {
         Blob(PNG.to_vec())
     }
 
-    /// A resource clients may watch.
+    /// A resource clients may watch: updated every three seconds (see `main`).
     #[resource(
         "test://watched-resource",
         name = "watched-resource",
@@ -545,5 +566,25 @@ async fn main() -> std::io::Result<()> {
             }
         }
     }
-    phantom::serve(Everything, addr).await
+    let listener = tokio::net::TcpListener::bind(&addr).await?;
+    let notifier = Notifier::new();
+    let config = phantom::http::HttpConfig::for_addr(listener.local_addr()?)
+        .config(phantom::Config::default().notifier(notifier.clone()));
+    // `test://watched-resource` changes every three seconds, as the reference server's does.
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(std::time::Duration::from_secs(3));
+        loop {
+            tick.tick().await;
+            if let Err(e) = notifier
+                .notify_resource_updated("test://watched-resource")
+                .await
+            {
+                tracing::warn!(error = %e, "could not announce the watched resource's update");
+            }
+        }
+    });
+    let shutdown = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    phantom::http::serve_listener(listener, Everything, config, shutdown).await
 }

@@ -45,6 +45,22 @@ impl Recorder {
         )
     }
 
+    /// One note by id.
+    #[resource("recorder:///notes/<id>", mime_type = "text/plain")]
+    async fn note(&self, id: u64) -> String {
+        format!("note {id}")
+    }
+
+    /// Announces that a note changed.
+    #[tool]
+    async fn touch(&self, notifier: Notifier, id: u64) -> &'static str {
+        notifier
+            .notify_resource_updated(format!("recorder:///notes/{id}"))
+            .await
+            .expect("the in-memory bus");
+        "touched"
+    }
+
     async fn disconnect(&self, session: &Session) {
         let who = session
             .client_info
@@ -72,15 +88,33 @@ type Pipe = (
 /// `server` on stdio over in-memory pipes: the serving task, the client's reader of the server's
 /// lines, and the client's writer (shut it down to end the server's input).
 fn pipe(server: Recorder) -> Pipe {
+    pipe_to(Dispatcher::new(server))
+}
+
+fn pipe_to(dispatcher: Dispatcher<Recorder>) -> Pipe {
     let (client_end, server_end) = tokio::io::duplex(64 * 1024);
     let (server_read, server_write) = tokio::io::split(server_end);
-    let task = tokio::spawn(phantom::stdio::serve(
-        Dispatcher::new(server),
-        server_read,
-        server_write,
-    ));
+    let task = tokio::spawn(phantom::stdio::serve(dispatcher, server_read, server_write));
     let (client_read, client_write) = tokio::io::split(client_end);
     (task, BufReader::new(client_read).lines(), client_write)
+}
+
+/// Writes one message as a line of the server's input.
+async fn send_json(input: &mut WriteHalf<DuplexStream>, msg: &Value) {
+    input
+        .write_all(format!("{msg}\n").as_bytes())
+        .await
+        .expect("write");
+}
+
+/// The server's next line, as JSON (failing after five seconds without one).
+async fn next_json(lines: &mut Lines<BufReader<ReadHalf<DuplexStream>>>) -> Value {
+    let line = tokio::time::timeout(std::time::Duration::from_secs(5), lines.next_line())
+        .await
+        .expect("a line in time")
+        .expect("read")
+        .expect("a line");
+    serde_json::from_str(&line).expect("json")
 }
 
 #[tokio::test]
@@ -161,12 +195,7 @@ async fn messages_sent_before_a_result_are_lines_before_it() {
 #[tokio::test]
 async fn progress_log_and_elicitation_over_stdio() {
     let (task, mut lines, mut client_write) = pipe(Recorder::default());
-    let mut send = async |msg: Value| {
-        client_write
-            .write_all(format!("{msg}\n").as_bytes())
-            .await
-            .expect("write");
-    };
+    let mut send = async |msg: Value| send_json(&mut client_write, &msg).await;
     send(
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
@@ -180,14 +209,7 @@ async fn progress_log_and_elicitation_over_stdio() {
         "name": "interview", "arguments": {}, "_meta": {"progressToken": "p"}}}),
     )
     .await;
-    let mut next = async || -> Value {
-        let line = tokio::time::timeout(std::time::Duration::from_secs(5), lines.next_line())
-            .await
-            .expect("a line in time")
-            .expect("read")
-            .expect("a line");
-        serde_json::from_str(&line).expect("json")
-    };
+    let mut next = async || next_json(&mut lines).await;
     assert_eq!(next().await["id"], 1);
     assert_eq!(next().await["id"], 2);
     let progress = next().await;
@@ -205,6 +227,58 @@ async fn progress_log_and_elicitation_over_stdio() {
     let result = next().await;
     assert_eq!(result["id"], 3);
     assert_eq!(result["result"]["content"][0]["text"], "accept \"Ada\"");
+    client_write.shutdown().await.expect("close stdin");
+    task.await.expect("join").expect("serve");
+}
+
+#[tokio::test]
+async fn list_changes_and_resource_updates_are_lines_between_requests() {
+    let notifier = Notifier::new();
+    let config = phantom::Config::default().notifier(notifier.clone());
+    let (task, mut lines, mut client_write) =
+        pipe_to(Dispatcher::with_config(Recorder::default(), config));
+    let mut send = async |msg: Value| send_json(&mut client_write, &msg).await;
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "pipe", "version": "1"}}}),
+    )
+    .await;
+    send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe",
+                "params": {"uri": "recorder:///notes/1"}}),
+    )
+    .await;
+    let mut next = async || next_json(&mut lines).await;
+    assert_eq!(next().await["id"], 1);
+    assert_eq!(next().await["result"], json!({}));
+    // From outside any request (a background job): written while the server waits for input.
+    notifier.notify_tools_changed().await.expect("bus");
+    assert_eq!(
+        next().await,
+        json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+    );
+    notifier
+        .notify_resources_updated(["recorder:///notes/2", "recorder:///notes/1"])
+        .await
+        .expect("bus");
+    assert_eq!(
+        next().await,
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+               "params": {"uri": "recorder:///notes/1"}}),
+        "only the subscribed note"
+    );
+    // From a handler: the update and the tool's result, in either order.
+    send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                "params": {"name": "touch", "arguments": {"id": 1}}}))
+    .await;
+    let mut got = [next().await, next().await];
+    got.sort_by_key(|m| m.get("id").is_some());
+    assert_eq!(
+        got[0]["method"], "notifications/resources/updated",
+        "{got:?}"
+    );
+    assert_eq!(got[1]["result"]["content"][0]["text"], "touched");
     client_write.shutdown().await.expect("close stdin");
     task.await.expect("join").expect("serve");
 }

@@ -69,10 +69,10 @@ pub mod prelude {
     pub use crate::{
         Arguments, Authorized, Bearer, Blob, CompleteContext, Completion, Connect, Content,
         Contents, Ctx, Cursor, Elicit, ElicitUrl, Elicitation, Error, ErrorObject, Field, Form,
-        Implementation, InputKind, Json, LogLevel, Page, PromptMessage, PromptReply, Request,
-        ResolvedResource, Resource, ResourceContents, Role, Roots, Sample, Server, Session, Status,
-        Task, TaskError, TaskStatus, ToolResult, Transport, WwwAuthenticate, mcp_router, prompt,
-        resource, tool,
+        Implementation, InputKind, Json, LogLevel, Notifier, Page, PromptMessage, PromptReply,
+        Request, ResolvedResource, Resource, ResourceContents, Role, Roots, Sample, Server,
+        Session, Status, Task, TaskError, TaskStatus, ToolResult, Transport, WwwAuthenticate,
+        mcp_router, prompt, resource, tool,
     };
 }
 

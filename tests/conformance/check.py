@@ -2,8 +2,10 @@
 """Compares a conformance run (`-o DIR` output) with an expected-failures file, strictly.
 
 A scenario fails when any of its checks is FAILURE. The run is accepted only when the failing
-scenarios are exactly the listed ones: an unlisted failure fails, and so does a listed scenario
-that now passes (remove it from the file). Prints one line per scenario and the totals.
+scenarios are exactly the ones listed under `server:`: an unlisted failure fails, and so does a
+listed scenario that now passes (remove it from the file). Checks listed under `required_checks:`
+must each be SUCCESS in the run: one that is skipped, only a warning, or absent fails it too (a
+scenario that skips its checks does not pass). Prints one line per scenario and the totals.
 """
 import json
 import pathlib
@@ -11,13 +13,29 @@ import re
 import sys
 
 
-def expected(path):
-    names = []
+def sections(path):
+    """The `- name` items of each top-level `key:` of the file."""
+    found = {}
+    key = None
     for line in pathlib.Path(path).read_text().splitlines():
+        top = re.match(r"^([A-Za-z_]+):", line)
+        if top:
+            key = top.group(1)
+            found.setdefault(key, set())
+            continue
         m = re.match(r"^\s*-\s*([A-Za-z0-9_.-]+)", line)
-        if m:
-            names.append(m.group(1))
-    return set(names)
+        if m and key:
+            found[key].add(m.group(1))
+    return found
+
+
+def statuses(out_dir):
+    """Every check id of the run with the statuses it was reported with."""
+    seen = {}
+    for checks_file in pathlib.Path(out_dir).glob("*/checks.json"):
+        for c in json.loads(checks_file.read_text()):
+            seen.setdefault(c.get("id"), set()).add(c.get("status"))
+    return seen
 
 
 def results(out_dir):
@@ -35,7 +53,9 @@ def results(out_dir):
 
 def main():
     label, out_dir, expected_file = sys.argv[1:4]
-    want = expected(expected_file)
+    listed = sections(expected_file)
+    want = listed.get("server", set())
+    required = listed.get("required_checks", set())
     got = results(out_dir)
     if not got:
         print(f"[{label}] no results in {out_dir}: the suite did not run", file=sys.stderr)
@@ -64,6 +84,14 @@ def main():
     if stale:
         print(f"[{label}] listed but PASSING now (remove from {expected_file}): {', '.join(stale)}")
         ok = False
+    seen = statuses(out_dir)
+    for check in sorted(required):
+        got_status = seen.get(check, {"ABSENT"})
+        if got_status != {"SUCCESS"}:
+            print(f"[{label}] REQUIRED check {check} is {', '.join(sorted(got_status))}, not SUCCESS")
+            ok = False
+    if required:
+        print(f"[{label}] required checks: {len(required)} listed")
     return 0 if ok else 1
 
 

@@ -292,7 +292,7 @@ async fn the_end_of_a_url_elicitation_is_announced_to_the_session_that_was_asked
     );
 }
 
-fn listen(id: &str, filter: Value) -> Value {
+fn listen(id: &str, filter: &Value) -> Value {
     let mut body = modern_request(
         0,
         "subscriptions/listen",
@@ -304,7 +304,7 @@ fn listen(id: &str, filter: Value) -> Value {
 
 async fn open_listen(server: &TestServer, id: &str, filter: Value) -> Sse {
     let reply = server
-        .post(&listen(id, filter))
+        .post(&listen(id, &filter))
         .header("mcp-protocol-version", crate::support::MODERN)
         .header("mcp-method", "subscriptions/listen")
         .send()

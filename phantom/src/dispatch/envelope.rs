@@ -152,6 +152,7 @@ impl<'a> ParamsHead<'a> {
 
     /// Whether the request asks for messages before its result: a progress token or a 2026-07-28
     /// log level.
+    #[cfg(feature = "http")]
     pub(crate) fn wants_messages(&self) -> bool {
         self.meta
             .as_ref()

@@ -252,6 +252,7 @@ impl Method {
 
     /// Whether the method answers with a stream of messages before its result whatever its
     /// params say (`subscriptions/listen`).
+    #[cfg(feature = "http")]
     pub(crate) fn streams(self) -> bool {
         self == Self::SubscriptionsListen
     }

@@ -135,7 +135,7 @@ impl Overrides {
 /// | [`server_info`](Server::server_info) | for `serverInfo`: in the `initialize` result (legacy), in every result's `_meta` (modern) | `name`, `version`, `title`, … of `#[mcp_router]` |
 /// | [`list_resources`](Server::list_resources) | `resources/list` | the parameter-less `#[resource]`s, paginated, allow-list applied |
 /// | [`list_skills`](Server::list_skills) | not yet: `skills/list`, once `#[skill]` lands | an empty page |
-/// | [`authorize_resource_subscriptions`](Server::authorize_resource_subscriptions) | not yet: `resources/subscribe` and update notifications, once subscriptions land | every resource |
+/// | [`authorize_resource_subscriptions`](Server::authorize_resource_subscriptions) | legacy `resources/subscribe` (one resource); a 2026-07-28 `subscriptions/listen` as it opens (the resources it asks for); once per open stream per batch of updated resources | every resource |
 /// | [`authorize_task_subscriptions`](Server::authorize_task_subscriptions) | not yet: task status notifications, once the tasks extension lands | the ids `get_task` finds |
 /// | [`get_task`](Server::get_task) | not yet: `tasks/get`, `tasks/update`, `tasks/cancel`, once the tasks extension lands | not found |
 /// | [`update_task`](Server::update_task) | not yet: `tasks/update`, once the tasks extension lands | acknowledge |
@@ -214,8 +214,12 @@ pub trait Server: Clone + Send + Sync + 'static {
 
     /// Which resources a session may subscribe to and hear about. Default: all.
     ///
-    /// Not called yet: `resources/subscribe` and resource update notifications will call it once
-    /// subscriptions land.
+    /// Called with a one-element list on legacy `resources/subscribe` (nothing allowed: the
+    /// not-found error), with the requested `resourceSubscriptions` when a 2026-07-28
+    /// `subscriptions/listen` opens, and once per open stream for each batch of updated resources
+    /// (`Notifier::notify_resources_updated`) before it hears of them. The resources are resolved
+    /// against the templates first; unresolved URIs never reach it. Answering with a resource it
+    /// was not offered, or panicking, allows none (and is logged).
     fn authorize_resource_subscriptions(
         &self,
         resources: Vec<ResolvedResource>,

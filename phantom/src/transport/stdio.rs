@@ -4,9 +4,14 @@ use std::collections::VecDeque;
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
+use std::sync::Arc;
+
+use tokio::sync::mpsc;
+
 use crate::dispatch::{Dispatcher, Outbound, SessionSlot};
 use crate::server::Server;
 use crate::server::{Request, Transport};
+use crate::subscriptions::{Kind, Registration};
 
 /// Serves `server` on the process's stdin and stdout until stdin closes. Logs go to stderr (set up
 /// `tracing_subscriber` with `with_writer(std::io::stderr)`).
@@ -41,13 +46,22 @@ where
     // handler's input requests) and notifications (`notifications/cancelled`) are handled at once.
     let mut queued = VecDeque::new();
     let mut eof = false;
+    // Once the session is initialized, change notifications (list changes, updates of subscribed
+    // resources) are written as they come, between and during requests.
+    let mut changes: Option<(Registration, mpsc::Receiver<String>)> = None;
     loop {
         let line = match queued.pop_front() {
             Some(line) => line,
             None if eof => break,
-            None => match lines.next_line().await? {
-                Some(line) => line,
-                None => break,
+            None => tokio::select! {
+                next = lines.next_line() => match next? {
+                    Some(line) => line,
+                    None => break,
+                },
+                Some(message) = next_change(&mut changes) => {
+                    write_line(&mut output, message).await?;
+                    continue;
+                }
             },
         };
         if line.trim().is_empty() {
@@ -67,6 +81,9 @@ where
                         if !Outbound::is_signal(&message) {
                             write_line(&mut output, message).await?;
                         }
+                    }
+                    Some(message) = next_change(&mut changes) => {
+                        write_line(&mut output, message).await?;
                     }
                     next = lines.next_line(), if !eof => match next? {
                         None => eof = true,
@@ -92,6 +109,12 @@ where
         if let Some(reply) = reply {
             write_line(&mut output, reply.body).await?;
         }
+        if changes.is_none()
+            && let Some(s) = session.get()
+            && !s.is_modern()
+        {
+            changes = Some(dispatcher.listen_for_changes(Arc::new(s.clone()), Kind::Session));
+        }
     }
     if let Some(session) = session.get() {
         let server = dispatcher.server();
@@ -116,4 +139,14 @@ async fn write_line<W: AsyncWrite + Unpin>(output: &mut W, line: String) -> std:
     bytes.push(b'\n');
     output.write_all(&bytes).await?;
     output.flush().await
+}
+
+/// The next change notification, once the session listens; never otherwise.
+async fn next_change(
+    changes: &mut Option<(Registration, mpsc::Receiver<String>)>,
+) -> Option<String> {
+    match changes {
+        Some((_, rx)) => rx.recv().await,
+        None => std::future::pending().await,
+    }
 }
