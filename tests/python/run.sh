@@ -2,7 +2,8 @@
 # Runs tests/python/client.py (Python `mcp` 2.3.0) against the `studies` example over HTTP.
 # Usage: tests/python/run.sh [MODE ...]   (modes default to: auto legacy)
 # Then `legacy` once more against the server's legacy stateless mode (`studies --stateless`),
-# and tests/python/interactive.py (elicitation, sampling, progress, logs) against `everything`.
+# tests/python/interactive.py (elicitation, sampling, progress, logs) and
+# tests/python/subscriptions.py (resource updates and list changes) against `everything`.
 # The virtualenv lives in .cache/python-venv at the repository root and is created on first use.
 set -euo pipefail
 
@@ -57,4 +58,6 @@ echo "== legacy client against the legacy stateless mode"
 STATELESS=1 run_against studies client.py "--stateless" legacy || status=$?
 echo "== interactive tools of everything (elicitation, sampling, progress, logs)"
 run_against everything interactive.py "" auto legacy || status=$?
+echo "== change notifications of everything (resources/subscribe, subscriptions/listen)"
+run_against everything subscriptions.py "" auto legacy || status=$?
 exit "$status"
