@@ -90,6 +90,17 @@ impl Studies {
     }
 }
 
+/// Tells the clients subscribed to `studies:///studies/<id>` that it changed. A failure to announce
+/// does not undo the change: it is logged.
+async fn study_updated(notifier: &Notifier, id: u64) {
+    if let Err(e) = notifier
+        .notify_resource_updated(format!("studies:///studies/{id}"))
+        .await
+    {
+        tracing::warn!(error = %e, id, "could not announce the study's update");
+    }
+}
+
 #[mcp_router(
     name = "studies",
     version = "1.0.0",
@@ -132,23 +143,27 @@ impl Studies {
         })
     }
 
-    /// Add a note to a study.
+    /// Add a note to a study. Clients subscribed to the study hear that it was updated.
     #[tool(idempotent = false, destructive = false)]
-    async fn annotate(&self, id: u64, note: String) -> Result<String, String> {
+    async fn annotate(&self, notifier: Notifier, id: u64, note: String) -> Result<String, String> {
         if note.trim().is_empty() {
             return Err("`note` must not be empty".into());
         }
-        let mut db = self.db.write().expect("catalogue lock");
-        let study = db
-            .get_mut(&id)
-            .ok_or_else(|| format!("no study with id {id}"))?;
-        study.notes.push(note);
-        Ok(format!("study {id} now has {} note(s)", study.notes.len()))
+        let count = {
+            let mut db = self.db.write().expect("catalogue lock");
+            let study = db
+                .get_mut(&id)
+                .ok_or_else(|| format!("no study with id {id}"))?;
+            study.notes.push(note);
+            study.notes.len()
+        };
+        study_updated(&notifier, id).await;
+        Ok(format!("study {id} now has {count} note(s)"))
     }
 
     /// Remove every note of a study, after the user confirms.
     #[tool(destructive)]
-    async fn clear_notes(&self, ctx: Ctx, id: u64) -> Result<String, String> {
+    async fn clear_notes(&self, ctx: Ctx, notifier: Notifier, id: u64) -> Result<String, String> {
         let count = self
             .db
             .read()
@@ -175,10 +190,12 @@ impl Studies {
         let answer: Elicitation<Confirm> = ctx.elicit("confirm_clear", &message, form).await;
         match answer {
             Elicitation::Accept(Confirm { confirm: true }) => {
-                let mut db = self.db.write().expect("catalogue lock");
-                let removed = db
-                    .get_mut(&id)
-                    .map_or(0, |s| std::mem::take(&mut s.notes).len());
+                let removed = {
+                    let mut db = self.db.write().expect("catalogue lock");
+                    db.get_mut(&id)
+                        .map_or(0, |s| std::mem::take(&mut s.notes).len())
+                };
+                study_updated(&notifier, id).await;
                 Ok(format!("removed {removed} note(s) from study {id}"))
             }
             _ => Ok(format!("kept the notes of study {id}")),

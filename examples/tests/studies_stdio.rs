@@ -61,6 +61,21 @@ fn studies_answers_initialize_and_tools_call_over_stdio() {
         .unwrap_or_default();
     assert!(text.contains("`limit`"), "names the field: {text}");
 
+    // A note on a subscribed study: the update comes as a line next to the result.
+    send(json!({"jsonrpc": "2.0", "id": 4, "method": "resources/subscribe",
+        "params": {"uri": "studies:///studies/1"}}));
+    assert_eq!(recv()["result"], json!({}));
+    send(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+        "params": {"name": "annotate", "arguments": {"id": 1, "note": "seen"}}}));
+    let mut got = [recv(), recv()];
+    got.sort_by_key(|m| m.get("id").is_some());
+    assert_eq!(
+        got[0],
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+               "params": {"uri": "studies:///studies/1"}})
+    );
+    assert_eq!(got[1]["id"], 5);
+
     drop(stdin);
     let status = child.wait().expect("exits");
     assert!(status.success(), "exits cleanly at end of input");
