@@ -23,7 +23,7 @@ use serde_json::value::RawValue;
 use tokio::net::TcpStream;
 
 /// The protocol version of legacy (session) requests.
-const LEGACY: &str = "2025-11-25";
+pub(crate) const LEGACY: &str = "2025-11-25";
 /// The bytes a successful echo reply must contain.
 const HELLO: &[u8] = br#""text":"hello""#;
 /// How many bad responses are printed to stderr.
@@ -50,6 +50,18 @@ impl Target {
         let host = HeaderValue::from_str(authority).map_err(|e| e.to_string())?;
         let path = if path.is_empty() { "/" } else { path }.to_owned();
         Ok(Self { addr, host, path })
+    }
+
+    pub(crate) fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    pub(crate) fn host(&self) -> HeaderValue {
+        self.host.clone()
+    }
+
+    pub(crate) fn path(&self) -> &str {
+        &self.path
     }
 }
 
@@ -122,13 +134,23 @@ pub(crate) enum Scenario {
         /// Sessions to open in all.
         count: usize,
     },
+    /// One resource update to `streams` open streams, `rounds` times (`fanout.rs`).
+    Fanout {
+        /// Open streams (each on its own connection).
+        streams: usize,
+        /// Updates announced, one at a time.
+        rounds: usize,
+        /// Legacy GET streams of subscribed sessions, or 2026-07-28 listens.
+        era: Era,
+    },
 }
 
 const USAGE: &str = "usage:
   phantom-bench load call      <url> <conns> <secs> <shared|perconn|none> <2025-11-25|2026-07-28>
   phantom-bench load lifecycle <url> <conns> <secs> [delete]
   phantom-bench load sessions  <url> <conns> <count>
-  phantom-bench load progress  <url> <conns> <secs> <notifications per call>";
+  phantom-bench load progress  <url> <conns> <secs> <notifications per call>
+  phantom-bench load fanout    <url> <streams> <rounds> <2025-11-25|2026-07-28>";
 
 impl Scenario {
     /// Parses `<mode> <url> <args…>`.
@@ -144,6 +166,13 @@ impl Scenario {
             a.parse()
                 .map_err(|_| format!("expected seconds, found `{a}`\n{USAGE}"))
         };
+        let era = |i: usize| -> Result<Era, String> {
+            match arg(i)? {
+                "2025-11-25" => Ok(Era::Legacy),
+                "2026-07-28" => Ok(Era::Modern),
+                other => Err(format!("unknown protocol version `{other}`\n{USAGE}")),
+            }
+        };
         let target = Target::parse(arg(1)?)?;
         let scenario = match arg(0)? {
             "call" => Self::Call {
@@ -155,11 +184,7 @@ impl Scenario {
                     "none" => Sessions::None,
                     other => return Err(format!("unknown session mode `{other}`\n{USAGE}")),
                 },
-                era: match arg(5)? {
-                    "2025-11-25" => Era::Legacy,
-                    "2026-07-28" => Era::Modern,
-                    other => return Err(format!("unknown protocol version `{other}`\n{USAGE}")),
-                },
+                era: era(5)?,
             },
             "lifecycle" => Self::Lifecycle {
                 conns: num(2)?,
@@ -179,6 +204,11 @@ impl Scenario {
                 secs: secs(3)?,
                 count: num(4)?,
             },
+            "fanout" => Self::Fanout {
+                streams: num(2)?,
+                rounds: num(3)?,
+                era: era(4)?,
+            },
             other => return Err(format!("unknown mode `{other}`\n{USAGE}")),
         };
         if scenario.conns() == 0 {
@@ -193,6 +223,7 @@ impl Scenario {
             | Self::Lifecycle { conns, .. }
             | Self::Progress { conns, .. }
             | Self::Sessions { conns, .. } => conns,
+            Self::Fanout { streams, .. } => streams,
         }
     }
 
@@ -217,6 +248,7 @@ impl Scenario {
             }
             Self::Sessions { conns, count } => format!("sessions-{count}-c{conns}"),
             Self::Progress { conns, count, .. } => format!("progress{count}-c{conns}"),
+            Self::Fanout { streams, era, .. } => format!("fanout-{}-s{streams}", era.version()),
         }
     }
 
@@ -230,6 +262,7 @@ impl Scenario {
             let target = Arc::new(target.clone());
             let stats = Arc::new(Stats::default());
             let started = Instant::now();
+            let mut extra = Vec::new();
             let samples = match *self {
                 Self::Call {
                     conns,
@@ -248,13 +281,30 @@ impl Scenario {
                 Self::Progress { conns, secs, count } => {
                     progress(&target, &stats, conns, secs, count).await?
                 }
+                Self::Fanout {
+                    streams,
+                    rounds,
+                    era,
+                } => {
+                    let m = crate::fanout::fanout(&target, &stats, streams, rounds, era).await?;
+                    #[allow(clippy::cast_precision_loss)]
+                    extra.extend([
+                        ("streams", streams as f64),
+                        ("deliveries", m.deliveries as f64),
+                        ("kb_per_stream", m.kb_per_stream),
+                        ("cpu_us_per_delivery", m.cpu_us_per_delivery),
+                    ]);
+                    m.samples
+                }
             };
-            Ok(Report::new(
+            let mut report = Report::new(
                 self.label(),
                 stats.errors.load(Ordering::Relaxed),
                 started.elapsed(),
                 samples,
-            ))
+            );
+            report.extra = extra;
+            Ok(report)
         })
     }
 }
@@ -267,6 +317,8 @@ pub(crate) struct Report {
     elapsed: Duration,
     /// Latencies of successful operations in µs, sorted.
     sorted_us: Vec<u64>,
+    /// Further `key=value` fields of the `RESULT` line.
+    extra: Vec<(&'static str, f64)>,
 }
 
 impl Report {
@@ -277,6 +329,7 @@ impl Report {
             errors,
             elapsed,
             sorted_us: samples,
+            extra: Vec::new(),
         }
     }
 
@@ -320,19 +373,23 @@ impl fmt::Display for Report {
             self.percentile_ms(99.0),
             self.percentile_ms(99.9),
             self.percentile_ms(100.0),
-        )
+        )?;
+        for (key, value) in &self.extra {
+            write!(f, " {key}={value:.3}")?;
+        }
+        Ok(())
     }
 }
 
 /// Counters shared by the virtual users.
 #[derive(Debug, Default)]
-struct Stats {
+pub(crate) struct Stats {
     next_id: AtomicU64,
     errors: AtomicU64,
 }
 
 impl Stats {
-    fn id(&self) -> u64 {
+    pub(crate) fn id(&self) -> u64 {
         self.next_id.fetch_add(1, Ordering::Relaxed) + 1
     }
 
@@ -345,7 +402,7 @@ impl Stats {
 }
 
 /// One keep-alive connection.
-struct Conn {
+pub(crate) struct Conn {
     target: Arc<Target>,
     sender: SendRequest<Full<Bytes>>,
 }
@@ -359,7 +416,7 @@ struct Reply {
 }
 
 impl Conn {
-    async fn open(target: Arc<Target>) -> Result<Self, String> {
+    pub(crate) async fn open(target: Arc<Target>) -> Result<Self, String> {
         let tcp = TcpStream::connect(target.addr)
             .await
             .map_err(|e| format!("connect {}: {e}", target.addr))?;
@@ -428,7 +485,7 @@ impl Conn {
     }
 
     /// `initialize` + `notifications/initialized`; returns the session id.
-    async fn open_session(&mut self, stats: &Stats) -> Result<HeaderValue, String> {
+    pub(crate) async fn open_session(&mut self, stats: &Stats) -> Result<HeaderValue, String> {
         let id = stats.id();
         let body = format!(
             r#"{{"jsonrpc":"2.0","id":{id},"method":"initialize","params":{{"protocolVersion":"{LEGACY}","capabilities":{{}},"clientInfo":{{"name":"phantom-bench","version":"0.1"}}}}}}"#
@@ -453,6 +510,41 @@ impl Conn {
             ));
         }
         Ok(session)
+    }
+
+    /// `resources/subscribe` of `uri` in `session`, checked.
+    pub(crate) async fn subscribe(
+        &mut self,
+        stats: &Stats,
+        session: &str,
+        uri: &str,
+    ) -> Result<(), String> {
+        let id = stats.id();
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"resources/subscribe","params":{{"uri":"{uri}"}}}}"#
+        );
+        let headers = [
+            ("mcp-session-id", session),
+            ("mcp-protocol-version", LEGACY),
+        ];
+        let reply = self.send(Method::POST, Some(body), &headers).await?;
+        check(&reply, id, b"{}")
+    }
+
+    /// `tools/call touch {"uri": uri}` (a stateless 2026-07-28 request): the server announces
+    /// that `uri` was updated.
+    pub(crate) async fn touch(&mut self, stats: &Stats, uri: &str) -> Result<(), String> {
+        let id = stats.id();
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"touch","arguments":{{"uri":"{uri}"}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+        );
+        let headers = [
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "touch"),
+        ];
+        let reply = self.send(Method::POST, Some(body), &headers).await?;
+        check(&reply, id, b"touched")
     }
 
     /// One `tools/call echo {"text":"hello"}`, checked.

@@ -14,6 +14,7 @@
 //! servers next to this executable and builds them there when they are missing or stale.
 
 mod compile;
+mod fanout;
 mod load;
 mod report;
 mod runner;

@@ -62,7 +62,7 @@ fn metrics(kind: Kind) -> Vec<Metric> {
             metric("KB/session", false, 2, |r, k| match k {
                 #[allow(clippy::cast_precision_loss)]
                 Kind::Sessions { count } => (r.rss_after_kb - r.rss_before_kb) / count as f64,
-                Kind::Requests | Kind::Notifications { .. } => 0.0,
+                Kind::Requests | Kind::Notifications { .. } | Kind::Fanout { .. } => 0.0,
             }),
         ],
         Kind::Notifications { .. } => vec![
@@ -73,7 +73,16 @@ fn metrics(kind: Kind) -> Vec<Metric> {
             metric("CPU µs/notification", false, 2, |r, k| match k {
                 #[allow(clippy::cast_precision_loss)]
                 Kind::Notifications { per_call } => r.cpu_us_per_op / per_call as f64,
-                Kind::Requests | Kind::Sessions { .. } => 0.0,
+                Kind::Requests | Kind::Sessions { .. } | Kind::Fanout { .. } => 0.0,
+            }),
+            metric("RSS after MB", false, 1, |r, _| r.rss_after_kb / 1024.0),
+        ],
+        Kind::Fanout { .. } => vec![
+            metric("last delivery p50 ms", false, 2, |r, _| r.get("p50_ms")),
+            metric("last delivery max ms", false, 2, |r, _| r.get("max_ms")),
+            metric("KB/stream", false, 2, |r, _| r.get("kb_per_stream")),
+            metric("CPU µs/delivery", false, 2, |r, _| {
+                r.get("cpu_us_per_delivery")
             }),
             metric("RSS after MB", false, 1, |r, _| r.rss_after_kb / 1024.0),
         ],

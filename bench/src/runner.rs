@@ -223,6 +223,11 @@ pub(crate) enum Kind {
         /// Notifications per call.
         per_call: usize,
     },
+    /// One resource update announced to `streams` open streams, per round.
+    Fanout {
+        /// Open streams.
+        streams: usize,
+    },
 }
 
 /// One scenario: a table in the report.
@@ -296,13 +301,7 @@ impl Env {
         } else {
             None
         };
-        let clk_tck = Command::new("getconf")
-            .arg("CLK_TCK")
-            .output()
-            .ok()
-            .and_then(|o| String::from_utf8(o.stdout).ok())
-            .and_then(|s| s.trim().parse().ok())
-            .unwrap_or(100.0);
+        let clk_tck = clk_tck();
         Ok(Self {
             bin_dir,
             pinned: pin_note.is_none(),
@@ -343,6 +342,7 @@ impl Env {
         let url = format!("http://{addr}/mcp");
         let mut driver = self.command(1, &self.bin_dir.join("phantom-bench"));
         driver
+            .env("SERVER_PID", pid.to_string())
             .arg("load")
             .arg(variant.mode)
             .arg(&url)
@@ -437,8 +437,19 @@ fn run_with_timeout(mut cmd: Command, timeout: Duration) -> Result<String, Strin
     }
 }
 
+/// Clock ticks per second (`getconf CLK_TCK`, 100 when unknown).
+pub(crate) fn clk_tck() -> f64 {
+    Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(100.0)
+}
+
 /// utime + stime of `pid`, in clock ticks.
-fn cpu_ticks(pid: u32) -> Result<u64, String> {
+pub(crate) fn cpu_ticks(pid: u32) -> Result<u64, String> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).map_err(|e| e.to_string())?;
     // Fields after the command name, which is in parentheses and may contain spaces.
     let rest = stat.rsplit_once(')').ok_or("bad /proc/<pid>/stat")?.1;
@@ -462,7 +473,7 @@ fn load_average() -> f64 {
 }
 
 /// VmRSS of `pid`, in kB.
-fn rss_kb(pid: u32) -> Result<f64, String> {
+pub(crate) fn rss_kb(pid: u32) -> Result<f64, String> {
     let status =
         std::fs::read_to_string(format!("/proc/{pid}/status")).map_err(|e| e.to_string())?;
     status
@@ -561,6 +572,24 @@ pub(crate) fn all_benches(secs: u32) -> Vec<Bench> {
                 Variant::phantom("progress", &a(&["8", &s, "100"])),
                 Variant::rmcp(STATEFUL, "progress", &a(&["8", &s, "100"])),
             ],
+        },
+        Bench {
+            key: "fanout-get-10k",
+            title: "One resource update to 10,000 subscribed legacy sessions, each with an open GET stream (2025-11-25)",
+            kind: Kind::Fanout { streams: 10_000 },
+            variants: vec![Variant::phantom(
+                "fanout",
+                &a(&["10000", "5", "2025-11-25"]),
+            )],
+        },
+        Bench {
+            key: "fanout-listen-10k",
+            title: "One resource update to 10,000 open subscriptions/listen streams (2026-07-28)",
+            kind: Kind::Fanout { streams: 10_000 },
+            variants: vec![Variant::phantom(
+                "fanout",
+                &a(&["10000", "5", "2026-07-28"]),
+            )],
         },
         sessions_bench(
             "sessions-10k",
@@ -661,6 +690,22 @@ pub(crate) fn smoke_benches() -> Vec<Bench> {
             variants: vec![
                 Variant::phantom("sessions", &a(&["4", "400"])),
                 Variant::rmcp(STATEFUL, "sessions", &a(&["4", "400"])),
+            ],
+        },
+        // phantom only: the rmcp peer has no `touch` tool to announce an update.
+        Bench {
+            key: "fanout",
+            title: "resource update fan-out (GET streams, listens)",
+            kind: Kind::Fanout { streams: 50 },
+            variants: vec![
+                Variant {
+                    label: "phantom (GET streams)".into(),
+                    ..Variant::phantom("fanout", &a(&["50", "2", "2025-11-25"]))
+                },
+                Variant {
+                    label: "phantom (listens)".into(),
+                    ..Variant::phantom("fanout", &a(&["50", "2", "2026-07-28"]))
+                },
             ],
         },
     ]

@@ -62,8 +62,10 @@ fn studies_answers_initialize_and_tools_call_over_stdio() {
     assert!(text.contains("`limit`"), "names the field: {text}");
 
     // A note on a subscribed study: the update comes as a line next to the result.
-    send(json!({"jsonrpc": "2.0", "id": 4, "method": "resources/subscribe",
-        "params": {"uri": "studies:///studies/1"}}));
+    send(
+        json!({"jsonrpc": "2.0", "id": 4, "method": "resources/subscribe",
+        "params": {"uri": "studies:///studies/1"}}),
+    );
     assert_eq!(recv()["result"], json!({}));
     send(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
         "params": {"name": "annotate", "arguments": {"id": 1, "note": "seen"}}}));

@@ -1,5 +1,6 @@
 //! The phantom side of the benchmark: one tool `echo {text}` → text, one tool `progress {count}`
-//! (that many `notifications/progress`, then `done`) and one resource template,
+//! (that many `notifications/progress`, then `done`), one tool `touch {uri}` (announces that the
+//! resource was updated, for the fan-out scenarios) and one resource template,
 //! the same behaviour as the rmcp peer, at `http://$ADDR/mcp` (default `127.0.0.1:8940`), with
 //! phantom's defaults (no tuning).
 //!
@@ -29,6 +30,16 @@ impl Echo {
                 .await;
         }
         "done"
+    }
+
+    /// Announces that `uri` was updated (the fan-out benchmark's trigger).
+    #[tool]
+    async fn touch(&self, notifier: Notifier, uri: String) -> Result<&'static str, Error> {
+        notifier
+            .notify_resource_updated(uri)
+            .await
+            .map_err(|e| Error::new(-32603, e.to_string()))?;
+        Ok("touched")
     }
 
     /// A user's profile.

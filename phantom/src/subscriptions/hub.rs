@@ -110,15 +110,12 @@ impl Hub {
 
 impl Listener {
     /// A notification for this stream: a listen's carry its subscription id in `_meta`.
-    fn message(&self, method: Method, mut params: Map<String, Value>) -> String {
-        if let Kind::Listen { id, .. } = &self.kind {
-            params.insert("_meta".into(), json!({ meta::SUBSCRIPTION_ID: id }));
-        }
-        let mut message = json!({ "jsonrpc": "2.0", "method": method.as_str() });
-        if !params.is_empty() {
-            message["params"] = Value::Object(params);
-        }
-        message.to_string()
+    fn message(&self, method: Method, params: Map<String, Value>) -> String {
+        let tag = match &self.kind {
+            Kind::Listen { id, .. } => Some(id),
+            Kind::Session => None,
+        };
+        message(method, tag, params)
     }
 
     fn send(&self, message: String) {
@@ -149,6 +146,18 @@ impl Listener {
                 Some(list) => names.iter().any(|n| list.contains(n)),
             }
     }
+}
+
+/// A notification as JSON text; `tag` (a listen's request id) goes in `_meta`.
+fn message(method: Method, tag: Option<&Value>, mut params: Map<String, Value>) -> String {
+    if let Some(id) = tag {
+        params.insert("_meta".into(), json!({ meta::SUBSCRIPTION_ID: id }));
+    }
+    let mut message = json!({ "jsonrpc": "2.0", "method": method.as_str() });
+    if !params.is_empty() {
+        message["params"] = Value::Object(params);
+    }
+    message.to_string()
 }
 
 impl<S: Server> Dispatcher<S> {
@@ -199,9 +208,13 @@ impl<S: Server> Dispatcher<S> {
                     names: &[String],
                     wanted: fn(&Honoured) -> bool,
                     list: fn(&Session) -> &Option<AllowList>| {
+            let plain = message(method, None, Map::new());
             for l in &listeners {
                 if l.hears_list(wanted, list(&l.session), names) {
-                    l.send(l.message(method, Map::new()));
+                    match &l.kind {
+                        Kind::Session => l.send(plain.clone()),
+                        Kind::Listen { .. } => l.send(l.message(method, Map::new())),
+                    }
                 }
             }
         };
@@ -255,6 +268,19 @@ impl<S: Server> Dispatcher<S> {
         }
         let all: Vec<String> = resolved.iter().map(|r| r.uri.clone()).collect();
         let store = &self.inner.config.subscriptions;
+        let asks = self
+            .inner
+            .router
+            .overrides(Callback::AuthorizeResourceSubscriptions);
+        // A legacy stream's notification is the same for every session: written once per URI.
+        let plain: Vec<String> = all
+            .iter()
+            .map(|uri| {
+                let mut params = Map::new();
+                params.insert("uri".into(), uri.as_str().into());
+                message(Method::ResourcesUpdated, None, params)
+            })
+            .collect();
         for l in listeners {
             let wanted: Vec<String> = match &l.kind {
                 Kind::Session => match store.subscribed(&l.key, &all).await {
@@ -270,19 +296,32 @@ impl<S: Server> Dispatcher<S> {
                     .cloned()
                     .collect(),
             };
-            let offered: Vec<ResolvedResource> = resolved
+            let offered: Vec<&ResolvedResource> = resolved
                 .iter()
                 .filter(|r| wanted.contains(&r.uri))
                 .filter(|r| allowed(&l.session.allowed_resource_templates, r.template.name))
-                .cloned()
                 .collect();
             if offered.is_empty() {
                 continue;
             }
-            for uri in self.authorize_resources(offered, &l.session).await {
-                let mut params = Map::new();
-                params.insert("uri".into(), uri.into());
-                l.send(l.message(Method::ResourcesUpdated, params));
+            let granted = if asks {
+                let offered = offered.into_iter().cloned().collect();
+                self.authorize_resources(offered, &l.session).await
+            } else {
+                offered.into_iter().map(|r| r.uri.clone()).collect()
+            };
+            for uri in granted {
+                match &l.kind {
+                    Kind::Session => {
+                        let i = all.iter().position(|u| *u == uri).unwrap_or_default();
+                        l.send(plain[i].clone());
+                    }
+                    Kind::Listen { .. } => {
+                        let mut params = Map::new();
+                        params.insert("uri".into(), uri.into());
+                        l.send(l.message(Method::ResourcesUpdated, params));
+                    }
+                }
             }
         }
     }
