@@ -48,12 +48,29 @@ impl Watch {
         format!("item {id}")
     }
 
+    /// `x-user` names the principal; `x-guest` sees nothing (every allow-list empty).
+    async fn connect(&self, session: &mut Session, request: &Request) -> Connect {
+        if let Some(user) = request.header("x-user") {
+            session.principal = Some(user.to_owned());
+        }
+        if request.header("x-guest").is_some() {
+            session.deny_all();
+        }
+        Connect::Ok
+    }
+
+    /// Refuses revoked URIs; panics for the principal `chaos`.
     async fn authorize_resource_subscriptions(
         &self,
         resources: Vec<ResolvedResource>,
-        _session: &Session,
+        session: &Session,
     ) -> Authorized {
         self.calls.fetch_add(1, Ordering::SeqCst);
+        assert_ne!(
+            session.principal.as_deref(),
+            Some("chaos"),
+            "authorization crashed"
+        );
         let revoked = self.revoked.lock().expect("revoked set").clone();
         Authorized::Resources(
             resources
@@ -84,6 +101,17 @@ async fn setup() -> Setup {
 
 fn item(id: u64) -> String {
     format!("watch:///items/{id}")
+}
+
+/// Legacy `initialize` with extra request headers (for `connect`); the session id.
+async fn initialize_with(server: &TestServer, headers: &[(&str, &str)]) -> String {
+    let mut call = server.post(&crate::support::initialize_request(LEGACY));
+    for (name, value) in headers {
+        call = call.header(name, value);
+    }
+    let reply = call.send().await;
+    assert_eq!(reply.status, StatusCode::OK);
+    reply.session_id().expect("a session")
 }
 
 async fn subscribe(server: &TestServer, session: &str, uri: &str) -> Value {
@@ -290,6 +318,69 @@ async fn the_end_of_a_url_elicitation_is_announced_to_the_session_that_was_asked
         first["method"], "notifications/tools/list_changed",
         "another session does not hear of it: {first}"
     );
+}
+
+#[tokio::test]
+async fn an_authorization_that_panics_refuses_its_session_only() {
+    let s = setup().await;
+    let chaos = initialize_with(&s.server, &[("x-user", "chaos")]).await;
+    let calm = s.server.initialize(LEGACY).await;
+    let mut chaos_stream = open_stream(&s.server, &chaos).await;
+    let mut calm_stream = open_stream(&s.server, &calm).await;
+    // Subscribing asks the callback too: it panics, so the URI is refused.
+    let refused = subscribe(&s.server, &chaos, &item(1)).await;
+    assert_eq!(refused["error"]["code"], -32002, "{refused}");
+    subscribe(&s.server, &calm, &item(1)).await;
+    s.notifier.notify_resource_updated(item(1)).await.unwrap();
+    assert_eq!(next_message(&mut calm_stream).await, updated(&item(1)));
+    // The crashing session heard nothing before this later change.
+    s.notifier.notify_tools_changed().await.unwrap();
+    let first = next_message(&mut chaos_stream).await;
+    assert_eq!(
+        first["method"], "notifications/tools/list_changed",
+        "{first}"
+    );
+}
+
+#[tokio::test]
+async fn a_session_that_sees_no_tools_hears_no_tool_list_changes() {
+    let s = setup().await;
+    let guest = initialize_with(&s.server, &[("x-guest", "1")]).await;
+    let mut stream = open_stream(&s.server, &guest).await;
+    s.notifier.notify_tools_changed().await.unwrap();
+    s.notifier.notify_resources_changed().await.unwrap();
+    s.notifier
+        .publish(phantom::Change::PromptsChanged { names: vec![] })
+        .await
+        .unwrap();
+    // Its allow-lists are empty, so it hears none of the three list changes: the first message
+    // it gets is the later one addressed to it alone.
+    s.notifier
+        .notify_elicitation_complete(&*guest, "e1")
+        .await
+        .unwrap();
+    let first = next_message(&mut stream).await;
+    assert_eq!(
+        first["method"], "notifications/elicitation/complete",
+        "{first}"
+    );
+}
+
+#[tokio::test]
+async fn an_idle_listen_stream_sends_keep_alives() {
+    let watch = Watch::default();
+    let config = HttpConfig::default()
+        .config(Config::default().keep_alive(std::time::Duration::from_secs(1)));
+    let server = TestServer::start_with(watch, config).await;
+    let mut stream = open_listen(&server, "idle", json!({"toolsListChanged": true})).await;
+    let ack = stream.next().await.expect("the acknowledgement");
+    assert_eq!(
+        ack.json()["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    let idle = stream.next().await.expect("a keep-alive");
+    assert!(idle.data.is_none(), "{idle:?}");
+    assert_eq!(idle.comments, ["keep-alive"], "{idle:?}");
 }
 
 fn listen(id: &str, filter: &Value) -> Value {
