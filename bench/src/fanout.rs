@@ -40,12 +40,31 @@ pub(crate) struct Measured {
     pub(crate) cpu_us_per_delivery: f64,
 }
 
+/// How the streams reach the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Wire {
+    /// HTTP/1.1: one connection per stream.
+    H1,
+    /// HTTP/2 (prior knowledge): this many streams share each connection.
+    H2 {
+        /// Streams per connection.
+        per_conn: usize,
+    },
+}
+
+/// Where one stream's request goes.
+enum Via {
+    H1,
+    H2(hyper::client::conn::http2::SendRequest<Full<Bytes>>),
+}
+
 pub(crate) async fn fanout(
     target: &Arc<Target>,
     stats: &Arc<Stats>,
     streams: usize,
     rounds: usize,
     era: Era,
+    wire: Wire,
 ) -> Result<Measured, String> {
     let sessions = match era {
         Era::Legacy => subscribed_sessions(target, stats, streams).await?,
@@ -57,10 +76,24 @@ pub(crate) async fn fanout(
     let rss_before = pid.map(rss_kb).transpose()?;
     let (tx, mut rx) = mpsc::unbounded_channel::<Instant>();
     let (ready_tx, mut ready_rx) = mpsc::unbounded_channel::<()>();
-    for session in sessions {
+    let shared = match wire {
+        Wire::H1 => Vec::new(),
+        Wire::H2 { per_conn } => {
+            let mut senders = Vec::new();
+            for _ in 0..streams.div_ceil(per_conn.max(1)) {
+                senders.push(h2_connection(target).await?);
+            }
+            senders
+        }
+    };
+    for (i, session) in sessions.into_iter().enumerate() {
         let (target, tx, ready) = (Arc::clone(target), tx.clone(), ready_tx.clone());
+        let via = match (wire, shared.get(i * shared.len() / streams.max(1))) {
+            (Wire::H2 { .. }, Some(sender)) => Via::H2(sender.clone()),
+            _ => Via::H1,
+        };
         tokio::spawn(async move {
-            if let Err(e) = follow(&target, session, tx, ready).await {
+            if let Err(e) = follow(&target, via, session, tx, ready).await {
                 eprintln!("stream: {e}");
             }
         });
@@ -114,6 +147,24 @@ pub(crate) async fn fanout(
     })
 }
 
+/// An HTTP/2 connection (prior knowledge) that many streams share.
+async fn h2_connection(
+    target: &Target,
+) -> Result<hyper::client::conn::http2::SendRequest<Full<Bytes>>, String> {
+    let tcp = TcpStream::connect(target.addr())
+        .await
+        .map_err(|e| format!("connect: {e}"))?;
+    tcp.set_nodelay(true).map_err(|e| e.to_string())?;
+    let (sender, conn) = hyper::client::conn::http2::handshake(
+        hyper_util::rt::TokioExecutor::new(),
+        TokioIo::new(tcp),
+    )
+    .await
+    .map_err(|e| format!("h2 handshake: {e}"))?;
+    tokio::spawn(conn);
+    Ok(sender)
+}
+
 /// `streams` legacy sessions, each subscribed to [`URI`].
 async fn subscribed_sessions(
     target: &Arc<Target>,
@@ -147,18 +198,11 @@ async fn subscribed_sessions(
 /// ready once the server's first event arrives, then reports every update's arrival.
 async fn follow(
     target: &Target,
+    via: Via,
     session: Option<String>,
     updates: mpsc::UnboundedSender<Instant>,
     ready: mpsc::UnboundedSender<()>,
 ) -> Result<(), String> {
-    let tcp = TcpStream::connect(target.addr())
-        .await
-        .map_err(|e| format!("connect: {e}"))?;
-    tcp.set_nodelay(true).map_err(|e| e.to_string())?;
-    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tcp))
-        .await
-        .map_err(|e| format!("handshake: {e}"))?;
-    tokio::spawn(conn);
     let req = Request::builder()
         .uri(target.path())
         .header(HOST, target.host());
@@ -180,10 +224,27 @@ async fn follow(
             )))),
     }
     .map_err(|e| e.to_string())?;
-    let resp = sender
-        .send_request(req)
-        .await
-        .map_err(|e| format!("request: {e}"))?;
+    let resp = match via {
+        Via::H1 => {
+            let tcp = TcpStream::connect(target.addr())
+                .await
+                .map_err(|e| format!("connect: {e}"))?;
+            tcp.set_nodelay(true).map_err(|e| e.to_string())?;
+            let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tcp))
+                .await
+                .map_err(|e| format!("handshake: {e}"))?;
+            tokio::spawn(conn);
+            sender.send_request(req).await
+        }
+        Via::H2(mut sender) => {
+            sender
+                .ready()
+                .await
+                .map_err(|e| format!("connection: {e}"))?;
+            sender.send_request(req).await
+        }
+    }
+    .map_err(|e| format!("request: {e}"))?;
     if resp.status() != StatusCode::OK {
         return Err(format!("stream: status {}", resp.status()));
     }

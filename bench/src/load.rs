@@ -136,12 +136,14 @@ pub(crate) enum Scenario {
     },
     /// One resource update to `streams` open streams, `rounds` times (`fanout.rs`).
     Fanout {
-        /// Open streams (each on its own connection).
+        /// Open streams.
         streams: usize,
         /// Updates announced, one at a time.
         rounds: usize,
         /// Legacy GET streams of subscribed sessions, or 2026-07-28 listens.
         era: Era,
+        /// A connection per stream, or HTTP/2 connections shared by many streams.
+        wire: crate::fanout::Wire,
     },
 }
 
@@ -150,7 +152,7 @@ const USAGE: &str = "usage:
   phantom-bench load lifecycle <url> <conns> <secs> [delete]
   phantom-bench load sessions  <url> <conns> <count>
   phantom-bench load progress  <url> <conns> <secs> <notifications per call>
-  phantom-bench load fanout    <url> <streams> <rounds> <2025-11-25|2026-07-28>";
+  phantom-bench load fanout    <url> <streams> <rounds> <2025-11-25|2026-07-28> [h2:<streams per connection>]";
 
 impl Scenario {
     /// Parses `<mode> <url> <args…>`.
@@ -208,6 +210,20 @@ impl Scenario {
                 streams: num(2)?,
                 rounds: num(3)?,
                 era: era(4)?,
+                wire: match args.get(5).map(String::as_str) {
+                    None => crate::fanout::Wire::H1,
+                    Some(h2) => crate::fanout::Wire::H2 {
+                        per_conn: h2
+                            .strip_prefix("h2:")
+                            .and_then(|n| n.parse().ok())
+                            .filter(|&n| n > 0)
+                            .ok_or_else(|| {
+                                format!(
+                                    "expected `h2:<streams per connection>`, found `{h2}`\n{USAGE}"
+                                )
+                            })?,
+                    },
+                },
             },
             other => return Err(format!("unknown mode `{other}`\n{USAGE}")),
         };
@@ -248,7 +264,14 @@ impl Scenario {
             }
             Self::Sessions { conns, count } => format!("sessions-{count}-c{conns}"),
             Self::Progress { conns, count, .. } => format!("progress{count}-c{conns}"),
-            Self::Fanout { streams, era, .. } => format!("fanout-{}-s{streams}", era.version()),
+            Self::Fanout {
+                streams, era, wire, ..
+            } => match wire {
+                crate::fanout::Wire::H1 => format!("fanout-{}-s{streams}", era.version()),
+                crate::fanout::Wire::H2 { per_conn } => {
+                    format!("fanout-{}-s{streams}-h2x{per_conn}", era.version())
+                }
+            },
         }
     }
 
@@ -285,8 +308,10 @@ impl Scenario {
                     streams,
                     rounds,
                     era,
+                    wire,
                 } => {
-                    let m = crate::fanout::fanout(&target, &stats, streams, rounds, era).await?;
+                    let m =
+                        crate::fanout::fanout(&target, &stats, streams, rounds, era, wire).await?;
                     #[allow(clippy::cast_precision_loss)]
                     extra.extend([
                         ("streams", streams as f64),

@@ -573,24 +573,16 @@ pub(crate) fn all_benches(secs: u32) -> Vec<Bench> {
                 Variant::rmcp(STATEFUL, "progress", &a(&["8", &s, "100"])),
             ],
         },
-        Bench {
-            key: "fanout-get-10k",
-            title: "One resource update to 10,000 subscribed legacy sessions, each with an open GET stream (2025-11-25)",
-            kind: Kind::Fanout { streams: 10_000 },
-            variants: vec![Variant::phantom(
-                "fanout",
-                &a(&["10000", "5", "2025-11-25"]),
-            )],
-        },
-        Bench {
-            key: "fanout-listen-10k",
-            title: "One resource update to 10,000 open subscriptions/listen streams (2026-07-28)",
-            kind: Kind::Fanout { streams: 10_000 },
-            variants: vec![Variant::phantom(
-                "fanout",
-                &a(&["10000", "5", "2026-07-28"]),
-            )],
-        },
+        fanout_bench(
+            "fanout-get-10k",
+            "One resource update to 10,000 subscribed legacy sessions, each with an open GET stream (2025-11-25)",
+            "2025-11-25",
+        ),
+        fanout_bench(
+            "fanout-listen-10k",
+            "One resource update to 10,000 open subscriptions/listen streams (2026-07-28)",
+            "2026-07-28",
+        ),
         sessions_bench(
             "sessions-10k",
             "10,000 idle sessions (16 connections)",
@@ -602,6 +594,34 @@ pub(crate) fn all_benches(secs: u32) -> Vec<Bench> {
             50_000,
         ),
     ]
+}
+
+/// 10,000 streams hear one update per round, five rounds: over HTTP/1.1 (a connection per
+/// stream) and over HTTP/2 (100 streams per connection). phantom only: the rmcp peer has no
+/// `touch` tool to announce an update.
+fn fanout_bench(key: &'static str, title: &'static str, version: &str) -> Bench {
+    let args = |wire: Option<&str>| -> Vec<String> {
+        ["10000", "5", version]
+            .into_iter()
+            .chain(wire)
+            .map(str::to_owned)
+            .collect()
+    };
+    Bench {
+        key,
+        title,
+        kind: Kind::Fanout { streams: 10_000 },
+        variants: vec![
+            Variant {
+                label: "phantom (HTTP/1.1, a connection per stream)".into(),
+                ..Variant::phantom("fanout", &args(None))
+            },
+            Variant {
+                label: "phantom (HTTP/2, 100 streams per connection)".into(),
+                ..Variant::phantom("fanout", &args(Some("h2:100")))
+            },
+        ],
+    }
 }
 
 fn sessions_bench(key: &'static str, title: &'static str, count: usize) -> Bench {
@@ -703,8 +723,8 @@ pub(crate) fn smoke_benches() -> Vec<Bench> {
                     ..Variant::phantom("fanout", &a(&["50", "2", "2025-11-25"]))
                 },
                 Variant {
-                    label: "phantom (listens)".into(),
-                    ..Variant::phantom("fanout", &a(&["50", "2", "2026-07-28"]))
+                    label: "phantom (listens, HTTP/2)".into(),
+                    ..Variant::phantom("fanout", &a(&["50", "2", "2026-07-28", "h2:10"]))
                 },
             ],
         },
