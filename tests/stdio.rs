@@ -282,3 +282,63 @@ async fn list_changes_and_resource_updates_are_lines_between_requests() {
     client_write.shutdown().await.expect("close stdin");
     task.await.expect("join").expect("serve");
 }
+
+#[tokio::test]
+async fn a_listen_over_stdio_runs_beside_other_requests_until_cancelled() {
+    let notifier = Notifier::new();
+    let config = phantom::Config::default().notifier(notifier.clone());
+    let (task, mut lines, mut client_write) =
+        pipe_to(Dispatcher::with_config(Recorder::default(), config));
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {}});
+    let mut send = async |msg: Value| send_json(&mut client_write, &msg).await;
+    send(
+        json!({"jsonrpc": "2.0", "id": "sub", "method": "subscriptions/listen",
+                "params": {"notifications": {"toolsListChanged": true}, "_meta": meta}}),
+    )
+    .await;
+    let ack = next_json(&mut lines).await;
+    assert_eq!(
+        ack["method"], "notifications/subscriptions/acknowledged",
+        "{ack}"
+    );
+    // The listen does not hold the line: a later request is answered.
+    send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": {"name": "echo", "arguments": {"text": "still here"}, "_meta": meta}}))
+    .await;
+    assert_eq!(
+        next_json(&mut lines).await["result"]["content"][0]["text"],
+        "still here"
+    );
+    notifier.notify_tools_changed().await.expect("bus");
+    let changed = next_json(&mut lines).await;
+    assert_eq!(changed["method"], "notifications/tools/list_changed");
+    assert_eq!(
+        changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "sub"
+    );
+    // Cancelled: nothing more on it, not even a result.
+    send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": "sub"}}),
+    )
+    .await;
+    // Lines are read in order: once this is answered, the cancellation was handled.
+    send(
+        json!({"jsonrpc": "2.0", "id": "sync", "method": "tools/call",
+                "params": {"name": "echo", "arguments": {"text": "sync"}, "_meta": meta}}),
+    )
+    .await;
+    assert_eq!(next_json(&mut lines).await["id"], "sync");
+    notifier.notify_tools_changed().await.expect("bus");
+    send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                "params": {"name": "echo", "arguments": {"text": "last"}, "_meta": meta}}))
+    .await;
+    assert_eq!(next_json(&mut lines).await["id"], 3);
+    client_write.shutdown().await.expect("close stdin");
+    task.await.expect("join").expect("serve");
+    assert!(
+        lines.next_line().await.expect("read").is_none(),
+        "nothing after the last reply"
+    );
+}

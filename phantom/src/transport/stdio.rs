@@ -1,6 +1,6 @@
 //! stdio transport: newline-delimited JSON-RPC on stdin/stdout, one session per process.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
@@ -9,6 +9,7 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 
 use crate::dispatch::{Dispatcher, Outbound, SessionSlot};
+use crate::protocol::Method;
 use crate::server::Server;
 use crate::server::{Request, Transport};
 use crate::subscriptions::{Kind, Registration};
@@ -49,6 +50,10 @@ where
     // Once the session is initialized, change notifications (list changes, updates of subscribed
     // resources) are written as they come, between and during requests.
     let mut changes: Option<(Registration, mpsc::Receiver<String>)> = None;
+    // 2026-07-28 `subscriptions/listen` requests never end on their own: each runs in a task of
+    // its own (by request id, so `notifications/cancelled` can end it), writing through `streamed`.
+    let mut listens: HashMap<String, tokio::task::JoinHandle<()>> = HashMap::new();
+    let (streamed_tx, mut streamed) = mpsc::unbounded_channel::<String>();
     loop {
         let line = match queued.pop_front() {
             Some(line) => line,
@@ -62,9 +67,24 @@ where
                     write_line(&mut output, message).await?;
                     continue;
                 }
+                Some(message) = streamed.recv() => {
+                    write_line(&mut output, message).await?;
+                    continue;
+                }
             },
         };
-        if line.trim().is_empty() {
+        if line.trim().is_empty() || cancels_listen(&line, &mut listens) {
+            continue;
+        }
+        if let Some(id) = listen_id(&line) {
+            listens.retain(|_, task| !task.is_finished());
+            let task = tokio::spawn(listen(
+                dispatcher.clone(),
+                line,
+                request.clone(),
+                streamed_tx.clone(),
+            ));
+            listens.insert(id, task);
             continue;
         }
         let snapshot = session.get().cloned();
@@ -85,8 +105,12 @@ where
                     Some(message) = next_change(&mut changes) => {
                         write_line(&mut output, message).await?;
                     }
+                    Some(message) = streamed.recv() => {
+                        write_line(&mut output, message).await?;
+                    }
                     next = lines.next_line(), if !eof => match next? {
                         None => eof = true,
+                        Some(next) if cancels_listen(&next, &mut listens) => {}
                         Some(next) if is_request(&next) => queued.push_back(next),
                         Some(next) => {
                             let mut side = SessionSlot::new(snapshot.clone());
@@ -115,6 +139,9 @@ where
         {
             changes = Some(dispatcher.listen_for_changes(Arc::new(s.clone()), Kind::Session));
         }
+    }
+    for task in listens.into_values() {
+        task.abort();
     }
     if let Some(session) = session.get() {
         let server = dispatcher.server();
@@ -148,5 +175,63 @@ async fn next_change(
     match changes {
         Some((_, rx)) => rx.recv().await,
         None => std::future::pending().await,
+    }
+}
+
+/// Runs one `subscriptions/listen` request to its end, writing what it sends through `out`.
+async fn listen<S: Server>(
+    dispatcher: Dispatcher<S>,
+    line: String,
+    request: Request,
+    out: mpsc::UnboundedSender<String>,
+) {
+    let (outbound, mut rx) = Outbound::channel();
+    let mut slot = SessionSlot::default();
+    let handling = dispatcher.handle(&line, &request, &mut slot, &outbound);
+    tokio::pin!(handling);
+    let reply = loop {
+        tokio::select! {
+            biased;
+            reply = &mut handling => break reply,
+            Some(message) = rx.recv() => {
+                if !Outbound::is_signal(&message) {
+                    let _ = out.send(message);
+                }
+            }
+        }
+    };
+    while let Ok(message) = rx.try_recv() {
+        if !Outbound::is_signal(&message) {
+            let _ = out.send(message);
+        }
+    }
+    if let Some(reply) = reply {
+        let _ = out.send(reply.body);
+    }
+}
+
+/// The id (as JSON text) of a `subscriptions/listen` request.
+fn listen_id(line: &str) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_str(line).ok()?;
+    let method = Method::parse(v.get("method")?.as_str()?)?;
+    (method == Method::SubscriptionsListen).then(|| v.get("id").map(ToString::to_string))?
+}
+
+/// Ends the listen a `notifications/cancelled` names; `true` when it named one.
+fn cancels_listen(line: &str, listens: &mut HashMap<String, tokio::task::JoinHandle<()>>) -> bool {
+    if listens.is_empty() {
+        return false;
+    }
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+        return false;
+    };
+    let cancel = v
+        .get("method")
+        .and_then(serde_json::Value::as_str)
+        .and_then(Method::parse)
+        == Some(Method::Cancelled);
+    match v["params"].get("requestId").map(ToString::to_string) {
+        Some(id) if cancel => listens.remove(&id).map(|task| task.abort()).is_some(),
+        _ => false,
     }
 }
