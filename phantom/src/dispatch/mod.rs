@@ -20,6 +20,8 @@ use crate::protocol::{Era, ErrorObject, Incoming, Method, ProtocolVersion, codes
 use crate::router::{ListKind, Router};
 use crate::server::{Callback, Config, Connect, Request, Server, Session, Transport};
 
+#[cfg(feature = "http")]
+pub(crate) use envelope::MetaProbe;
 pub use envelope::ParamsHead;
 pub(crate) use envelope::raw_str;
 

@@ -9,6 +9,8 @@ use super::reply::{Body, Envelope, ResultType};
 use super::{Dispatcher, Out, Reply, Status, method_not_found};
 use crate::protocol::{Capability, Era, Method, ProtocolVersion, RequestId, codes};
 use crate::server::{Callback, Request, Server, Session};
+#[cfg(feature = "http")]
+use crate::subscriptions::Listening;
 
 impl<S: Server> Dispatcher<S> {
     pub(crate) async fn modern(
@@ -65,6 +67,50 @@ impl<S: Server> Dispatcher<S> {
         self.disconnect(&session).await;
         let body = body?;
         Ok((session, method, body))
+    }
+
+    /// A 2026-07-28 `subscriptions/listen` opened for a transport that streams it itself (HTTP):
+    /// the envelope checked, `connect` run, the listen opened and acknowledged. The request's own
+    /// state can then go; what streams is the [`Listening`] and the session (for the end).
+    #[cfg(feature = "http")]
+    pub(crate) async fn start_listen(
+        &self,
+        id: &RequestId,
+        params: Option<&RawValue>,
+        meta: &MetaProbe<'_>,
+        request: &Request,
+    ) -> Result<(Listening, std::sync::Arc<Session>), Reply> {
+        let fail = |f: Failure| self.error_reply(Some(id), f.error, f.status, Era::Modern);
+        let mut session = envelope_session(meta, &self.inner.client_info).map_err(fail)?;
+        self.connect(&mut session, request).await.map_err(fail)?;
+        let opened = self.open_listen(id, params, &session).await;
+        match opened {
+            Ok(listening) => Ok((listening, std::sync::Arc::new(session))),
+            Err(f) => {
+                self.disconnect(&session).await;
+                Err(fail(f))
+            }
+        }
+    }
+
+    /// The final result of a listen [`start_listen`](Self::start_listen) opened; `disconnect`
+    /// runs first, as for any 2026-07-28 request.
+    #[cfg(feature = "http")]
+    pub(crate) async fn end_listen(
+        &self,
+        id: &RequestId,
+        listening: Listening,
+        session: &Session,
+    ) -> Reply {
+        let body = listening.result();
+        drop(listening);
+        self.disconnect(session).await;
+        let envelope = Envelope {
+            session,
+            method: Method::SubscriptionsListen,
+            result_type: ResultType::Complete,
+        };
+        self.ok_reply(id, body, Some(envelope)).await
     }
 
     /// `disconnect`, when overridden.

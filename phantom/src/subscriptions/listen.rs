@@ -10,7 +10,9 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use super::Kind;
+use tokio::sync::{mpsc, watch};
+
+use super::{Kind, Registration};
 use crate::dispatch::{Body, Dispatcher, Failure, Outbound, parse_params};
 use crate::protocol::{Capability, ErrorObject, Method, RequestId, codes, meta};
 use crate::server::{ResolvedResource, Server, Session, allowed};
@@ -46,7 +48,68 @@ struct Filter {
     _task_ids: Option<Vec<String>>,
 }
 
+/// A listen opened and acknowledged: what streams it, without the request that opened it (the
+/// HTTP transport keeps only this while the stream is open).
+pub(crate) struct Listening {
+    _registration: Registration,
+    rx: mpsc::Receiver<String>,
+    tag: Value,
+    closing: watch::Receiver<bool>,
+    tick: tokio::time::Interval,
+    ack: Option<String>,
+    ended: bool,
+}
+
+/// What a listen sends next.
+pub(crate) enum Next {
+    /// A JSON-RPC notification.
+    Message(String),
+    /// Nothing happened for a while: show the stream is alive.
+    KeepAlive,
+    /// The listen is over: send its final result.
+    End,
+}
+
+impl Listening {
+    /// The acknowledgement first, then every notification; at shutdown `notifications/cancelled`
+    /// and then the end.
+    pub(crate) async fn next(&mut self) -> Next {
+        if let Some(ack) = self.ack.take() {
+            return Next::Message(ack);
+        }
+        if self.ended {
+            return Next::End;
+        }
+        tokio::select! {
+            message = self.rx.recv() => message.map_or(Next::End, Next::Message),
+            _ = self.closing.wait_for(|closing| *closing) => {
+                self.ended = true;
+                let mut params = Map::new();
+                params.insert("requestId".into(), self.tag.clone());
+                params.insert("reason".into(), "The server is shutting down".into());
+                Next::Message(tagged(&self.tag, Method::Cancelled, params))
+            }
+            _ = self.tick.tick() => Next::KeepAlive,
+        }
+    }
+
+    /// The final result's body: the subscription id in `_meta`.
+    pub(crate) fn result(&self) -> Body {
+        let mut result = Map::new();
+        result.insert("_meta".into(), json!({ meta::SUBSCRIPTION_ID: self.tag }));
+        Body::Map(result)
+    }
+}
+
+/// A notification of a listen: its id in `_meta`.
+fn tagged(tag: &Value, method: Method, mut params: Map<String, Value>) -> String {
+    params.insert("_meta".into(), json!({ meta::SUBSCRIPTION_ID: tag }));
+    json!({ "jsonrpc": "2.0", "method": method.as_str(), "params": params }).to_string()
+}
+
 impl<S: Server> Dispatcher<S> {
+    /// `subscriptions/listen` on a transport that streams through `outbound` (stdio, a POST
+    /// that turned into SSE): runs until the listen ends, and answers its final result.
     pub(crate) async fn listen(
         &self,
         id: &RequestId,
@@ -54,14 +117,37 @@ impl<S: Server> Dispatcher<S> {
         session: &Session,
         outbound: &Outbound,
     ) -> Result<Body, Failure> {
-        let p: ListenParams =
-            parse_params(params).map_err(|f| f.with_data(json!({ "field": "notifications" })))?;
         if !outbound.is_open() {
             return Err(Failure::from(ErrorObject::new(
                 codes::INTERNAL_ERROR,
                 "Internal error: `subscriptions/listen` needs a transport that streams its answer",
             )));
         }
+        let mut listening = self.open_listen(id, params, session).await?;
+        loop {
+            let sent = match listening.next().await {
+                Next::Message(message) => outbound.send(message),
+                Next::KeepAlive => outbound.keep_alive(),
+                Next::End => break,
+            };
+            // The client closed the stream.
+            if !sent {
+                break;
+            }
+        }
+        Ok(listening.result())
+    }
+
+    /// Opens a listen: reads the filter, grants what the server honours (`resourceSubscriptions`
+    /// authorized all at once), registers it and prepares its acknowledgement.
+    pub(crate) async fn open_listen(
+        &self,
+        id: &RequestId,
+        params: Option<&RawValue>,
+        session: &Session,
+    ) -> Result<Listening, Failure> {
+        let p: ListenParams =
+            parse_params(params).map_err(|f| f.with_data(json!({ "field": "notifications" })))?;
         let f = p.notifications;
         let mut honoured = Honoured {
             tools: f.tools_list_changed && self.offers(Capability::Tools),
@@ -96,45 +182,23 @@ impl<S: Server> Dispatcher<S> {
             honoured.uris = granted.into_iter().collect();
         }
         let tag = serde_json::to_value(id).unwrap_or(Value::Null);
-        let meta_tag = || json!({ meta::SUBSCRIPTION_ID: tag });
         let kind = Kind::Listen {
             id: tag.clone(),
             honoured,
         };
-        let (registration, mut rx) = self.listen_for_changes(Arc::new(session.clone()), kind);
-        let note = |method: Method, mut params: Map<String, Value>| {
-            params.insert("_meta".into(), meta_tag());
-            json!({ "jsonrpc": "2.0", "method": method.as_str(), "params": params }).to_string()
-        };
+        let (registration, rx) = self.listen_for_changes(Arc::new(session.clone()), kind);
         let mut params = Map::new();
         params.insert("notifications".into(), Value::Object(ack));
-        outbound.send(note(Method::SubscriptionsAcknowledged, params));
-        let mut closing = self.inner.hub.closing();
+        let ack = tagged(&tag, Method::SubscriptionsAcknowledged, params);
         let every = self.inner.config.keep_alive;
-        let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
-        loop {
-            tokio::select! {
-                message = rx.recv() => {
-                    // The client closed the stream (or the server dropped the registration).
-                    if !message.is_some_and(|m| outbound.send(m)) {
-                        break;
-                    }
-                }
-                _ = closing.wait_for(|closing| *closing) => {
-                    let mut params = Map::new();
-                    params.insert("requestId".into(), tag.clone());
-                    params.insert("reason".into(), "The server is shutting down".into());
-                    outbound.send(note(Method::Cancelled, params));
-                    break;
-                }
-                _ = tick.tick() => if !outbound.keep_alive() {
-                    break;
-                },
-            }
-        }
-        drop(registration);
-        let mut result = Map::new();
-        result.insert("_meta".into(), meta_tag());
-        Ok(Body::Map(result))
+        Ok(Listening {
+            _registration: registration,
+            rx,
+            tag,
+            closing: self.inner.hub.closing(),
+            tick: tokio::time::interval_at(tokio::time::Instant::now() + every, every),
+            ack: Some(ack),
+            ended: false,
+        })
     }
 }

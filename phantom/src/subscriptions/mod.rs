@@ -17,6 +17,8 @@ use std::sync::Arc;
 pub use bus::{Change, MemoryBus, MemorySubscriptions, NotificationBus, SubscriptionStore};
 pub(crate) use hub::{Hub, Kind, Registration};
 pub(crate) use listen::Honoured;
+#[cfg(feature = "http")]
+pub(crate) use listen::{Listening, Next};
 
 use crate::store::StoreError;
 

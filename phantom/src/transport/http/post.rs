@@ -19,7 +19,8 @@ use super::headers::{
     header_str,
 };
 use super::response::{
-    Handling, empty, error_for, plain, reply_response, resumable, sse_reply, streaming,
+    Handling, empty, error_for, listen_response, plain, reply_response, resumable, sse_reply,
+    streaming,
 };
 use super::session::{find_session, forget_evicted};
 use crate::dispatch::{Outbound, ParamsHead, Reply, SessionSlot, Status, raw_str};
@@ -218,6 +219,13 @@ async fn handle_body<S: Server>(
         let reply = Box::pin(st.dispatcher.handle(text, &request, &mut slot, out)).await;
         return Ok(reply.map_or_else(|| empty(StatusCode::BAD_REQUEST), reply_response));
     };
+    if head.modern.is_some()
+        && head.known == Some(Method::SubscriptionsListen)
+        && let Incoming::Request { id, params, .. } = &parsed.msg
+        && let Some(meta) = &parsed.head.meta
+    {
+        return Ok(post_listen(st, &request, &head, id, *params, meta).await);
+    }
     if !out.is_open() && (parsed.head.wants_messages() || head.known.is_some_and(Method::streams)) {
         // Decoded again there: that handling must own its body.
         return Err(Early(request));
@@ -229,6 +237,27 @@ async fn handle_body<S: Server>(
     Ok(Box::pin(legacy).await)
 }
 
+/// The 2026-07-28 standard headers checked against the body: `-32020` (400) when one disagrees.
+/// They are checked before the version gate: a header that disagrees with the body is a `-32020`
+/// whatever the version says; an agreeing but unsupported version is the dispatcher's `-32022`.
+fn header_mismatch(request: &Request, head: &Inspected<'_>) -> Option<Response> {
+    let claimed = head
+        .modern
+        .map(|v| raw_str(v).unwrap_or(Cow::Borrowed(v.get())));
+    let message = check_modern_headers(
+        &request.headers,
+        head,
+        claimed.as_deref().unwrap_or_default(),
+    )
+    .err()?;
+    Some(error_for(
+        StatusCode::BAD_REQUEST,
+        codes::HEADER_MISMATCH,
+        &message,
+        Some(head),
+    ))
+}
+
 async fn post_modern<S: Server>(
     st: &Arc<HttpState<S>>,
     request: &Request,
@@ -237,22 +266,8 @@ async fn post_modern<S: Server>(
     parsed: Parsed<'_>,
     out: &Outbound,
 ) -> Response {
-    // Header checks come before the version gate: a header that disagrees with the body is a
-    // -32020 whatever the version says; an agreeing but unsupported version is the dispatcher's -32022.
-    let claimed = head
-        .modern
-        .map(|v| raw_str(v).unwrap_or(Cow::Borrowed(v.get())));
-    if let Err(message) = check_modern_headers(
-        &request.headers,
-        head,
-        claimed.as_deref().unwrap_or_default(),
-    ) {
-        return error_for(
-            StatusCode::BAD_REQUEST,
-            codes::HEADER_MISMATCH,
-            &message,
-            Some(head),
-        );
+    if let Some(refused) = header_mismatch(request, head) {
+        return refused;
     }
     if head.known == Some(Method::ToolsCall)
         && let Some(tool) = head.name.and_then(raw_str)
@@ -275,6 +290,25 @@ async fn post_modern<S: Server>(
     {
         None => empty(StatusCode::ACCEPTED),
         Some(reply) => reply_response(reply),
+    }
+}
+
+/// A 2026-07-28 `subscriptions/listen`: once it is open and acknowledged, the SSE answer keeps
+/// only the listen (its registration and channel), not this request's state.
+async fn post_listen<S: Server>(
+    st: &Arc<HttpState<S>>,
+    request: &Request,
+    head: &Inspected<'_>,
+    id: &RequestId,
+    params: Option<&RawValue>,
+    meta: &crate::dispatch::MetaProbe<'_>,
+) -> Response {
+    if let Some(refused) = header_mismatch(request, head) {
+        return refused;
+    }
+    match st.dispatcher.start_listen(id, params, meta, request).await {
+        Ok((listening, session)) => listen_response(Arc::clone(st), id.clone(), listening, session),
+        Err(reply) => reply_response(reply),
     }
 }
 

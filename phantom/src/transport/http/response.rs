@@ -20,9 +20,10 @@ use super::HttpState;
 use super::headers::SESSION_HEADER;
 use super::post::Inspected;
 use crate::dispatch::{Outbound, Reply, Status};
-use crate::protocol::ProtocolVersion;
-use crate::server::Server;
+use crate::protocol::{ProtocolVersion, RequestId};
+use crate::server::{Server, Session};
 use crate::store::StoredEvent;
+use crate::subscriptions::{Listening, Next};
 use crate::transport::sse;
 
 fn rpc_error_body(code: i32, message: &str) -> String {
@@ -219,6 +220,35 @@ pub(super) fn streaming(
     if let Some(id) = session {
         resp.headers_mut().insert(SESSION_HEADER, id);
     }
+    resp
+}
+
+/// The SSE answer of a 2026-07-28 `subscriptions/listen`: the acknowledgement, the
+/// notifications and keep-alives as they come, then (at shutdown) the final result. Its state is
+/// the listen alone; a client that closes the stream drops it, and with it the registration.
+pub(super) fn listen_response<S: Server>(
+    st: Arc<HttpState<S>>,
+    id: RequestId,
+    listening: Listening,
+    session: Arc<Session>,
+) -> Response {
+    let stream =
+        futures_util::stream::unfold(Some((listening, st, id, session)), |state| async move {
+            let (mut listening, st, id, session) = state?;
+            match listening.next().await {
+                Next::Message(message) => Some((
+                    sse::event(None, &message),
+                    Some((listening, st, id, session)),
+                )),
+                Next::KeepAlive => Some((sse::keep_alive(), Some((listening, st, id, session)))),
+                Next::End => {
+                    let reply = st.dispatcher.end_listen(&id, listening, &session).await;
+                    Some((sse::event(None, &reply.body), None))
+                }
+            }
+        });
+    let mut resp = Response::new(Body::from_stream(stream.map(Ok::<_, Infallible>)));
+    sse_headers(&mut resp);
     resp
 }
 
