@@ -104,7 +104,7 @@ pub struct Context<'a> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a context parameter",
     label = "not a context type",
-    note = "context parameters are `&Session`, `&Request`, `Bearer` and `Ctx`; a `#[resource]` argument that is none of these needs a `<name>` in the URI template"
+    note = "context parameters are `&Session`, `&Request`, `Bearer`, `Ctx` and `Notifier`; a `#[resource]` argument that is none of these needs a `<name>` in the URI template"
 )]
 pub trait FromContext<'a>: Sized {
     /// Reads the parameter; `Err` says what the request lacks (a tool answers it as an `isError`
@@ -237,7 +237,7 @@ impl<'g> ArgsBuilder<'g> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a parameter of a `#[tool]` or `#[prompt]` handler",
     label = "not an argument type nor a context type",
-    note = "arguments need `serde::Deserialize` and `schemars::JsonSchema`; context parameters are `&Session`, `&Request`, `Bearer` and `Ctx`"
+    note = "arguments need `serde::Deserialize` and `schemars::JsonSchema`; context parameters are `&Session`, `&Request`, `Bearer`, `Ctx` and `Notifier`"
 )]
 pub trait CallParam<'a>: Sized {
     /// Reads the parameter; `Err` is the message of the `isError` result (or `-32602` for prompts).
