@@ -10,6 +10,7 @@ mod extract;
 mod input;
 mod prompts;
 mod protocol;
+mod registry;
 mod resources;
 mod router;
 mod server;
@@ -53,6 +54,7 @@ pub use protocol::codes;
 pub use protocol::{
     Era, ErrorObject, Icon, Implementation, LogLevel, Method, ProtocolVersion, RequestId,
 };
+pub use registry::{DynamicTool, Registry, RegistryError};
 pub use resources::FromUriParam;
 pub use resources::{Blob, Contents, IntoContents, Resource};
 pub use router::TemplateInfo;

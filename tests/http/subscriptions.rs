@@ -520,3 +520,150 @@ async fn a_closed_listen_is_forgotten_and_shutdown_ends_the_others_with_a_final_
         "the stream ends after the result"
     );
 }
+
+/// Arguments of the tool added at run time.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct ShoutArgs {
+    text: String,
+}
+
+fn tool_names(list: &Value) -> Vec<String> {
+    list["result"]["tools"]
+        .as_array()
+        .expect("a tools array")
+        .iter()
+        .map(|t| t["name"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn tools_added_removed_and_disabled_at_run_time_show_in_lists_calls_and_streams() {
+    let notifier = Notifier::new();
+    let dispatcher = phantom::Dispatcher::with_config(
+        Watch::default(),
+        Config::default().notifier(notifier.clone()),
+    );
+    let registry = dispatcher.registry();
+    let server = TestServer::start_dispatcher(dispatcher, HttpConfig::default()).await;
+    let session = server.initialize(LEGACY).await;
+    let mut get = open_stream(&server, &session).await;
+    let mut listen = open_listen(&server, "tools", json!({"toolsListChanged": true})).await;
+    next_message(&mut listen).await;
+
+    let shout = phantom::DynamicTool::new("shout", |args: ShoutArgs| async move {
+        args.text.to_uppercase()
+    })
+    .description("Shouts the text back");
+    registry.add_tool(shout.clone()).await.expect("a free name");
+    // Both eras hear of it.
+    let changed = next_message(&mut get).await;
+    assert_eq!(changed["method"], "notifications/tools/list_changed");
+    let changed = next_message(&mut listen).await;
+    assert_eq!(changed["method"], "notifications/tools/list_changed");
+    assert_eq!(
+        changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "tools"
+    );
+
+    let list = |id| request(id, "tools/list", json!({}));
+    let listed = server
+        .post_in(&session, &list(20))
+        .send()
+        .await
+        .json()
+        .await;
+    assert_eq!(
+        tool_names(&listed),
+        ["change_tools", "sign_in", "shout"],
+        "{listed}"
+    );
+    let added = &listed["result"]["tools"][2];
+    assert_eq!(added["description"], "Shouts the text back");
+    assert_eq!(added["inputSchema"]["properties"]["text"]["type"], "string");
+    let modern = server
+        .post_modern("tools/list", json!({}))
+        .send()
+        .await
+        .json()
+        .await;
+    assert_eq!(tool_names(&modern), ["change_tools", "sign_in", "shout"]);
+
+    let call = |id, args: Value| {
+        request(
+            id,
+            "tools/call",
+            json!({"name": "shout", "arguments": args}),
+        )
+    };
+    let shouted = server
+        .post_in(&session, &call(21, json!({"text": "hi"})))
+        .send()
+        .await
+        .json()
+        .await;
+    assert_eq!(crate::support::first_text(&shouted["result"]), "HI");
+    let bad = server
+        .post_in(&session, &call(22, json!({"text": 3})))
+        .send()
+        .await
+        .json()
+        .await;
+    assert_eq!(bad["result"]["isError"], true, "{bad}");
+
+    // Names are checked: taken (declared or added) and invalid ones are refused.
+    assert!(matches!(
+        registry.add_tool(shout.clone()).await,
+        Err(phantom::RegistryError::Duplicate(_))
+    ));
+    let declared = phantom::DynamicTool::new("change_tools", |_: ShoutArgs| async { "" });
+    assert!(matches!(
+        registry.add_tool(declared).await,
+        Err(phantom::RegistryError::Duplicate(_))
+    ));
+    let spaced = phantom::DynamicTool::new("has space", |_: ShoutArgs| async { "" });
+    assert!(matches!(
+        registry.add_tool(spaced).await,
+        Err(phantom::RegistryError::InvalidName(_))
+    ));
+
+    // A disabled declared tool is neither listed nor callable; enabled again, it is back.
+    registry.disable_tool("sign_in").await.expect("declared");
+    next_message(&mut get).await;
+    let listed = server
+        .post_in(&session, &list(23))
+        .send()
+        .await
+        .json()
+        .await;
+    assert_eq!(tool_names(&listed), ["change_tools", "shout"]);
+    let hidden = request(
+        24,
+        "tools/call",
+        json!({"name": "sign_in", "arguments": {}}),
+    );
+    let hidden = server.post_in(&session, &hidden).send().await.json().await;
+    assert_eq!(hidden["error"]["code"], -32602, "{hidden}");
+    registry.enable_tool("sign_in").await.expect("disabled");
+    next_message(&mut get).await;
+
+    registry.remove_tool("shout").await.expect("added");
+    next_message(&mut get).await;
+    let listed = server
+        .post_in(&session, &list(25))
+        .send()
+        .await
+        .json()
+        .await;
+    assert_eq!(tool_names(&listed), ["change_tools", "sign_in"]);
+    let gone = server
+        .post_in(&session, &call(26, json!({"text": "hi"})))
+        .send()
+        .await
+        .json()
+        .await;
+    assert_eq!(gone["error"]["code"], -32602, "{gone}");
+    assert!(matches!(
+        registry.remove_tool("shout").await,
+        Err(phantom::RegistryError::Unknown(_))
+    ));
+}

@@ -79,6 +79,15 @@ impl TestServer {
     }
 
     pub(crate) async fn start_with<S: Server>(server: S, config: HttpConfig) -> Self {
+        let dispatcher = phantom::Dispatcher::with_config(server, config.config.clone());
+        Self::start_dispatcher(dispatcher, config).await
+    }
+
+    /// Serves a dispatcher the test keeps a clone of (for its registry).
+    pub(crate) async fn start_dispatcher<S: Server>(
+        dispatcher: phantom::Dispatcher<S>,
+        config: HttpConfig,
+    ) -> Self {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind 127.0.0.1:0");
@@ -88,7 +97,7 @@ impl TestServer {
             let shutdown = async move {
                 let _ = rx.await;
             };
-            phantom::http::serve_listener(listener, server, config, shutdown)
+            phantom::http::serve_dispatcher(listener, dispatcher, config, shutdown)
                 .await
                 .expect("the server runs");
         });

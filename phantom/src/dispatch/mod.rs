@@ -112,6 +112,8 @@ pub(crate) struct Inner<S: 'static> {
     pub(crate) inflight: inflight::InFlight,
     /// The streams open on this node that hear of changes.
     pub(crate) hub: crate::subscriptions::Hub,
+    /// What runtime registration changed in this instance's tables.
+    pub(crate) overlay: crate::registry::Overlays,
 }
 
 impl<S> Inner<S> {
@@ -172,6 +174,7 @@ impl<S: Server> Dispatcher<S> {
                 replies,
                 inflight: inflight::InFlight::default(),
                 hub: crate::subscriptions::Hub::default(),
+                overlay: crate::registry::Overlays::default(),
             }),
         }
     }

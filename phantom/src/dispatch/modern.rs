@@ -135,7 +135,9 @@ impl<S: Server> Dispatcher<S> {
     pub(crate) fn offers(&self, capability: Capability) -> bool {
         let router = self.inner.router;
         match capability {
-            Capability::Tools => !router.tools.is_empty(),
+            Capability::Tools => {
+                !router.tools.is_empty() || !self.inner.overlay.load().tools.is_empty()
+            }
             Capability::Prompts => !router.prompts.is_empty(),
             Capability::Resources => {
                 !router.resources.is_empty() || router.overrides(Callback::ListResources)

@@ -8,6 +8,7 @@ use serde_json::value::RawValue;
 use super::Router;
 use crate::dispatch::{Body, Dispatcher, Failure, members, parse_params};
 use crate::error::Error;
+use crate::registry::Overlay;
 use crate::server::{AllowList, Config, Cursor, Page, Server, Session, allowed};
 
 /// The four lists a router serves.
@@ -87,6 +88,35 @@ impl<S> Router<S> {
         }
     }
 
+    /// One page of `tools/list` with the tools changed at run time: declared ones that are not
+    /// disabled, then the added ones that are not.
+    pub(crate) fn tools_page(
+        &self,
+        overlay: &Overlay,
+        session: &Session,
+        cursor: Option<&str>,
+        config: &Config,
+    ) -> Result<String, Error> {
+        let declared = self.list_items(ListKind::Tools, config.portable_schemas);
+        let added = overlay.tools.iter().map(|(t, json)| (t.name(), &**json));
+        let items = declared
+            .into_iter()
+            .chain(added)
+            .filter(|(name, _)| !overlay.disabled.contains(*name));
+        let page = paginate(
+            ListKind::Tools,
+            items,
+            &session.allowed_tools,
+            cursor,
+            config.page_size,
+        )?;
+        Ok(members(
+            ListKind::Tools.key(),
+            &page.items,
+            page.next_cursor.as_deref(),
+        ))
+    }
+
     /// One page of a list as result members (`"tools":[…],"nextCursor":…`).
     pub(crate) fn list_page(
         &self,
@@ -145,6 +175,24 @@ impl<S: Server> Dispatcher<S> {
             }
             return Ok(Body::Map(map));
         }
+        if kind == ListKind::Tools {
+            let overlay = inner.overlay.load();
+            if !overlay.is_empty() {
+                if p.cursor.is_none()
+                    && session.allowed_tools.is_none()
+                    && let Some(page) = &overlay.first_page
+                {
+                    return Ok(Body::Members(page.clone()));
+                }
+                let page = inner.router.tools_page(
+                    &overlay,
+                    session,
+                    p.cursor.as_deref(),
+                    &inner.config,
+                )?;
+                return Ok(Body::Members(page));
+            }
+        }
         if p.cursor.is_none()
             && kind.allow_list(session).is_none()
             && let Some(page) = inner.first_page(kind)
@@ -160,9 +208,9 @@ impl<S: Server> Dispatcher<S> {
 
 /// Pages `items` (in declaration order) for a session: skips names the allow-list excludes, starts
 /// at the cursor's offset, and returns the cursor of the next page.
-pub(crate) fn paginate<T>(
+pub(crate) fn paginate<'a, T>(
     kind: ListKind,
-    items: impl Iterator<Item = (&'static str, T)>,
+    items: impl Iterator<Item = (&'a str, T)>,
     allow: &Option<AllowList>,
     cursor: Option<&str>,
     page_size: usize,

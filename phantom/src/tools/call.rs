@@ -38,6 +38,9 @@ impl<S: Server> Dispatcher<S> {
             Some((name, arguments)) => NameParams { name, arguments },
             None => parse_params(params)?,
         };
+        if let Some(body) = self.call_added_tool(&p, session).await? {
+            return Ok(body);
+        }
         let entry = self.inner.router.tool(&p.name, session)?;
         if session.is_stateless() && !entry.def.requires.is_empty() {
             return Err(Failure::from(
@@ -114,6 +117,36 @@ impl<S: Server> Dispatcher<S> {
             };
         }
         members_of(&result)
+    }
+
+    /// A call of a tool added at run time (`None`: not one; the declared tables serve it). A
+    /// disabled tool, declared or added, reads as unknown.
+    async fn call_added_tool(
+        &self,
+        p: &NameParams<'_>,
+        session: &crate::server::Session,
+    ) -> Result<Option<Body>, Failure> {
+        let overlay = self.inner.overlay.load();
+        if overlay.is_empty() {
+            return Ok(None);
+        }
+        let name: &str = &p.name;
+        if overlay.disabled.contains(name) {
+            return Err(crate::dispatch::unknown("tool", "name", name));
+        }
+        if self.inner.router.tool_position(name).is_some() {
+            return Ok(None);
+        }
+        let Some(tool) = overlay
+            .tool(name)
+            .filter(|_| crate::server::allowed(&session.allowed_tools, name))
+            .cloned()
+        else {
+            return Ok(None);
+        };
+        drop(overlay);
+        let result = guarded("tool handler", name, tool.call(p.arguments)).await?;
+        members_of(&result).map(Some)
     }
 }
 

@@ -96,8 +96,14 @@ pub fn service<S: Server>(server: S, config: HttpConfig) -> axum::Router {
 
 /// The endpoint without a router around it: CORS for browser requests, [`handle`] for the rest.
 fn endpoint<S: Server>(server: S, config: HttpConfig) -> OriginAware<S> {
+    let dispatcher = Dispatcher::with_config(server, config.config.clone());
+    endpoint_for(dispatcher, config)
+}
+
+/// The endpoint of a dispatcher made beforehand (its own `Config` applies, not `config.config`).
+fn endpoint_for<S: Server>(dispatcher: Dispatcher<S>, config: HttpConfig) -> OriginAware<S> {
     let state = Arc::new(HttpState {
-        dispatcher: Dispatcher::with_config(server, config.config.clone()),
+        dispatcher,
         sessions: Sessions::new(config.max_sessions, config.session_idle_ttl),
         streams: AtomicU64::new(0),
         live: std::sync::Mutex::default(),
@@ -304,10 +310,28 @@ where
     S: Server,
     F: std::future::Future<Output = ()> + Send + 'static,
 {
+    let dispatcher = Dispatcher::with_config(server, config.config.clone());
+    serve_dispatcher(listener, dispatcher, config, shutdown).await
+}
+
+/// [`serve_listener`] for a dispatcher made beforehand: keep a clone of it to reach the served
+/// instance while it runs (its [`registry`](Dispatcher::registry), its
+/// [`notifier`](Dispatcher::notifier)). The dispatcher's own `Config` applies; `config.config`
+/// is not used.
+pub async fn serve_dispatcher<S, F>(
+    listener: tokio::net::TcpListener,
+    dispatcher: Dispatcher<S>,
+    config: HttpConfig,
+    shutdown: F,
+) -> std::io::Result<()>
+where
+    S: Server,
+    F: std::future::Future<Output = ()> + Send + 'static,
+{
     // hyper serves each connection directly (no axum `serve`, no router): the peer address
     // travels in the connection's endpoint rather than in a per-request extension.
     let local = listener.local_addr()?;
-    let app = AtMcp(endpoint(server, config));
+    let app = AtMcp(endpoint_for(dispatcher, config));
     let builder =
         hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
