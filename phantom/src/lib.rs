@@ -54,7 +54,9 @@ pub use protocol::codes;
 pub use protocol::{
     Era, ErrorObject, Icon, Implementation, LogLevel, Method, ProtocolVersion, RequestId,
 };
-pub use registry::{DynamicTool, Registry, RegistryError};
+pub use registry::{
+    DynamicPrompt, DynamicResource, DynamicTool, EntryKind, Registry, RegistryError,
+};
 pub use resources::FromUriParam;
 pub use resources::{Blob, Contents, IntoContents, Resource};
 pub use router::TemplateInfo;

@@ -20,6 +20,7 @@ mod interactive;
 mod legacy;
 mod modern;
 mod param_headers;
+mod registry;
 mod shape;
 mod sse;
 mod subscriptions;

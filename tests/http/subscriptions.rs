@@ -120,7 +120,7 @@ async fn subscribe(server: &TestServer, session: &str, uri: &str) -> Value {
 }
 
 /// Opens the session's GET stream and reads past its priming event.
-async fn open_stream(server: &TestServer, session: &str) -> Sse {
+pub(crate) async fn open_stream(server: &TestServer, session: &str) -> Sse {
     let mut stream = server
         .request(Method::GET)
         .header("accept", "text/event-stream")
@@ -134,7 +134,7 @@ async fn open_stream(server: &TestServer, session: &str) -> Sse {
 }
 
 /// The next JSON-RPC message on a stream, skipping keep-alive comments.
-async fn next_message(stream: &mut Sse) -> Value {
+pub(crate) async fn next_message(stream: &mut Sse) -> Value {
     loop {
         let event = stream.next().await.expect("the stream stays open");
         if event.data.as_deref().is_some_and(|d| !d.is_empty()) {
@@ -613,17 +613,17 @@ async fn tools_added_removed_and_disabled_at_run_time_show_in_lists_calls_and_st
     // Names are checked: taken (declared or added) and invalid ones are refused.
     assert!(matches!(
         registry.add_tool(shout.clone()).await,
-        Err(phantom::RegistryError::Duplicate(_))
+        Err(phantom::RegistryError::Duplicate { .. })
     ));
     let declared = phantom::DynamicTool::new("change_tools", |_: ShoutArgs| async { "" });
     assert!(matches!(
         registry.add_tool(declared).await,
-        Err(phantom::RegistryError::Duplicate(_))
+        Err(phantom::RegistryError::Duplicate { .. })
     ));
     let spaced = phantom::DynamicTool::new("has space", |_: ShoutArgs| async { "" });
     assert!(matches!(
         registry.add_tool(spaced).await,
-        Err(phantom::RegistryError::InvalidName(_))
+        Err(phantom::RegistryError::InvalidName { .. })
     ));
 
     // A disabled declared tool is neither listed nor callable; enabled again, it is back.
@@ -664,6 +664,6 @@ async fn tools_added_removed_and_disabled_at_run_time_show_in_lists_calls_and_st
     assert_eq!(gone["error"]["code"], -32602, "{gone}");
     assert!(matches!(
         registry.remove_tool("shout").await,
-        Err(phantom::RegistryError::Unknown(_))
+        Err(phantom::RegistryError::Unknown { .. })
     ));
 }

@@ -138,9 +138,13 @@ impl<S: Server> Dispatcher<S> {
             Capability::Tools => {
                 !router.tools.is_empty() || !self.inner.overlay.load().tools.is_empty()
             }
-            Capability::Prompts => !router.prompts.is_empty(),
+            Capability::Prompts => {
+                !router.prompts.is_empty() || !self.inner.overlay.load().prompts.is_empty()
+            }
             Capability::Resources => {
-                !router.resources.is_empty() || router.overrides(Callback::ListResources)
+                !router.resources.is_empty()
+                    || router.overrides(Callback::ListResources)
+                    || !self.inner.overlay.load().resources.is_empty()
             }
             Capability::Completions => router.has_completions,
             Capability::Logging => true,

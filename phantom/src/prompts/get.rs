@@ -4,6 +4,8 @@ use serde_json::value::RawValue;
 
 use crate::dispatch::{Body, Dispatcher, Failure, guarded, invalid, members_of, parse_params};
 use crate::extract::{Args, CallParts, Context};
+use crate::registry::EntryKind;
+use crate::router::PromptEntry;
 use crate::server::Server;
 use crate::tools::NameParams;
 
@@ -13,22 +15,34 @@ impl<S: Server> Dispatcher<S> {
         params: Option<&RawValue>,
         cx: Context<'_>,
     ) -> Result<Body, Failure> {
-        let session = cx.session;
         let p: NameParams<'_> = parse_params(params)?;
-        let entry = self.inner.router.prompt(&p.name, session)?;
-        let args = Args::parse(p.arguments).map_err(|e| invalid(format!("Invalid params: {e}")))?;
-        if let Some(unknown) = args
-            .names()
-            .find(|n| !entry.specs.iter().any(|s| s.name == *n))
-        {
-            return Err(invalid(format!(
-                "Invalid params: unknown argument `{unknown}` for prompt `{}`",
-                p.name
-            )));
+        if let Some(body) = self.run_added(EntryKind::Prompt, &p, cx).await? {
+            return Ok(body);
         }
-        let parts = CallParts { cx, args };
-        let fut = (entry.def.get)(&self.inner.server, parts);
-        let reply = guarded("prompt handler", entry.def.name, fut).await??;
-        members_of(&reply)
+        let entry = self.inner.router.prompt(&p.name, cx.session)?;
+        run_prompt(&self.inner.server, entry, p.arguments, cx).await
     }
+}
+
+/// Runs a declared prompt of `server` (the one served, or a router merged into it).
+pub(crate) async fn run_prompt<T>(
+    server: &T,
+    entry: &PromptEntry<T>,
+    arguments: Option<&RawValue>,
+    cx: Context<'_>,
+) -> Result<Body, Failure> {
+    let args = Args::parse(arguments).map_err(|e| invalid(format!("Invalid params: {e}")))?;
+    if let Some(unknown) = args
+        .names()
+        .find(|n| !entry.specs.iter().any(|s| s.name == *n))
+    {
+        return Err(invalid(format!(
+            "Invalid params: unknown argument `{unknown}` for prompt `{}`",
+            entry.def.name
+        )));
+    }
+    let parts = CallParts { cx, args };
+    let fut = (entry.def.get)(server, parts);
+    let reply = guarded("prompt handler", entry.def.name, fut).await??;
+    members_of(&reply)
 }

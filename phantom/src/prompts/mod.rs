@@ -1,6 +1,6 @@
 //! Prompts: what `#[prompt]` handlers return ([`IntoPromptReply`]).
 
-mod get;
+pub(crate) mod get;
 
 use std::fmt::Display;
 

@@ -1,173 +1,136 @@
-//! Runtime registration: tools added, removed, disabled and enabled while a server runs, for one
-//! served instance (a [`Dispatcher`]), on top of the tools its `#[mcp_router]` impl declares.
+//! Runtime registration and composition: tools, prompts and resources added, removed, disabled
+//! and enabled while a server runs, and other `#[mcp_router]` impls merged or mounted into it,
+//! for one served instance (a [`Dispatcher`]) on top of what its own impl declares.
 //!
 //! The changes live in an overlay that readers load without locking (`arc-swap`): a change
-//! builds a new overlay (with the first page of `tools/list` serialized once) and swaps it in, so
-//! a request sees the tools before or after the change, never half of it. Every change announces
-//! `notifications/tools/list_changed` through the server's [`Notifier`](crate::Notifier).
+//! builds a new overlay (its URI matcher and the first page of each list built once) and swaps
+//! it in, so a request sees the tables before or after a change, never half of one. Every change
+//! made through a [`Registry`] announces the list's `list_changed` through the server's
+//! [`Notifier`](crate::Notifier). Names and URI templates are checked as the macros check
+//! declared ones: a bad name, a taken name or a colliding template is an [`Err`], not a panic.
 
-use std::collections::HashSet;
-use std::future::Future;
+mod dynamic;
+mod mount;
+mod overlay;
+
 use std::sync::Arc;
 
-use arc_swap::ArcSwap;
-use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
-use serde_json::value::RawValue;
-use serde_json::{Value, json};
+pub use dynamic::{DynamicPrompt, DynamicResource, DynamicTool};
+use overlay::{Added, AddedResource};
+pub(crate) use overlay::{Overlay, Overlays};
 
 use crate::dispatch::Dispatcher;
-use crate::router::BoxFuture;
+use crate::resources::uri::Template;
 use crate::server::Server;
 use crate::store::StoreError;
 use crate::subscriptions::Change;
-use crate::tools::{IntoToolResult, ToolResult};
 
-type Call = Arc<dyn Fn(Option<&RawValue>) -> BoxFuture<'static, ToolResult> + Send + Sync>;
-
-/// A tool made at run time: a name, a handler taking its arguments as one typed value (its JSON
-/// Schema becomes the tool's `inputSchema`), and an optional description.
-///
-/// ```
-/// use phantom::DynamicTool;
-/// #[derive(serde::Deserialize, schemars::JsonSchema)]
-/// struct Shout {
-///     text: String,
-/// }
-/// let tool = DynamicTool::new("shout", |args: Shout| async move { args.text.to_uppercase() })
-///     .description("Shouts the text back");
-/// assert_eq!(tool.name(), "shout");
-/// ```
-#[derive(Clone)]
-pub struct DynamicTool {
-    name: String,
-    description: Option<String>,
-    input_schema: Value,
-    call: Call,
+/// What a registration names: a tool, a prompt or a resource (template).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EntryKind {
+    /// A tool (`tools/list`, `tools/call`).
+    Tool = 0,
+    /// A prompt (`prompts/list`, `prompts/get`).
+    Prompt = 1,
+    /// A resource or resource template (`resources/list`, `resources/templates/list`,
+    /// `resources/read`), by its name.
+    Resource = 2,
 }
 
-impl std::fmt::Debug for DynamicTool {
+impl EntryKind {
+    pub(crate) fn noun(self) -> &'static str {
+        match self {
+            Self::Tool => "tool",
+            Self::Prompt => "prompt",
+            Self::Resource => "resource",
+        }
+    }
+
+    pub(crate) fn what(self) -> &'static str {
+        match self {
+            Self::Tool => "tool handler",
+            Self::Prompt => "prompt handler",
+            Self::Resource => "resource handler",
+        }
+    }
+
+    fn change(self, names: Vec<String>) -> Change {
+        match self {
+            Self::Tool => Change::ToolsChanged { names },
+            Self::Prompt => Change::PromptsChanged { names },
+            Self::Resource => Change::ResourcesChanged { names },
+        }
+    }
+}
+
+impl std::fmt::Display for EntryKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DynamicTool")
-            .field("name", &self.name)
-            .finish_non_exhaustive()
+        f.write_str(self.noun())
     }
 }
 
-impl DynamicTool {
-    /// A tool named `name` whose arguments read as an `A`. Arguments that do not read as one
-    /// get an `isError` result naming the problem, as a declared tool's do.
-    pub fn new<A, F, Fut, R>(name: impl Into<String>, handler: F) -> Self
-    where
-        A: DeserializeOwned + JsonSchema + Send + 'static,
-        F: Fn(A) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoToolResult + 'static,
-    {
-        let name = name.into();
-        let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
-        let mut input_schema = generator.into_root_schema_for::<A>().to_value();
-        if let Some(map) = input_schema.as_object_mut() {
-            map.remove("$schema");
-            map.remove("title");
-        }
-        let shown = name.clone();
-        let handler = Arc::new(handler);
-        let call: Call = Arc::new(move |arguments: Option<&RawValue>| {
-            let text = arguments.map_or("{}", RawValue::get);
-            match serde_json::from_str::<A>(text) {
-                Ok(args) => {
-                    let fut = handler(args);
-                    Box::pin(async move { fut.await.into_tool_result() })
-                }
-                Err(e) => {
-                    let message = format!("Invalid arguments for tool `{shown}`: {e}");
-                    Box::pin(std::future::ready(ToolResult::error(message)))
-                }
-            }
-        });
-        Self {
-            name,
-            description: None,
-            input_schema,
-            call,
-        }
-    }
-
-    /// Sets the description clients show.
-    #[must_use]
-    pub fn description(mut self, text: impl Into<String>) -> Self {
-        self.description = Some(text.into());
-        self
-    }
-
-    /// The tool's name.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn list_item(&self) -> Box<RawValue> {
-        let mut item = json!({ "name": self.name, "inputSchema": self.input_schema });
-        if let Some(d) = &self.description {
-            item["description"] = d.as_str().into();
-        }
-        RawValue::from_string(item.to_string()).unwrap_or_else(|_| unreachable!("valid JSON"))
-    }
-
-    pub(crate) fn call(&self, arguments: Option<&RawValue>) -> BoxFuture<'static, ToolResult> {
-        (self.call)(arguments)
-    }
-}
-
-/// Why a registration was refused.
+/// Why a registration or a composition was refused. Nothing changed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum RegistryError {
-    /// The name breaks the tool-name rules.
-    #[error("invalid tool name `{0}`: tool names are 1 to 128 characters of `A-Z a-z 0-9 _ . -`")]
-    InvalidName(String),
-    /// A tool of that name exists already (declared or added).
-    #[error("a tool named `{0}` exists already; remove it first, or choose another name")]
-    Duplicate(String),
-    /// No tool of that name exists.
-    #[error("no tool named `{0}`")]
-    Unknown(String),
+    /// The name breaks MCP's name rules.
+    #[error("invalid {kind} name `{name}`: {}", name_rule(*kind))]
+    InvalidName {
+        /// What was named.
+        kind: EntryKind,
+        /// The name.
+        name: String,
+    },
+    /// A tool, prompt or resource of that name exists already (declared or added).
+    #[error("a {kind} named `{name}` exists already; remove it first, or choose another name")]
+    Duplicate {
+        /// What was named.
+        kind: EntryKind,
+        /// The name.
+        name: String,
+    },
+    /// Nothing of that name exists (or, for [`Registry::enable`], it is not disabled).
+    #[error("no {kind} named `{name}`{hint}")]
+    Unknown {
+        /// What was named.
+        kind: EntryKind,
+        /// The name.
+        name: String,
+        /// Why, when it is not simply absent.
+        hint: &'static str,
+    },
+    /// The URI template does not parse.
+    #[error("invalid URI template `{template}`: {message}")]
+    InvalidTemplate {
+        /// The template as given.
+        template: String,
+        /// What is wrong and what to write instead.
+        message: String,
+    },
+    /// The URI template matches the same URIs as one served already.
+    #[error(
+        "URI template `{template}` collides with `{other}` (resource `{name}`): both match the same URIs; change a literal segment"
+    )]
+    Collision {
+        /// The template added.
+        template: String,
+        /// The template served already.
+        other: String,
+        /// The resource serving `other`.
+        name: String,
+    },
     /// The change was made, but announcing it failed.
     #[error("the change was made but could not be announced: {0}")]
     Announce(#[from] StoreError),
 }
 
-/// What runtime registration has changed, as requests see it.
-#[derive(Default)]
-pub(crate) struct Overlay {
-    /// Tools added at run time, in the order they were added.
-    pub(crate) tools: Vec<(Arc<DynamicTool>, Box<RawValue>)>,
-    /// Tools (declared or added) that are disabled: unlisted and uncallable.
-    pub(crate) disabled: HashSet<String>,
-    /// The first page of `tools/list` without a cursor or an allow-list.
-    pub(crate) first_page: Option<String>,
-}
-
-impl Overlay {
-    /// Whether anything changed at all (requests then take the declared tables as they are).
-    pub(crate) fn is_empty(&self) -> bool {
-        self.tools.is_empty() && self.disabled.is_empty()
-    }
-
-    /// An added tool by name, when it is enabled.
-    pub(crate) fn tool(&self, name: &str) -> Option<&Arc<DynamicTool>> {
-        if self.disabled.contains(name) {
-            return None;
-        }
-        self.tools.iter().map(|(t, _)| t).find(|t| t.name == name)
-    }
-}
-
-/// The overlay of one served instance.
-pub(crate) type Overlays = ArcSwap<Overlay>;
-
-/// Adds, removes, disables and enables tools of one served instance while it runs. Cheap to
-/// clone; get one with [`Dispatcher::registry`].
+/// Adds, removes, disables and enables tools, prompts and resources of one served instance while
+/// it runs. Cheap to clone; get one with [`Dispatcher::registry`].
+///
+/// Declared entries (those of the `#[mcp_router]` impl) can be disabled and enabled, not removed.
+/// A disabled entry is unlisted and answers as an unknown one. Each change sends the list's
+/// `list_changed` notification to the sessions and listens that follow it.
 pub struct Registry<S: 'static> {
     dispatcher: Dispatcher<S>,
 }
@@ -193,122 +156,242 @@ impl<S: Server> Dispatcher<S> {
             dispatcher: self.clone(),
         }
     }
-}
 
-impl<S: Server> Registry<S> {
-    fn overlays(&self) -> &Overlays {
-        &self.dispatcher.inner.overlay
-    }
-
-    /// Applies `change` to a copy of the overlay and swaps it in, then announces the change.
-    async fn update(
+    /// Applies `change` to a copy of the overlay and swaps it in (nothing changes on `Err`).
+    pub(crate) fn change_overlay(
         &self,
-        name: &str,
         change: impl Fn(&mut Overlay) -> Result<(), RegistryError>,
     ) -> Result<(), RegistryError> {
-        let inner = &self.dispatcher.inner;
+        let inner = &self.inner;
         let mut result = Ok(());
-        self.overlays().rcu(|current| {
-            let mut next = Overlay {
-                tools: current.tools.clone(),
-                disabled: current.disabled.clone(),
-                first_page: None,
-            };
+        inner.overlay.rcu(|current| {
+            let mut next = Overlay::clone(current);
             result = change(&mut next);
             if result.is_err() {
                 return Arc::clone(current);
             }
-            // The first page every session without an allow-list gets, serialized once.
-            next.first_page = inner
-                .router
-                .tools_page(
-                    &next,
-                    &crate::server::Session::default(),
-                    None,
-                    &inner.config,
-                )
-                .ok();
+            next.rebuild(inner.router, &inner.config);
             Arc::new(next)
         });
-        result?;
-        let names = vec![name.to_owned()];
-        self.dispatcher
-            .notifier()
-            .publish(Change::ToolsChanged { names })
-            .await?;
+        result
+    }
+
+    /// Whether the impl itself declares `name`.
+    fn declares(&self, kind: EntryKind, name: &str) -> bool {
+        let router = self.inner.router;
+        match kind {
+            EntryKind::Tool => router.tool_index.contains_key(name),
+            EntryKind::Prompt => router.prompt_index.contains_key(name),
+            EntryKind::Resource => router.resources.iter().any(|r| r.info.name == name),
+        }
+    }
+
+    /// Checks that an entry may join `overlay`: a valid, free name (and for a resource, a
+    /// template no served one collides with).
+    fn admit(&self, overlay: &Overlay, kind: EntryKind, name: &str) -> Result<(), RegistryError> {
+        if !valid_name(kind, name) {
+            return Err(RegistryError::InvalidName {
+                kind,
+                name: name.to_owned(),
+            });
+        }
+        if self.declares(kind, name) || overlay.has(kind, name) {
+            return Err(RegistryError::Duplicate {
+                kind,
+                name: name.to_owned(),
+            });
+        }
         Ok(())
     }
 
-    fn declared(&self, name: &str) -> bool {
-        self.dispatcher.inner.router.tool_position(name).is_some()
-    }
-
-    /// Adds a tool. Its name must be free (neither declared nor added) and valid.
-    pub async fn add_tool(&self, tool: DynamicTool) -> Result<(), RegistryError> {
-        let name = tool.name.clone();
-        if !valid_tool_name(&name) {
-            return Err(RegistryError::InvalidName(name));
+    fn admit_template(
+        &self,
+        overlay: &Overlay,
+        added: &AddedResource,
+    ) -> Result<(), RegistryError> {
+        let declared = self.inner.router.resources.iter().map(|r| &r.info);
+        let others = overlay.resources.iter().map(|r| &r.info);
+        for info in declared.chain(others) {
+            let Ok(other) = Template::parse(&info.template) else {
+                continue;
+            };
+            if added.template.collides_with(&other) {
+                return Err(RegistryError::Collision {
+                    template: added.info.template.clone(),
+                    other: info.template.clone(),
+                    name: info.name.clone(),
+                });
+            }
         }
-        if self.declared(&name) {
-            return Err(RegistryError::Duplicate(name));
+        Ok(())
+    }
+
+    /// Adds entries to `overlay`, all or none.
+    fn add_all(
+        &self,
+        overlay: &mut Overlay,
+        tools: &[Added],
+        prompts: &[Added],
+        resources: &[AddedResource],
+    ) -> Result<(), RegistryError> {
+        for tool in tools {
+            self.admit(overlay, EntryKind::Tool, &tool.name)?;
+            overlay.tools.push(tool.clone());
         }
-        let tool = Arc::new(tool);
-        let item = tool.list_item();
-        self.update(&name, |overlay| {
-            if overlay.tools.iter().any(|(t, _)| t.name == name) {
-                return Err(RegistryError::Duplicate(name.clone()));
-            }
-            overlay.tools.push((Arc::clone(&tool), item.clone()));
-            Ok(())
-        })
-        .await
-    }
-
-    /// Removes a tool added at run time (declared tools can be disabled, not removed).
-    pub async fn remove_tool(&self, name: &str) -> Result<(), RegistryError> {
-        self.update(name, |overlay| {
-            let before = overlay.tools.len();
-            overlay.tools.retain(|(t, _)| t.name != name);
-            overlay.disabled.remove(name);
-            if overlay.tools.len() == before {
-                return Err(RegistryError::Unknown(name.to_owned()));
-            }
-            Ok(())
-        })
-        .await
-    }
-
-    /// Disables a tool (declared or added): it is neither listed nor callable until enabled.
-    pub async fn disable_tool(&self, name: &str) -> Result<(), RegistryError> {
-        let declared = self.declared(name);
-        self.update(name, |overlay| {
-            if !declared && !overlay.tools.iter().any(|(t, _)| t.name == name) {
-                return Err(RegistryError::Unknown(name.to_owned()));
-            }
-            overlay.disabled.insert(name.to_owned());
-            Ok(())
-        })
-        .await
-    }
-
-    /// Enables a disabled tool again.
-    pub async fn enable_tool(&self, name: &str) -> Result<(), RegistryError> {
-        self.update(name, |overlay| {
-            if overlay.disabled.remove(name) {
-                Ok(())
-            } else {
-                Err(RegistryError::Unknown(name.to_owned()))
-            }
-        })
-        .await
+        for prompt in prompts {
+            self.admit(overlay, EntryKind::Prompt, &prompt.name)?;
+            overlay.prompts.push(prompt.clone());
+        }
+        for resource in resources {
+            self.admit(overlay, EntryKind::Resource, &resource.info.name)?;
+            self.admit_template(overlay, resource)?;
+            overlay.resources.push(resource.clone());
+        }
+        Ok(())
     }
 }
 
-/// MCP's tool-name rule: 1 to 128 characters of `A-Z a-z 0-9 _ . -` (the macros check declared
-/// names at compile time; added ones are checked here).
-fn valid_tool_name(name: &str) -> bool {
+impl<S: Server> Registry<S> {
+    async fn announce(&self, kind: EntryKind, name: &str) -> Result<(), RegistryError> {
+        let change = kind.change(vec![name.to_owned()]);
+        self.dispatcher.notifier().publish(change).await?;
+        Ok(())
+    }
+
+    async fn add(
+        &self,
+        kind: EntryKind,
+        name: &str,
+        tools: &[Added],
+        prompts: &[Added],
+        resources: &[AddedResource],
+    ) -> Result<(), RegistryError> {
+        let d = &self.dispatcher;
+        d.change_overlay(|overlay| d.add_all(overlay, tools, prompts, resources))?;
+        self.announce(kind, name).await
+    }
+
+    /// Adds a tool. Its name must be valid and free (neither declared nor added).
+    pub async fn add_tool(&self, tool: DynamicTool) -> Result<(), RegistryError> {
+        let added = tool.into_added();
+        self.add(EntryKind::Tool, &added.name.clone(), &[added], &[], &[])
+            .await
+    }
+
+    /// Adds a prompt. Its name must be valid and free.
+    pub async fn add_prompt(&self, prompt: DynamicPrompt) -> Result<(), RegistryError> {
+        let added = prompt.into_added();
+        self.add(EntryKind::Prompt, &added.name.clone(), &[], &[added], &[])
+            .await
+    }
+
+    /// Adds a resource or resource template. Its name must be valid and free, and its template
+    /// must not match the same URIs as one served already.
+    pub async fn add_resource(&self, resource: DynamicResource) -> Result<(), RegistryError> {
+        let added = resource.into_added()?;
+        let name = added.info.name.clone();
+        self.add(EntryKind::Resource, &name, &[], &[], &[added])
+            .await
+    }
+
+    /// Removes an entry added at run time (declared ones can be disabled, not removed).
+    pub async fn remove(&self, kind: EntryKind, name: &str) -> Result<(), RegistryError> {
+        self.dispatcher.change_overlay(|overlay| {
+            let found = match kind {
+                EntryKind::Tool => take(&mut overlay.tools, |a| a.name == name),
+                EntryKind::Prompt => take(&mut overlay.prompts, |a| a.name == name),
+                EntryKind::Resource => take(&mut overlay.resources, |r| r.info.name == name),
+            };
+            if !found {
+                let declared = self.dispatcher.declares(kind, name);
+                return Err(RegistryError::Unknown {
+                    kind,
+                    name: name.to_owned(),
+                    hint: if declared {
+                        " added at run time: a declared one can be disabled, not removed"
+                    } else {
+                        ""
+                    },
+                });
+            }
+            overlay.disabled[kind as usize].remove(name);
+            Ok(())
+        })?;
+        self.announce(kind, name).await
+    }
+
+    /// Disables an entry (declared or added): unlisted and unreachable until enabled.
+    pub async fn disable(&self, kind: EntryKind, name: &str) -> Result<(), RegistryError> {
+        let declared = self.dispatcher.declares(kind, name);
+        self.dispatcher.change_overlay(|overlay| {
+            if !declared && !overlay.has(kind, name) {
+                return Err(RegistryError::Unknown {
+                    kind,
+                    name: name.to_owned(),
+                    hint: "",
+                });
+            }
+            overlay.disabled[kind as usize].insert(name.to_owned());
+            Ok(())
+        })?;
+        self.announce(kind, name).await
+    }
+
+    /// Enables a disabled entry again.
+    pub async fn enable(&self, kind: EntryKind, name: &str) -> Result<(), RegistryError> {
+        self.dispatcher.change_overlay(|overlay| {
+            if overlay.disabled[kind as usize].remove(name) {
+                Ok(())
+            } else {
+                Err(RegistryError::Unknown {
+                    kind,
+                    name: name.to_owned(),
+                    hint: " disabled",
+                })
+            }
+        })?;
+        self.announce(kind, name).await
+    }
+
+    /// Removes a tool added at run time: [`remove`](Self::remove) with [`EntryKind::Tool`].
+    pub async fn remove_tool(&self, name: &str) -> Result<(), RegistryError> {
+        self.remove(EntryKind::Tool, name).await
+    }
+
+    /// Disables a tool: [`disable`](Self::disable) with [`EntryKind::Tool`].
+    pub async fn disable_tool(&self, name: &str) -> Result<(), RegistryError> {
+        self.disable(EntryKind::Tool, name).await
+    }
+
+    /// Enables a tool: [`enable`](Self::enable) with [`EntryKind::Tool`].
+    pub async fn enable_tool(&self, name: &str) -> Result<(), RegistryError> {
+        self.enable(EntryKind::Tool, name).await
+    }
+}
+
+fn name_rule(kind: EntryKind) -> &'static str {
+    match kind {
+        EntryKind::Tool => "tool names are 1 to 128 characters of `A-Z a-z 0-9 _ . -`",
+        EntryKind::Prompt | EntryKind::Resource => {
+            "names are 1 to 128 characters, none a control character"
+        }
+    }
+}
+
+/// Removes the entries matching `pred`; whether there was one.
+fn take<T>(entries: &mut Vec<T>, pred: impl Fn(&T) -> bool) -> bool {
+    let before = entries.len();
+    entries.retain(|e| !pred(e));
+    entries.len() != before
+}
+
+/// MCP's tool-name rule, 1 to 128 characters of `A-Z a-z 0-9 _ . -` (the macros check declared
+/// names at compile time; added ones here); prompt and resource names need only be 1 to 128
+/// characters without control characters.
+fn valid_name(kind: EntryKind, name: &str) -> bool {
     (1..=128).contains(&name.len())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
+        && name.chars().all(|c| match kind {
+            EntryKind::Tool => c.is_ascii_alphanumeric() || "_.-".contains(c),
+            EntryKind::Prompt | EntryKind::Resource => !c.is_control(),
+        })
 }

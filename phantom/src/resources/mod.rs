@@ -1,6 +1,6 @@
 //! Resources: what `#[resource]` handlers return ([`IntoContents`]) and the `resources/list` items.
 
-mod read;
+pub(crate) mod read;
 pub(crate) mod uri;
 
 pub use uri::FromUriParam;

@@ -4,6 +4,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use schemars::{Schema, SchemaGenerator};
 use serde_json::value::RawValue;
@@ -214,14 +215,14 @@ impl<'a> ReadParts<'a> {
 }
 
 /// A resource template as callbacks see it.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct TemplateInfo {
     /// The template as written (`myapp:///items/<id>`).
-    pub template: &'static str,
+    pub template: String,
     /// The RFC 6570 form (`myapp:///items/{id}`).
     pub uri_template: String,
     /// The resource's name (used by allow-lists).
-    pub name: &'static str,
+    pub name: String,
     /// Parameter names, in order.
     pub params: Vec<String>,
 }
@@ -250,7 +251,7 @@ pub(crate) struct PromptEntry<S> {
 
 pub(crate) struct ResourceEntry<S> {
     pub(crate) def: ResourceDef<S>,
-    pub(crate) info: &'static TemplateInfo,
+    pub(crate) info: Arc<TemplateInfo>,
     pub(crate) concrete_uri: Option<String>,
     pub(crate) json: Box<RawValue>,
 }
@@ -287,7 +288,26 @@ fn visible<'r, E>(
         .map(|&i| &entries[i])
 }
 
-fn raw(value: &impl serde::Serialize) -> Box<RawValue> {
+/// A URI resolved against one template, with the parameters it matched (in template order).
+pub(crate) fn resolved(
+    uri: &str,
+    info: &Arc<TemplateInfo>,
+    values: Vec<Cow<'_, str>>,
+) -> crate::server::ResolvedResource {
+    let params = info
+        .params
+        .iter()
+        .zip(values)
+        .map(|(name, value)| (name.clone(), Value::String(value.into_owned())))
+        .collect();
+    crate::server::ResolvedResource {
+        uri: uri.to_owned(),
+        params,
+        template: Arc::clone(info),
+    }
+}
+
+pub(crate) fn raw(value: &impl serde::Serialize) -> Box<RawValue> {
     serde_json::value::to_raw_value(value).expect("descriptor serializes")
 }
 
@@ -417,12 +437,12 @@ impl<S> Router<S> {
             let template = Template::parse(res.template).expect("template validated by the macro");
             matcher.insert(&template, i);
             let uri_template = template.to_rfc6570();
-            let info: &'static TemplateInfo = Box::leak(Box::new(TemplateInfo {
-                template: res.template,
+            let info = Arc::new(TemplateInfo {
+                template: res.template.to_owned(),
                 uri_template: uri_template.clone(),
-                name: res.name,
+                name: res.name.to_owned(),
                 params: template.params().map(str::to_owned).collect(),
-            }));
+            });
             let mut obj = Map::new();
             let concrete_uri = template.is_concrete().then(|| uri_template.clone());
             if let Some(uri) = &concrete_uri {
@@ -500,18 +520,8 @@ impl<S> Router<S> {
     /// when no template matches.
     pub(crate) fn resolve(&self, uri: &str) -> Option<crate::server::ResolvedResource> {
         let found = self.matcher.find(uri)?;
-        let info = self.resources[found.index].info;
-        let params = info
-            .params
-            .iter()
-            .zip(found.params)
-            .map(|(name, value)| (name.clone(), serde_json::Value::String(value.into_owned())))
-            .collect();
-        Some(crate::server::ResolvedResource {
-            uri: uri.to_owned(),
-            params,
-            template: info,
-        })
+        let info = &self.resources[found.index].info;
+        Some(resolved(uri, info, found.params))
     }
 
     #[cfg(feature = "http")]

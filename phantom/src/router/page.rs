@@ -8,7 +8,6 @@ use serde_json::value::RawValue;
 use super::Router;
 use crate::dispatch::{Body, Dispatcher, Failure, members, parse_params};
 use crate::error::Error;
-use crate::registry::Overlay;
 use crate::server::{AllowList, Config, Cursor, Page, Server, Session, allowed};
 
 /// The four lists a router serves.
@@ -44,7 +43,7 @@ impl ListKind {
         }
     }
 
-    fn allow_list(self, session: &Session) -> &Option<AllowList> {
+    pub(crate) fn allow_list(self, session: &Session) -> &Option<AllowList> {
         match self {
             Self::Tools => &session.allowed_tools,
             Self::Prompts => &session.allowed_prompts,
@@ -86,35 +85,6 @@ impl<S> Router<S> {
                     .collect()
             }
         }
-    }
-
-    /// One page of `tools/list` with the tools changed at run time: declared ones that are not
-    /// disabled, then the added ones that are not.
-    pub(crate) fn tools_page(
-        &self,
-        overlay: &Overlay,
-        session: &Session,
-        cursor: Option<&str>,
-        config: &Config,
-    ) -> Result<String, Error> {
-        let declared = self.list_items(ListKind::Tools, config.portable_schemas);
-        let added = overlay.tools.iter().map(|(t, json)| (t.name(), &**json));
-        let items = declared
-            .into_iter()
-            .chain(added)
-            .filter(|(name, _)| !overlay.disabled.contains(*name));
-        let page = paginate(
-            ListKind::Tools,
-            items,
-            &session.allowed_tools,
-            cursor,
-            config.page_size,
-        )?;
-        Ok(members(
-            ListKind::Tools.key(),
-            &page.items,
-            page.next_cursor.as_deref(),
-        ))
     }
 
     /// One page of a list as result members (`"tools":[…],"nextCursor":…`).
@@ -175,23 +145,8 @@ impl<S: Server> Dispatcher<S> {
             }
             return Ok(Body::Map(map));
         }
-        if kind == ListKind::Tools {
-            let overlay = inner.overlay.load();
-            if !overlay.is_empty() {
-                if p.cursor.is_none()
-                    && session.allowed_tools.is_none()
-                    && let Some(page) = &overlay.first_page
-                {
-                    return Ok(Body::Members(page.clone()));
-                }
-                let page = inner.router.tools_page(
-                    &overlay,
-                    session,
-                    p.cursor.as_deref(),
-                    &inner.config,
-                )?;
-                return Ok(Body::Members(page));
-            }
+        if let Some(page) = self.changed_page(kind, session, p.cursor.as_deref()) {
+            return Ok(Body::Members(page?));
         }
         if p.cursor.is_none()
             && kind.allow_list(session).is_none()

@@ -71,7 +71,7 @@ pub struct ResolvedResource {
     /// Decoded path parameters by name.
     pub params: Map<String, Value>,
     /// The template it matched.
-    pub template: &'static TemplateInfo,
+    pub template: std::sync::Arc<TemplateInfo>,
 }
 
 /// The answer of `authorize_resource_subscriptions`: the resources allowed, by value or by URI.

@@ -256,12 +256,11 @@ impl<S: Server> Dispatcher<S> {
     /// `notifications/resources/updated` to each stream subscribed to one of `uris`, after one
     /// authorization per stream for the whole batch.
     async fn updated(&self, listeners: &[Arc<Listener>], uris: Vec<String>) {
-        let router = self.inner.router;
         let mut seen = HashSet::new();
         let resolved: Vec<ResolvedResource> = uris
             .into_iter()
             .filter(|u| seen.insert(u.clone()))
-            .filter_map(|u| router.resolve(&u))
+            .filter_map(|u| self.inner.resolve(&u))
             .collect();
         if resolved.is_empty() {
             return;
@@ -299,7 +298,7 @@ impl<S: Server> Dispatcher<S> {
             let offered: Vec<&ResolvedResource> = resolved
                 .iter()
                 .filter(|r| wanted.contains(&r.uri))
-                .filter(|r| allowed(&l.session.allowed_resource_templates, r.template.name))
+                .filter(|r| allowed(&l.session.allowed_resource_templates, &r.template.name))
                 .collect();
             if offered.is_empty() {
                 continue;

@@ -170,8 +170,8 @@ impl<S: Server> Dispatcher<S> {
             let offered: Vec<ResolvedResource> = asked
                 .iter()
                 .filter(|u| seen.insert(u.as_str()))
-                .filter_map(|u| self.inner.router.resolve(u))
-                .filter(|r| allowed(&session.allowed_resource_templates, r.template.name))
+                .filter_map(|u| self.inner.resolve(u))
+                .filter(|r| allowed(&session.allowed_resource_templates, &r.template.name))
                 .collect();
             let granted = if offered.is_empty() {
                 Vec::new()

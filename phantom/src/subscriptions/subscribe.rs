@@ -29,9 +29,8 @@ impl<S: Server> Dispatcher<S> {
         let not_found = || Failure::from(Error::resource_not_found(p.uri.as_str()));
         let resolved = self
             .inner
-            .router
             .resolve(&p.uri)
-            .filter(|r| allowed(&session.allowed_resource_templates, r.template.name))
+            .filter(|r| allowed(&session.allowed_resource_templates, &r.template.name))
             .ok_or_else(not_found)?;
         let store = &self.inner.config.subscriptions;
         let key = reply_key(session);

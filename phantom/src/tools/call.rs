@@ -38,116 +38,105 @@ impl<S: Server> Dispatcher<S> {
             Some((name, arguments)) => NameParams { name, arguments },
             None => parse_params(params)?,
         };
-        if let Some(body) = self.call_added_tool(&p, session).await? {
+        if let Some(body) = self
+            .run_added(crate::registry::EntryKind::Tool, &p, cx)
+            .await?
+        {
             return Ok(body);
         }
-        let entry = self.inner.router.tool(&p.name, session)?;
-        if session.is_stateless() && !entry.def.requires.is_empty() {
-            return Err(Failure::from(
-                ErrorObject::new(
-                    codes::MISSING_CLIENT_CAPABILITY,
-                    format!(
-                        "Missing required client capability: tool `{}` needs client capabilities, which this server cannot know in stateless mode (no Mcp-Session-Id)",
-                        entry.def.name
-                    ),
-                )
-                .with_data(json!({ "requiredCapabilities": entry.def.requires, "mode": "stateless" })),
-            ));
-        }
-        if let Some(missing) =
-            missing_capabilities(entry.def.requires, &session.client_capabilities)
-        {
-            return Err(Failure::from(
-                ErrorObject::new(
-                    codes::MISSING_CLIENT_CAPABILITY,
-                    format!(
-                        "Missing required client capability: tool `{}` needs it",
-                        entry.def.name
-                    ),
-                )
-                .with_data(json!({ "requiredCapabilities": missing })),
+        let router = self.inner.router;
+        let entry = router.tool(&p.name, session)?;
+        run_tool(
+            &self.inner.server,
+            entry,
+            router.info.tool_timeout_ms,
+            p.arguments,
+            cx,
+        )
+        .await
+    }
+}
+
+/// Runs a declared tool of `server` (the one served, or a router merged into it): client
+/// capability checks, argument checks, the handler under its time limit, the result's shape.
+pub(crate) async fn run_tool<T>(
+    server: &T,
+    entry: &ToolEntry<T>,
+    router_timeout_ms: Option<u64>,
+    arguments: Option<&RawValue>,
+    cx: Context<'_>,
+) -> Result<Body, Failure> {
+    let session = cx.session;
+    if session.is_stateless() && !entry.def.requires.is_empty() {
+        return Err(Failure::from(
+            ErrorObject::new(
+                codes::MISSING_CLIENT_CAPABILITY,
+                format!(
+                    "Missing required client capability: tool `{}` needs client capabilities, which this server cannot know in stateless mode (no Mcp-Session-Id)",
+                    entry.def.name
+                ),
             )
-            .with_status(if session.is_modern() {
-                Status::BadRequest
-            } else {
-                Status::Ok
-            }));
-        }
-        let args = Args::parse(p.arguments).map_err(|e| invalid(format!("Invalid params: {e}")))?;
-        let result = match check_arguments(entry, &args) {
-            Err(message) => crate::tools::ToolResult::error(message),
-            Ok(()) => {
-                let exchange = cx.exchange;
-                let parts = CallParts { cx, args };
-                let fut = (entry.def.call)(&self.inner.server, parts);
-                let limit = entry
-                    .def
-                    .timeout_ms
-                    .or(self.inner.router.info.tool_timeout_ms);
-                match limit {
-                    None => guarded("tool handler", entry.def.name, fut).await?,
-                    Some(ms) => {
-                        let limit = std::time::Duration::from_millis(ms);
-                        let guarded = guarded("tool handler", entry.def.name, fut);
-                        match limited(exchange, limit, guarded).await {
-                            Some(result) => result?,
-                            None => {
-                                exchange.cancel();
-                                crate::tools::ToolResult::error(format!(
-                                    "Tool `{}` timed out after {}",
-                                    entry.def.name,
-                                    human(limit)
-                                ))
-                            }
+            .with_data(json!({ "requiredCapabilities": entry.def.requires, "mode": "stateless" })),
+        ));
+    }
+    if let Some(missing) = missing_capabilities(entry.def.requires, &session.client_capabilities) {
+        return Err(Failure::from(
+            ErrorObject::new(
+                codes::MISSING_CLIENT_CAPABILITY,
+                format!(
+                    "Missing required client capability: tool `{}` needs it",
+                    entry.def.name
+                ),
+            )
+            .with_data(json!({ "requiredCapabilities": missing })),
+        )
+        .with_status(if session.is_modern() {
+            Status::BadRequest
+        } else {
+            Status::Ok
+        }));
+    }
+    let args = Args::parse(arguments).map_err(|e| invalid(format!("Invalid params: {e}")))?;
+    let result = match check_arguments(entry, &args) {
+        Err(message) => crate::tools::ToolResult::error(message),
+        Ok(()) => {
+            let exchange = cx.exchange;
+            let parts = CallParts { cx, args };
+            let fut = (entry.def.call)(server, parts);
+            let limit = entry.def.timeout_ms.or(router_timeout_ms);
+            match limit {
+                None => guarded("tool handler", entry.def.name, fut).await?,
+                Some(ms) => {
+                    let limit = std::time::Duration::from_millis(ms);
+                    let guarded = guarded("tool handler", entry.def.name, fut);
+                    match limited(exchange, limit, guarded).await {
+                        Some(result) => result?,
+                        None => {
+                            exchange.cancel();
+                            crate::tools::ToolResult::error(format!(
+                                "Tool `{}` timed out after {}",
+                                entry.def.name,
+                                human(limit)
+                            ))
                         }
                     }
                 }
             }
-        };
-        let mut result = result;
-        if entry.wrap_output
-            && let Some(v) = result.structured_content.take()
-        {
-            result.structured_content = Some(json!({ "result": v }));
         }
-        if result.meta.is_some() {
-            return match serde_json::to_value(result) {
-                Ok(Value::Object(map)) => Ok(Body::Map(map)),
-                _ => Err(Failure::internal()),
-            };
-        }
-        members_of(&result)
+    };
+    let mut result = result;
+    if entry.wrap_output
+        && let Some(v) = result.structured_content.take()
+    {
+        result.structured_content = Some(json!({ "result": v }));
     }
-
-    /// A call of a tool added at run time (`None`: not one; the declared tables serve it). A
-    /// disabled tool, declared or added, reads as unknown.
-    async fn call_added_tool(
-        &self,
-        p: &NameParams<'_>,
-        session: &crate::server::Session,
-    ) -> Result<Option<Body>, Failure> {
-        let overlay = self.inner.overlay.load();
-        if overlay.is_empty() {
-            return Ok(None);
-        }
-        let name: &str = &p.name;
-        if overlay.disabled.contains(name) {
-            return Err(crate::dispatch::unknown("tool", "name", name));
-        }
-        if self.inner.router.tool_position(name).is_some() {
-            return Ok(None);
-        }
-        let Some(tool) = overlay
-            .tool(name)
-            .filter(|_| crate::server::allowed(&session.allowed_tools, name))
-            .cloned()
-        else {
-            return Ok(None);
+    if result.meta.is_some() {
+        return match serde_json::to_value(result) {
+            Ok(Value::Object(map)) => Ok(Body::Map(map)),
+            _ => Err(Failure::internal()),
         };
-        drop(overlay);
-        let result = guarded("tool handler", name, tool.call(p.arguments)).await?;
-        members_of(&result).map(Some)
     }
+    members_of(&result)
 }
 
 /// Checks a call's arguments against the tool's declared arguments and compiled validators.

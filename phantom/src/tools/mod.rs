@@ -1,7 +1,7 @@
 //! Tools: descriptors, results and the [`IntoToolResult`] trait.
 
 mod call;
-pub(crate) use call::NameParams;
+pub(crate) use call::{NameParams, run_tool};
 
 use std::fmt::Display;
 

@@ -94,6 +94,16 @@ pub fn service<S: Server>(server: S, config: HttpConfig) -> axum::Router {
     axum::Router::new().fallback_service(endpoint(server, config))
 }
 
+/// [`service`] for a dispatcher made beforehand (with routers merged or mounted into it, or a
+/// clone kept for its [`registry`](Dispatcher::registry)). The dispatcher's own `Config`
+/// applies; `config.config` is not used.
+pub fn service_dispatcher<S: Server>(
+    dispatcher: Dispatcher<S>,
+    config: HttpConfig,
+) -> axum::Router {
+    axum::Router::new().fallback_service(endpoint_for(dispatcher, config))
+}
+
 /// The endpoint without a router around it: CORS for browser requests, [`handle`] for the rest.
 fn endpoint<S: Server>(server: S, config: HttpConfig) -> OriginAware<S> {
     let dispatcher = Dispatcher::with_config(server, config.config.clone());
