@@ -597,8 +597,8 @@ pub(crate) fn all_benches(secs: u32) -> Vec<Bench> {
 }
 
 /// 10,000 streams hear one update per round, five rounds: over HTTP/1.1 (a connection per
-/// stream) and over HTTP/2 (100 streams per connection). phantom only: the rmcp peer has no
-/// `touch` tool to announce an update.
+/// stream) and over HTTP/2 (100 streams per connection), phantom and rmcp (whose `touch` tool
+/// notifies the peers its `subscribe` and the sinks its `listen` collected).
 fn fanout_bench(key: &'static str, title: &'static str, version: &str) -> Bench {
     let args = |wire: Option<&str>| -> Vec<String> {
         ["10000", "5", version]
@@ -620,9 +620,20 @@ fn fanout_bench(key: &'static str, title: &'static str, version: &str) -> Bench 
                 label: "phantom (HTTP/2, 100 streams per connection)".into(),
                 ..Variant::phantom("fanout", &args(Some("h2:100")))
             },
+            Variant {
+                label: "rmcp (HTTP/1.1, a connection per stream)".into(),
+                ..Variant::rmcp(RMCP_STATEFUL, "fanout", &args(None))
+            },
+            Variant {
+                label: "rmcp (HTTP/2, 100 streams per connection)".into(),
+                ..Variant::rmcp(RMCP_STATEFUL, "fanout", &args(Some("h2:100")))
+            },
         ],
     }
 }
+
+/// rmcp keeping legacy sessions, with TCP_NODELAY as phantom sets it.
+const RMCP_STATEFUL: &[(&str, &str)] = &[("MODE", "stateful"), ("NODELAY", "1")];
 
 fn sessions_bench(key: &'static str, title: &'static str, count: usize) -> Bench {
     let args = vec!["16".to_owned(), count.to_string()];
@@ -712,7 +723,6 @@ pub(crate) fn smoke_benches() -> Vec<Bench> {
                 Variant::rmcp(STATEFUL, "sessions", &a(&["4", "400"])),
             ],
         },
-        // phantom only: the rmcp peer has no `touch` tool to announce an update.
         Bench {
             key: "fanout",
             title: "resource update fan-out (GET streams, listens)",
@@ -725,6 +735,14 @@ pub(crate) fn smoke_benches() -> Vec<Bench> {
                 Variant {
                     label: "phantom (listens, HTTP/2)".into(),
                     ..Variant::phantom("fanout", &a(&["50", "2", "2026-07-28", "h2:10"]))
+                },
+                Variant {
+                    label: "rmcp (GET streams)".into(),
+                    ..Variant::rmcp(STATEFUL, "fanout", &a(&["50", "2", "2025-11-25"]))
+                },
+                Variant {
+                    label: "rmcp (listens, HTTP/2)".into(),
+                    ..Variant::rmcp(STATEFUL, "fanout", &a(&["50", "2", "2026-07-28", "h2:10"]))
                 },
             ],
         },

@@ -1,6 +1,8 @@
 //! The rmcp side of the benchmark: the same behaviour as `phantom-echo` (one tool `echo {text}` →
 //! one text block, one tool `progress {count}` → that many `notifications/progress` then `done`,
-//! one resource template `users://{id}/profile`) on rmcp 3.11, served by rmcp's
+//! one resource template `users://{id}/profile`, and one tool `touch {uri}` announcing an update of
+//! that URI to every legacy session subscribed to it and every 2026-07-28 listen following it) on
+//! rmcp 3.11, served by rmcp's
 //! `StreamableHttpService` with a `LocalSessionManager`, mounted at `/mcp` in axum 0.8.
 //!
 //! | env | values | default | effect |
@@ -11,15 +13,18 @@
 //! | `ADDR` | `host:port` | `127.0.0.1:8931` | listen address |
 
 use axum::serve::ListenerExt as _;
+use std::sync::{Arc, Mutex};
+
 use rmcp::{
-    ErrorData, RoleServer, ServerHandler,
+    ErrorData, Peer, RoleServer, ServerHandler,
     handler::server::{router::tool::ToolRouter, wrapper::Parameters},
     model::{
         CallToolResult, ContentBlock, ListResourceTemplatesResult, PaginatedRequestParams,
         ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse,
-        ReadResourceResult, ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig,
+        ReadResourceResult, ResourceContents, ResourceTemplate, ResourceUpdatedNotificationParam,
+        ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter,
     },
-    service::RequestContext,
+    service::{RequestContext, SubscriptionContext, SubscriptionSink},
     tool, tool_handler, tool_router,
     transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
@@ -33,17 +38,57 @@ struct EchoArgs {
     text: String,
 }
 
+/// Who follows `users://…` resources: legacy sessions (by their peer, with the URI) and
+/// 2026-07-28 listens (by their sink, which checks the URI itself). Shared by every session.
+#[derive(Debug, Default)]
+struct Followers {
+    sessions: Mutex<Vec<(String, Peer<RoleServer>)>>,
+    listens: Mutex<Vec<SubscriptionSink>>,
+}
+
 #[derive(Debug, Clone)]
 struct Echo {
     tool_router: ToolRouter<Self>,
+    followers: Arc<Followers>,
+}
+
+/// Arguments of `touch`.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct TouchArgs {
+    /// The resource that changed.
+    uri: String,
 }
 
 #[tool_router]
 impl Echo {
-    fn new() -> Self {
+    fn new(followers: Arc<Followers>) -> Self {
         Self {
             tool_router: Self::tool_router(),
+            followers,
         }
+    }
+
+    /// Announces an update of `uri` to its followers, then answers `touched`.
+    #[tool(description = "Announces an update of `uri` to its followers.")]
+    async fn touch(&self, Parameters(TouchArgs { uri }): Parameters<TouchArgs>) -> CallToolResult {
+        let sessions: Vec<_> = {
+            let all = self.followers.sessions.lock().expect("followers");
+            all.iter()
+                .filter(|(u, _)| *u == uri)
+                .map(|(_, p)| p.clone())
+                .collect()
+        };
+        let listens = self.followers.listens.lock().expect("followers").clone();
+        tokio::spawn(async move {
+            for peer in sessions {
+                let params = ResourceUpdatedNotificationParam::new(uri.clone());
+                let _ = peer.notify_resource_updated(params).await;
+            }
+            for sink in listens {
+                let _ = sink.notify_resource_updated(uri.clone()).await;
+            }
+        });
+        CallToolResult::success(vec![ContentBlock::text("touched")])
     }
 
     /// Returns its input.
@@ -86,6 +131,7 @@ impl ServerHandler for Echo {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_resources()
+                .enable_resources_subscribe()
                 .build(),
         )
     }
@@ -99,6 +145,31 @@ impl ServerHandler for Echo {
             ResourceTemplate::new("users://{id}/profile", "user-profile")
                 .with_mime_type("text/plain"),
         ]))
+    }
+
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let mut sessions = self.followers.sessions.lock().expect("followers");
+        sessions.push((request.uri, context.peer));
+        Ok(())
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(requested.clone())
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let sink = context.sink().clone();
+        self.followers.listens.lock().expect("followers").push(sink);
+        context.cancelled().await;
+        Ok(())
     }
 
     async fn read_resource(
@@ -140,8 +211,12 @@ async fn main() -> std::io::Result<()> {
         .with_legacy_session_mode(stateful)
         .with_json_response(json)
         .with_sse_keep_alive(None);
-    let service: StreamableHttpService<Echo, LocalSessionManager> =
-        StreamableHttpService::new(|| Ok(Echo::new()), Default::default(), config);
+    let followers = Arc::new(Followers::default());
+    let service: StreamableHttpService<Echo, LocalSessionManager> = StreamableHttpService::new(
+        move || Ok(Echo::new(Arc::clone(&followers))),
+        Default::default(),
+        config,
+    );
     let app = axum::Router::new().nest_service("/mcp", service);
 
     let listener = tokio::net::TcpListener::bind(&addr).await?;
