@@ -68,3 +68,9 @@ pub fn prompt(_args: TokenStream, input: TokenStream) -> TokenStream {
 pub fn resource(_args: TokenStream, input: TokenStream) -> TokenStream {
     outside("resource", input)
 }
+
+/// See `phantom::skill`.
+#[proc_macro_attribute]
+pub fn skill(_args: TokenStream, input: TokenStream) -> TokenStream {
+    outside("skill", input)
+}

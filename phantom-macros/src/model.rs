@@ -119,6 +119,9 @@ pub(crate) struct Router {
     pub(crate) tools: Vec<Tool>,
     pub(crate) prompts: Vec<Prompt>,
     pub(crate) resources: Vec<Resource>,
+    /// `#[skill]`s: a template (the skill's directory URI, its name last) and a handler, the
+    /// shape of a resource.
+    pub(crate) skills: Vec<Resource>,
     pub(crate) callbacks: Vec<Callback>,
     /// Every method of the impl block, by name: a bare `with = "f"` naming one was meant as
     /// `Self::f`.

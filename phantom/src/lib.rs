@@ -14,6 +14,7 @@ mod registry;
 mod resources;
 mod router;
 mod server;
+mod skills;
 pub mod store;
 mod subscriptions;
 mod task;
@@ -46,6 +47,9 @@ pub use phantom_macros::prompt;
 #[doc = include_str!("docs/resource.md")]
 #[doc(inline)]
 pub use phantom_macros::resource;
+#[doc = include_str!("docs/skill.md")]
+#[doc(inline)]
+pub use phantom_macros::skill;
 #[doc = include_str!("docs/tool.md")]
 #[doc(inline)]
 pub use phantom_macros::tool;
@@ -64,6 +68,7 @@ pub use server::{
     AllowList, Authorized, CacheScope, Call, Config, Connect, Cursor, Hook, Middleware, Outcome,
     Page, Request, ResolvedResource, Server, Session, Transport,
 };
+pub use skills::{IntoSkill, Skill};
 pub use subscriptions::{Change, Notifier};
 pub use task::{Task, TaskError, TaskStatus};
 pub use tools::{IntoToolResult, Json, ToolAnnotations, ToolResult};
@@ -76,7 +81,7 @@ pub mod prelude {
         Implementation, InputKind, Json, LogLevel, Notifier, Page, PromptMessage, PromptReply,
         Request, ResolvedResource, Resource, ResourceContents, Role, Roots, Sample, Server,
         Session, Status, Task, TaskError, TaskStatus, ToolResult, Transport, WwwAuthenticate,
-        mcp_router, prompt, resource, tool,
+        mcp_router, prompt, resource, skill, tool,
     };
 }
 

@@ -3,12 +3,13 @@
 pub use crate::extract::{ArgsBuilder, CallParam, CallParts, FromContext};
 pub use crate::router::{
     BoxFuture, CompleteFn, MetaValue, PromptDef, ReadParts, ResourceDef, Router, RouterDef,
-    RouterInfo, ToolDef,
+    RouterInfo, SkillDef, ToolDef,
 };
 pub use crate::tools::ToolAnnotations;
 pub use crate::{
     CompleteContext, Completion, Error, FromUriParam, IntoCompletion, IntoContents,
-    IntoPromptReply, IntoToolResult, PromptReply, Server, ToolResult, server::Callback,
+    IntoPromptReply, IntoSkill, IntoToolResult, PromptReply, Server, Skill, ToolResult,
+    server::Callback,
 };
 pub use schemars::{Schema, SchemaGenerator};
 pub use std::boxed::Box;

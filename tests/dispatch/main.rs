@@ -19,4 +19,5 @@ mod prompts;
 mod resources;
 mod schemas;
 mod session_slot;
+mod skills;
 mod tools;

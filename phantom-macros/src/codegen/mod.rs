@@ -10,6 +10,7 @@ use crate::paths::Paths;
 
 mod prompt;
 mod resource;
+mod skill;
 mod tool;
 
 /// `Some(value)` or `None`, through the private paths.
@@ -198,6 +199,11 @@ pub(crate) fn expand(router: &Router, item: &ItemImpl) -> TokenStream {
         .iter()
         .map(|r| resource::def(r, &paths))
         .collect();
+    let skills: Vec<TokenStream> = router
+        .skills
+        .iter()
+        .map(|s| skill::def(s, &paths))
+        .collect();
     let callback = paths.p("Callback");
     let overrides: Vec<TokenStream> = router
         .callbacks
@@ -257,6 +263,7 @@ pub(crate) fn expand(router: &Router, item: &ItemImpl) -> TokenStream {
                         tools: #vec::from([#(#tools),*]),
                         prompts: #vec::from([#(#prompts),*]),
                         resources: #vec::from([#(#resources),*]),
+                        skills: #vec::from([#(#skills),*]),
                         overrides: &[#(#overrides),*],
                     }))
                 }

@@ -48,10 +48,44 @@ fn convert(
 
 /// The `ResourceDef` of one `#[resource]` (nothing when its template did not parse).
 pub(super) fn def(r: &Resource, paths: &Paths) -> TokenStream {
-    let h = &r.item.handler;
-    let Some(template) = &r.template else {
+    let Some(body) = trampoline(
+        r,
+        ("IntoContents", "into_contents"),
+        &quote!(, parts.target()),
+        paths,
+    ) else {
         return TokenStream::new();
     };
+    let h = &r.item.handler;
+    let lit = &r.lit;
+    let listing = listing(&r.item, paths);
+    let mime = opt(r.mime_type.as_ref(), paths);
+    let size = opt(r.size.as_ref(), paths);
+    let completions = completions(&h.params, |p| p.ident.to_string(), paths);
+    let def = paths.p("ResourceDef");
+    quote! {
+        #def {
+            template: #lit,
+            #listing
+            mime_type: #mime,
+            size: #size,
+            read: |this, parts| #body,
+            completions: #completions,
+        }
+    }
+}
+
+/// The boxed body of a resource or skill trampoline: each parameter read from the URI
+/// (`FromUriParam`) or from the request (`FromContext`), the method called, its value converted
+/// with `conversion` (`None` when the template did not parse).
+pub(super) fn trampoline(
+    r: &Resource,
+    conversion: (&str, &str),
+    extra: &TokenStream,
+    paths: &Paths,
+) -> Option<TokenStream> {
+    let h = &r.item.handler;
+    let template = r.template.as_ref()?;
     let params: Vec<String> = template.params().map(str::to_owned).collect();
     let from_uri = paths.p("FromUriParam");
     let context = paths.p("FromContext");
@@ -81,28 +115,6 @@ pub(super) fn def(r: &Resource, paths: &Paths) -> TokenStream {
         args.push(quote!(#var));
     }
     let call = invoke(h, &args);
-    let convert = convert(
-        h,
-        ("IntoContents", "into_contents"),
-        &call,
-        &quote!(, parts.target()),
-        paths,
-    );
-    let body = boxed(h, &quote!(#(#lets)* #convert), paths);
-    let lit = &r.lit;
-    let listing = listing(&r.item, paths);
-    let mime = opt(r.mime_type.as_ref(), paths);
-    let size = opt(r.size.as_ref(), paths);
-    let completions = completions(&h.params, |p| p.ident.to_string(), paths);
-    let def = paths.p("ResourceDef");
-    quote! {
-        #def {
-            template: #lit,
-            #listing
-            mime_type: #mime,
-            size: #size,
-            read: |this, parts| #body,
-            completions: #completions,
-        }
-    }
+    let convert = convert(h, conversion, &call, extra, paths);
+    Some(boxed(h, &quote!(#(#lets)* #convert), paths))
 }

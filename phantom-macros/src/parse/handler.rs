@@ -65,6 +65,8 @@ pub(super) fn handler(cx: &Ctxt, marker: Marker, f: &mut ImplItemFn) -> Handler 
 
 const ARG_ON_RESOURCE: &str = "`#[arg]` does not apply to resource parameters; their names come from the URI template\n       help: remove `#[arg(...)]`; describe the resource in its doc comment or with `description = \"…\"`";
 
+const COMPLETE_ON_SKILL: &str = "`#[complete]` does not apply to skill parameters: MCP completes prompt arguments and resource template parameters\n       help: remove `#[complete(...)]`";
+
 const COMPLETE_ON_TOOL: &str = "`#[complete]` applies to prompt arguments and resource parameters, not tool arguments\n       help: remove `#[complete(...)]`; MCP has no completion of tool arguments";
 
 /// One typed parameter: its name, its type, and its `#[arg]` / `#[complete]` (stripped).
@@ -93,12 +95,16 @@ fn param(cx: &Ctxt, marker: Marker, pt: &mut PatType) -> Param {
             if attr.path().is_ident("arg") {
                 (
                     arg::parse,
-                    (marker == Marker::Resource).then_some(ARG_ON_RESOURCE),
+                    matches!(marker, Marker::Resource | Marker::Skill).then_some(ARG_ON_RESOURCE),
                 )
             } else if attr.path().is_ident("complete") {
                 (
                     complete::parse,
-                    (marker == Marker::Tool).then_some(COMPLETE_ON_TOOL),
+                    match marker {
+                        Marker::Tool => Some(COMPLETE_ON_TOOL),
+                        Marker::Skill => Some(COMPLETE_ON_SKILL),
+                        _ => None,
+                    },
                 )
             } else {
                 return true;

@@ -10,6 +10,7 @@ mod keys;
 mod prompt;
 mod resource;
 mod router;
+mod skill;
 mod tool;
 
 use syn::{Attribute, ImplItem, ItemImpl, Lit};
@@ -25,6 +26,7 @@ enum Marker {
     Tool,
     Prompt,
     Resource,
+    Skill,
 }
 
 impl Marker {
@@ -33,6 +35,7 @@ impl Marker {
             Self::Tool => "tool",
             Self::Prompt => "prompt",
             Self::Resource => "resource",
+            Self::Skill => "skill",
         }
     }
 }
@@ -46,6 +49,7 @@ fn marker_of(attr: &Attribute, krate: &syn::Path) -> Option<Marker> {
         "tool" => Marker::Tool,
         "prompt" => Marker::Prompt,
         "resource" => Marker::Resource,
+        "skill" => Marker::Skill,
         _ => return None,
     };
     let n = path.segments.len();
@@ -106,6 +110,7 @@ pub(crate) fn router(cx: &Ctxt, attrs: RouterAttrs, item: &mut ItemImpl) -> Rout
         tools: Vec::new(),
         prompts: Vec::new(),
         resources: Vec::new(),
+        skills: Vec::new(),
         callbacks: Vec::new(),
         methods: Vec::new(),
         marker_paths: Vec::new(),
@@ -135,7 +140,7 @@ pub(crate) fn router(cx: &Ctxt, attrs: RouterAttrs, item: &mut ItemImpl) -> Rout
             cx.error_spanned_by(
                 &markers[1].1,
                 format!(
-                    "`{}` already has `#[{}]`; a method is one tool, prompt or resource\n       help: remove one of the attributes",
+                    "`{}` already has `#[{}]`; a method is one tool, prompt, resource or skill\n       help: remove one of the attributes",
                     f.sig.ident,
                     markers[0].0.name()
                 ),
@@ -153,6 +158,11 @@ pub(crate) fn router(cx: &Ctxt, attrs: RouterAttrs, item: &mut ItemImpl) -> Rout
             Some((Marker::Resource, attr)) => {
                 if let Some(r) = resource::parse(cx, attr, &mut f) {
                     router.resources.push(r);
+                }
+            }
+            Some((Marker::Skill, attr)) => {
+                if let Some(s) = skill::parse(cx, attr, &mut f) {
+                    router.skills.push(s);
                 }
             }
             None => {

@@ -58,6 +58,11 @@ pub(super) fn parse(cx: &Ctxt, attr: &Attribute, f: &mut ImplItemFn) -> Option<R
         return None;
     };
     match Template::parse(&lit.value()) {
+        Ok(t) if t.scheme == "skill" => cx.error_at(
+            lit.span(),
+            "the `skill://` scheme belongs to skills
+       help: declare a skill with `#[skill(\"skill://<prefix>/<name>\")]`; its files are read as resources",
+        ),
         Ok(t) => r.template = Some(t),
         Err(e) => cx.error_at(
             lit.span(),

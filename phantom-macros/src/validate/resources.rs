@@ -2,11 +2,17 @@
 //! parameters that are not in the template.
 
 use crate::ctxt::{Ctxt, closest};
-use crate::model::Router;
+use crate::model::{Resource, Router};
 
 pub(super) fn resources(cx: &Ctxt, router: &Router) {
-    let parsed: Vec<_> = router
-        .resources
+    templates(cx, &router.resources, "resource template");
+    templates(cx, &router.skills, "skill URI");
+}
+
+/// The checks resources and skills share: no two templates match the same URIs, and every URI
+/// parameter has its argument.
+fn templates(cx: &Ctxt, items: &[Resource], kind: &str) {
+    let parsed: Vec<_> = items
         .iter()
         .filter_map(|r| r.template.as_ref().map(|t| (r, t)))
         .collect();
@@ -16,7 +22,7 @@ pub(super) fn resources(cx: &Ctxt, router: &Router) {
                 cx.error_at(
                     res.lit.span(),
                     format!(
-                        "duplicate resource template `{}`: `{}` already serves it\n       help: remove one of the two handlers",
+                        "duplicate {kind} `{}`: `{}` already serves it\n       help: remove one of the two handlers",
                         res.lit.value(),
                         other.item.handler.ident
                     ),
@@ -25,7 +31,7 @@ pub(super) fn resources(cx: &Ctxt, router: &Router) {
                 cx.error_at(
                     res.lit.span(),
                     format!(
-                        "resource template `{}` collides with `{}` of `{}`: both match the same URIs\n       help: make one segment a literal, or merge the two handlers",
+                        "{kind} `{}` collides with `{}` of `{}`: both match the same URIs\n       help: make one segment a literal, or merge the two handlers",
                         res.lit.value(),
                         other.lit.value(),
                         other.item.handler.ident

@@ -193,6 +193,9 @@ impl<S: Server> Dispatcher<S> {
             Method::PromptsGet => self.get_prompt(params, cx).await,
             Method::ResourcesRead => self.read_resource(params, cx).await,
             Method::CompletionComplete => self.complete(params, cx).await,
+            Method::SkillsList => self.list_skills(params, cx).await,
+            Method::SkillsGet => self.get_skill(params, cx).await,
+            Method::ResourcesDirectoryRead => self.read_skill_directory(params, cx).await,
             _ => Err(method_not_found(method.as_str())),
         }
     }

@@ -143,6 +143,7 @@ impl<S: Server> Dispatcher<S> {
             }
             Capability::Resources => {
                 !router.resources.is_empty()
+                    || router.has_skills()
                     || router.overrides(Callback::ListResources)
                     || !self.inner.overlay.load().resources.is_empty()
             }
@@ -169,6 +170,15 @@ impl<S: Server> Dispatcher<S> {
                 (c.key().to_owned(), value)
             })
             .collect();
+        let mut caps = caps;
+        if self.inner.router.has_skills() {
+            // Extensions are a 2026-07-28 field; a 2025-11-25 client that knows them finds them
+            // in `initialize` at the same place.
+            caps.insert(
+                "extensions".into(),
+                json!({ "io.modelcontextprotocol/skills": crate::skills::capability() }),
+            );
+        }
         Value::Object(caps)
     }
 }

@@ -38,6 +38,12 @@ pub enum Method {
     ResourcesUnsubscribe,
     /// `subscriptions/listen` (2026-07-28): a stream of change notifications.
     SubscriptionsListen,
+    /// `skills/list` (the Skills extension).
+    SkillsList,
+    /// `skills/get` (the Skills extension).
+    SkillsGet,
+    /// `resources/directory/read` (the Skills extension).
+    ResourcesDirectoryRead,
     /// `notifications/initialized`.
     Initialized,
     /// `notifications/cancelled`.
@@ -113,7 +119,7 @@ impl Capability {
 
 impl Method {
     /// Every method, in the order of the table above.
-    pub const ALL: [Self; 29] = [
+    pub const ALL: [Self; 32] = [
         Self::Initialize,
         Self::Ping,
         Self::ServerDiscover,
@@ -129,6 +135,9 @@ impl Method {
         Self::ResourcesSubscribe,
         Self::ResourcesUnsubscribe,
         Self::SubscriptionsListen,
+        Self::SkillsList,
+        Self::SkillsGet,
+        Self::ResourcesDirectoryRead,
         Self::Initialized,
         Self::Cancelled,
         Self::Progress,
@@ -163,6 +172,9 @@ impl Method {
             "resources/subscribe" => Self::ResourcesSubscribe,
             "resources/unsubscribe" => Self::ResourcesUnsubscribe,
             "subscriptions/listen" => Self::SubscriptionsListen,
+            "skills/list" => Self::SkillsList,
+            "skills/get" => Self::SkillsGet,
+            "resources/directory/read" => Self::ResourcesDirectoryRead,
             "notifications/initialized" => Self::Initialized,
             "notifications/cancelled" => Self::Cancelled,
             "notifications/progress" => Self::Progress,
@@ -199,6 +211,9 @@ impl Method {
             Self::ResourcesSubscribe => "resources/subscribe",
             Self::ResourcesUnsubscribe => "resources/unsubscribe",
             Self::SubscriptionsListen => "subscriptions/listen",
+            Self::SkillsList => "skills/list",
+            Self::SkillsGet => "skills/get",
+            Self::ResourcesDirectoryRead => "resources/directory/read",
             Self::Initialized => "notifications/initialized",
             Self::Cancelled => "notifications/cancelled",
             Self::Progress => "notifications/progress",
@@ -267,6 +282,9 @@ impl Method {
                 | Self::ResourcesList
                 | Self::ResourcesTemplatesList
                 | Self::ResourcesRead
+                | Self::SkillsList
+                | Self::SkillsGet
+                | Self::ResourcesDirectoryRead
         )
     }
 

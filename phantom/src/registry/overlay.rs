@@ -85,6 +85,7 @@ impl Overlay {
             ListKind::ResourceTemplates | ListKind::Resources => {
                 !self.resources.is_empty() || !self.disabled[2].is_empty()
             }
+            ListKind::Skills => false,
         }
     }
 
@@ -121,6 +122,7 @@ impl Overlay {
         match kind {
             ListKind::Tools => self.tools.iter().map(|a| (&*a.name, &*a.json)).collect(),
             ListKind::Prompts => self.prompts.iter().map(|a| (&*a.name, &*a.json)).collect(),
+            ListKind::Skills => Vec::new(),
             ListKind::ResourceTemplates | ListKind::Resources => self
                 .resources
                 .iter()

@@ -27,6 +27,9 @@ impl<S: Server> Dispatcher<S> {
         let router = self.inner.router;
         let not_found = || Failure::from(Error::resource_not_found(p.uri.as_str()));
         let Some(found) = router.matcher.find(&p.uri) else {
+            if let Some(body) = self.read_skill_file(&p.uri, cx).await? {
+                return Ok(body);
+            }
             return match self.read_added(&p.uri, cx).await? {
                 Some(body) => Ok(body),
                 None => Err(not_found()),

@@ -45,6 +45,9 @@ pub(crate) type PromptFn<S> =
 /// Generated resource trampoline.
 pub(crate) type ReadFn<S> =
     for<'a> fn(&'a S, ReadParts<'a>) -> BoxFuture<'a, Result<Option<Vec<ResourceContents>>, Error>>;
+/// Generated skill trampoline (its `ReadParts` carry the skill's URI parameters).
+pub(crate) type SkillFn<S> =
+    for<'a> fn(&'a S, ReadParts<'a>) -> BoxFuture<'a, Result<Option<crate::skills::Skill>, Error>>;
 /// Generated completion trampoline.
 pub type CompleteFn<S> =
     for<'a> fn(&'a S, &'a str, &'a CompleteContext<'a>) -> BoxFuture<'a, Result<Completion, Error>>;
@@ -164,6 +167,16 @@ pub struct ResourceDef<S> {
     pub completions: Vec<(&'static str, CompleteFn<S>)>,
 }
 
+/// One `#[skill]`.
+#[allow(missing_debug_implementations, missing_docs)]
+pub struct SkillDef<S> {
+    /// The skill's directory URI as written (`skill://studies/<id>/study-review`).
+    pub template: &'static str,
+    /// Its last segment: the skill's name.
+    pub name: &'static str,
+    pub get: SkillFn<S>,
+}
+
 /// Everything `#[mcp_router]` generates, handed to [`Router::build`] once.
 #[allow(missing_debug_implementations, missing_docs)]
 pub struct RouterDef<S> {
@@ -171,6 +184,7 @@ pub struct RouterDef<S> {
     pub tools: Vec<ToolDef<S>>,
     pub prompts: Vec<PromptDef<S>>,
     pub resources: Vec<ResourceDef<S>>,
+    pub skills: Vec<SkillDef<S>>,
     /// Names of the callbacks the impl overrides.
     pub overrides: &'static [Callback],
 }
@@ -256,6 +270,16 @@ pub(crate) struct ResourceEntry<S> {
     pub(crate) json: Box<RawValue>,
 }
 
+pub(crate) struct SkillEntry<S> {
+    pub(crate) def: SkillDef<S>,
+    /// How many URI parameters the skill's own template has.
+    pub(crate) params: usize,
+    /// How many segments (the authority included) its directory URI has.
+    pub(crate) segments: usize,
+    /// Whether its URI has no parameters (the default `list_skills` lists those).
+    pub(crate) concrete: bool,
+}
+
 /// The router built once from the generated [`RouterDef`]: schemas, validators, serialized list
 /// items, name indexes and the URI matcher.
 #[allow(missing_debug_implementations)]
@@ -273,6 +297,9 @@ pub struct Router<S> {
     pub(crate) templated: Vec<usize>,
     pub(crate) has_completions: bool,
     pub(crate) overrides: Overrides,
+    pub(crate) skills: Vec<SkillEntry<S>>,
+    /// Matches skill URIs: index `2 i` is skill `i`'s directory, `2 i + 1` a path inside it.
+    pub(crate) skill_matcher: Matcher,
 }
 
 /// The entry named `name` when the allow-list lets it through.
@@ -470,6 +497,21 @@ impl<S> Router<S> {
         }
         let has_completions = prompts.iter().any(|p| !p.def.completions.is_empty())
             || resources.iter().any(|r| !r.def.completions.is_empty());
+        let mut skill_matcher = Matcher::default();
+        let mut skills = Vec::with_capacity(def.skills.len());
+        for (i, skill) in def.skills.into_iter().enumerate() {
+            let root = Template::parse(skill.template).expect("skill URI validated by the macro");
+            let inside = format!("{}/<__phantom_path..>", skill.template);
+            let inside = Template::parse(&inside).expect("a rest parameter appended");
+            skill_matcher.insert(&root, 2 * i);
+            skill_matcher.insert(&inside, 2 * i + 1);
+            skills.push(SkillEntry {
+                params: root.params().count(),
+                segments: root.segments.len(),
+                concrete: root.is_concrete(),
+                def: skill,
+            });
+        }
         Self {
             info: def.info,
             tools,
@@ -483,6 +525,8 @@ impl<S> Router<S> {
             templated,
             has_completions,
             overrides: Overrides::of(def.overrides),
+            skills,
+            skill_matcher,
         }
     }
 

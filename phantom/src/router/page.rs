@@ -17,6 +17,8 @@ pub(crate) enum ListKind {
     Prompts,
     ResourceTemplates,
     Resources,
+    /// `skills/list` (paged over skill routes; never cached, never changed at run time).
+    Skills,
 }
 
 impl ListKind {
@@ -30,6 +32,7 @@ impl ListKind {
             Self::Prompts => "prompts",
             Self::ResourceTemplates => "resourceTemplates",
             Self::Resources => "resources",
+            Self::Skills => "skills",
         }
     }
 
@@ -40,6 +43,7 @@ impl ListKind {
             Self::Prompts => "p",
             Self::ResourceTemplates => "x",
             Self::Resources => "r",
+            Self::Skills => "s",
         }
     }
 
@@ -48,6 +52,7 @@ impl ListKind {
             Self::Tools => &session.allowed_tools,
             Self::Prompts => &session.allowed_prompts,
             Self::ResourceTemplates | Self::Resources => &session.allowed_resource_templates,
+            Self::Skills => &session.allowed_skills,
         }
     }
 }
@@ -73,6 +78,7 @@ impl<S> Router<S> {
                 .iter()
                 .map(|p| (p.def.name, &*p.json))
                 .collect(),
+            ListKind::Skills => Vec::new(),
             ListKind::ResourceTemplates | ListKind::Resources => {
                 let positions = if kind == ListKind::Resources {
                     &self.concrete

@@ -134,14 +134,14 @@ impl Overrides {
 /// | [`instructions`](Server::instructions) | for the `initialize` (legacy) and `server/discover` (modern) results | `instructions = "…"` of `#[mcp_router]` |
 /// | [`server_info`](Server::server_info) | for `serverInfo`: in the `initialize` result (legacy), in every result's `_meta` (modern) | `name`, `version`, `title`, … of `#[mcp_router]` |
 /// | [`list_resources`](Server::list_resources) | `resources/list` | the parameter-less `#[resource]`s, paginated, allow-list applied |
-/// | [`list_skills`](Server::list_skills) | not yet: `skills/list`, once `#[skill]` lands | an empty page |
+/// | [`list_skills`](Server::list_skills) | `skills/list`: the `SKILL.md` URIs of one page, each then built as `skills/get` builds it | the `#[skill]`s without URI parameters, paginated, allow-list applied |
 /// | [`authorize_resource_subscriptions`](Server::authorize_resource_subscriptions) | legacy `resources/subscribe` (one resource); a 2026-07-28 `subscriptions/listen` as it opens (the resources it asks for); once per open stream per batch of updated resources | every resource |
 /// | [`authorize_task_subscriptions`](Server::authorize_task_subscriptions) | not yet: task status notifications, once the tasks extension lands | the ids `get_task` finds |
 /// | [`get_task`](Server::get_task) | not yet: `tasks/get`, `tasks/update`, `tasks/cancel`, once the tasks extension lands | not found |
 /// | [`update_task`](Server::update_task) | not yet: `tasks/update`, once the tasks extension lands | acknowledge |
 /// | [`cancel_task`](Server::cancel_task) | not yet: `tasks/cancel`, once the tasks extension lands | acknowledge |
 ///
-/// The six "not yet" callbacks can be written today (the macro checks their signatures), but no
+/// The five "not yet" callbacks can be written today (the macro checks their signatures), but no
 /// request reaches them until their feature is served.
 pub trait Server: Clone + Send + Sync + 'static {
     /// Runs on every request, before anything else: over HTTP on every POST (requests,
@@ -200,16 +200,16 @@ pub trait Server: Clone + Send + Sync + 'static {
         async move { Self::__router().concrete_resources(cursor.as_ref(), session) }
     }
 
-    /// `skills/list`: the `SKILL.md` URIs of one page. Default: none.
-    ///
-    /// Not called yet: `skills/list` will call it once `#[skill]` lands.
+    /// `skills/list`: the `SKILL.md` URIs of one page (`skill://…/<name>/SKILL.md`) and the
+    /// cursor of the next. phantom builds each entry as `skills/get` does and leaves out a URI
+    /// that serves no skill to the session. Default: every `#[skill]` without URI parameters,
+    /// paginated, the session's `allowed_skills` applied.
     fn list_skills(
         &self,
         cursor: Option<Cursor>,
         session: &Session,
     ) -> impl Future<Output = Result<Page<String>, Error>> + Send {
-        let _ = (cursor, session);
-        async { Ok(Page::last(Vec::new())) }
+        async move { Self::__router().concrete_skills(cursor.as_ref(), session) }
     }
 
     /// Which resources a session may subscribe to and hear about. Default: all.

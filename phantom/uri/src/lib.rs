@@ -14,6 +14,7 @@
 //! # Ok::<(), phantom_uri::TemplateError>(())
 //! ```
 
+pub mod skill;
 pub mod template;
 
 pub use template::{Segment, Template, TemplateError, split_uri};

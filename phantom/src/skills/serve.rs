@@ -1,0 +1,291 @@
+//! The skills room: `skills/list`, `skills/get`, `resources/directory/read`, and `resources/read`
+//! of a skill's files. Every URI is checked canonical first, then matched against the skill
+//! routes; the route's method builds the skill for that request.
+
+use std::collections::BTreeSet;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+
+use super::{Skill, entry, uri};
+use crate::dispatch::{Body, Dispatcher, Failure, guarded, invalid, parse_params};
+use crate::error::Error;
+use crate::extract::Context;
+use crate::router::{ListKind, ReadParts, Router, SkillEntry, paginate};
+use crate::server::{Callback, Cursor, Page, Server, Session, allowed};
+
+#[derive(Deserialize)]
+struct UriParams {
+    uri: String,
+}
+
+#[derive(Deserialize)]
+struct ListParams {
+    #[serde(default)]
+    cursor: Option<String>,
+}
+
+/// The `-32602` of a URI no skill answers for the session.
+fn no_skill(uri: &str) -> Failure {
+    invalid(format!("No skill is served at {uri}")).with_data(json!({ "uri": uri }))
+}
+
+/// `-32602` naming what makes `uri` not canonical, if anything does.
+fn canonical(uri: &str) -> Result<(), Failure> {
+    uri::check(uri).map_err(|why| {
+        invalid(format!("Invalid params: `uri` is not canonical: it {why}"))
+            .with_data(json!({ "uri": uri, "field": "uri" }))
+    })
+}
+
+/// A skill URI resolved: the skill built for this request, its directory URI, and the path
+/// inside it (`None`: the directory itself).
+struct Found {
+    skill: Skill,
+    dir: String,
+    path: Option<String>,
+}
+
+impl<S> Router<S> {
+    /// The default `list_skills`: every skill route without URI parameters, paginated, the
+    /// allow-list applied.
+    pub fn concrete_skills(
+        &self,
+        cursor: Option<&Cursor>,
+        session: &Session,
+    ) -> Result<Page<String>, Error> {
+        let page = paginate(
+            ListKind::Skills,
+            self.skills
+                .iter()
+                .filter(|s| s.concrete)
+                .map(|s| (s.def.name, s)),
+            &session.allowed_skills,
+            cursor.map(|c| c.0.as_str()),
+            crate::server::DEFAULT_PAGE_SIZE,
+        )?;
+        Ok(Page {
+            items: page
+                .items
+                .into_iter()
+                .map(|s| format!("{}/SKILL.md", s.def.template))
+                .collect(),
+            next_cursor: page.next_cursor,
+        })
+    }
+
+    pub(crate) fn has_skills(&self) -> bool {
+        !self.skills.is_empty()
+    }
+}
+
+impl<S: Server> Dispatcher<S> {
+    /// Resolves a canonical skill URI: the route, the session's allow-list, the method's skill
+    /// (whose frontmatter name must be the route's). `Ok(None)`: no skill answers there.
+    async fn find_skill(&self, uri: &str, cx: Context<'_>) -> Result<Option<Found>, Failure> {
+        canonical(uri)?;
+        let router = self.inner.router;
+        let Some(found) = router.skill_matcher.find(uri) else {
+            return Ok(None);
+        };
+        let route: &SkillEntry<S> = &router.skills[found.index / 2];
+        if !allowed(&cx.session.allowed_skills, route.def.name) {
+            return Ok(None);
+        }
+        let (dir, path) = split_at_segment(uri, route.segments);
+        let mut params = found.params;
+        params.truncate(route.params);
+        let parts = ReadParts {
+            uri: dir,
+            params,
+            cx,
+            mime_type: None,
+        };
+        let fut = (route.def.get)(&self.inner.server, parts);
+        let Some(skill) = guarded("skill handler", route.def.name, fut).await?? else {
+            return Ok(None);
+        };
+        if skill.name != route.def.name {
+            return Err(Failure::from(Error::internal(format!(
+                "the skill at `{dir}` is named `{}` in its frontmatter, but its URI names it `{}`: the last segment of a skill's URI is its name",
+                skill.name, route.def.name
+            ))));
+        }
+        let path = path.map(|p| {
+            percent_encoding::percent_decode_str(p)
+                .decode_utf8_lossy()
+                .into_owned()
+        });
+        Ok(Some(Found {
+            skill,
+            dir: dir.to_owned(),
+            path,
+        }))
+    }
+
+    /// `skills/get`: one skill by the URI of its `SKILL.md`, listed or not.
+    pub(crate) async fn get_skill(
+        &self,
+        params: Option<&RawValue>,
+        cx: Context<'_>,
+    ) -> Result<Body, Failure> {
+        let p: UriParams = parse_params(params)?;
+        let skill = self.skill_entry(&p.uri, cx).await?;
+        let mut map = Map::new();
+        map.insert("skill".into(), skill);
+        Ok(Body::Map(map))
+    }
+
+    /// The listing of the skill whose `SKILL.md` is at `uri`.
+    async fn skill_entry(&self, uri: &str, cx: Context<'_>) -> Result<Value, Failure> {
+        canonical(uri)?;
+        let Some(dir) = uri.strip_suffix("/SKILL.md") else {
+            return Err(invalid(format!(
+                "Invalid params: `uri` must name a skill's SKILL.md (`skill://…/<name>/SKILL.md`), found `{uri}`"
+            ))
+            .with_data(json!({ "uri": uri, "field": "uri" })));
+        };
+        match self.find_skill(dir, cx).await? {
+            Some(found) if found.path.is_none() => {
+                entry(&found.skill, &found.dir).map_err(Failure::from)
+            }
+            _ => Err(no_skill(uri)),
+        }
+    }
+
+    /// `skills/list`: the `list_skills` callback's page (by default every skill route without
+    /// parameters), each entry built as `skills/get` builds it. A URI that serves no skill is
+    /// left out, and logged.
+    pub(crate) async fn list_skills(
+        &self,
+        params: Option<&RawValue>,
+        cx: Context<'_>,
+    ) -> Result<Body, Failure> {
+        let p: ListParams = parse_params(params)?;
+        let cursor = p.cursor.map(Cursor);
+        let router = self.inner.router;
+        let page = if router.overrides(Callback::ListSkills) {
+            self.inner.server.list_skills(cursor, cx.session).await?
+        } else {
+            router.concrete_skills(cursor.as_ref(), cx.session)?
+        };
+        let mut skills = Vec::with_capacity(page.items.len());
+        for uri in &page.items {
+            match self.skill_entry(uri, cx).await {
+                Ok(skill) => skills.push(skill),
+                Err(f) => {
+                    tracing::warn!(%uri, error = %f.error.message, "skills/list leaves out a skill");
+                }
+            }
+        }
+        let mut map = Map::new();
+        map.insert("skills".into(), skills.into());
+        if let Some(next) = page.next_cursor {
+            map.insert("nextCursor".into(), next.into());
+        }
+        Ok(Body::Map(map))
+    }
+
+    /// `resources/directory/read`: the direct children of a skill directory; subdirectories as
+    /// `inode/directory`.
+    pub(crate) async fn read_skill_directory(
+        &self,
+        params: Option<&RawValue>,
+        cx: Context<'_>,
+    ) -> Result<Body, Failure> {
+        let p: UriParams = parse_params(params)?;
+        let not_dir = || {
+            invalid(format!("Invalid params: no skill directory at {}", p.uri))
+                .with_data(json!({ "uri": p.uri }))
+        };
+        let found = self.find_skill(&p.uri, cx).await?.ok_or_else(not_dir)?;
+        let files = found.skill.all_files(&found.dir).map_err(Failure::from)?;
+        let prefix = found.path.as_deref().map(|p| format!("{p}/"));
+        let mut children = Vec::new();
+        let mut dirs = BTreeSet::new();
+        for file in &files {
+            let rest = match &prefix {
+                Some(prefix) => match file.path.strip_prefix(prefix.as_str()) {
+                    Some(rest) => rest,
+                    None => continue,
+                },
+                None => &file.path,
+            };
+            let uri = format!("{}/{}", found.dir, file.path);
+            match rest.split_once('/') {
+                Some((sub, _)) => {
+                    dirs.insert(sub.to_owned());
+                }
+                None => {
+                    let mut item =
+                        json!({ "uri": uri, "name": rest, "mimeType": file.mime_type() });
+                    if file.path == "SKILL.md" {
+                        item["name"] = found.skill.name.as_str().into();
+                        item["description"] = found.skill.description.as_str().into();
+                    }
+                    children.push(item);
+                }
+            }
+        }
+        if children.is_empty() && dirs.is_empty() {
+            return Err(not_dir());
+        }
+        let here = match &found.path {
+            Some(p) => format!("{}/{p}", found.dir),
+            None => found.dir.clone(),
+        };
+        for sub in dirs {
+            children.push(json!({
+                "uri": format!("{here}/{sub}"),
+                "name": sub,
+                "mimeType": "inode/directory",
+            }));
+        }
+        let mut map = Map::new();
+        map.insert("resources".into(), children.into());
+        Ok(Body::Map(map))
+    }
+
+    /// `resources/read` of a `skill://` URI: one file of a skill (`None`: not a skill URI).
+    pub(crate) async fn read_skill_file(
+        &self,
+        uri: &str,
+        cx: Context<'_>,
+    ) -> Result<Option<Body>, Failure> {
+        let is_skill = uri
+            .get(..8)
+            .is_some_and(|s| s.eq_ignore_ascii_case("skill://"));
+        if !is_skill || !self.inner.router.has_skills() {
+            return Ok(None);
+        }
+        let not_found = || Failure::from(Error::resource_not_found(uri));
+        let found = self.find_skill(uri, cx).await?.ok_or_else(not_found)?;
+        let path = found.path.as_deref().ok_or_else(not_found)?;
+        let files = found.skill.all_files(&found.dir).map_err(Failure::from)?;
+        let file = files
+            .iter()
+            .find(|f| f.path == path)
+            .ok_or_else(not_found)?;
+        let contents = [file.contents(uri.to_owned())];
+        crate::resources::read::contents_body(&contents).map(Some)
+    }
+}
+
+/// `uri` split after its first `n` segments (the authority is the first): the directory URI and
+/// the rest of the path, if any.
+fn split_at_segment(uri: &str, n: usize) -> (&str, Option<&str>) {
+    let start = uri.find("://").map_or(0, |i| i + 3);
+    match uri[start..].match_indices('/').nth(n.saturating_sub(1)) {
+        Some((pos, _)) => {
+            let end = start + pos;
+            (&uri[..end], Some(&uri[end + 1..]))
+        }
+        None => (uri, None),
+    }
+}
+
+/// The extension's capability: directory reads are served.
+pub(crate) fn capability() -> Value {
+    json!({ "directoryRead": true })
+}

@@ -1,0 +1,15 @@
+use phantom::prelude::*;
+use phantom::Skill;
+
+#[derive(Clone)]
+struct S;
+
+#[mcp_router]
+impl S {
+    #[skill("skill://studies/Study_Review")]
+    async fn review(&self) -> Skill {
+        Skill::new("Study_Review", "Reviews")
+    }
+}
+
+fn main() {}

@@ -1,0 +1,15 @@
+use phantom::prelude::*;
+use phantom::Skill;
+
+#[derive(Clone)]
+struct S;
+
+#[mcp_router]
+impl S {
+    #[skill("skills://studies/review")]
+    async fn review(&self) -> Skill {
+        Skill::new("review", "Reviews")
+    }
+}
+
+fn main() {}

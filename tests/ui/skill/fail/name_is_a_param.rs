@@ -1,0 +1,15 @@
+use phantom::prelude::*;
+use phantom::Skill;
+
+#[derive(Clone)]
+struct S;
+
+#[mcp_router]
+impl S {
+    #[skill("skill://studies/<name>")]
+    async fn review(&self, name: String) -> Skill {
+        Skill::new(name, "Reviews")
+    }
+}
+
+fn main() {}

@@ -1,0 +1,15 @@
+use phantom::prelude::*;
+use phantom::Skill;
+
+#[derive(Clone)]
+struct S;
+
+#[mcp_router]
+impl S {
+    #[skill("skill://studies/review")]
+    async fn review(&self) -> String {
+        "review".to_owned()
+    }
+}
+
+fn main() {}
