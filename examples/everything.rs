@@ -448,6 +448,16 @@ impl Everything {
         Json(json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")}))
     }
 
+    /// A skill for the Skills extension scenarios: `SKILL.md`, a script and a reference file in
+    /// a subdirectory.
+    #[skill("skill://conformance/test-skill")]
+    async fn test_skill(&self) -> phantom::Skill {
+        phantom::Skill::new("test-skill", "A skill for testing the Skills extension")
+            .body("# Test skill\n\nRun `scripts/check.sh`, then read `references/notes.md`.\n")
+            .file("scripts/check.sh", "#!/bin/sh\necho ok\n")
+            .file("references/notes.md", "Notes for the test skill.\n")
+    }
+
     /// A prompt without arguments.
     #[prompt]
     async fn test_simple_prompt(&self) -> PromptReply {

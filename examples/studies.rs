@@ -226,6 +226,14 @@ impl Studies {
             .map(Json)
     }
 
+    /// How to review a study of the catalogue (a skill directory compiled into the binary), for
+    /// every study that exists.
+    #[skill("skill://studies/<id>/study-review")]
+    async fn study_review(&self, id: u64) -> Option<phantom::Skill> {
+        let exists = self.db.read().expect("catalogue lock").contains_key(&id);
+        exists.then(|| phantom::embed_skill!("skills/study-review"))
+    }
+
     /// A one-line summary of the catalogue.
     #[resource("studies:///summary", title = "Catalogue summary")]
     async fn summary(&self) -> String {
@@ -277,6 +285,20 @@ impl Studies {
             session.allowed_prompts = Session::allow(Vec::<String>::new());
         }
         Connect::Ok
+    }
+
+    /// `skills/list`: the review skill of every study (the catalogue is small: one page).
+    async fn list_skills(
+        &self,
+        _cursor: Option<Cursor>,
+        _session: &Session,
+    ) -> Result<Page<String>, Error> {
+        let db = self.db.read().expect("catalogue lock");
+        let uris = db
+            .keys()
+            .map(|id| format!("skill://studies/{id}/study-review/SKILL.md"))
+            .collect();
+        Ok(Page::last(uris))
     }
 }
 

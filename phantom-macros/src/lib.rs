@@ -3,6 +3,7 @@
 
 mod codegen;
 mod ctxt;
+mod embed;
 mod fallback;
 mod model;
 mod parse;
@@ -67,6 +68,12 @@ pub fn prompt(_args: TokenStream, input: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn resource(_args: TokenStream, input: TokenStream) -> TokenStream {
     outside("resource", input)
+}
+
+/// See `phantom::embed_skill!`: `embed_skill!(<phantom's path>, "dir")`.
+#[proc_macro]
+pub fn embed_skill(input: TokenStream) -> TokenStream {
+    embed::expand(input.into()).into()
 }
 
 /// See `phantom::skill`.

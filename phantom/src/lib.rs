@@ -69,6 +69,27 @@ pub use server::{
     Page, Request, ResolvedResource, Server, Session, Transport,
 };
 pub use skills::{IntoSkill, Skill};
+
+/// Compiles a skill directory into the binary: `SKILL.md` (kept byte for byte; its frontmatter
+/// `name` must be the directory's name and have a `description`) and every file beside it, with
+/// their sha256 digests computed at compile time. The path is relative to the crate's
+/// `Cargo.toml`. Changing a file rebuilds the crate; a missing directory, a `SKILL.md` without
+/// frontmatter, `name` or `description`, or more than 512 files or 16 MiB is a compile error
+/// pointing at the path. (A file *added* to the directory is picked up at the next rebuild of
+/// the crate.)
+///
+/// ```ignore
+/// #[skill("skill://ops/deploy")]
+/// fn deploy(&self) -> phantom::Skill {
+///     phantom::embed_skill!("skills/deploy")
+/// }
+/// ```
+#[macro_export]
+macro_rules! embed_skill {
+    ($dir:literal) => {
+        $crate::__private::embed_skill!($crate, $dir)
+    };
+}
 pub use subscriptions::{Change, Notifier};
 pub use task::{Task, TaskError, TaskStatus};
 pub use tools::{IntoToolResult, Json, ToolAnnotations, ToolResult};

@@ -11,6 +11,7 @@ pub use crate::{
     IntoPromptReply, IntoSkill, IntoToolResult, PromptReply, Server, Skill, ToolResult,
     server::Callback,
 };
+pub use phantom_macros::embed_skill;
 pub use schemars::{Schema, SchemaGenerator};
 pub use std::boxed::Box;
 pub use std::option::Option::{self, None, Some};

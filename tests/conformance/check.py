@@ -5,7 +5,9 @@ A scenario fails when any of its checks is FAILURE. The run is accepted only whe
 scenarios are exactly the ones listed under `server:`: an unlisted failure fails, and so does a
 listed scenario that now passes (remove it from the file). Checks listed under `required_checks:`
 must each be SUCCESS in the run: one that is skipped, only a warning, or absent fails it too (a
-scenario that skips its checks does not pass). Prints one line per scenario and the totals.
+scenario that skips its checks does not pass). Scenarios listed under `complete_scenarios:` must
+have run with every one of their checks SUCCESS: a skipped or warning check fails the run. Prints
+one line per scenario and the totals.
 """
 import json
 import pathlib
@@ -36,6 +38,17 @@ def statuses(out_dir):
         for c in json.loads(checks_file.read_text()):
             seen.setdefault(c.get("id"), set()).add(c.get("status"))
     return seen
+
+
+def scenario_statuses(out_dir):
+    """Per scenario, the (check id, status) pairs it reported."""
+    found = {}
+    for checks_file in pathlib.Path(out_dir).glob("*/checks.json"):
+        name = re.sub(r"^server-", "", checks_file.parent.name)
+        name = re.sub(r"-\d{4}-\d{2}-\d{2}T.*$", "", name)
+        for c in json.loads(checks_file.read_text()):
+            found.setdefault(name, []).append((c.get("id"), c.get("status")))
+    return found
 
 
 def results(out_dir):
@@ -92,6 +105,20 @@ def main():
             ok = False
     if required:
         print(f"[{label}] required checks: {len(required)} listed")
+    complete = listed.get("complete_scenarios", set())
+    by_scenario = scenario_statuses(out_dir)
+    for scenario in sorted(complete):
+        checks = by_scenario.get(scenario, [])
+        if not checks:
+            print(f"[{label}] COMPLETE scenario {scenario} reported no checks")
+            ok = False
+        for check, status in checks:
+            if status != "SUCCESS":
+                print(f"[{label}] COMPLETE scenario {scenario}: check {check} is {status}, not SUCCESS")
+                ok = False
+    if complete:
+        total = sum(len(by_scenario.get(s, [])) for s in complete)
+        print(f"[{label}] complete scenarios: {len(complete)} listed, {total} checks all SUCCESS" if ok else f"[{label}] complete scenarios: {len(complete)} listed")
     return 0 if ok else 1
 
 

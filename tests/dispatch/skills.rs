@@ -346,3 +346,48 @@ async fn the_skills_capability_is_advertised_in_both_eras_only_with_skills() {
         discover.result()
     );
 }
+
+/// A skill directory compiled in with `embed_skill!`.
+#[derive(Clone)]
+struct Embedded;
+
+#[mcp_router(name = "embedded", version = "1.0.0")]
+impl Embedded {
+    /// The studies example's review skill, from its directory.
+    #[skill("skill://studies/study-review")]
+    fn review(&self) -> Skill {
+        phantom::embed_skill!("../examples/skills/study-review")
+    }
+}
+
+#[tokio::test]
+async fn an_embedded_skill_lists_compile_time_digests_of_the_bytes_it_serves() {
+    let mut client = Client::legacy(Embedded).await;
+    let got = client
+        .request(
+            "skills/get",
+            json!({"uri": "skill://studies/study-review/SKILL.md"}),
+        )
+        .await;
+    let skill = &got.result()["skill"];
+    assert_eq!(skill["frontmatter"]["name"], "study-review");
+    assert_eq!(skill["frontmatter"]["license"], "MIT");
+    assert_eq!(
+        skill["frontmatter"]["metadata"],
+        json!({"audience": "reviewers"})
+    );
+    let on_disk = std::fs::read("../examples/skills/study-review/SKILL.md").expect("SKILL.md");
+    let files = skill["resources"].as_array().expect("a manifest").clone();
+    assert_eq!(files.len(), 2);
+    assert_eq!(files[0]["digest"], sha256(&on_disk));
+    for file in &files {
+        let uri = file["uri"].as_str().expect("uri");
+        let read = client.read_resource(uri).await;
+        let text = read.result()["contents"][0]["text"]
+            .as_str()
+            .expect("text")
+            .to_owned();
+        assert_eq!(file["digest"], sha256(text.as_bytes()), "{uri}");
+        assert_eq!(file["size"], text.len(), "{uri}");
+    }
+}

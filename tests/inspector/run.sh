@@ -4,7 +4,10 @@
 #
 #   1. `tools/list` of both servers;
 #   2. `tools/call` of every studies tool, with arguments made from its schema (arguments.py);
-#   3. `tools/list --strict`, the Inspector's schema portability check, of both servers.
+#   3. `tools/list --strict`, the Inspector's schema portability check, of both servers;
+#   4. the Skills extension on examples/studies in both eras: `skills/list --verify
+#      --require-digests` (every listed digest and size checked against the bytes read) and
+#      `skills/get` of one skill.
 #
 # Fails on any failed call, any strict finding (error or warning) and any `unknown format` line:
 # Ajv, the validator of the TypeScript SDK the Inspector is built on, prints one for each `format`
@@ -108,6 +111,20 @@ for server in studies everything; do
       calls=$((calls + 1))
     done <"$work/calls"
     echo "studies: $calls tools called"
+    for era in modern legacy; do
+      inspect "studies-skills-$era" "$url" --protocol-era "$era" --method skills/list --verify \
+        --require-digests
+      if ! grep -q "no conformance errors" "$work/studies-skills-$era.err"; then
+        fail "skills/list --verify ($era): no verification summary"; cat "$work/studies-skills-$era.err"
+      else
+        echo "studies ($era): $(grep -o 'Verified [0-9]* skills and [0-9]* files' "$work/studies-skills-$era.err")"
+      fi
+      inspect "studies-skill-get-$era" "$url" --protocol-era "$era" --method skills/get \
+        --uri "skill://studies/1/study-review/SKILL.md"
+      if ! grep -q '"name":"study-review"' "$work/studies-skill-get-$era.out"; then
+        fail "skills/get ($era): no study-review skill"; cat "$work/studies-skill-get-$era.out"
+      fi
+    done
   fi
 done
 

@@ -188,7 +188,10 @@ impl<S: Server> Dispatcher<S> {
                 self.list(ListKind::ResourceTemplates, params, session)
                     .await
             }
-            Method::ResourcesList => self.list(ListKind::Resources, params, session).await,
+            Method::ResourcesList => {
+                let page = self.list(ListKind::Resources, params, session).await?;
+                self.with_skill_files(page, cx).await
+            }
             Method::ToolsCall => self.call_tool(params, cx, named).await,
             Method::PromptsGet => self.get_prompt(params, cx).await,
             Method::ResourcesRead => self.read_resource(params, cx).await,

@@ -247,7 +247,7 @@ impl File {
             "css" => "text/css",
             "js" | "mjs" => "text/javascript",
             "py" => "text/x-python",
-            "sh" => "application/x-sh",
+            "sh" => "text/x-shellscript",
             "rs" => "text/x-rust",
             "csv" => "text/csv",
             "xml" => "application/xml",

@@ -187,6 +187,46 @@ impl<S: Server> Dispatcher<S> {
         Ok(Body::Map(map))
     }
 
+    /// The default `resources/list` with the `SKILL.md` of every skill without URI parameters
+    /// the session may use appended to its last page (name, description and MIME type from the
+    /// skill), as the extension asks. An overridden `list_resources` lists what it wants.
+    pub(crate) async fn with_skill_files(
+        &self,
+        page: Body,
+        cx: Context<'_>,
+    ) -> Result<Body, Failure> {
+        let router = self.inner.router;
+        if router.overrides(Callback::ListResources) || !router.skills.iter().any(|s| s.concrete) {
+            return Ok(page);
+        }
+        let Body::Members(members) = page else {
+            return Ok(page);
+        };
+        let mut map: Map<String, Value> =
+            serde_json::from_str(&format!("{{{members}}}")).map_err(|_| Failure::internal())?;
+        if map.contains_key("nextCursor") {
+            return Ok(Body::Map(map));
+        }
+        let mut added = Vec::new();
+        for route in router.skills.iter().filter(|s| s.concrete) {
+            let Ok(Some(found)) = self.find_skill(route.def.template, cx).await else {
+                continue;
+            };
+            let md = found.skill.skill_md();
+            added.push(json!({
+                "uri": format!("{}/SKILL.md", found.dir),
+                "name": found.skill.name,
+                "description": found.skill.description,
+                "mimeType": "text/markdown",
+                "size": md.bytes.len(),
+            }));
+        }
+        if let Some(Value::Array(items)) = map.get_mut("resources") {
+            items.extend(added);
+        }
+        Ok(Body::Map(map))
+    }
+
     /// `resources/directory/read`: the direct children of a skill directory; subdirectories as
     /// `inode/directory`.
     pub(crate) async fn read_skill_directory(
