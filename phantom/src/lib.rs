@@ -59,7 +59,7 @@ pub use protocol::{
     Era, ErrorObject, Icon, Implementation, LogLevel, Method, ProtocolVersion, RequestId,
 };
 pub use registry::{
-    DynamicPrompt, DynamicResource, DynamicTool, EntryKind, Registry, RegistryError,
+    DynamicPrompt, DynamicResource, DynamicSkill, DynamicTool, EntryKind, Registry, RegistryError,
 };
 pub use resources::FromUriParam;
 pub use resources::{Blob, Contents, IntoContents, Resource};

@@ -30,7 +30,10 @@ impl Library {
     /// Deploys.
     #[skill("skill://library/ops/deploy")]
     fn deploy(&self) -> Skill {
-        Skill::new("deploy", "Ship a release")
+        Skill::new("deploy", "Ship a release").cache(
+            std::time::Duration::from_secs(60),
+            phantom::CacheScope::Public,
+        )
     }
 
     /// One review skill per study below 100.
@@ -231,6 +234,26 @@ async fn directory_reads_list_direct_children_and_subdirectories() {
             .await
             .assert_error(-32602);
     }
+}
+
+#[tokio::test]
+async fn a_skill_s_cache_hints_reach_2026_07_28_results() {
+    let mut client = Client::modern(Library);
+    let deploy = json!({"uri": "skill://library/ops/deploy/SKILL.md"});
+    let got = client.request("skills/get", deploy).await;
+    assert_eq!(got.result()["ttlMs"], 60_000);
+    assert_eq!(got.result()["cacheScope"], "public");
+    // A page with a skill that sets none gets the server's hints.
+    let listed = client.request("skills/list", json!({})).await;
+    assert_eq!(listed.result()["ttlMs"], 0);
+    assert_eq!(listed.result()["cacheScope"], "private");
+    // Under a skill allow-list, the hints are private.
+    let mut limited = Client::builder(Library)
+        .header("x-skills", "deploy")
+        .modern();
+    let listed = limited.request("skills/list", json!({})).await;
+    assert_eq!(listed.result()["ttlMs"], 60_000, "{}", listed.result());
+    assert_eq!(listed.result()["cacheScope"], "private");
 }
 
 #[tokio::test]

@@ -427,3 +427,72 @@ async fn prompts_and_resources_added_at_run_time_are_listed_served_and_announced
         "{declared:?}"
     );
 }
+
+#[tokio::test]
+async fn skills_added_at_run_time_are_listed_served_and_announced_as_resource_changes() {
+    let dispatcher = Dispatcher::with_config(Front::default(), Config::default());
+    let registry = dispatcher.registry();
+    let server = TestServer::start_dispatcher(dispatcher, HttpConfig::default()).await;
+    let session = server.initialize(LEGACY).await;
+    let mut get = open_stream(&server, &session).await;
+
+    let runbook = phantom::DynamicSkill::new("skill://ops/runbook", |_| async {
+        Some(
+            phantom::Skill::new("runbook", "How to operate the service")
+                .file("steps.md", "1. Look.\n"),
+        )
+    });
+    registry.add_skill(runbook).await.expect("a free URI");
+    let changed = next_message(&mut get).await;
+    assert_eq!(changed["method"], "notifications/resources/list_changed");
+
+    let listed = post(&server, &session, 2, "skills/list", json!({})).await;
+    let skills = listed["result"]["skills"]
+        .as_array()
+        .expect("skills")
+        .clone();
+    assert_eq!(skills.len(), 1, "{listed}");
+    assert_eq!(skills[0]["uri"], "skill://ops/runbook/SKILL.md");
+    assert_eq!(skills[0]["resources"].as_array().map(Vec::len), Some(2));
+    let file = post(
+        &server,
+        &session,
+        3,
+        "resources/read",
+        json!({"uri": "skill://ops/runbook/steps.md"}),
+    )
+    .await;
+    assert_eq!(
+        file["result"]["contents"][0]["text"], "1. Look.\n",
+        "{file}"
+    );
+
+    // A URI that collides with a served skill, or a bad name, is refused.
+    let again =
+        phantom::DynamicSkill::new("skill://ops/runbook", |_| async { None::<phantom::Skill> });
+    assert!(matches!(
+        registry.add_skill(again).await,
+        Err(RegistryError::Collision { .. })
+    ));
+    let bad =
+        phantom::DynamicSkill::new("skill://ops/Run_Book", |_| async { None::<phantom::Skill> });
+    assert!(matches!(
+        registry.add_skill(bad).await,
+        Err(RegistryError::InvalidTemplate { .. })
+    ));
+
+    registry
+        .remove_skill("skill://ops/runbook")
+        .await
+        .expect("added");
+    next_message(&mut get).await;
+    let gone = post(
+        &server,
+        &session,
+        4,
+        "skills/get",
+        json!({"uri": "skill://ops/runbook/SKILL.md"}),
+    )
+    .await;
+    assert_eq!(gone["error"]["code"], -32602, "{gone}");
+}

@@ -1,7 +1,7 @@
 //! `#[skill("skill://<prefix>/<name>")]`: a skill's directory URI, in the resource template
 //! grammar, whose last segment is the skill's name.
 
-use phantom_uri::{Segment, Template};
+use phantom_uri::Template;
 use proc_macro2::Span;
 use syn::{Attribute, ImplItemFn, LitStr};
 
@@ -43,7 +43,7 @@ pub(super) fn parse(cx: &Ctxt, attr: &Attribute, f: &mut ImplItemFn) -> Option<R
         size: None,
     };
     match Template::parse(&lit.value()) {
-        Ok(t) => match check(&t) {
+        Ok(t) => match phantom_uri::skill::route_name(&t) {
             Ok(name) => {
                 skill.item.name = name;
                 skill.item.name_span = lit.span();
@@ -58,62 +58,4 @@ pub(super) fn parse(cx: &Ctxt, attr: &Attribute, f: &mut ImplItemFn) -> Option<R
     }
     skill.lit = lit;
     Some(skill)
-}
-
-/// The skill's name, or what is wrong with its URI.
-fn check(t: &Template) -> Result<String, String> {
-    if t.scheme != "skill" {
-        return Err(format!(
-            "a skill's URI has the scheme `skill`, found `{}`\n       {HELP}",
-            t.scheme
-        ));
-    }
-    if !matches!(t.segments.first(), Some(Segment::Literal(_))) {
-        return Err(format!(
-            "the first segment of a skill's URI is a literal prefix, not a parameter\n       {HELP}"
-        ));
-    }
-    if t.segments.iter().any(|s| matches!(s, Segment::Rest(_))) {
-        return Err(format!(
-            "a skill's URI cannot have a `<rest..>` parameter: the files of the skill follow its last segment\n       {HELP}"
-        ));
-    }
-    if t.segments.len() < 2 {
-        return Err(format!(
-            "a skill's URI is a prefix, then the skill's name: `skill://<prefix>/<name>`\n       {HELP}"
-        ));
-    }
-    let Some(Segment::Literal(name)) = t.segments.last() else {
-        return Err(format!(
-            "the last segment of a skill's URI is the skill's name, a literal, not a parameter\n       {HELP}"
-        ));
-    };
-    if !phantom_uri::skill::valid_name(name) {
-        return Err(format!(
-            "`{name}` is not a skill name: names are 1 to 64 lowercase letters, digits and single hyphens, neither first nor last\n       help: write e.g. `{}`",
-            suggest(name)
-        ));
-    }
-    Ok(name.clone())
-}
-
-/// `name` made a valid skill name, for the help text.
-fn suggest(name: &str) -> String {
-    let mut out = String::new();
-    for c in name.chars() {
-        let c = match c {
-            'A'..='Z' => c.to_ascii_lowercase(),
-            'a'..='z' | '0'..='9' => c,
-            _ => '-',
-        };
-        if !(c == '-' && (out.is_empty() || out.ends_with('-'))) {
-            out.push(c);
-        }
-    }
-    let out = out.trim_end_matches('-');
-    if out.is_empty() {
-        "my-skill".into()
-    } else {
-        out.chars().take(64).collect()
-    }
 }

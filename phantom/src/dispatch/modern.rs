@@ -143,7 +143,7 @@ impl<S: Server> Dispatcher<S> {
             }
             Capability::Resources => {
                 !router.resources.is_empty()
-                    || router.has_skills()
+                    || self.serves_skills()
                     || router.overrides(Callback::ListResources)
                     || !self.inner.overlay.load().resources.is_empty()
             }
@@ -171,7 +171,7 @@ impl<S: Server> Dispatcher<S> {
             })
             .collect();
         let mut caps = caps;
-        if self.inner.router.has_skills() {
+        if self.serves_skills() {
             // Extensions are a 2026-07-28 field; a 2025-11-25 client that knows them finds them
             // in `initialize` at the same place.
             caps.insert(

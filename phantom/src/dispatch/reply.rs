@@ -173,7 +173,13 @@ impl<S: Server> Dispatcher<S> {
                 "{sep}\"resultType\":\"{}\"",
                 envelope.result_type.as_str()
             );
-            if envelope.method.cacheable() && envelope.result_type == ResultType::Complete {
+            // A result that set its own hints (a skill's `Skill::cache`) keeps them.
+            let own_hints = matches!(envelope.method, Method::SkillsList | Method::SkillsGet)
+                && members.contains("\"ttlMs\":");
+            if envelope.method.cacheable()
+                && envelope.result_type == ResultType::Complete
+                && !own_hints
+            {
                 let _ = write!(
                     out,
                     ",\"ttlMs\":{},\"cacheScope\":\"{}\"",

@@ -15,7 +15,7 @@ mod overlay;
 
 use std::sync::Arc;
 
-pub use dynamic::{DynamicPrompt, DynamicResource, DynamicTool};
+pub use dynamic::{DynamicPrompt, DynamicResource, DynamicSkill, DynamicTool};
 use overlay::{Added, AddedResource};
 pub(crate) use overlay::{Overlay, Overlays};
 
@@ -160,7 +160,7 @@ impl<S: Server> Dispatcher<S> {
     /// Applies `change` to a copy of the overlay and swaps it in (nothing changes on `Err`).
     pub(crate) fn change_overlay(
         &self,
-        change: impl Fn(&mut Overlay) -> Result<(), RegistryError>,
+        mut change: impl FnMut(&mut Overlay) -> Result<(), RegistryError>,
     ) -> Result<(), RegistryError> {
         let inner = &self.inner;
         let mut result = Ok(());
@@ -292,6 +292,54 @@ impl<S: Server> Registry<S> {
         let name = added.info.name.clone();
         self.add(EntryKind::Resource, &name, &[], &[], &[added])
             .await
+    }
+
+    /// Adds a skill (see [`DynamicSkill`]): its URI must not collide with a served skill. Its
+    /// files are resources, so the change is announced as a resource list change (the Skills
+    /// extension defines no skills `list_changed`).
+    pub async fn add_skill(&self, skill: DynamicSkill) -> Result<(), RegistryError> {
+        let added = skill.into_added()?;
+        let d = &self.dispatcher;
+        d.change_overlay(|overlay| {
+            let declared = d
+                .inner
+                .router
+                .skills
+                .iter()
+                .map(|s| s.def.template.to_owned());
+            let others = overlay.skills.iter().map(|s| s.uri.clone());
+            for other in declared.chain(others) {
+                let collides = Template::parse(&other)
+                    .is_ok_and(|t| t == added.template || t.collides_with(&added.template));
+                if collides {
+                    return Err(RegistryError::Collision {
+                        template: added.uri.clone(),
+                        other,
+                        name: added.name.clone(),
+                    });
+                }
+            }
+            overlay.skills.push(added.clone());
+            Ok(())
+        })?;
+        self.announce(EntryKind::Resource, &added.name).await
+    }
+
+    /// Removes a skill added at run time, by its URI as given to [`DynamicSkill::new`].
+    pub async fn remove_skill(&self, uri: &str) -> Result<(), RegistryError> {
+        let mut name = String::new();
+        self.dispatcher.change_overlay(|overlay| {
+            let Some(at) = overlay.skills.iter().position(|s| s.uri == uri) else {
+                return Err(RegistryError::Unknown {
+                    kind: EntryKind::Resource,
+                    name: uri.to_owned(),
+                    hint: " (no skill added at run time has that URI)",
+                });
+            };
+            name = overlay.skills.remove(at).name;
+            Ok(())
+        })?;
+        self.announce(EntryKind::Resource, &name).await
     }
 
     /// Removes an entry added at run time (declared ones can be disabled, not removed).

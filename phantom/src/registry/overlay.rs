@@ -54,14 +54,36 @@ impl AddedResource {
     }
 }
 
+/// Builds an added skill from its URI's parameters (by name).
+pub(crate) type SkillBuilder = Arc<
+    dyn Fn(
+            std::collections::HashMap<String, String>,
+        ) -> BoxFuture<'static, Result<Option<crate::skills::Skill>, crate::error::Error>>
+        + Send
+        + Sync,
+>;
+
+/// A skill added at run time.
+#[derive(Clone)]
+pub(crate) struct AddedSkill {
+    /// Its directory URI as given (`skill://team/<id>/name`).
+    pub(crate) uri: String,
+    pub(crate) template: Template,
+    pub(crate) name: String,
+    pub(crate) build: SkillBuilder,
+}
+
 /// The changes, swapped in whole: a request sees the tables before or after a change.
 #[derive(Default, Clone)]
 pub(crate) struct Overlay {
     pub(crate) tools: Vec<Added>,
     pub(crate) prompts: Vec<Added>,
     pub(crate) resources: Vec<AddedResource>,
+    pub(crate) skills: Vec<AddedSkill>,
     /// Matches URIs against `resources`' templates (rebuilt with every change).
     matcher: Arc<Matcher>,
+    /// Matches skill URIs: `2 i` is skill `i`'s directory, `2 i + 1` a path inside it.
+    pub(crate) skill_matcher: Arc<Matcher>,
     /// Names (declared or added) that are disabled: unlisted and unreachable. By [`EntryKind`].
     pub(crate) disabled: [HashSet<String>; 3],
     /// The first page of each list without a cursor or an allow-list, by [`ListKind`] position.
@@ -74,6 +96,7 @@ impl Overlay {
         self.tools.is_empty()
             && self.prompts.is_empty()
             && self.resources.is_empty()
+            && self.skills.is_empty()
             && self.disabled.iter().all(HashSet::is_empty)
     }
 
@@ -139,6 +162,14 @@ impl Overlay {
             matcher.insert(&r.template, i);
         }
         self.matcher = Arc::new(matcher);
+        let mut skills = Matcher::default();
+        for (i, s) in self.skills.iter().enumerate() {
+            skills.insert(&s.template, 2 * i);
+            if let Ok(inside) = Template::parse(&format!("{}/<__phantom_path..>", s.uri)) {
+                skills.insert(&inside, 2 * i + 1);
+            }
+        }
+        self.skill_matcher = Arc::new(skills);
         let session = Session::default();
         for (i, kind) in LISTS.into_iter().enumerate() {
             self.pages[i] = router.overlay_page(kind, self, &session, None, config).ok();

@@ -54,6 +54,7 @@ pub struct Skill {
     skill_md: Option<File>,
     files: Vec<File>,
     dynamic: bool,
+    cache: Option<(u64, crate::CacheScope)>,
 }
 
 impl Skill {
@@ -68,7 +69,19 @@ impl Skill {
             skill_md: None,
             files: Vec::new(),
             dynamic: false,
+            cache: None,
         }
+    }
+
+    /// How long, and by whom, a 2026-07-28 client may reuse this skill's `skills/get` (and a
+    /// `skills/list` page of skills that all say so: the shortest time, `public` only when every
+    /// one is and the session has no skill allow-list). Without it, the server's
+    /// [`Config::cache`](crate::Config::cache) applies.
+    #[must_use]
+    pub fn cache(mut self, ttl: std::time::Duration, scope: crate::CacheScope) -> Self {
+        let ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX);
+        self.cache = Some((ms, scope));
+        self
     }
 
     /// The Markdown of `SKILL.md` after its frontmatter.
@@ -140,6 +153,7 @@ impl Skill {
                 })
                 .collect(),
             dynamic: false,
+            cache: None,
         }
     }
 

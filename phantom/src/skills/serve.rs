@@ -13,7 +13,7 @@ use crate::dispatch::{Body, Dispatcher, Failure, guarded, invalid, parse_params}
 use crate::error::Error;
 use crate::extract::Context;
 use crate::router::{ListKind, ReadParts, Router, SkillEntry, paginate};
-use crate::server::{Callback, Cursor, Page, Server, Session, allowed};
+use crate::server::{CacheScope, Callback, Cursor, Page, Server, Session, allowed};
 
 #[derive(Deserialize)]
 struct UriParams {
@@ -29,6 +29,27 @@ struct ListParams {
 /// The `-32602` of a URI no skill answers for the session.
 fn no_skill(uri: &str) -> Failure {
     invalid(format!("No skill is served at {uri}")).with_data(json!({ "uri": uri }))
+}
+
+/// A result's own cache hints (2026-07-28 only): a skill allow-list makes them private.
+fn put_hints(map: &mut Map<String, Value>, cache: Option<(u64, CacheScope)>, cx: Context<'_>) {
+    let Some((ttl, scope)) = cache else { return };
+    if !cx.session.is_modern() {
+        return;
+    }
+    let scope = if cx.session.allowed_skills.is_some() {
+        CacheScope::Private
+    } else {
+        scope
+    };
+    map.insert("ttlMs".into(), ttl.into());
+    map.insert("cacheScope".into(), scope.as_str().into());
+}
+
+fn skills_empty(map: &Map<String, Value>) -> bool {
+    map.get("skills")
+        .and_then(Value::as_array)
+        .is_none_or(Vec::is_empty)
 }
 
 /// `-32602` naming what makes `uri` not canonical, if anything does.
@@ -81,13 +102,18 @@ impl<S> Router<S> {
 }
 
 impl<S: Server> Dispatcher<S> {
+    /// Whether any skill is served: declared, or added at run time.
+    pub(crate) fn serves_skills(&self) -> bool {
+        self.inner.router.has_skills() || !self.inner.overlay.load().skills.is_empty()
+    }
+
     /// Resolves a canonical skill URI: the route, the session's allow-list, the method's skill
     /// (whose frontmatter name must be the route's). `Ok(None)`: no skill answers there.
     async fn find_skill(&self, uri: &str, cx: Context<'_>) -> Result<Option<Found>, Failure> {
         canonical(uri)?;
         let router = self.inner.router;
         let Some(found) = router.skill_matcher.find(uri) else {
-            return Ok(None);
+            return self.find_added_skill(uri, cx).await;
         };
         let route: &SkillEntry<S> = &router.skills[found.index / 2];
         if !allowed(&cx.session.allowed_skills, route.def.name) {
@@ -106,22 +132,32 @@ impl<S: Server> Dispatcher<S> {
         let Some(skill) = guarded("skill handler", route.def.name, fut).await?? else {
             return Ok(None);
         };
-        if skill.name != route.def.name {
-            return Err(Failure::from(Error::internal(format!(
-                "the skill at `{dir}` is named `{}` in its frontmatter, but its URI names it `{}`: the last segment of a skill's URI is its name",
-                skill.name, route.def.name
-            ))));
+        found_skill(skill, route.def.name, dir, path)
+    }
+
+    /// [`find_skill`](Self::find_skill) among the skills added at run time.
+    async fn find_added_skill(&self, uri: &str, cx: Context<'_>) -> Result<Option<Found>, Failure> {
+        let overlay = self.inner.overlay.load();
+        let Some(found) = overlay.skill_matcher.find(uri) else {
+            return Ok(None);
+        };
+        let added = overlay.skills[found.index / 2].clone();
+        drop(overlay);
+        if !allowed(&cx.session.allowed_skills, &added.name) {
+            return Ok(None);
         }
-        let path = path.map(|p| {
-            percent_encoding::percent_decode_str(p)
-                .decode_utf8_lossy()
-                .into_owned()
-        });
-        Ok(Some(Found {
-            skill,
-            dir: dir.to_owned(),
-            path,
-        }))
+        let (dir, path) = split_at_segment(uri, added.template.segments.len());
+        let params = added
+            .template
+            .params()
+            .map(str::to_owned)
+            .zip(found.params.into_iter().map(std::borrow::Cow::into_owned))
+            .collect();
+        let fut = (added.build)(params);
+        let Some(skill) = guarded("skill handler", &added.name, fut).await?? else {
+            return Ok(None);
+        };
+        found_skill(skill, &added.name, dir, path)
     }
 
     /// `skills/get`: one skill by the URI of its `SKILL.md`, listed or not.
@@ -131,14 +167,19 @@ impl<S: Server> Dispatcher<S> {
         cx: Context<'_>,
     ) -> Result<Body, Failure> {
         let p: UriParams = parse_params(params)?;
-        let skill = self.skill_entry(&p.uri, cx).await?;
+        let (skill, cache) = self.skill_entry(&p.uri, cx).await?;
         let mut map = Map::new();
         map.insert("skill".into(), skill);
+        put_hints(&mut map, cache, cx);
         Ok(Body::Map(map))
     }
 
     /// The listing of the skill whose `SKILL.md` is at `uri`.
-    async fn skill_entry(&self, uri: &str, cx: Context<'_>) -> Result<Value, Failure> {
+    async fn skill_entry(
+        &self,
+        uri: &str,
+        cx: Context<'_>,
+    ) -> Result<(Value, Option<(u64, CacheScope)>), Failure> {
         canonical(uri)?;
         let Some(dir) = uri.strip_suffix("/SKILL.md") else {
             return Err(invalid(format!(
@@ -147,9 +188,9 @@ impl<S: Server> Dispatcher<S> {
             .with_data(json!({ "uri": uri, "field": "uri" })));
         };
         match self.find_skill(dir, cx).await? {
-            Some(found) if found.path.is_none() => {
-                entry(&found.skill, &found.dir).map_err(Failure::from)
-            }
+            Some(found) if found.path.is_none() => entry(&found.skill, &found.dir)
+                .map(|e| (e, found.skill.cache))
+                .map_err(Failure::from),
             _ => Err(no_skill(uri)),
         }
     }
@@ -168,13 +209,42 @@ impl<S: Server> Dispatcher<S> {
         let page = if router.overrides(Callback::ListSkills) {
             self.inner.server.list_skills(cursor, cx.session).await?
         } else {
-            router.concrete_skills(cursor.as_ref(), cx.session)?
+            let mut page = router.concrete_skills(cursor.as_ref(), cx.session)?;
+            // Skills added at run time without parameters follow the declared ones.
+            if page.next_cursor.is_none() {
+                let overlay = self.inner.overlay.load();
+                page.items.extend(
+                    overlay
+                        .skills
+                        .iter()
+                        .filter(|s| s.template.is_concrete())
+                        .map(|s| format!("{}/SKILL.md", s.uri)),
+                );
+            }
+            page
         };
         let mut skills = Vec::with_capacity(page.items.len());
+        // The page's hints: the shortest of its skills', public only when all are; none (the
+        // server's) as soon as one skill sets none, or one URI is left out.
+        let mut cache = Some((u64::MAX, CacheScope::Public));
         for uri in &page.items {
             match self.skill_entry(uri, cx).await {
-                Ok(skill) => skills.push(skill),
+                Ok((skill, hints)) => {
+                    skills.push(skill);
+                    cache = match (cache, hints) {
+                        (Some((a, sa)), Some((b, sb))) => Some((
+                            a.min(b),
+                            if sa == CacheScope::Public && sb == CacheScope::Public {
+                                CacheScope::Public
+                            } else {
+                                CacheScope::Private
+                            },
+                        )),
+                        _ => None,
+                    };
+                }
                 Err(f) => {
+                    cache = None;
                     tracing::warn!(%uri, error = %f.error.message, "skills/list leaves out a skill");
                 }
             }
@@ -183,6 +253,9 @@ impl<S: Server> Dispatcher<S> {
         map.insert("skills".into(), skills.into());
         if let Some(next) = page.next_cursor {
             map.insert("nextCursor".into(), next.into());
+        }
+        if !skills_empty(&map) {
+            put_hints(&mut map, cache, cx);
         }
         Ok(Body::Map(map))
     }
@@ -296,7 +369,7 @@ impl<S: Server> Dispatcher<S> {
         let is_skill = uri
             .get(..8)
             .is_some_and(|s| s.eq_ignore_ascii_case("skill://"));
-        if !is_skill || !self.inner.router.has_skills() {
+        if !is_skill || !self.serves_skills() {
             return Ok(None);
         }
         let not_found = || Failure::from(Error::resource_not_found(uri));
@@ -310,6 +383,31 @@ impl<S: Server> Dispatcher<S> {
         let contents = [file.contents(uri.to_owned())];
         crate::resources::read::contents_body(&contents).map(Some)
     }
+}
+
+/// A skill found at `dir` (and `path` inside it, percent-decoded), once its name is checked.
+fn found_skill(
+    skill: Skill,
+    route_name: &str,
+    dir: &str,
+    path: Option<&str>,
+) -> Result<Option<Found>, Failure> {
+    if skill.name != route_name {
+        return Err(Failure::from(Error::internal(format!(
+            "the skill at `{dir}` is named `{}` in its frontmatter, but its URI names it `{route_name}`: the last segment of a skill's URI is its name",
+            skill.name
+        ))));
+    }
+    let path = path.map(|p| {
+        percent_encoding::percent_decode_str(p)
+            .decode_utf8_lossy()
+            .into_owned()
+    });
+    Ok(Some(Found {
+        skill,
+        dir: dir.to_owned(),
+        path,
+    }))
 }
 
 /// `uri` split after its first `n` segments (the authority is the first): the directory URI and

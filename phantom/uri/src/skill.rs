@@ -1,5 +1,7 @@
 //! The rules of skill URIs (the Skills extension, SEP-2640) that `#[skill("…")]`, `embed_skill!`
-//! and the runtime share: skill names and the paths of a skill's files.
+//! and the runtime share: skill URIs, skill names and the paths of a skill's files.
+
+use crate::template::{Segment, Template};
 
 /// Why a file path of a skill is not a canonical relative path, if it is not.
 pub fn check_path(path: &str) -> Result<(), String> {
@@ -34,6 +36,68 @@ pub fn valid_name(name: &str) -> bool {
         && !name.starts_with('-')
         && !name.ends_with('-')
         && !name.contains("--")
+}
+
+const HELP: &str =
+    "help: write `skill://<prefix>/<name>`, e.g. `skill://studies/<id>/study-review`";
+
+/// The skill's name (the last segment of its directory URI), or what is wrong with the URI: the
+/// scheme `skill`, a literal first segment, no `<rest..>`, and a valid name last.
+pub fn route_name(t: &Template) -> Result<String, String> {
+    if t.scheme != "skill" {
+        return Err(format!(
+            "a skill's URI has the scheme `skill`, found `{}`\n       {HELP}",
+            t.scheme
+        ));
+    }
+    if !matches!(t.segments.first(), Some(Segment::Literal(_))) {
+        return Err(format!(
+            "the first segment of a skill's URI is a literal prefix, not a parameter\n       {HELP}"
+        ));
+    }
+    if t.segments.iter().any(|s| matches!(s, Segment::Rest(_))) {
+        return Err(format!(
+            "a skill's URI cannot have a `<rest..>` parameter: the files of the skill follow its last segment\n       {HELP}"
+        ));
+    }
+    if t.segments.len() < 2 {
+        return Err(format!(
+            "a skill's URI is a prefix, then the skill's name: `skill://<prefix>/<name>`\n       {HELP}"
+        ));
+    }
+    let Some(Segment::Literal(name)) = t.segments.last() else {
+        return Err(format!(
+            "the last segment of a skill's URI is the skill's name, a literal, not a parameter\n       {HELP}"
+        ));
+    };
+    if !valid_name(name) {
+        return Err(format!(
+            "`{name}` is not a skill name: names are 1 to 64 lowercase letters, digits and single hyphens, neither first nor last\n       help: write e.g. `{}`",
+            suggest(name)
+        ));
+    }
+    Ok(name.clone())
+}
+
+/// `name` made a valid skill name, for the help text.
+fn suggest(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.chars() {
+        let c = match c {
+            'A'..='Z' => c.to_ascii_lowercase(),
+            'a'..='z' | '0'..='9' => c,
+            _ => '-',
+        };
+        if !(c == '-' && (out.is_empty() || out.ends_with('-'))) {
+            out.push(c);
+        }
+    }
+    let out = out.trim_end_matches('-');
+    if out.is_empty() {
+        "my-skill".into()
+    } else {
+        out.chars().take(64).collect()
+    }
 }
 
 #[cfg(test)]
