@@ -17,7 +17,7 @@ mod server;
 mod skills;
 pub mod store;
 mod subscriptions;
-mod task;
+mod tasks;
 pub mod testing;
 mod tools;
 mod transport;
@@ -91,7 +91,7 @@ macro_rules! embed_skill {
     };
 }
 pub use subscriptions::{Change, Notifier};
-pub use task::{Task, TaskError, TaskStatus};
+pub use tasks::{Task, TaskError, TaskStatus};
 pub use tools::{IntoToolResult, Json, ToolAnnotations, ToolResult};
 
 /// Everything a router and its callbacks need: `use phantom::prelude::*;`.

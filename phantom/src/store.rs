@@ -11,6 +11,7 @@ use crate::router::BoxFuture;
 pub use crate::subscriptions::{
     Change, MemoryBus, MemorySubscriptions, NotificationBus, SubscriptionStore,
 };
+pub use crate::tasks::{MemoryTaskStore, StoredTask, TaskStore, new_task_id, owner_of};
 
 /// One stored SSE event.
 #[derive(Debug, Clone, PartialEq, Eq)]

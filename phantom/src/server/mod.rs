@@ -23,7 +23,7 @@ use crate::error::Error;
 use crate::protocol::{ErrorObject, Implementation};
 use crate::resources::Resource;
 use crate::router::{Router, TemplateInfo};
-use crate::task::{Task, TaskError};
+use crate::tasks::{Task, TaskError};
 
 /// What `connect` decides about a request.
 #[derive(Debug, Clone, PartialEq, Eq)]

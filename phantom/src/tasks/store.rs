@@ -1,0 +1,229 @@
+//! [`TaskStore`]: where tasks live between the request that created them and the requests that
+//! poll, answer and cancel them. Async, fallible and made of serializable values, so a networked
+//! store (Redis, with scale-out) implements it as the in-memory one does.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use base64::Engine as _;
+use serde::{Deserialize, Serialize};
+
+use super::Task;
+use super::time::now_ms;
+use crate::router::BoxFuture;
+use crate::server::Session;
+use crate::store::StoreError;
+
+/// A stored task: the task, who may see it, and when it expires.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StoredTask {
+    /// The task as clients see it.
+    pub task: Task,
+    /// Who created it ([`owner_of`]): only requests with the same owner see it.
+    pub owner: String,
+    /// When it expires, in milliseconds since the Unix epoch (`None`: never).
+    pub expires_at_ms: Option<u64>,
+}
+
+impl StoredTask {
+    /// A task owned by `owner`, expiring `task.ttl_ms` after now.
+    pub fn new(task: Task, owner: impl Into<String>) -> Self {
+        let expires_at_ms = task.ttl_ms.map(|ttl| now_ms().saturating_add(ttl));
+        Self {
+            task,
+            owner: owner.into(),
+            expires_at_ms,
+        }
+    }
+
+    /// Whether it is past its expiry at `now_ms`.
+    pub fn expired_at(&self, now_ms: u64) -> bool {
+        self.expires_at_ms.is_some_and(|at| at <= now_ms)
+    }
+}
+
+/// Where tasks live. Every method is async and fallible: a networked store implements it.
+///
+/// A store never returns an expired task: `get` of one is `Ok(None)` (and may delete it).
+pub trait TaskStore: Send + Sync + 'static {
+    /// Stores a task, new or changed (the whole record: last write wins). The task must pass
+    /// [`Task::validate`].
+    fn put<'a>(&'a self, stored: StoredTask) -> BoxFuture<'a, Result<(), StoreError>>;
+
+    /// The task with this id, unless it is unknown or expired.
+    fn get<'a>(&'a self, task_id: &'a str)
+    -> BoxFuture<'a, Result<Option<StoredTask>, StoreError>>;
+
+    /// Forgets a task (idempotent).
+    fn delete<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<(), StoreError>>;
+}
+
+/// The default [`TaskStore`]: a map in process memory; expired tasks are dropped when read and
+/// by [`sweep`](MemoryTaskStore::sweep).
+#[derive(Debug, Default)]
+pub struct MemoryTaskStore {
+    tasks: Mutex<HashMap<String, StoredTask>>,
+}
+
+impl MemoryTaskStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn tasks(&self) -> std::sync::MutexGuard<'_, HashMap<String, StoredTask>> {
+        self.tasks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Drops every task expired at `now_ms`; returns their ids (whose handlers should stop).
+    pub fn sweep(&self, now_ms: u64) -> Vec<String> {
+        let mut tasks = self.tasks();
+        let expired: Vec<String> = tasks
+            .iter()
+            .filter(|(_, t)| t.expired_at(now_ms))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in &expired {
+            tasks.remove(id);
+        }
+        expired
+    }
+
+    /// How many tasks are stored (expired ones not yet swept included).
+    pub fn len(&self) -> usize {
+        self.tasks().len()
+    }
+
+    /// Whether no task is stored.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl TaskStore for MemoryTaskStore {
+    fn put<'a>(&'a self, stored: StoredTask) -> BoxFuture<'a, Result<(), StoreError>> {
+        let result = match stored.task.validate() {
+            Ok(()) => {
+                self.tasks().insert(stored.task.task_id.clone(), stored);
+                Ok(())
+            }
+            Err(why) => Err(StoreError(why)),
+        };
+        Box::pin(std::future::ready(result))
+    }
+
+    fn get<'a>(
+        &'a self,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<StoredTask>, StoreError>> {
+        let mut tasks = self.tasks();
+        let found = match tasks.get(task_id) {
+            Some(t) if t.expired_at(now_ms()) => {
+                tasks.remove(task_id);
+                None
+            }
+            other => other.cloned(),
+        };
+        Box::pin(std::future::ready(Ok(found)))
+    }
+
+    fn delete<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        self.tasks().remove(task_id);
+        Box::pin(std::future::ready(Ok(())))
+    }
+}
+
+/// A new task id: 144 random bits, URL-safe base64 (24 characters).
+pub fn new_task_id() -> String {
+    let mut bytes = [0u8; 18];
+    getrandom::fill(&mut bytes).expect("the operating system's random source");
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// Who owns the tasks a request creates, and so who may see them: the principal `connect` set
+/// (`principal:<p>`); without one, the legacy session (`session:<id>`); without either (a
+/// 2026-07-28 request from a client `connect` did not identify), every such request alike
+/// (`anonymous`) — identify clients in `connect` to keep their tasks apart.
+pub fn owner_of(session: &Session) -> String {
+    match (&session.principal, &session.id) {
+        (Some(p), _) => format!("principal:{p}"),
+        (None, Some(id)) => format!("session:{id}"),
+        (None, None) => "anonymous".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tasks::TaskStatus;
+
+    fn block<T>(f: BoxFuture<'_, T>) -> T {
+        futures_util::FutureExt::now_or_never(f).expect("the memory store is ready at once")
+    }
+
+    #[test]
+    fn a_stored_task_reads_back_until_it_expires() {
+        let store = MemoryTaskStore::new();
+        let id = new_task_id();
+        assert_eq!(id.len(), 24);
+        assert!(
+            id.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        );
+        let stored = StoredTask::new(Task::working(id.clone(), Some(60_000)), "principal:ada");
+        block(store.put(stored.clone())).expect("a valid task");
+        assert_eq!(block(store.get(&id)).expect("get"), Some(stored.clone()));
+        // Expired: swept, and never read back.
+        let later = stored.expires_at_ms.expect("a TTL") + 1;
+        assert_eq!(store.sweep(later), std::slice::from_ref(&id));
+        assert_eq!(block(store.get(&id)).expect("get"), None);
+        let mut old = stored;
+        old.expires_at_ms = Some(1);
+        block(store.put(old)).expect("a valid task");
+        assert_eq!(block(store.get(&id)).expect("get"), None, "expired on read");
+        assert!(store.is_empty());
+    }
+
+    #[test]
+    fn an_invalid_task_is_refused() {
+        let store = MemoryTaskStore::new();
+        let mut task = Task::working("t-1", None);
+        task.status = TaskStatus::Completed;
+        let err = block(store.put(StoredTask::new(task, "anonymous"))).expect_err("no result");
+        assert!(err.0.contains("result"), "{err}");
+        let bad_id = Task::working("a/b", None);
+        assert!(block(store.put(StoredTask::new(bad_id, "anonymous"))).is_err());
+    }
+
+    #[test]
+    fn ttl_null_is_written_and_payloads_follow_the_status() {
+        let task = Task::working("t-2", None);
+        let wire = serde_json::to_value(&task).expect("serializes");
+        assert!(
+            wire["ttlMs"].is_null() && wire.get("ttlMs").is_some(),
+            "{wire}"
+        );
+        assert!(wire.get("ttl").is_none() && wire.get("pollInterval").is_none());
+        let asked = task.input_required(serde_json::Map::from_iter([(
+            "confirm".to_owned(),
+            serde_json::json!({"method": "elicitation/create"}),
+        )]));
+        assert!(asked.validate().is_ok());
+        let done = asked.completed(serde_json::json!({"content": [], "isError": true}));
+        assert!(done.input_requests.is_none() && done.validate().is_ok());
+        assert!(done.status.is_terminal());
+    }
+
+    #[test]
+    fn owners_follow_the_principal_then_the_session() {
+        let mut session = Session::default();
+        assert_eq!(owner_of(&session), "anonymous");
+        session.id = Some(std::sync::Arc::from("s1"));
+        assert_eq!(owner_of(&session), "session:s1");
+        session.principal = Some("ada".into());
+        assert_eq!(owner_of(&session), "principal:ada");
+    }
+}
