@@ -448,6 +448,33 @@ impl Everything {
         Json(json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")}))
     }
 
+    /// Greets someone (a plain tool, for the tasks scenarios).
+    #[tool]
+    async fn greet(&self, name: String) -> String {
+        format!("Hello, {name}!")
+    }
+
+    /// Sleeps `seconds`, then reports: a task when the client declares the tasks extension.
+    #[task_handler(ttl = "10m", poll_interval = "200ms")]
+    async fn slow_compute(&self, seconds: u64, label: Option<String>) -> String {
+        tokio::time::sleep(std::time::Duration::from_secs(seconds)).await;
+        let label = label.unwrap_or_default();
+        format!("computed `{label}` in {seconds}s")
+    }
+
+    /// Fails as a tool after about a second; runs only as a task.
+    #[task_handler(mode = "required", ttl = "10m", poll_interval = "200ms")]
+    async fn failing_job(&self) -> Result<String, String> {
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+        Err("the job failed".into())
+    }
+
+    /// Panics: a protocol error, so its task ends `failed`.
+    #[task_handler(ttl = "10m", poll_interval = "200ms")]
+    async fn protocol_error_job(&self) -> String {
+        panic!("the job crashed")
+    }
+
     /// A skill for the Skills extension scenarios: `SKILL.md`, a script and a reference file in
     /// a subdirectory.
     #[skill("skill://conformance/test-skill")]

@@ -76,6 +76,12 @@ pub fn embed_skill(input: TokenStream) -> TokenStream {
     embed::expand(input.into()).into()
 }
 
+/// See `phantom::task_handler`.
+#[proc_macro_attribute]
+pub fn task_handler(_args: TokenStream, input: TokenStream) -> TokenStream {
+    outside("task_handler", input)
+}
+
 /// See `phantom::skill`.
 #[proc_macro_attribute]
 pub fn skill(_args: TokenStream, input: TokenStream) -> TokenStream {

@@ -93,6 +93,20 @@ pub(crate) struct Tool {
     pub(crate) requires: Vec<LitStr>,
     /// `timeout = "…"`, in milliseconds.
     pub(crate) timeout_ms: Option<u64>,
+    /// `#[task_handler(...)]`: the tool runs as a task (`None` for a plain `#[tool]`).
+    pub(crate) task: Option<TaskOpts>,
+    /// Task keys written (`mode`, `ttl`, `poll_interval`), with the span of the first: only
+    /// `#[task_handler]` takes them.
+    pub(crate) task_keys: Option<proc_macro2::Span>,
+}
+
+/// The options of `#[task_handler(mode = "…", ttl = "…", poll_interval = "…")]`.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct TaskOpts {
+    /// `mode = "required"`: the tool runs only as a task.
+    pub(crate) required: bool,
+    pub(crate) ttl_ms: Option<u64>,
+    pub(crate) poll_interval_ms: Option<u64>,
 }
 
 pub(crate) struct Prompt {

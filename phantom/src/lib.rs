@@ -50,6 +50,9 @@ pub use phantom_macros::resource;
 #[doc = include_str!("docs/skill.md")]
 #[doc(inline)]
 pub use phantom_macros::skill;
+#[doc = include_str!("docs/task_handler.md")]
+#[doc(inline)]
+pub use phantom_macros::task_handler;
 #[doc = include_str!("docs/tool.md")]
 #[doc(inline)]
 pub use phantom_macros::tool;
@@ -102,7 +105,7 @@ pub mod prelude {
         Implementation, InputKind, Json, LogLevel, Notifier, Page, PromptMessage, PromptReply,
         Request, ResolvedResource, Resource, ResourceContents, Role, Roots, Sample, Server,
         Session, Status, Task, TaskError, TaskStatus, ToolResult, Transport, WwwAuthenticate,
-        mcp_router, prompt, resource, skill, tool,
+        mcp_router, prompt, resource, skill, task_handler, tool,
     };
 }
 

@@ -3,7 +3,7 @@
 pub use crate::extract::{ArgsBuilder, CallParam, CallParts, FromContext};
 pub use crate::router::{
     BoxFuture, CompleteFn, MetaValue, PromptDef, ReadParts, ResourceDef, Router, RouterDef,
-    RouterInfo, SkillDef, ToolDef,
+    RouterInfo, SkillDef, TaskSupport, ToolDef,
 };
 pub use crate::tools::ToolAnnotations;
 pub use crate::{

@@ -20,4 +20,5 @@ mod resources;
 mod schemas;
 mod session_slot;
 mod skills;
+mod tasks;
 mod tools;

@@ -38,6 +38,17 @@ pub(super) fn def(t: &Tool, paths: &Paths) -> TokenStream {
         Some(ms) => quote!(::core::option::Option::Some(#ms)),
         None => quote!(::core::option::Option::None),
     };
+    let task = match t.task {
+        Some(o) => {
+            let support = paths.p("TaskSupport");
+            let ttl = opt(o.ttl_ms, paths);
+            let poll = opt(o.poll_interval_ms, paths);
+            let required = o.required;
+            let some = paths.p("Some");
+            quote!(#some(#support { required: #required, ttl_ms: #ttl, poll_interval_ms: #poll }))
+        }
+        None => paths.p("None"),
+    };
     let meta_value = paths.p("MetaValue");
     let meta: Vec<TokenStream> = t
         .meta
@@ -61,6 +72,7 @@ pub(super) fn def(t: &Tool, paths: &Paths) -> TokenStream {
             meta: &[#(#meta),*],
             requires: &[#(#requires),*],
             timeout_ms: #timeout,
+            task: #task,
             args: #args_fn,
             output: #output,
             call: |this, parts| { #body },

@@ -101,7 +101,7 @@ fn param(cx: &Ctxt, marker: Marker, pt: &mut PatType) -> Param {
                 (
                     complete::parse,
                     match marker {
-                        Marker::Tool => Some(COMPLETE_ON_TOOL),
+                        Marker::Tool | Marker::TaskHandler => Some(COMPLETE_ON_TOOL),
                         Marker::Skill => Some(COMPLETE_ON_SKILL),
                         _ => None,
                     },

@@ -27,6 +27,8 @@ enum Marker {
     Prompt,
     Resource,
     Skill,
+    /// `#[task_handler]`: a tool that runs as a task.
+    TaskHandler,
 }
 
 impl Marker {
@@ -36,6 +38,7 @@ impl Marker {
             Self::Prompt => "prompt",
             Self::Resource => "resource",
             Self::Skill => "skill",
+            Self::TaskHandler => "task_handler",
         }
     }
 }
@@ -50,6 +53,7 @@ fn marker_of(attr: &Attribute, krate: &syn::Path) -> Option<Marker> {
         "prompt" => Marker::Prompt,
         "resource" => Marker::Resource,
         "skill" => Marker::Skill,
+        "task_handler" => Marker::TaskHandler,
         _ => return None,
     };
     let n = path.segments.len();
@@ -147,8 +151,8 @@ pub(crate) fn router(cx: &Ctxt, attrs: RouterAttrs, item: &mut ItemImpl) -> Rout
             );
         }
         match markers.first() {
-            Some((Marker::Tool, attr)) => {
-                let t = tool::parse(cx, attr, &mut f);
+            Some((marker @ (Marker::Tool | Marker::TaskHandler), attr)) => {
+                let t = tool::parse(cx, *marker, attr, &mut f);
                 router.tools.push(t);
             }
             Some((Marker::Prompt, attr)) => {

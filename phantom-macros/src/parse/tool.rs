@@ -5,9 +5,9 @@ use syn::{Attribute, ImplItemFn, Lit, LitStr};
 
 use super::Marker;
 use super::handler::handler;
-use super::keys::{Keys, duration_ms, flag, icons, key_table};
+use super::keys::{Keys, duration_ms, flag, icons, key_table, lit_str};
 use crate::ctxt::Ctxt;
-use crate::model::{Item, Tool};
+use crate::model::{Item, TaskOpts, Tool};
 
 const KEYS: Keys<Tool> = key_table!("tool" for item Tool {
     "read_only" => |t, m| t.read_only = flag(m)?,
@@ -17,7 +17,34 @@ const KEYS: Keys<Tool> = key_table!("tool" for item Tool {
     "meta" => |t, m| t.meta = meta(m)?,
     "requires" => |t, m| t.requires = requires(m)?,
     "timeout" => |t, m| t.timeout_ms = Some(duration_ms(m)?),
+    "mode" => |t, m| t.task_mut(m).required = mode(m)?,
+    "ttl" => |t, m| t.task_mut(m).ttl_ms = Some(duration_ms(m)?),
+    "poll_interval" => |t, m| t.task_mut(m).poll_interval_ms = Some(duration_ms(m)?),
 });
+
+impl Tool {
+    /// The task options a key writes into, noting that a task key was written.
+    fn task_mut(&mut self, meta: &ParseNestedMeta<'_>) -> &mut TaskOpts {
+        self.task_keys
+            .get_or_insert_with(|| syn::spanned::Spanned::span(&meta.path));
+        self.task.get_or_insert_with(TaskOpts::default)
+    }
+}
+
+/// `mode = "optional" | "required"`
+fn mode(meta: &ParseNestedMeta<'_>) -> syn::Result<bool> {
+    let lit = lit_str(meta)?;
+    match lit.value().as_str() {
+        "optional" => Ok(false),
+        "required" => Ok(true),
+        other => Err(syn::Error::new(
+            lit.span(),
+            format!(
+                "unknown task mode `{other}`\n       help: write `mode = \"optional\"` (runs inline for clients without the tasks extension) or `mode = \"required\"`"
+            ),
+        )),
+    }
+}
 
 /// `requires = ["sampling", "elicitation.url"]`
 fn requires(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
@@ -61,10 +88,10 @@ fn meta(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<(LitStr, Lit)>> {
     Ok(entries)
 }
 
-/// Parses a `#[tool]` method.
-pub(super) fn parse(cx: &Ctxt, attr: &Attribute, f: &mut ImplItemFn) -> Tool {
+/// Parses a `#[tool]` or `#[task_handler]` method.
+pub(super) fn parse(cx: &Ctxt, marker: Marker, attr: &Attribute, f: &mut ImplItemFn) -> Tool {
     let mut t = Tool {
-        item: Item::new(handler(cx, Marker::Tool, f)),
+        item: Item::new(handler(cx, marker, f)),
         read_only: false,
         destructive: None,
         idempotent: false,
@@ -72,9 +99,25 @@ pub(super) fn parse(cx: &Ctxt, attr: &Attribute, f: &mut ImplItemFn) -> Tool {
         meta: Vec::new(),
         requires: Vec::new(),
         timeout_ms: None,
+        task: None,
+        task_keys: None,
     };
     if !matches!(attr.meta, syn::Meta::Path(_)) {
         KEYS.parse_attr(cx, attr, &mut t);
+    }
+    match marker {
+        Marker::TaskHandler => {
+            t.task.get_or_insert_with(TaskOpts::default);
+        }
+        _ => {
+            if let Some(span) = t.task_keys {
+                cx.error_at(
+                    span,
+                    "`mode`, `ttl` and `poll_interval` belong to tools that run as tasks\n       help: write `#[task_handler(mode = \"optional\", ttl = \"10m\")]` instead of `#[tool(...)]`",
+                );
+            }
+            t.task = None;
+        }
     }
     t
 }

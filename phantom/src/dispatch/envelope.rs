@@ -39,6 +39,11 @@ pub struct ParamsHead<'a> {
     /// `params.uri` (resources/read), as sent.
     #[serde(borrow, default)]
     pub uri: Option<&'a RawValue>,
+    /// `params.taskId` (tasks/get, tasks/update, tasks/cancel), as sent: the HTTP transport
+    /// checks `Mcp-Name` against it.
+    #[serde(rename = "taskId", borrow, default)]
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) task_id: Option<&'a RawValue>,
     /// `params.arguments` (tools/call), as sent.
     #[serde(borrow, default)]
     pub(crate) arguments: Option<&'a RawValue>,

@@ -199,6 +199,9 @@ impl<S: Server> Dispatcher<S> {
             Method::SkillsList => self.list_skills(params, cx).await,
             Method::SkillsGet => self.get_skill(params, cx).await,
             Method::ResourcesDirectoryRead => self.read_skill_directory(params, cx).await,
+            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
+                self.task_method(method, params, cx).await
+            }
             _ => Err(method_not_found(method.as_str())),
         }
     }

@@ -114,6 +114,8 @@ pub(crate) struct Inner<S: 'static> {
     pub(crate) hub: crate::subscriptions::Hub,
     /// What runtime registration changed in this instance's tables.
     pub(crate) overlay: crate::registry::Overlays,
+    /// The tasks running on this node.
+    pub(crate) running: crate::tasks::Running,
 }
 
 impl<S> Inner<S> {
@@ -175,6 +177,7 @@ impl<S: Server> Dispatcher<S> {
                 inflight: inflight::InFlight::default(),
                 hub: crate::subscriptions::Hub::default(),
                 overlay: crate::registry::Overlays::default(),
+                running: crate::tasks::Running::default(),
             }),
         }
     }

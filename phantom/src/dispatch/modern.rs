@@ -171,13 +171,20 @@ impl<S: Server> Dispatcher<S> {
             })
             .collect();
         let mut caps = caps;
+        // Extensions are a 2026-07-28 field; a 2025-11-25 client that knows them finds them in
+        // `initialize` at the same place.
+        let mut extensions = Map::new();
         if self.serves_skills() {
-            // Extensions are a 2026-07-28 field; a 2025-11-25 client that knows them finds them
-            // in `initialize` at the same place.
-            caps.insert(
-                "extensions".into(),
-                json!({ "io.modelcontextprotocol/skills": crate::skills::capability() }),
+            extensions.insert(
+                "io.modelcontextprotocol/skills".into(),
+                crate::skills::capability(),
             );
+        }
+        if self.serves_tasks() {
+            extensions.insert(crate::tasks::EXTENSION.into(), json!({}));
+        }
+        if !extensions.is_empty() {
+            caps.insert("extensions".into(), Value::Object(extensions));
         }
         Value::Object(caps)
     }

@@ -51,6 +51,8 @@ pub(crate) enum Body {
     Object(String),
     /// A 2026-07-28 `input_required` result (`inputRequests`, `requestState`): never cached.
     InputRequired(Map<String, Value>),
+    /// A 2026-07-28 `CreateTaskResult` (`resultType: "task"`): never cached.
+    Task(Map<String, Value>),
 }
 
 impl From<Map<String, Value>> for Body {
@@ -66,6 +68,8 @@ pub(crate) enum ResultType {
     Complete,
     /// The request needs input first (`inputRequests`).
     InputRequired,
+    /// The request goes on as a task (the Tasks extension's `CreateTaskResult`).
+    Task,
 }
 
 impl ResultType {
@@ -73,6 +77,7 @@ impl ResultType {
         match self {
             Self::Complete => "complete",
             Self::InputRequired => "input_required",
+            Self::Task => "task",
         }
     }
 }
@@ -126,6 +131,12 @@ impl<S: Server> Dispatcher<S> {
                 }
                 Body::Map(map)
             }
+            Body::Task(map) => {
+                if let Some(envelope) = &mut modern {
+                    envelope.result_type = ResultType::Task;
+                }
+                Body::Map(map)
+            }
             body => body,
         };
         let mut out = String::with_capacity(256);
@@ -145,7 +156,7 @@ impl<S: Server> Dispatcher<S> {
                 text.remove(0);
                 text
             }
-            Body::Map(mut map) | Body::InputRequired(mut map) => {
+            Body::Map(mut map) | Body::InputRequired(mut map) | Body::Task(mut map) => {
                 has_meta = map.contains_key("_meta");
                 // A `_meta` of the handler's own is merged with serverInfo below.
                 if let (Some(envelope), Some(Value::Object(meta))) = (&modern, map.get_mut("_meta"))

@@ -45,6 +45,8 @@ pub(crate) enum Unavailable {
     Method(&'static str),
     /// Legacy stateless mode: no session, so no stream for the answer to come back on.
     Stateless,
+    /// A tool running as a task: its input requests are not served yet.
+    Task,
 }
 
 impl Unavailable {
@@ -61,6 +63,10 @@ impl Unavailable {
                 "Missing required client capability: this server runs in stateless mode (no Mcp-Session-Id), where a handler cannot ask the client for input",
             )
             .with_data(json!({ "requiredCapabilities": {}, "mode": "stateless" })),
+            Self::Task => ErrorObject::new(
+                codes::INTERNAL_ERROR,
+                "Internal error: a tool running as a task cannot ask the client for input yet (task input requests are not served)",
+            ),
         }
     }
 }

@@ -44,6 +44,12 @@ pub enum Method {
     SkillsGet,
     /// `resources/directory/read` (the Skills extension).
     ResourcesDirectoryRead,
+    /// `tasks/get` (the Tasks extension).
+    TasksGet,
+    /// `tasks/update` (the Tasks extension).
+    TasksUpdate,
+    /// `tasks/cancel` (the Tasks extension).
+    TasksCancel,
     /// `notifications/initialized`.
     Initialized,
     /// `notifications/cancelled`.
@@ -83,6 +89,8 @@ pub(crate) enum NameField {
     Name,
     /// `params.uri`.
     Uri,
+    /// `params.taskId` (the Tasks extension).
+    TaskId,
 }
 
 /// A server capability a method belongs to.
@@ -119,7 +127,7 @@ impl Capability {
 
 impl Method {
     /// Every method, in the order of the table above.
-    pub const ALL: [Self; 32] = [
+    pub const ALL: [Self; 35] = [
         Self::Initialize,
         Self::Ping,
         Self::ServerDiscover,
@@ -138,6 +146,9 @@ impl Method {
         Self::SkillsList,
         Self::SkillsGet,
         Self::ResourcesDirectoryRead,
+        Self::TasksGet,
+        Self::TasksUpdate,
+        Self::TasksCancel,
         Self::Initialized,
         Self::Cancelled,
         Self::Progress,
@@ -175,6 +186,9 @@ impl Method {
             "skills/list" => Self::SkillsList,
             "skills/get" => Self::SkillsGet,
             "resources/directory/read" => Self::ResourcesDirectoryRead,
+            "tasks/get" => Self::TasksGet,
+            "tasks/update" => Self::TasksUpdate,
+            "tasks/cancel" => Self::TasksCancel,
             "notifications/initialized" => Self::Initialized,
             "notifications/cancelled" => Self::Cancelled,
             "notifications/progress" => Self::Progress,
@@ -214,6 +228,9 @@ impl Method {
             Self::SkillsList => "skills/list",
             Self::SkillsGet => "skills/get",
             Self::ResourcesDirectoryRead => "resources/directory/read",
+            Self::TasksGet => "tasks/get",
+            Self::TasksUpdate => "tasks/update",
+            Self::TasksCancel => "tasks/cancel",
             Self::Initialized => "notifications/initialized",
             Self::Cancelled => "notifications/cancelled",
             Self::Progress => "notifications/progress",
@@ -294,6 +311,7 @@ impl Method {
         match self {
             Self::ToolsCall | Self::PromptsGet => Some(NameField::Name),
             Self::ResourcesRead => Some(NameField::Uri),
+            Self::TasksGet | Self::TasksUpdate | Self::TasksCancel => Some(NameField::TaskId),
             _ => None,
         }
     }

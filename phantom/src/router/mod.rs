@@ -136,9 +136,21 @@ pub struct ToolDef<S> {
     pub requires: &'static [&'static str],
     /// `timeout`: the handler's time limit, in milliseconds (client input time excluded).
     pub timeout_ms: Option<u64>,
+    /// `#[task_handler]`: how the tool runs as a task.
+    pub task: Option<TaskSupport>,
     pub args: fn(&mut ArgsBuilder<'_>),
     pub output: fn(&mut SchemaGenerator) -> Option<Schema>,
     pub call: ToolFn<S>,
+}
+
+/// The options of a `#[task_handler]` tool.
+#[derive(Debug, Clone, Copy)]
+#[allow(missing_docs)]
+pub struct TaskSupport {
+    /// `mode = "required"`: only as a task (a request without the extension gets `-32021`).
+    pub required: bool,
+    pub ttl_ms: Option<u64>,
+    pub poll_interval_ms: Option<u64>,
 }
 
 /// One `#[prompt]`.
@@ -401,6 +413,14 @@ impl<S> Router<S> {
                     a.insert("title".into(), title.into());
                 }
                 obj.insert("annotations".into(), ann);
+            }
+            if let Some(task) = tool.task {
+                let support = if task.required {
+                    "required"
+                } else {
+                    "optional"
+                };
+                obj.insert("execution".into(), json!({ "taskSupport": support }));
             }
             put(&mut obj, "_meta", meta_map(tool.meta));
             let (json, schemars_json) = match portable_descriptor(&obj) {

@@ -65,6 +65,8 @@ pub struct Config {
     pub subscriptions: Arc<dyn SubscriptionStore>,
     /// How often an idle `subscriptions/listen` stream shows it is alive (default 15 s).
     pub keep_alive: Duration,
+    /// Where tasks (`#[task_handler]` tools run as tasks) live (default: in process memory).
+    pub task_store: Arc<dyn crate::tasks::TaskStore>,
 }
 
 impl std::fmt::Debug for Config {
@@ -96,6 +98,7 @@ impl Default for Config {
             notifier: Notifier::new(),
             subscriptions: Arc::new(MemorySubscriptions::new()),
             keep_alive: Duration::from_secs(15),
+            task_store: Arc::new(crate::tasks::MemoryTaskStore::new()),
         }
     }
 }
@@ -105,6 +108,13 @@ impl Config {
     #[must_use]
     pub fn notifier(mut self, notifier: Notifier) -> Self {
         self.notifier = notifier;
+        self
+    }
+
+    /// Keeps tasks in `store`.
+    #[must_use]
+    pub fn task_store(mut self, store: impl crate::tasks::TaskStore) -> Self {
+        self.task_store = Arc::new(store);
         self
     }
 

@@ -2,8 +2,11 @@
 //! [`TaskStore`] seam and its in-memory implementation. The methods (`tasks/get`, `tasks/update`,
 //! `tasks/cancel`) and `#[task_handler]` build on these.
 
+mod serve;
 mod store;
 mod time;
+
+pub(crate) use serve::{EXTENSION, Running, declares_tasks, needs_tasks};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

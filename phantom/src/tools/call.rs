@@ -46,6 +46,18 @@ impl<S: Server> Dispatcher<S> {
         }
         let router = self.inner.router;
         let entry = router.tool(&p.name, session)?;
+        if let Some(task) = entry.def.task {
+            if crate::tasks::declares_tasks(session) {
+                let index = router
+                    .tool_position(&p.name)
+                    .ok_or_else(Failure::internal)?;
+                return self.start_task(index, p.arguments, cx).await;
+            }
+            if task.required {
+                let what = format!("tool `{}` runs only as a task and", entry.def.name);
+                return Err(crate::tasks::needs_tasks(&what));
+            }
+        }
         run_tool(
             &self.inner.server,
             entry,

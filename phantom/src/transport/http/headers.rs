@@ -117,6 +117,7 @@ pub(super) fn check_modern_headers(
     let (expected, field) = match head.known.and_then(Method::name_field) {
         Some(NameField::Name) => (head.name.as_ref(), "name"),
         Some(NameField::Uri) => (head.uri.as_ref(), "uri"),
+        Some(NameField::TaskId) => (head.task_id.as_ref(), "taskId"),
         None => return Ok(()),
     };
     let Some(expected) = expected.copied().and_then(crate::dispatch::raw_str) else {

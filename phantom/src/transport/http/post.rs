@@ -41,6 +41,7 @@ pub(super) struct Inspected<'a> {
     pub(super) modern: Option<&'a RawValue>,
     pub(super) name: Option<&'a RawValue>,
     pub(super) uri: Option<&'a RawValue>,
+    pub(super) task_id: Option<&'a RawValue>,
 }
 
 /// A body decoded once: the message, the head of its params, and what the HTTP checks need.
@@ -67,6 +68,7 @@ fn inspect(text: &str) -> Option<(Inspected<'_>, Parsed<'_>)> {
         modern: head.claimed_version(),
         name: head.name,
         uri: head.uri,
+        task_id: head.task_id,
     };
     Some((inspected, Parsed { msg, head }))
 }

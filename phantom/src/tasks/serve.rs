@@ -1,0 +1,237 @@
+//! The tasks room: a `#[task_handler]` tool called by a client that declared the extension runs
+//! as a task (stored first, then run in the background), and `tasks/get`, `tasks/update` and
+//! `tasks/cancel` read and change it, for the principal that created it only.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+
+use super::{StoredTask, Task, new_task_id, owner_of};
+use crate::dispatch::{Body, Dispatcher, Failure, Outbound, invalid, parse_params};
+use crate::extract::Context;
+use crate::input::{Engine, Exchange, Unavailable};
+use crate::protocol::{ErrorObject, Method, codes};
+use crate::server::{Request, Server, Session};
+
+/// The extension's name, as clients declare it and servers advertise it.
+pub(crate) const EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// The tasks running on this node, by id: what `tasks/cancel` and expiry stop.
+#[derive(Debug, Default)]
+pub(crate) struct Running(Mutex<HashMap<String, tokio::task::AbortHandle>>);
+
+impl Running {
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, tokio::task::AbortHandle>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn stop(&self, task_id: &str) {
+        if let Some(handle) = self.map().remove(task_id) {
+            handle.abort();
+        }
+    }
+}
+
+/// Whether the request declared the tasks extension (per request in 2026-07-28, in `initialize`
+/// before).
+pub(crate) fn declares_tasks(session: &Session) -> bool {
+    session
+        .client_capabilities
+        .get("extensions")
+        .and_then(|e| e.get(EXTENSION))
+        .is_some_and(|v| !v.is_null())
+}
+
+/// `-32021`: the request needs the tasks extension.
+pub(crate) fn needs_tasks(what: &str) -> Failure {
+    Failure::from(
+        ErrorObject::new(
+            codes::MISSING_CLIENT_CAPABILITY,
+            format!("Missing required client capability: {what} needs the `{EXTENSION}` extension; declare it in the request's client capabilities"),
+        )
+        .with_data(json!({ "requiredCapabilities": { "extensions": { EXTENSION: {} } } })),
+    )
+}
+
+#[derive(Deserialize)]
+struct TaskParams {
+    #[serde(rename = "taskId")]
+    task_id: String,
+}
+
+/// A task as a JSON object (its fields at the top level).
+fn task_map(task: &Task) -> Result<Map<String, Value>, Failure> {
+    match serde_json::to_value(task) {
+        Ok(Value::Object(map)) => Ok(map),
+        _ => Err(Failure::internal()),
+    }
+}
+
+/// A body as the `result` of a completed task.
+fn body_value(body: Body) -> Value {
+    match body {
+        Body::Map(map) | Body::InputRequired(map) | Body::Task(map) => Value::Object(map),
+        Body::Object(text) => serde_json::from_str(&text).unwrap_or_default(),
+        Body::Members(text) => serde_json::from_str(&format!("{{{text}}}")).unwrap_or_default(),
+    }
+}
+
+impl<S: Server> Dispatcher<S> {
+    /// Starts tool `index` as a task: stores it, spawns the handler, answers the
+    /// `CreateTaskResult` (the task is in the store before the answer leaves).
+    pub(crate) async fn start_task(
+        &self,
+        index: usize,
+        arguments: Option<&RawValue>,
+        cx: Context<'_>,
+    ) -> Result<Body, Failure> {
+        let entry = &self.inner.router.tools[index];
+        let support = entry.def.task.unwrap_or(crate::router::TaskSupport {
+            required: false,
+            ttl_ms: None,
+            poll_interval_ms: None,
+        });
+        let id = new_task_id();
+        let mut task = Task::working(id.clone(), support.ttl_ms);
+        if let Some(ms) = support.poll_interval_ms {
+            task = task.poll_interval_ms(ms);
+        }
+        let stored = StoredTask::new(task.clone(), owner_of(cx.session));
+        let store = &self.inner.config.task_store;
+        store.put(stored.clone()).await.map_err(|e| {
+            Failure::from(ErrorObject::new(
+                codes::INTERNAL_ERROR,
+                format!("Internal error: the task could not be stored: {e}"),
+            ))
+        })?;
+        let dispatcher = self.clone();
+        let session = cx.session.clone();
+        let request = cx.request.clone();
+        let arguments: Option<Box<RawValue>> = arguments.map(ToOwned::to_owned);
+        let task_id = id.clone();
+        let run = async move {
+            dispatcher
+                .run_task(index, stored, arguments.as_deref(), &session, &request)
+                .await;
+            dispatcher.inner.running.stop(&task_id);
+        };
+        let handle = match support.ttl_ms {
+            Some(ttl) => tokio::spawn(async move {
+                // Past its TTL the task is gone from the store; its handler stops too.
+                let _ = tokio::time::timeout(std::time::Duration::from_millis(ttl), run).await;
+            }),
+            None => tokio::spawn(run),
+        };
+        self.inner.running.map().insert(id, handle.abort_handle());
+        Ok(Body::Task(task_map(&task)?))
+    }
+
+    /// Runs a task's handler to its end and stores the outcome: `completed` with the tool's
+    /// result (an `isError` one too), `failed` with a protocol error. A task cancelled meanwhile
+    /// stays cancelled.
+    async fn run_task(
+        &self,
+        index: usize,
+        stored: StoredTask,
+        arguments: Option<&RawValue>,
+        session: &Session,
+        request: &Request,
+    ) {
+        let outbound = Outbound::none();
+        let exchange = Exchange::new(Engine::Unavailable(Unavailable::Task), session);
+        let cx = Context {
+            session,
+            request,
+            outbound: &outbound,
+            progress_token: None,
+            exchange: &exchange,
+            notifier: &self.inner.config.notifier,
+        };
+        let router = self.inner.router;
+        let entry = &router.tools[index];
+        let outcome = crate::tools::run_tool(
+            &self.inner.server,
+            entry,
+            router.info.tool_timeout_ms,
+            arguments,
+            cx,
+        )
+        .await;
+        let store = &self.inner.config.task_store;
+        let id = &stored.task.task_id;
+        let current = match store.get(id).await {
+            Ok(Some(current)) if !current.task.status.is_terminal() => current,
+            // Cancelled, expired or gone: nothing to record.
+            _ => return,
+        };
+        let task = match outcome {
+            Ok(body) => current.task.completed(body_value(body)),
+            Err(failure) => current.task.failed(failure.error),
+        };
+        let finished = StoredTask { task, ..current };
+        if let Err(e) = store.put(finished).await {
+            tracing::warn!(task = %id, error = %e, "the task's outcome could not be stored");
+        }
+    }
+
+    /// `tasks/get`, `tasks/update` and `tasks/cancel`.
+    pub(crate) async fn task_method(
+        &self,
+        method: Method,
+        params: Option<&RawValue>,
+        cx: Context<'_>,
+    ) -> Result<Body, Failure> {
+        if !declares_tasks(cx.session) {
+            return Err(needs_tasks(method.as_str()));
+        }
+        let p: TaskParams = parse_params(params)?;
+        let store = &self.inner.config.task_store;
+        let unknown = || {
+            invalid(format!("Invalid params: no task `{}`", p.task_id))
+                .with_data(json!({ "taskId": p.task_id }))
+        };
+        let stored = store
+            .get(&p.task_id)
+            .await
+            .map_err(|e| {
+                Failure::from(ErrorObject::new(
+                    codes::INTERNAL_ERROR,
+                    format!("Internal error: the task store failed: {e}"),
+                ))
+            })?
+            .filter(|s| s.owner == owner_of(cx.session))
+            .ok_or_else(unknown)?;
+        match method {
+            Method::TasksGet => Ok(Body::Map(task_map(&stored.task)?)),
+            // Input requests of tasks are not served yet: answers are acknowledged, as the
+            // extension lets unknown or already answered keys be.
+            Method::TasksUpdate => Ok(Body::Map(Map::new())),
+            _ => {
+                if !stored.task.status.is_terminal() {
+                    self.inner.running.stop(&p.task_id);
+                    let cancelled = StoredTask {
+                        task: stored.task.cancelled(),
+                        ..stored
+                    };
+                    store.put(cancelled).await.map_err(|e| {
+                        Failure::from(ErrorObject::new(
+                            codes::INTERNAL_ERROR,
+                            format!("Internal error: the task store failed: {e}"),
+                        ))
+                    })?;
+                }
+                Ok(Body::Map(Map::new()))
+            }
+        }
+    }
+
+    /// Whether any tool runs as a task (the extension is then advertised).
+    pub(crate) fn serves_tasks(&self) -> bool {
+        self.inner.router.tools.iter().any(|t| t.def.task.is_some())
+    }
+}

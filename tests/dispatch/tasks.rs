@@ -1,0 +1,232 @@
+//! `#[task_handler]` and the Tasks extension: task creation only after storing, background runs to
+//! `completed` / `failed`, cancellation that stops the handler, TTL expiry, the owner check, and
+//! the `-32021` gates.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use phantom::prelude::*;
+use phantom::testing::Client;
+use serde_json::{Value, json};
+
+#[derive(Clone, Default)]
+struct Jobs {
+    finished: Arc<AtomicUsize>,
+}
+
+#[mcp_router(name = "jobs", version = "1.0.0")]
+impl Jobs {
+    /// Sleeps `ms`, counts itself finished, answers.
+    #[task_handler(ttl = "10m", poll_interval = "100ms")]
+    async fn work(&self, ms: u64) -> String {
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+        self.finished.fetch_add(1, Ordering::SeqCst);
+        format!("worked {ms} ms")
+    }
+
+    /// A tool error.
+    #[task_handler(mode = "required")]
+    async fn refuse(&self) -> Result<String, String> {
+        Err("no".into())
+    }
+
+    /// A panic: a protocol error.
+    #[task_handler]
+    async fn crash(&self) -> String {
+        panic!("crashed")
+    }
+
+    /// Kept 50 ms.
+    #[task_handler(ttl = "50ms")]
+    async fn brief(&self) -> &'static str {
+        "brief"
+    }
+
+    /// `x-user` names the principal.
+    async fn connect(&self, session: &mut Session, request: &Request) -> Connect {
+        session.principal = request.header("x-user").map(str::to_owned);
+        Connect::Ok
+    }
+}
+
+fn tasks_ext() -> Value {
+    json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
+}
+
+fn client(jobs: &Jobs, user: &str) -> Client<Jobs> {
+    Client::builder(jobs.clone())
+        .header("x-user", user)
+        .capabilities(tasks_ext())
+        .modern()
+}
+
+async fn get(client: &mut Client<Jobs>, id: &str) -> phantom::testing::Response {
+    client.request("tasks/get", json!({ "taskId": id })).await
+}
+
+async fn settle(client: &mut Client<Jobs>, id: &str) -> Value {
+    for _ in 0..200 {
+        let got = get(client, id).await;
+        let status = got.result()["status"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        if ["completed", "failed", "cancelled"].contains(&status.as_str()) {
+            return got.result().clone();
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("task {id} did not end");
+}
+
+#[tokio::test]
+async fn a_task_is_stored_before_it_is_answered_and_completes_after_its_request() {
+    let jobs = Jobs::default();
+    let mut ada = client(&jobs, "ada");
+    let created = ada.call_tool("work", json!({"ms": 30})).await;
+    let result = created.result();
+    assert_eq!(result["resultType"], "task", "{result}");
+    assert_eq!(result["status"], "working");
+    assert_eq!(result["ttlMs"], 600_000);
+    assert_eq!(result["pollIntervalMs"], 100);
+    assert!(result.get("ttl").is_none() && result.get("result").is_none());
+    let id = result["taskId"].as_str().expect("taskId").to_owned();
+    assert!(id.len() >= 22, "{id}");
+    // The creating request is over; the task is there at once, then completes.
+    assert_eq!(get(&mut ada, &id).await.result()["status"], "working");
+    let done = settle(&mut ada, &id).await;
+    assert_eq!(done["status"], "completed");
+    assert_eq!(done["result"]["content"][0]["text"], "worked 30 ms");
+    assert_eq!(done["resultType"], "complete");
+}
+
+#[tokio::test]
+async fn tool_errors_complete_and_protocol_errors_fail() {
+    let jobs = Jobs::default();
+    let mut ada = client(&jobs, "ada");
+    let refused = ada.call_tool("refuse", json!({})).await;
+    let id = refused.result()["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    let done = settle(&mut ada, &id).await;
+    assert_eq!(
+        (done["status"].as_str(), done["result"]["isError"].as_bool()),
+        (Some("completed"), Some(true))
+    );
+    let crashed = ada.call_tool("crash", json!({})).await;
+    let id = crashed.result()["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    let done = settle(&mut ada, &id).await;
+    assert_eq!(done["status"], "failed");
+    assert_eq!(done["error"]["code"], -32603);
+    assert!(done.get("result").is_none());
+}
+
+#[tokio::test]
+async fn cancellation_stops_the_handler_and_is_idempotent() {
+    let jobs = Jobs::default();
+    let mut ada = client(&jobs, "ada");
+    let created = ada.call_tool("work", json!({"ms": 300})).await;
+    let id = created.result()["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    let ack = ada.request("tasks/cancel", json!({ "taskId": id })).await;
+    assert_eq!(
+        ack.result().as_object().map(|m| m.contains_key("taskId")),
+        Some(false)
+    );
+    assert_eq!(get(&mut ada, &id).await.result()["status"], "cancelled");
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(
+        jobs.finished.load(Ordering::SeqCst),
+        0,
+        "the handler was stopped"
+    );
+    assert_eq!(get(&mut ada, &id).await.result()["status"], "cancelled");
+    // Again, on the ended task: the same empty acknowledgement.
+    ada.request("tasks/cancel", json!({ "taskId": id }))
+        .await
+        .result();
+}
+
+#[tokio::test]
+async fn an_expired_task_is_gone() {
+    let jobs = Jobs::default();
+    let mut ada = client(&jobs, "ada");
+    let created = ada.call_tool("brief", json!({})).await;
+    let id = created.result()["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    tokio::time::sleep(Duration::from_millis(120)).await;
+    get(&mut ada, &id).await.assert_error(-32602);
+}
+
+#[tokio::test]
+async fn another_principal_cannot_get_update_or_cancel_a_task() {
+    let jobs = Jobs::default();
+    let mut ada = client(&jobs, "ada");
+    let mut bob = client(&jobs, "bob");
+    let created = ada.call_tool("work", json!({"ms": 200})).await;
+    let id = created.result()["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    for (method, params) in [
+        ("tasks/get", json!({ "taskId": id })),
+        (
+            "tasks/update",
+            json!({ "taskId": id, "inputResponses": {} }),
+        ),
+        ("tasks/cancel", json!({ "taskId": id })),
+    ] {
+        bob.request(method, params).await.assert_error(-32602);
+    }
+    assert_eq!(
+        settle(&mut ada, &id).await["status"],
+        "completed",
+        "bob cancelled nothing"
+    );
+}
+
+#[tokio::test]
+async fn without_the_extension_optional_tools_run_inline_and_required_ones_refuse() {
+    let jobs = Jobs::default();
+    let mut plain = Client::builder(jobs.clone())
+        .header("x-user", "ada")
+        .modern();
+    let inline = plain.call_tool("work", json!({"ms": 1})).await;
+    assert_eq!(inline.result()["resultType"], "complete");
+    assert_eq!(inline.result()["content"][0]["text"], "worked 1 ms");
+    let refused = plain.call_tool("refuse", json!({})).await;
+    refused.assert_error(-32021);
+    assert_eq!(
+        refused.error()["data"]["requiredCapabilities"]["extensions"]["io.modelcontextprotocol/tasks"],
+        json!({})
+    );
+    plain
+        .request("tasks/get", json!({"taskId": "x"}))
+        .await
+        .assert_error(-32021);
+    let mut ada = client(&jobs, "ada");
+    ada.request("tasks/list", json!({}))
+        .await
+        .assert_error(-32601);
+    ada.request("tasks/result", json!({"taskId": "x"}))
+        .await
+        .assert_error(-32601);
+    let listed = ada.list_tools(None).await;
+    let tools = listed.result()["tools"].as_array().expect("tools").clone();
+    let work = tools.iter().find(|t| t["name"] == "work").expect("work");
+    assert_eq!(work["execution"]["taskSupport"], "optional");
+    let discover = ada.request("server/discover", json!({})).await;
+    assert_eq!(
+        discover.result()["capabilities"]["extensions"]["io.modelcontextprotocol/tasks"],
+        json!({})
+    );
+}
