@@ -475,6 +475,43 @@ impl Everything {
         panic!("the job crashed")
     }
 
+    /// Asks to confirm deleting `filename` (key `confirm_delete`) while running as a task.
+    #[task_handler(ttl = "10m", poll_interval = "200ms")]
+    async fn confirm_delete(&self, filename: String, ctx: Ctx) -> String {
+        let form = Form::new().required("confirm", Field::boolean());
+        let message = format!("Delete {filename}?");
+        let answer = ctx.elicit::<Value>("confirm_delete", &message, form).await;
+        let confirmed = answer
+            .accepted()
+            .and_then(|v| v.get("confirm").and_then(Value::as_bool));
+        if confirmed == Some(true) {
+            format!("Deleted {filename}")
+        } else {
+            format!("Kept {filename}")
+        }
+    }
+
+    /// Asks two questions at once (keys `first_name` and `last_name`) while running as a task.
+    #[task_handler(ttl = "10m", poll_interval = "200ms")]
+    async fn multi_input(&self, ctx: Ctx) -> String {
+        let ask = |key: &str, message: &str| {
+            Elicit::<Value>::new(key, message, Form::new().required("name", Field::string()))
+        };
+        let (first, last) = ctx
+            .input((
+                ask("first_name", "First name?"),
+                ask("last_name", "Last name?"),
+            ))
+            .await;
+        let name = |answer: Elicitation<Value>| {
+            answer
+                .accepted()
+                .and_then(|v| v.get("name").and_then(Value::as_str).map(str::to_owned))
+                .unwrap_or_default()
+        };
+        format!("Hello, {} {}!", name(first), name(last))
+    }
+
     /// A skill for the Skills extension scenarios: `SKILL.md`, a script and a reference file in
     /// a subdirectory.
     #[skill("skill://conformance/test-skill")]

@@ -230,3 +230,95 @@ async fn without_the_extension_optional_tools_run_inline_and_required_ones_refus
         json!({})
     );
 }
+
+/// A task that asks two questions at once, then answers with both.
+#[derive(Clone, Default)]
+struct Asking;
+
+#[mcp_router(name = "asking", version = "1.0.0")]
+impl Asking {
+    /// Asks `first` and `second` (elicitation forms), then greets.
+    #[task_handler(ttl = "10m")]
+    async fn two(&self, ctx: Ctx) -> String {
+        let ask = |key: &str| {
+            Elicit::<Value>::new(key, "Name?", Form::new().required("name", Field::string()))
+        };
+        let (a, b) = ctx.input((ask("first"), ask("second"))).await;
+        let name = |e: Elicitation<Value>| {
+            e.accepted()
+                .and_then(|v| v.get("name").and_then(Value::as_str).map(str::to_owned))
+                .unwrap_or_default()
+        };
+        format!("{} and {}", name(a), name(b))
+    }
+}
+
+/// The task, once it is `input_required`.
+async fn input_required(client: &mut Client<Asking>, id: &str) -> Value {
+    for _ in 0..200 {
+        let got = client.request("tasks/get", json!({ "taskId": id })).await;
+        if got.result()["status"] == "input_required" {
+            return got.result().clone();
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    panic!("never input_required");
+}
+
+#[tokio::test]
+async fn a_task_waits_for_its_input_and_resumes_when_every_key_is_answered() {
+    let caps = json!({"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}});
+    let mut client = Client::builder(Asking).capabilities(caps).modern();
+    let created = client.call_tool("two", json!({})).await;
+    let id = created.result()["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    let asked = input_required(&mut client, &id).await;
+    let keys: Vec<&String> = asked["inputRequests"]
+        .as_object()
+        .expect("a map")
+        .keys()
+        .collect();
+    assert_eq!(keys, ["first", "second"]);
+    assert_eq!(
+        asked["inputRequests"]["first"]["method"],
+        "elicitation/create"
+    );
+    let answer = |name: &str| json!({"action": "accept", "content": {"name": name}});
+    // One answer (and one for a key nobody asked): still waiting, for the other key only.
+    let update =
+        json!({"taskId": id, "inputResponses": {"first": answer("Ada"), "nobody": answer("x")}});
+    let ack = client.request("tasks/update", update).await;
+    assert_eq!(ack.result()["resultType"], "complete");
+    // The task takes the answer on its own time: wait until only `second` is asked.
+    let mut keys = Vec::new();
+    for _ in 0..200 {
+        let still = input_required(&mut client, &id).await;
+        keys = still["inputRequests"]
+            .as_object()
+            .expect("a map")
+            .keys()
+            .cloned()
+            .collect();
+        if keys.len() == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert_eq!(keys, ["second"]);
+    let update = json!({"taskId": id, "inputResponses": {"second": answer("Grace")}});
+    client.request("tasks/update", update).await.result();
+    for _ in 0..200 {
+        let got = client.request("tasks/get", json!({ "taskId": id })).await;
+        if got.result()["status"] == "completed" {
+            assert_eq!(
+                got.result()["result"]["content"][0]["text"],
+                "Ada and Grace"
+            );
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    panic!("the task did not complete");
+}

@@ -36,6 +36,8 @@ pub(crate) enum Engine {
         session: Arc<str>,
         replies: Arc<Replies>,
     },
+    /// A tool running as a task: the task waits (`input_required`) for `tasks/update`.
+    Task(Arc<crate::tasks::TaskInput>),
 }
 
 /// Why a request cannot ask the client for input.
@@ -45,8 +47,6 @@ pub(crate) enum Unavailable {
     Method(&'static str),
     /// Legacy stateless mode: no session, so no stream for the answer to come back on.
     Stateless,
-    /// A tool running as a task: its input requests are not served yet.
-    Task,
 }
 
 impl Unavailable {
@@ -63,10 +63,6 @@ impl Unavailable {
                 "Missing required client capability: this server runs in stateless mode (no Mcp-Session-Id), where a handler cannot ask the client for input",
             )
             .with_data(json!({ "requiredCapabilities": {}, "mode": "stateless" })),
-            Self::Task => ErrorObject::new(
-                codes::INTERNAL_ERROR,
-                "Internal error: a tool running as a task cannot ask the client for input yet (task input requests are not served)",
-            ),
         }
     }
 }
@@ -360,6 +356,15 @@ impl Shared {
                 session,
                 replies,
             } => self.ask_client(&requests, outbound, session, replies).await,
+            Engine::Task(input) => {
+                self.wait_starts();
+                let answers = input.ask(&requests).await;
+                self.wait_ends();
+                match answers {
+                    Ok(answers) => answers,
+                    Err(error) => self.halt(Interrupt::Failed(Failure::from(error))).await,
+                }
+            }
         }
     }
 

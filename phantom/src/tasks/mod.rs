@@ -2,10 +2,12 @@
 //! [`TaskStore`] seam and its in-memory implementation. The methods (`tasks/get`, `tasks/update`,
 //! `tasks/cancel`) and `#[task_handler]` build on these.
 
+mod input;
 mod serve;
 mod store;
 mod time;
 
+pub(crate) use input::TaskInput;
 pub(crate) use serve::{EXTENSION, Running, declares_tasks, needs_tasks};
 
 use serde::{Deserialize, Serialize};

@@ -3,37 +3,45 @@
 //! `tasks/cancel` read and change it, for the principal that created it only.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use super::{StoredTask, Task, new_task_id, owner_of};
+use super::{StoredTask, Task, TaskInput, new_task_id, owner_of};
 use crate::dispatch::{Body, Dispatcher, Failure, Outbound, invalid, parse_params};
 use crate::extract::Context;
-use crate::input::{Engine, Exchange, Unavailable};
+use crate::input::{Engine, Exchange};
 use crate::protocol::{ErrorObject, Method, codes};
 use crate::server::{Request, Server, Session};
 
 /// The extension's name, as clients declare it and servers advertise it.
 pub(crate) const EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
-/// The tasks running on this node, by id: what `tasks/cancel` and expiry stop.
+/// The tasks running on this node, by id: what `tasks/cancel` and expiry stop, and where
+/// `tasks/update` delivers answers.
 #[derive(Debug, Default)]
-pub(crate) struct Running(Mutex<HashMap<String, tokio::task::AbortHandle>>);
+pub(crate) struct Running(Mutex<RunningMap>);
+
+type RunningMap = HashMap<String, (tokio::task::AbortHandle, Arc<TaskInput>)>;
 
 impl Running {
-    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, tokio::task::AbortHandle>> {
+    fn map(&self) -> std::sync::MutexGuard<'_, RunningMap> {
         self.0
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn stop(&self, task_id: &str) {
-        if let Some(handle) = self.map().remove(task_id) {
+        if let Some((handle, _)) = self.map().remove(task_id) {
             handle.abort();
         }
+    }
+
+    /// The input side of a task running on this node.
+    fn input(&self, task_id: &str) -> Option<Arc<TaskInput>> {
+        self.map().get(task_id).map(|(_, input)| Arc::clone(input))
     }
 }
 
@@ -109,6 +117,8 @@ impl<S: Server> Dispatcher<S> {
                 format!("Internal error: the task could not be stored: {e}"),
             ))
         })?;
+        let input = Arc::new(TaskInput::new(id.clone(), Arc::clone(store)));
+        let engine_input = Arc::clone(&input);
         let dispatcher = self.clone();
         let session = cx.session.clone();
         let request = cx.request.clone();
@@ -116,7 +126,14 @@ impl<S: Server> Dispatcher<S> {
         let task_id = id.clone();
         let run = async move {
             dispatcher
-                .run_task(index, stored, arguments.as_deref(), &session, &request)
+                .run_task(
+                    index,
+                    stored,
+                    engine_input,
+                    arguments.as_deref(),
+                    &session,
+                    &request,
+                )
                 .await;
             dispatcher.inner.running.stop(&task_id);
         };
@@ -127,7 +144,10 @@ impl<S: Server> Dispatcher<S> {
             }),
             None => tokio::spawn(run),
         };
-        self.inner.running.map().insert(id, handle.abort_handle());
+        self.inner
+            .running
+            .map()
+            .insert(id, (handle.abort_handle(), input));
         Ok(Body::Task(task_map(&task)?))
     }
 
@@ -138,12 +158,13 @@ impl<S: Server> Dispatcher<S> {
         &self,
         index: usize,
         stored: StoredTask,
+        input: Arc<TaskInput>,
         arguments: Option<&RawValue>,
         session: &Session,
         request: &Request,
     ) {
         let outbound = Outbound::none();
-        let exchange = Exchange::new(Engine::Unavailable(Unavailable::Task), session);
+        let exchange = Exchange::new(Engine::Task(input), session);
         let cx = Context {
             session,
             request,
@@ -208,9 +229,22 @@ impl<S: Server> Dispatcher<S> {
             .ok_or_else(unknown)?;
         match method {
             Method::TasksGet => Ok(Body::Map(task_map(&stored.task)?)),
-            // Input requests of tasks are not served yet: answers are acknowledged, as the
-            // extension lets unknown or already answered keys be.
-            Method::TasksUpdate => Ok(Body::Map(Map::new())),
+            // Answers go to the handler waiting for them (keys it does not wait for are
+            // ignored, as the extension says); the task resumes once all are in.
+            Method::TasksUpdate => {
+                #[derive(Deserialize)]
+                struct Update {
+                    #[serde(rename = "inputResponses", default)]
+                    input_responses: Option<Map<String, Value>>,
+                }
+                let update: Update = parse_params(params)?;
+                if let (Some(input), Some(responses)) =
+                    (self.inner.running.input(&p.task_id), update.input_responses)
+                {
+                    input.deliver(responses);
+                }
+                Ok(Body::Map(Map::new()))
+            }
             _ => {
                 if !stored.task.status.is_terminal() {
                     self.inner.running.stop(&p.task_id);

@@ -1,0 +1,124 @@
+//! Input requests of a running task: the handler's `ctx.input(…)` stores the task as
+//! `input_required` with `inputRequests`, and waits; `tasks/update` delivers answers (partial
+//! ones too) and the task goes back to `working` once every key it waits for is answered.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde_json::{Map, Value};
+
+use super::{StoredTask, Task, TaskStore};
+use crate::input::InputRequest;
+use crate::protocol::{ErrorObject, codes};
+
+/// The input side of one running task (shared by its handler and `tasks/update`).
+pub(crate) struct TaskInput {
+    task_id: String,
+    store: Arc<dyn TaskStore>,
+    /// Every answer delivered, by key (keys are unique over the task's life).
+    answers: Mutex<Map<String, Value>>,
+    /// The keys the handler waits for now: only these are taken from `tasks/update`.
+    pending: Mutex<HashSet<String>>,
+    arrived: tokio::sync::Notify,
+}
+
+impl std::fmt::Debug for TaskInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskInput")
+            .field("task_id", &self.task_id)
+            .finish_non_exhaustive()
+    }
+}
+
+fn store_error(e: impl std::fmt::Display) -> ErrorObject {
+    ErrorObject::new(
+        codes::INTERNAL_ERROR,
+        format!("Internal error: the task store failed: {e}"),
+    )
+}
+
+impl TaskInput {
+    pub(crate) fn new(task_id: String, store: Arc<dyn TaskStore>) -> Self {
+        Self {
+            task_id,
+            store,
+            answers: Mutex::new(Map::new()),
+            pending: Mutex::new(HashSet::new()),
+            arrived: tokio::sync::Notify::new(),
+        }
+    }
+
+    /// Takes the answers to keys the task waits for (others are ignored, as the extension
+    /// says) and wakes the handler.
+    pub(crate) fn deliver(&self, responses: Map<String, Value>) {
+        let pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut answers = self.answers.lock().unwrap_or_else(PoisonError::into_inner);
+        for (key, value) in responses {
+            if pending.contains(&key) {
+                answers.insert(key, value);
+            }
+        }
+        drop((pending, answers));
+        self.arrived.notify_waiters();
+    }
+
+    /// Changes the stored task (unless it ended meanwhile: then the handler is being stopped).
+    async fn change(&self, f: impl FnOnce(Task) -> Task) -> Result<(), ErrorObject> {
+        let Some(current) = self.store.get(&self.task_id).await.map_err(store_error)? else {
+            return Err(ErrorObject::new(
+                codes::INTERNAL_ERROR,
+                "Internal error: the task is gone",
+            ));
+        };
+        if current.task.status.is_terminal() {
+            return Err(ErrorObject::new(
+                codes::INTERNAL_ERROR,
+                "Internal error: the task ended",
+            ));
+        }
+        let task = f(current.task);
+        self.store
+            .put(StoredTask { task, ..current })
+            .await
+            .map_err(store_error)
+    }
+
+    /// The answers to `requests`, in order: the task waits (`input_required`) until
+    /// `tasks/update` has delivered every one.
+    pub(crate) async fn ask(&self, requests: &[InputRequest]) -> Result<Vec<Value>, ErrorObject> {
+        let mut asked = false;
+        loop {
+            let notified = self.arrived.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            let missing: Map<String, Value> = {
+                let answers = self.answers.lock().unwrap_or_else(PoisonError::into_inner);
+                requests
+                    .iter()
+                    .filter(|r| !answers.contains_key(r.key()))
+                    .map(|r| (r.key().to_owned(), r.to_wire()))
+                    .collect()
+            };
+            if missing.is_empty() {
+                break;
+            }
+            *self.pending.lock().unwrap_or_else(PoisonError::into_inner) =
+                missing.keys().cloned().collect();
+            self.change(|task| task.input_required(missing)).await?;
+            asked = true;
+            notified.await;
+        }
+        self.pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
+        if asked {
+            self.change(Task::resumed).await?;
+        }
+        let answers = self.answers.lock().unwrap_or_else(PoisonError::into_inner);
+        Ok(requests
+            .iter()
+            .map(|r| answers.get(r.key()).cloned().unwrap_or(Value::Null))
+            .collect())
+    }
+}
