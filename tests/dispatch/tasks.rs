@@ -322,3 +322,90 @@ async fn a_task_waits_for_its_input_and_resumes_when_every_key_is_answered() {
     }
     panic!("the task did not complete");
 }
+
+/// App-managed tasks: `get_task` is the source of truth and the access check.
+#[derive(Clone, Default)]
+struct Ledger {
+    updates: Arc<std::sync::Mutex<Vec<Value>>>,
+    cancels: Arc<AtomicUsize>,
+}
+
+#[mcp_router(name = "ledger", version = "1.0.0")]
+impl Ledger {
+    /// Task `t-ada` belongs to `ada`, waiting for `approve`.
+    async fn get_task(&self, task_id: &str, session: &Session) -> Result<Task, TaskError> {
+        if task_id != "t-ada" || session.principal.as_deref() != Some("ada") {
+            return Err(TaskError::NotFound);
+        }
+        let asks = serde_json::Map::from_iter([(
+            "approve".to_owned(),
+            json!({"method": "elicitation/create"}),
+        )]);
+        Ok(Task::working("t-ada", None).input_required(asks))
+    }
+
+    /// Records the answers it gets.
+    async fn update_task(
+        &self,
+        _task: Task,
+        input_responses: serde_json::Map<String, Value>,
+        _session: &Session,
+    ) -> Result<(), ErrorObject> {
+        self.updates
+            .lock()
+            .expect("updates")
+            .push(Value::Object(input_responses));
+        Ok(())
+    }
+
+    /// Counts cancellations.
+    async fn cancel_task(&self, _task: Task, _session: &Session) -> Result<(), ErrorObject> {
+        self.cancels.fetch_add(1, Ordering::SeqCst);
+        Ok(())
+    }
+
+    /// `x-user` names the principal.
+    async fn connect(&self, session: &mut Session, request: &Request) -> Connect {
+        session.principal = request.header("x-user").map(str::to_owned);
+        Connect::Ok
+    }
+}
+
+#[tokio::test]
+async fn an_app_managed_get_task_is_the_source_of_truth_and_hides_other_principals_tasks() {
+    let ledger = Ledger::default();
+    let ext = tasks_ext();
+    let mut ada = Client::builder(ledger.clone())
+        .header("x-user", "ada")
+        .capabilities(ext.clone())
+        .modern();
+    let mut bob = Client::builder(ledger.clone())
+        .header("x-user", "bob")
+        .capabilities(ext)
+        .modern();
+    let discover = ada.request("server/discover", json!({})).await;
+    assert_eq!(
+        discover.result()["capabilities"]["extensions"]["io.modelcontextprotocol/tasks"],
+        json!({})
+    );
+    let got = ada.request("tasks/get", json!({"taskId": "t-ada"})).await;
+    assert_eq!(got.result()["status"], "input_required");
+    bob.request("tasks/get", json!({"taskId": "t-ada"}))
+        .await
+        .assert_error(-32602);
+    bob.request("tasks/cancel", json!({"taskId": "t-ada"}))
+        .await
+        .assert_error(-32602);
+    // Only the keys the task asks for reach `update_task`.
+    let update =
+        json!({"taskId": "t-ada", "inputResponses": {"approve": {"action": "accept"}, "other": 1}});
+    ada.request("tasks/update", update).await.result();
+    assert_eq!(
+        *ledger.updates.lock().expect("updates"),
+        [json!({"approve": {"action": "accept"}})]
+    );
+    ada.request("tasks/cancel", json!({"taskId": "t-ada"}))
+        .await
+        .result();
+    assert_eq!(ledger.cancels.load(Ordering::SeqCst), 1);
+}

@@ -25,4 +25,5 @@ mod shape;
 mod sse;
 mod subscriptions;
 mod support;
+mod tasks;
 mod transport;

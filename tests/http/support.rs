@@ -135,6 +135,9 @@ impl TestServer {
         let name = match method {
             "tools/call" | "prompts/get" => params["name"].as_str().map(str::to_owned),
             "resources/read" => params["uri"].as_str().map(str::to_owned),
+            "tasks/get" | "tasks/update" | "tasks/cancel" => {
+                params["taskId"].as_str().map(str::to_owned)
+            }
             _ => None,
         };
         let call = self

@@ -137,12 +137,12 @@ impl Overrides {
 /// | [`list_skills`](Server::list_skills) | `skills/list`: the `SKILL.md` URIs of one page, each then built as `skills/get` builds it | the `#[skill]`s without URI parameters, paginated, allow-list applied |
 /// | [`authorize_resource_subscriptions`](Server::authorize_resource_subscriptions) | legacy `resources/subscribe` (one resource); a 2026-07-28 `subscriptions/listen` as it opens (the resources it asks for); once per open stream per batch of updated resources | every resource |
 /// | [`authorize_task_subscriptions`](Server::authorize_task_subscriptions) | not yet: task status notifications, once the tasks extension lands | the ids `get_task` finds |
-/// | [`get_task`](Server::get_task) | not yet: `tasks/get`, `tasks/update`, `tasks/cancel`, once the tasks extension lands | not found |
-/// | [`update_task`](Server::update_task) | not yet: `tasks/update`, once the tasks extension lands | acknowledge |
-/// | [`cancel_task`](Server::cancel_task) | not yet: `tasks/cancel`, once the tasks extension lands | acknowledge |
+/// | [`get_task`](Server::get_task) | `tasks/get`, `tasks/update`, `tasks/cancel` when defined: the app's tasks and its access check (defining it advertises the tasks extension) | the task store's tasks of `#[task_handler]` tools, for their owner |
+/// | [`update_task`](Server::update_task) | `tasks/update`, with the answers to the keys the task asks for | acknowledge |
+/// | [`cancel_task`](Server::cancel_task) | `tasks/cancel` of a task not yet ended | acknowledge |
 ///
-/// The five "not yet" callbacks can be written today (the macro checks their signatures), but no
-/// request reaches them until their feature is served.
+/// The "not yet" callback can be written today (the macro checks its signature), but no request
+/// reaches it until task notifications are served.
 pub trait Server: Clone + Send + Sync + 'static {
     /// Runs on every request, before anything else: over HTTP on every POST (requests,
     /// notifications and client responses alike), GET and DELETE; on every 2026-07-28 request
@@ -248,9 +248,13 @@ pub trait Server: Clone + Send + Sync + 'static {
         }
     }
 
-    /// Fetches a task for `tasks/get`, `tasks/update` and `tasks/cancel`. Default: not found.
-    ///
-    /// Not called yet: those methods will call it once the tasks extension lands.
+    /// Fetches a task for `tasks/get`, `tasks/update` and `tasks/cancel`: when the router
+    /// defines it, it is the source of truth and the access check (return
+    /// [`TaskError::NotFound`] for a task the session may not see), and the tasks extension is
+    /// advertised. To serve the tasks of `#[task_handler]` tools too, give
+    /// [`Config::task_store`](crate::Config::task_store) an `Arc` of your store and read it here.
+    /// Not defined: the task store's tasks, for the principal that created them. (The default
+    /// body answers not found; phantom does not call it.)
     fn get_task(
         &self,
         task_id: &str,
@@ -260,9 +264,9 @@ pub trait Server: Clone + Send + Sync + 'static {
         async { Err(TaskError::NotFound) }
     }
 
-    /// Receives `inputResponses` for a task. Default: acknowledge.
-    ///
-    /// Not called yet: `tasks/update` will call it once the tasks extension lands.
+    /// Receives a task's `inputResponses` (`tasks/update`), only those to keys the task (as
+    /// `get_task` returned it) asks for; answers for a `#[task_handler]` tool running on this
+    /// node reach its handler anyway. Default: acknowledge.
     fn update_task(
         &self,
         task: Task,
@@ -273,9 +277,8 @@ pub trait Server: Clone + Send + Sync + 'static {
         async { Ok(()) }
     }
 
-    /// Cancels a task. Default: acknowledge (the task carries on).
-    ///
-    /// Not called yet: `tasks/cancel` will call it once the tasks extension lands.
+    /// Cancels a task not yet ended (`tasks/cancel`); a `#[task_handler]` tool's task is stopped
+    /// and stored `cancelled` first. Default: acknowledge.
     fn cancel_task(
         &self,
         task: Task,

@@ -9,12 +9,12 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use super::{StoredTask, Task, TaskInput, new_task_id, owner_of};
+use super::{StoredTask, Task, TaskError, TaskInput, new_task_id, owner_of};
 use crate::dispatch::{Body, Dispatcher, Failure, Outbound, invalid, parse_params};
 use crate::extract::Context;
 use crate::input::{Engine, Exchange};
 use crate::protocol::{ErrorObject, Method, codes};
-use crate::server::{Request, Server, Session};
+use crate::server::{Callback, Request, Server, Session};
 
 /// The extension's name, as clients declare it and servers advertise it.
 pub(crate) const EXTENSION: &str = "io.modelcontextprotocol/tasks";
@@ -70,6 +70,13 @@ pub(crate) fn needs_tasks(what: &str) -> Failure {
 struct TaskParams {
     #[serde(rename = "taskId")]
     task_id: String,
+}
+
+fn store_failure(crate::store::StoreError(why): crate::store::StoreError) -> Failure {
+    Failure::from(ErrorObject::new(
+        codes::INTERNAL_ERROR,
+        format!("Internal error: the task store failed: {why}"),
+    ))
 }
 
 /// A task as a JSON object (its fields at the top level).
@@ -200,7 +207,9 @@ impl<S: Server> Dispatcher<S> {
         }
     }
 
-    /// `tasks/get`, `tasks/update` and `tasks/cancel`.
+    /// `tasks/get`, `tasks/update` and `tasks/cancel`. The task comes from the `get_task`
+    /// callback when the router defines it (the app's tasks, and its access check), else from
+    /// the task store (tasks of `#[task_handler]` tools, for their owner only).
     pub(crate) async fn task_method(
         &self,
         method: Method,
@@ -211,6 +220,8 @@ impl<S: Server> Dispatcher<S> {
             return Err(needs_tasks(method.as_str()));
         }
         let p: TaskParams = parse_params(params)?;
+        let session = cx.session;
+        let router = self.inner.router;
         let store = &self.inner.config.task_store;
         let unknown = || {
             invalid(format!("Invalid params: no task `{}`", p.task_id))
@@ -219,18 +230,22 @@ impl<S: Server> Dispatcher<S> {
         let stored = store
             .get(&p.task_id)
             .await
-            .map_err(|e| {
-                Failure::from(ErrorObject::new(
-                    codes::INTERNAL_ERROR,
-                    format!("Internal error: the task store failed: {e}"),
-                ))
-            })?
-            .filter(|s| s.owner == owner_of(cx.session))
-            .ok_or_else(unknown)?;
+            .map_err(store_failure)?
+            .filter(|s| s.owner == owner_of(session));
+        let task = if router.overrides(Callback::GetTask) {
+            match self.inner.server.get_task(&p.task_id, session).await {
+                Ok(task) => task,
+                Err(TaskError::Rpc(error)) => return Err(Failure::from(error)),
+                Err(TaskError::NotFound | TaskError::Expired) => return Err(unknown()),
+            }
+        } else {
+            stored.as_ref().ok_or_else(unknown)?.task.clone()
+        };
         match method {
-            Method::TasksGet => Ok(Body::Map(task_map(&stored.task)?)),
+            Method::TasksGet => Ok(Body::Map(task_map(&task)?)),
             // Answers go to the handler waiting for them (keys it does not wait for are
-            // ignored, as the extension says); the task resumes once all are in.
+            // ignored, as the extension says); the task resumes once all are in. An app's
+            // `update_task` gets the answers to the keys the task asks for.
             Method::TasksUpdate => {
                 #[derive(Deserialize)]
                 struct Update {
@@ -238,26 +253,34 @@ impl<S: Server> Dispatcher<S> {
                     input_responses: Option<Map<String, Value>>,
                 }
                 let update: Update = parse_params(params)?;
-                if let (Some(input), Some(responses)) =
-                    (self.inner.running.input(&p.task_id), update.input_responses)
-                {
-                    input.deliver(responses);
+                let responses = update.input_responses.unwrap_or_default();
+                if let Some(input) = self.inner.running.input(&p.task_id) {
+                    input.deliver(responses.clone());
+                }
+                if router.overrides(Callback::UpdateTask) {
+                    let asked = task.input_requests.clone().unwrap_or_default();
+                    let outstanding: Map<String, Value> = responses
+                        .into_iter()
+                        .filter(|(k, _)| asked.contains_key(k))
+                        .collect();
+                    self.inner
+                        .server
+                        .update_task(task, outstanding, session)
+                        .await?;
                 }
                 Ok(Body::Map(Map::new()))
             }
             _ => {
-                if !stored.task.status.is_terminal() {
+                if let Some(stored) = stored.filter(|s| !s.task.status.is_terminal()) {
                     self.inner.running.stop(&p.task_id);
                     let cancelled = StoredTask {
                         task: stored.task.cancelled(),
                         ..stored
                     };
-                    store.put(cancelled).await.map_err(|e| {
-                        Failure::from(ErrorObject::new(
-                            codes::INTERNAL_ERROR,
-                            format!("Internal error: the task store failed: {e}"),
-                        ))
-                    })?;
+                    store.put(cancelled).await.map_err(store_failure)?;
+                }
+                if router.overrides(Callback::CancelTask) && !task.status.is_terminal() {
+                    self.inner.server.cancel_task(task, session).await?;
                 }
                 Ok(Body::Map(Map::new()))
             }
@@ -266,6 +289,7 @@ impl<S: Server> Dispatcher<S> {
 
     /// Whether any tool runs as a task (the extension is then advertised).
     pub(crate) fn serves_tasks(&self) -> bool {
-        self.inner.router.tools.iter().any(|t| t.def.task.is_some())
+        let router = self.inner.router;
+        router.tools.iter().any(|t| t.def.task.is_some()) || router.overrides(Callback::GetTask)
     }
 }

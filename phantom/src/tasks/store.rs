@@ -59,6 +59,23 @@ pub trait TaskStore: Send + Sync + 'static {
     fn delete<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<(), StoreError>>;
 }
 
+impl<T: TaskStore> TaskStore for std::sync::Arc<T> {
+    fn put<'a>(&'a self, stored: StoredTask) -> BoxFuture<'a, Result<(), StoreError>> {
+        (**self).put(stored)
+    }
+
+    fn get<'a>(
+        &'a self,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<StoredTask>, StoreError>> {
+        (**self).get(task_id)
+    }
+
+    fn delete<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        (**self).delete(task_id)
+    }
+}
+
 /// The default [`TaskStore`]: a map in process memory; expired tasks are dropped when read and
 /// by [`sweep`](MemoryTaskStore::sweep).
 #[derive(Debug, Default)]
