@@ -512,6 +512,16 @@ impl Everything {
         format!("Hello, {} {}!", name(first), name(last))
     }
 
+    /// Asks the user's name in the client's request (key `user_name`, an MRTR round), then goes
+    /// on as a task that greets them.
+    #[task_handler(mode = "required", prepare, ttl = "10m", poll_interval = "200ms")]
+    async fn test_tool_with_task(&self, ctx: Ctx) -> String {
+        let name = ask_name(&ctx, "user_name", "What is your name?").await;
+        ctx.task().await;
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        format!("Hello, {name}! (from the task)")
+    }
+
     /// A skill for the Skills extension scenarios: `SKILL.md`, a script and a reference file in
     /// a subdirectory.
     #[skill("skill://conformance/test-skill")]

@@ -107,6 +107,9 @@ pub(crate) struct TaskOpts {
     pub(crate) required: bool,
     pub(crate) ttl_ms: Option<u64>,
     pub(crate) poll_interval_ms: Option<u64>,
+    /// `prepare`: the handler runs inline (asking for input in MRTR rounds) until it calls
+    /// `ctx.task()`, where the task begins.
+    pub(crate) prepare: bool,
 }
 
 pub(crate) struct Prompt {

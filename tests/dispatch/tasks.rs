@@ -409,3 +409,62 @@ async fn an_app_managed_get_task_is_the_source_of_truth_and_hides_other_principa
         .result();
     assert_eq!(ledger.cancels.load(Ordering::SeqCst), 1);
 }
+
+/// A task handler that asks in the client's request first (`prepare`).
+#[derive(Clone, Default)]
+struct Greeter {
+    started: Arc<AtomicUsize>,
+}
+
+#[mcp_router(name = "greeter", version = "1.0.0")]
+impl Greeter {
+    /// Asks a name inline (key `who`), then greets from a task.
+    #[task_handler(mode = "required", prepare)]
+    async fn greet_later(&self, ctx: Ctx) -> String {
+        let form = Form::new().required("name", Field::string());
+        let who = ctx.elicit::<Value>("who", "Who?", form).await;
+        let name = who
+            .accepted()
+            .and_then(|v| v.get("name").and_then(Value::as_str).map(str::to_owned))
+            .unwrap_or_default();
+        ctx.task().await;
+        self.started.fetch_add(1, Ordering::SeqCst);
+        format!("Hello, {name}")
+    }
+}
+
+#[tokio::test]
+async fn a_prepared_task_asks_in_the_request_then_starts_with_the_answers() {
+    let greeter = Greeter::default();
+    let caps = json!({"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}});
+    let mut client = Client::builder(greeter.clone()).capabilities(caps).modern();
+    let round1 = client.call_tool("greet_later", json!({})).await;
+    let r1 = round1.result().clone();
+    assert_eq!(r1["resultType"], "input_required", "{r1}");
+    assert!(r1.get("taskId").is_none());
+    assert!(r1["inputRequests"]["who"].is_object());
+    let mut retry = json!({
+        "name": "greet_later",
+        "arguments": {},
+        "inputResponses": {"who": {"action": "accept", "content": {"name": "Ada"}}},
+    });
+    if let Some(state) = r1.get("requestState") {
+        retry["requestState"] = state.clone();
+    }
+    let round2 = client.request("tools/call", retry).await;
+    let r2 = round2.result().clone();
+    assert_eq!(r2["resultType"], "task", "{r2}");
+    assert!(r2.get("requestState").is_none() && r2.get("inputRequests").is_none());
+    let id = r2["taskId"].as_str().expect("a task").to_owned();
+    for _ in 0..200 {
+        let got = client.request("tasks/get", json!({ "taskId": id })).await;
+        if got.result()["status"] == "completed" {
+            assert_eq!(got.result()["result"]["content"][0]["text"], "Hello, Ada");
+            // The inline rounds stopped at `ctx.task()`: only the task went past it.
+            assert_eq!(greeter.started.load(Ordering::SeqCst), 1);
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    panic!("the task did not complete");
+}

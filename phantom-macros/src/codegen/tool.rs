@@ -43,9 +43,9 @@ pub(super) fn def(t: &Tool, paths: &Paths) -> TokenStream {
             let support = paths.p("TaskSupport");
             let ttl = opt(o.ttl_ms, paths);
             let poll = opt(o.poll_interval_ms, paths);
-            let required = o.required;
+            let (required, prepare) = (o.required, o.prepare);
             let some = paths.p("Some");
-            quote!(#some(#support { required: #required, ttl_ms: #ttl, poll_interval_ms: #poll }))
+            quote!(#some(#support { required: #required, ttl_ms: #ttl, poll_interval_ms: #poll, prepare: #prepare }))
         }
         None => paths.p("None"),
     };

@@ -20,6 +20,7 @@ const KEYS: Keys<Tool> = key_table!("tool" for item Tool {
     "mode" => |t, m| t.task_mut(m).required = mode(m)?,
     "ttl" => |t, m| t.task_mut(m).ttl_ms = Some(duration_ms(m)?),
     "poll_interval" => |t, m| t.task_mut(m).poll_interval_ms = Some(duration_ms(m)?),
+    "prepare" => |t, m| t.task_mut(m).prepare = flag(m)?,
 });
 
 impl Tool {
@@ -113,7 +114,7 @@ pub(super) fn parse(cx: &Ctxt, marker: Marker, attr: &Attribute, f: &mut ImplIte
             if let Some(span) = t.task_keys {
                 cx.error_at(
                     span,
-                    "`mode`, `ttl` and `poll_interval` belong to tools that run as tasks\n       help: write `#[task_handler(mode = \"optional\", ttl = \"10m\")]` instead of `#[tool(...)]`",
+                    "`mode`, `ttl`, `poll_interval` and `prepare` belong to tools that run as tasks\n       help: write `#[task_handler(mode = \"optional\", ttl = \"10m\")]` instead of `#[tool(...)]`",
                 );
             }
             t.task = None;

@@ -91,6 +91,13 @@ impl<S: Server> Dispatcher<S> {
             other => Engine::Unavailable(Unavailable::Method(other.as_str())),
         };
         let exchange = Exchange::new(engine, session);
+        if method == Method::ToolsCall
+            && session.is_modern()
+            && crate::tasks::declares_tasks(session)
+            && self.prepares_task(params)
+        {
+            exchange.escalates();
+        }
         if let Some(binding) = binding {
             exchange.keep_binding(binding);
         }
@@ -142,6 +149,14 @@ impl<S: Server> Dispatcher<S> {
         match interruptible(exchange, self.route(method, params, cx, named)).await {
             Ok(result) => result,
             Err(Interrupt::Failed(f)) => Err(f),
+            Err(Interrupt::Escalate(answers)) => {
+                let p: crate::tools::NameParams<'_> = super::parse_params(params)?;
+                let router = self.inner.router;
+                let index = router
+                    .tool_position(&p.name)
+                    .ok_or_else(Failure::internal)?;
+                self.start_task(index, p.arguments, cx, answers).await
+            }
             Err(Interrupt::InputRequired(requests)) => {
                 let input_requests = requests
                     .iter()

@@ -180,6 +180,17 @@ impl Ctx {
         self.exchange.cancelled().await;
     }
 
+    /// Where a `#[task_handler(prepare)]` tool's task begins: what the handler did before ran
+    /// inline in the client's request (its input asked in 2026-07-28 MRTR rounds); from here on
+    /// it runs as a task, and the client gets the `CreateTaskResult`. The handler runs again from
+    /// the start in the task, where its earlier questions are answered with the answers already
+    /// given, so it should do nothing irreversible before this point. Anywhere else (a client
+    /// without the tasks extension, a task already running, a tool without `prepare`) it
+    /// returns at once.
+    pub async fn task(&self) {
+        self.exchange.escalate().await;
+    }
+
     /// Whether the request was cancelled or abandoned (see [`cancelled`](Self::cancelled)).
     pub fn is_cancelled(&self) -> bool {
         self.exchange.is_cancelled()

@@ -74,6 +74,9 @@ pub(crate) enum Interrupt {
     InputRequired(Vec<InputRequest>),
     /// Answer with this error.
     Failed(Failure),
+    /// A `#[task_handler(prepare)]` reached `ctx.task()`: start the task with the answers the
+    /// request carried.
+    Escalate(Map<String, Value>),
 }
 
 /// One request's input engine. The shared part is made only when a handler takes a `Ctx`.
@@ -85,6 +88,9 @@ pub(crate) struct Exchange {
     shared: OnceLock<Arc<Shared>>,
     /// What a 2026-07-28 state of this request is bound to, computed at most once.
     binding: OnceLock<super::Binding>,
+    /// Whether `ctx.task()` starts a task (a `#[task_handler(prepare)]` tool called with the
+    /// tasks extension declared).
+    escalates: std::sync::atomic::AtomicBool,
 }
 
 /// What a `Ctx` holds of its request's exchange.
@@ -102,6 +108,8 @@ pub(crate) struct Shared {
     /// Set (and waiters woken) when the request is cancelled or abandoned.
     cancelled: AtomicBool,
     cancel: tokio::sync::Notify,
+    /// See [`Exchange::escalates`].
+    escalates: bool,
 }
 
 impl std::fmt::Debug for Shared {
@@ -120,7 +128,13 @@ impl Exchange {
             modern: session.is_modern(),
             shared: OnceLock::new(),
             binding: OnceLock::new(),
+            escalates: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// Lets `ctx.task()` start the task (before any `Ctx` is made).
+    pub(crate) fn escalates(&self) {
+        self.escalates.store(true, Ordering::SeqCst);
     }
 
     /// The request's binding, computed by `make` on first use.
@@ -146,6 +160,7 @@ impl Exchange {
                 waits: Mutex::new((Duration::ZERO, None)),
                 cancelled: AtomicBool::new(false),
                 cancel: tokio::sync::Notify::new(),
+                escalates: self.escalates.load(Ordering::SeqCst),
             })
         }))
     }
@@ -282,6 +297,19 @@ impl Shared {
         if let Some(since) = waits.1.take() {
             waits.0 += since.elapsed();
         }
+    }
+
+    /// `ctx.task()`: in the inline phase of a `#[task_handler(prepare)]`, stops the handler so
+    /// the task starts (with the answers this request carried); anywhere else, returns at once.
+    pub(crate) async fn escalate(&self) {
+        if !self.escalates {
+            return;
+        }
+        let answers = match &self.engine {
+            Engine::Modern(answers) => answers.clone(),
+            _ => Map::new(),
+        };
+        self.halt::<()>(Interrupt::Escalate(answers)).await;
     }
 
     /// Whether the client declared the capability `kind` needs.

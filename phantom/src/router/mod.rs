@@ -151,6 +151,8 @@ pub struct TaskSupport {
     pub required: bool,
     pub ttl_ms: Option<u64>,
     pub poll_interval_ms: Option<u64>,
+    /// `prepare`: inline (MRTR rounds) until the handler calls `ctx.task()`.
+    pub prepare: bool,
 }
 
 /// One `#[prompt]`.

@@ -38,11 +38,16 @@ fn store_error(e: impl std::fmt::Display) -> ErrorObject {
 }
 
 impl TaskInput {
-    pub(crate) fn new(task_id: String, store: Arc<dyn TaskStore>) -> Self {
+    /// The input side of a new task, with the answers its inline phase was given.
+    pub(crate) fn new(
+        task_id: String,
+        store: Arc<dyn TaskStore>,
+        answers: Map<String, Value>,
+    ) -> Self {
         Self {
             task_id,
             store,
-            answers: Mutex::new(Map::new()),
+            answers: Mutex::new(answers),
             pending: Mutex::new(HashSet::new()),
             arrived: tokio::sync::Notify::new(),
         }

@@ -104,12 +104,14 @@ impl<S: Server> Dispatcher<S> {
         index: usize,
         arguments: Option<&RawValue>,
         cx: Context<'_>,
+        answers: Map<String, Value>,
     ) -> Result<Body, Failure> {
         let entry = &self.inner.router.tools[index];
         let support = entry.def.task.unwrap_or(crate::router::TaskSupport {
             required: false,
             ttl_ms: None,
             poll_interval_ms: None,
+            prepare: false,
         });
         let id = new_task_id();
         let mut task = Task::working(id.clone(), support.ttl_ms);
@@ -124,7 +126,7 @@ impl<S: Server> Dispatcher<S> {
                 format!("Internal error: the task could not be stored: {e}"),
             ))
         })?;
-        let input = Arc::new(TaskInput::new(id.clone(), Arc::clone(store)));
+        let input = Arc::new(TaskInput::new(id.clone(), Arc::clone(store), answers));
         let engine_input = Arc::clone(&input);
         let dispatcher = self.clone();
         let session = cx.session.clone();
@@ -285,6 +287,18 @@ impl<S: Server> Dispatcher<S> {
                 Ok(Body::Map(Map::new()))
             }
         }
+    }
+
+    /// Whether a `tools/call` names a `#[task_handler(prepare)]` tool.
+    pub(crate) fn prepares_task(&self, params: Option<&RawValue>) -> bool {
+        let Ok(p) = parse_params::<crate::tools::NameParams<'_>>(params) else {
+            return false;
+        };
+        let router = self.inner.router;
+        router
+            .tool_position(&p.name)
+            .and_then(|i| router.tools[i].def.task)
+            .is_some_and(|t| t.prepare)
     }
 
     /// Whether any tool runs as a task (the extension is then advertised).

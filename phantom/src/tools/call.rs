@@ -47,13 +47,16 @@ impl<S: Server> Dispatcher<S> {
         let router = self.inner.router;
         let entry = router.tool(&p.name, session)?;
         if let Some(task) = entry.def.task {
-            if crate::tasks::declares_tasks(session) {
+            let declared = crate::tasks::declares_tasks(session);
+            // `prepare` in 2026-07-28: inline until `ctx.task()` starts the task.
+            if declared && !(task.prepare && session.is_modern()) {
                 let index = router
                     .tool_position(&p.name)
                     .ok_or_else(Failure::internal)?;
-                return self.start_task(index, p.arguments, cx).await;
+                let answers = serde_json::Map::new();
+                return self.start_task(index, p.arguments, cx, answers).await;
             }
-            if task.required {
+            if !declared && task.required {
                 let what = format!("tool `{}` runs only as a task and", entry.def.name);
                 return Err(crate::tasks::needs_tasks(&what));
             }

@@ -12,7 +12,7 @@ impl S {
     }
 
     /// Every task key, with tool keys beside them.
-    #[task_handler(mode = "required", ttl = "10m", poll_interval = "1s", read_only, timeout = "60m")]
+    #[task_handler(mode = "required", ttl = "10m", poll_interval = "1s", prepare, read_only, timeout = "60m")]
     async fn export(&self, format: String, ctx: Ctx) -> Result<String, Error> {
         let _ = ctx;
         Ok(format)
