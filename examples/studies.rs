@@ -7,7 +7,7 @@
 //! ```
 //!
 //! Tools search (reporting progress), annotate and clear the notes of studies (after asking the
-//! user to confirm), a templated resource serves one study by its numeric id, a
+//! user to confirm), export the catalogue (a task for clients with the tasks extension), a templated resource serves one study by its numeric id, a
 //! concrete resource serves the catalogue summary, and a prompt (with completion of study ids)
 //! drafts a review. `connect` narrows what a session may use from the `x-studies-role` header.
 
@@ -88,6 +88,16 @@ impl Studies {
             db: Arc::new(RwLock::new(db)),
         }
     }
+
+    /// Every study, copied out of the lock (for handlers that report as they go).
+    fn snapshot(&self) -> Vec<Study> {
+        self.db
+            .read()
+            .expect("catalogue lock")
+            .values()
+            .cloned()
+            .collect()
+    }
 }
 
 /// Tells the clients subscribed to `studies:///studies/<id>` that it changed. A failure to announce
@@ -119,13 +129,7 @@ impl Studies {
     ) -> Json<Hits> {
         let query = query.to_lowercase();
         // A snapshot, so that no lock is held while progress is reported.
-        let studies: Vec<Study> = self
-            .db
-            .read()
-            .expect("catalogue lock")
-            .values()
-            .cloned()
-            .collect();
+        let studies = self.snapshot();
         let scanned = studies.len() as f64;
         let mut matching = Vec::new();
         for (i, study) in studies.into_iter().enumerate() {
@@ -200,6 +204,31 @@ impl Studies {
             }
             _ => Ok(format!("kept the notes of study {id}")),
         }
+    }
+
+    /// Export the catalogue as CSV (id, title, phase, enrolled, notes). Runs as a task for
+    /// clients that declare the tasks extension (poll it with `tasks/get`, or follow it on
+    /// `subscriptions/listen`), inline for the others.
+    #[task_handler(read_only, ttl = "10m", poll_interval = "200ms")]
+    async fn export(&self, ctx: Ctx) -> String {
+        let studies = self.snapshot();
+        let mut csv = String::from("id,title,phase,enrolled,notes\n");
+        let total = studies.len();
+        for (i, study) in studies.into_iter().enumerate() {
+            ctx.status(format!("exported {i} of {total} studies")).await;
+            let phase = serde_json::to_value(study.phase).unwrap_or_default();
+            csv.push_str(&format!(
+                "{},\"{}\",{},{},{}\n",
+                study.id,
+                study.title.replace('"', "\"\""),
+                phase.as_str().unwrap_or_default(),
+                study.enrolled,
+                study.notes.len()
+            ));
+            // A real export writes somewhere slow; this one gives pollers time to see it work.
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        csv
     }
 
     /// Count the participants enrolled across all studies.

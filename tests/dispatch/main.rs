@@ -20,5 +20,6 @@ mod resources;
 mod schemas;
 mod session_slot;
 mod skills;
+mod task_follow;
 mod tasks;
 mod tools;

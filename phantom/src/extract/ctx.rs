@@ -191,6 +191,14 @@ impl Ctx {
         self.exchange.escalate().await;
     }
 
+    /// Sets the status message of the task this handler runs as (`#[task_handler]`): the task's
+    /// `statusMessage` in `tasks/get`, and a `notifications/tasks` to the listens that follow
+    /// it. `false` where the handler does not run as a task (the tasks extension has no
+    /// progress notifications; inline, [`progress`](Self::progress) is the way to tell).
+    pub async fn status(&self, message: impl Into<String>) -> bool {
+        self.exchange.status(message.into()).await
+    }
+
     /// Whether the request was cancelled or abandoned (see [`cancelled`](Self::cancelled)).
     pub fn is_cancelled(&self) -> bool {
         self.exchange.is_cancelled()

@@ -312,6 +312,14 @@ impl Shared {
         self.halt::<()>(Interrupt::Escalate(answers)).await;
     }
 
+    /// Sets the status message of the task the handler runs as; `false` where it is no task.
+    pub(crate) async fn status(&self, message: String) -> bool {
+        match &self.engine {
+            Engine::Task(input) => input.status(message).await.is_ok(),
+            _ => false,
+        }
+    }
+
     /// Whether the client declared the capability `kind` needs.
     pub(crate) fn supports(&self, kind: InputKind) -> bool {
         missing_capabilities(&[kind.capability()], &self.caps).is_none()

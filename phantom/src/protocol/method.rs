@@ -79,6 +79,9 @@ pub enum Method {
     /// `notifications/elicitation/complete` (server to client, 2025-11-25: a URL elicitation's
     /// flow ended).
     ElicitationComplete,
+    /// `notifications/tasks` (server to client, the Tasks extension: a task's new state on a
+    /// listen that follows it).
+    TaskNotification,
 }
 
 /// Which parameter of a request an `Mcp-Name` header mirrors (2026-07-28 over HTTP).
@@ -127,7 +130,7 @@ impl Capability {
 
 impl Method {
     /// Every method, in the order of the table above.
-    pub const ALL: [Self; 35] = [
+    pub const ALL: [Self; 36] = [
         Self::Initialize,
         Self::Ping,
         Self::ServerDiscover,
@@ -163,6 +166,7 @@ impl Method {
         Self::ResourcesUpdated,
         Self::SubscriptionsAcknowledged,
         Self::ElicitationComplete,
+        Self::TaskNotification,
     ];
 
     /// The method a wire name names; `None` for a method phantom does not know.
@@ -203,6 +207,7 @@ impl Method {
             "notifications/resources/updated" => Self::ResourcesUpdated,
             "notifications/subscriptions/acknowledged" => Self::SubscriptionsAcknowledged,
             "notifications/elicitation/complete" => Self::ElicitationComplete,
+            "notifications/tasks" => Self::TaskNotification,
             _ => return None,
         })
     }
@@ -245,6 +250,7 @@ impl Method {
             Self::ResourcesUpdated => "notifications/resources/updated",
             Self::SubscriptionsAcknowledged => "notifications/subscriptions/acknowledged",
             Self::ElicitationComplete => "notifications/elicitation/complete",
+            Self::TaskNotification => "notifications/tasks",
         }
     }
 
@@ -263,6 +269,7 @@ impl Method {
                 | Self::ResourcesUpdated
                 | Self::SubscriptionsAcknowledged
                 | Self::ElicitationComplete
+                | Self::TaskNotification
         )
     }
 

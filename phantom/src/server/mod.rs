@@ -229,9 +229,12 @@ pub trait Server: Clone + Send + Sync + 'static {
         async move { Authorized::Resources(resources) }
     }
 
-    /// Which task ids a session may listen to. Default: those `get_task` returns.
-    ///
-    /// Not called yet: task status notifications will call it once the tasks extension lands.
+    /// Which task ids a session may follow on a 2026-07-28 `subscriptions/listen`
+    /// (`notifications.taskIds`), called once when the listen opens with the ids it asks for
+    /// (each once). Ids it answers that were not asked are ignored; a panic allows none. Each
+    /// later `notifications/tasks` is sent only if `get_task` (or, without it, the task store's
+    /// owner check) still finds the task for the session. Not defined: the ids phantom finds
+    /// for the session that way.
     fn authorize_task_subscriptions(
         &self,
         task_ids: Vec<String>,

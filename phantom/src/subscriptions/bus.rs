@@ -50,6 +50,12 @@ pub enum Change {
         /// The `elicitationId` the request carried.
         elicitation_id: String,
     },
+    /// A task changed (the Tasks extension): listens that follow it hear its new state
+    /// (`notifications/tasks`), fetched again for each listen so revoked access applies at once.
+    TaskUpdated {
+        /// The task's id.
+        task_id: String,
+    },
 }
 
 /// Carries changes between the code that makes them and the nodes whose clients listen: every

@@ -238,6 +238,7 @@ impl<S: Server> Dispatcher<S> {
                 |s| &s.allowed_resource_templates,
             ),
             Change::ResourcesUpdated { uris } => self.updated(&listeners, uris).await,
+            Change::TaskUpdated { task_id } => self.task_updated(&listeners, &task_id).await,
             Change::ElicitationComplete {
                 session,
                 elicitation_id,
@@ -249,6 +250,38 @@ impl<S: Server> Dispatcher<S> {
                         l.send(l.message(Method::ElicitationComplete, params.clone()));
                     }
                 }
+            }
+        }
+    }
+
+    /// `notifications/tasks` to each listen that follows the task, with the task as the
+    /// listen's session may see it now: a task it can no longer see is no longer followed, and
+    /// neither is one that ended (after this last notification).
+    async fn task_updated(&self, listeners: &[Arc<Listener>], task_id: &str) {
+        for l in listeners {
+            let Kind::Listen { honoured, .. } = &l.kind else {
+                continue;
+            };
+            if !honoured.follows(task_id) {
+                continue;
+            }
+            let task = match self.find_task(task_id, &l.session).await {
+                Ok(Some(task)) => task,
+                Ok(None) => {
+                    honoured.unfollow(task_id);
+                    continue;
+                }
+                Err(failure) => {
+                    tracing::warn!(task = %task_id, error = %failure.error.message, "a followed task could not be fetched; its change was not delivered");
+                    continue;
+                }
+            };
+            if task.status.is_terminal() {
+                honoured.unfollow(task_id);
+            }
+            match serde_json::to_value(&task) {
+                Ok(Value::Object(params)) => l.send(l.message(Method::TaskNotification, params)),
+                _ => tracing::warn!(task = %task_id, "a followed task could not be written"),
             }
         }
     }

@@ -4,7 +4,7 @@
 //! with `notifications/cancelled` and a final result when the server shuts down.
 
 use std::collections::HashSet;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -18,13 +18,32 @@ use crate::protocol::{Capability, ErrorObject, Method, RequestId, codes, meta};
 use crate::server::{ResolvedResource, Server, Session, allowed};
 
 /// What a listen asked for and the server grants.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub(crate) struct Honoured {
     pub(crate) tools: bool,
     pub(crate) prompts: bool,
     pub(crate) resources: bool,
     /// The resources it hears updates of, authorized when it started.
     pub(crate) uris: HashSet<String>,
+    /// The tasks it follows (authorized when it started), until each ends or is no longer
+    /// visible to the listen's session.
+    tasks: Mutex<HashSet<String>>,
+}
+
+impl Honoured {
+    /// Whether the listen follows this task.
+    pub(crate) fn follows(&self, task_id: &str) -> bool {
+        self.tasks().contains(task_id)
+    }
+
+    /// Stops following this task (it ended, or the session may no longer see it).
+    pub(crate) fn unfollow(&self, task_id: &str) {
+        self.tasks().remove(task_id);
+    }
+
+    fn tasks(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
+        self.tasks.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 #[derive(Deserialize)]
@@ -43,9 +62,9 @@ struct Filter {
     #[serde(default)]
     resources_list_changed: bool,
     resource_subscriptions: Option<Vec<String>>,
-    /// The tasks extension's `taskIds`: not honoured until tasks land.
+    /// The tasks extension's `taskIds`: the tasks to follow.
     #[serde(default, rename = "taskIds")]
-    _task_ids: Option<Vec<String>>,
+    task_ids: Option<Vec<String>>,
 }
 
 /// A listen opened and acknowledged: what streams it, without the request that opened it (the
@@ -149,11 +168,19 @@ impl<S: Server> Dispatcher<S> {
         let p: ListenParams =
             parse_params(params).map_err(|f| f.with_data(json!({ "field": "notifications" })))?;
         let f = p.notifications;
+        if f.task_ids.is_some() && !crate::tasks::declares_tasks(session) {
+            return Err(
+                crate::tasks::needs_tasks("`taskIds` in `subscriptions/listen`").with_data(json!({
+                    "field": "notifications.taskIds",
+                    "requiredCapabilities": { "extensions": { crate::tasks::EXTENSION: {} } },
+                })),
+            );
+        }
         let mut honoured = Honoured {
             tools: f.tools_list_changed && self.offers(Capability::Tools),
             prompts: f.prompts_list_changed && self.offers(Capability::Prompts),
             resources: f.resources_list_changed && self.offers(Capability::Resources),
-            uris: HashSet::new(),
+            ..Honoured::default()
         };
         let mut ack = Map::new();
         for (key, on) in [
@@ -180,6 +207,15 @@ impl<S: Server> Dispatcher<S> {
             };
             ack.insert("resourceSubscriptions".into(), json!(granted));
             honoured.uris = granted.into_iter().collect();
+        }
+        if let Some(asked) = f.task_ids {
+            let granted = if self.serves_tasks() {
+                self.authorize_tasks(asked, session).await
+            } else {
+                Vec::new()
+            };
+            ack.insert("taskIds".into(), json!(granted));
+            honoured.tasks = Mutex::new(granted.into_iter().collect());
         }
         let tag = serde_json::to_value(id).unwrap_or(Value::Null);
         let kind = Kind::Listen {

@@ -112,6 +112,17 @@ impl Notifier {
         .await
     }
 
+    /// This task changed (the Tasks extension): each `subscriptions/listen` that follows it
+    /// hears `notifications/tasks` with the task as `get_task` returns it to that listen's
+    /// session, until the task ends. Tasks of `#[task_handler]` tools are announced by phantom
+    /// at every change; call this for the tasks an overridden `get_task` serves.
+    pub async fn notify_task_updated(&self, task_id: impl Into<String>) -> Result<(), StoreError> {
+        self.publish(Change::TaskUpdated {
+            task_id: task_id.into(),
+        })
+        .await
+    }
+
     /// The tool list changed (`notifications/tools/list_changed`).
     pub async fn notify_tools_changed(&self) -> Result<(), StoreError> {
         self.publish(Change::ToolsChanged { names: Vec::new() })

@@ -3,18 +3,18 @@
 //! ones too) and the task goes back to `working` once every key it waits for is answered.
 
 use std::collections::HashSet;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 
 use serde_json::{Map, Value};
 
-use super::{StoredTask, Task, TaskStore};
+use super::{Recorder, StoredTask, Task};
 use crate::input::InputRequest;
 use crate::protocol::{ErrorObject, codes};
 
 /// The input side of one running task (shared by its handler and `tasks/update`).
 pub(crate) struct TaskInput {
     task_id: String,
-    store: Arc<dyn TaskStore>,
+    recorder: Recorder,
     /// Every answer delivered, by key (keys are unique over the task's life).
     answers: Mutex<Map<String, Value>>,
     /// The keys the handler waits for now: only these are taken from `tasks/update`.
@@ -39,14 +39,10 @@ fn store_error(e: impl std::fmt::Display) -> ErrorObject {
 
 impl TaskInput {
     /// The input side of a new task, with the answers its inline phase was given.
-    pub(crate) fn new(
-        task_id: String,
-        store: Arc<dyn TaskStore>,
-        answers: Map<String, Value>,
-    ) -> Self {
+    pub(crate) fn new(task_id: String, recorder: Recorder, answers: Map<String, Value>) -> Self {
         Self {
             task_id,
-            store,
+            recorder,
             answers: Mutex::new(answers),
             pending: Mutex::new(HashSet::new()),
             arrived: tokio::sync::Notify::new(),
@@ -69,7 +65,8 @@ impl TaskInput {
 
     /// Changes the stored task (unless it ended meanwhile: then the handler is being stopped).
     async fn change(&self, f: impl FnOnce(Task) -> Task) -> Result<(), ErrorObject> {
-        let Some(current) = self.store.get(&self.task_id).await.map_err(store_error)? else {
+        let store = self.recorder.store();
+        let Some(current) = store.get(&self.task_id).await.map_err(store_error)? else {
             return Err(ErrorObject::new(
                 codes::INTERNAL_ERROR,
                 "Internal error: the task is gone",
@@ -82,10 +79,15 @@ impl TaskInput {
             ));
         }
         let task = f(current.task);
-        self.store
-            .put(StoredTask { task, ..current })
+        self.recorder
+            .record(StoredTask { task, ..current })
             .await
             .map_err(store_error)
+    }
+
+    /// Sets the task's status message (`ctx.status(…)`); listens that follow it hear of it.
+    pub(crate) async fn status(&self, message: String) -> Result<(), ErrorObject> {
+        self.change(|task| task.message(message)).await
     }
 
     /// The answers to `requests`, in order: the task waits (`input_required`) until

@@ -2,11 +2,13 @@
 //! [`TaskStore`] seam and its in-memory implementation. The methods (`tasks/get`, `tasks/update`,
 //! `tasks/cancel`) and `#[task_handler]` build on these.
 
+mod follow;
 mod input;
 mod serve;
 mod store;
 mod time;
 
+pub(crate) use follow::Recorder;
 pub(crate) use input::TaskInput;
 pub(crate) use serve::{EXTENSION, Running, declares_tasks, needs_tasks};
 

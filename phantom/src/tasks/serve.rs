@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use super::{StoredTask, Task, TaskError, TaskInput, new_task_id, owner_of};
+use super::{StoredTask, Task, TaskInput, new_task_id, owner_of};
 use crate::dispatch::{Body, Dispatcher, Failure, Outbound, invalid, parse_params};
 use crate::extract::Context;
 use crate::input::{Engine, Exchange};
@@ -72,7 +72,7 @@ struct TaskParams {
     task_id: String,
 }
 
-fn store_failure(crate::store::StoreError(why): crate::store::StoreError) -> Failure {
+pub(super) fn store_failure(crate::store::StoreError(why): crate::store::StoreError) -> Failure {
     Failure::from(ErrorObject::new(
         codes::INTERNAL_ERROR,
         format!("Internal error: the task store failed: {why}"),
@@ -126,7 +126,7 @@ impl<S: Server> Dispatcher<S> {
                 format!("Internal error: the task could not be stored: {e}"),
             ))
         })?;
-        let input = Arc::new(TaskInput::new(id.clone(), Arc::clone(store), answers));
+        let input = Arc::new(TaskInput::new(id.clone(), self.recorder(), answers));
         let engine_input = Arc::clone(&input);
         let dispatcher = self.clone();
         let session = cx.session.clone();
@@ -204,7 +204,7 @@ impl<S: Server> Dispatcher<S> {
             Err(failure) => current.task.failed(failure.error),
         };
         let finished = StoredTask { task, ..current };
-        if let Err(e) = store.put(finished).await {
+        if let Err(e) = self.recorder().record(finished).await {
             tracing::warn!(task = %id, error = %e, "the task's outcome could not be stored");
         }
     }
@@ -235,11 +235,9 @@ impl<S: Server> Dispatcher<S> {
             .map_err(store_failure)?
             .filter(|s| s.owner == owner_of(session));
         let task = if router.overrides(Callback::GetTask) {
-            match self.inner.server.get_task(&p.task_id, session).await {
-                Ok(task) => task,
-                Err(TaskError::Rpc(error)) => return Err(Failure::from(error)),
-                Err(TaskError::NotFound | TaskError::Expired) => return Err(unknown()),
-            }
+            self.find_task(&p.task_id, session)
+                .await?
+                .ok_or_else(unknown)?
         } else {
             stored.as_ref().ok_or_else(unknown)?.task.clone()
         };
@@ -279,7 +277,10 @@ impl<S: Server> Dispatcher<S> {
                         task: stored.task.cancelled(),
                         ..stored
                     };
-                    store.put(cancelled).await.map_err(store_failure)?;
+                    self.recorder()
+                        .record(cancelled)
+                        .await
+                        .map_err(store_failure)?;
                 }
                 if router.overrides(Callback::CancelTask) && !task.status.is_terminal() {
                     self.inner.server.cancel_task(task, session).await?;

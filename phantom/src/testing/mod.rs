@@ -80,9 +80,11 @@ use crate::server::{Request, Transport};
 
 mod exchange;
 mod response;
+mod tasks;
 
 use exchange::{Answers, declare};
 pub use response::Response;
+pub use tasks::Listen;
 
 /// An in-process MCP client: sends JSON-RPC text to a [`Dispatcher`] exactly as a transport would.
 #[derive(Debug)]
