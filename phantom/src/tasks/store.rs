@@ -76,12 +76,18 @@ impl<T: TaskStore> TaskStore for std::sync::Arc<T> {
     }
 }
 
-/// The default [`TaskStore`]: a map in process memory; expired tasks are dropped when read and
-/// by [`sweep`](MemoryTaskStore::sweep).
+/// The default [`TaskStore`]: a map in process memory. Expired tasks are dropped when read,
+/// by [`sweep`](MemoryTaskStore::sweep), and by a sweep that a `put` runs at most once a
+/// second, so tasks nobody reads again do not stay.
 #[derive(Debug, Default)]
 pub struct MemoryTaskStore {
     tasks: Mutex<HashMap<String, StoredTask>>,
+    /// When a `put` last swept, in milliseconds since the Unix epoch.
+    swept_at_ms: std::sync::atomic::AtomicU64,
 }
+
+/// How often a `put` sweeps expired tasks, at most.
+const SWEEP_EVERY_MS: u64 = 1000;
 
 impl MemoryTaskStore {
     /// An empty store.
@@ -124,7 +130,15 @@ impl TaskStore for MemoryTaskStore {
     fn put<'a>(&'a self, stored: StoredTask) -> BoxFuture<'a, Result<(), StoreError>> {
         let result = match stored.task.validate() {
             Ok(()) => {
-                self.tasks().insert(stored.task.task_id.clone(), stored);
+                let mut tasks = self.tasks();
+                tasks.insert(stored.task.task_id.clone(), stored);
+                let now = now_ms();
+                let last = self.swept_at_ms.load(std::sync::atomic::Ordering::Relaxed);
+                if now.saturating_sub(last) >= SWEEP_EVERY_MS {
+                    self.swept_at_ms
+                        .store(now, std::sync::atomic::Ordering::Relaxed);
+                    tasks.retain(|_, t| !t.expired_at(now));
+                }
                 Ok(())
             }
             Err(why) => Err(StoreError(why)),
@@ -179,6 +193,21 @@ mod tests {
 
     fn block<T>(f: BoxFuture<'_, T>) -> T {
         futures_util::FutureExt::now_or_never(f).expect("the memory store is ready at once")
+    }
+
+    #[test]
+    fn a_put_sweeps_expired_tasks_nobody_reads() {
+        let store = MemoryTaskStore::new();
+        let brief = StoredTask::new(Task::working(new_task_id(), Some(1)), "anonymous");
+        block(store.put(brief)).expect("a valid task");
+        std::thread::sleep(std::time::Duration::from_millis(SWEEP_EVERY_MS + 50));
+        let kept = StoredTask::new(Task::working(new_task_id(), None), "anonymous");
+        block(store.put(kept)).expect("a valid task");
+        assert_eq!(
+            store.len(),
+            1,
+            "the expired task was swept by the second put"
+        );
     }
 
     #[test]
