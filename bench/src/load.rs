@@ -134,6 +134,14 @@ pub(crate) enum Scenario {
         /// Sessions to open in all.
         count: usize,
     },
+    /// Create `count` tasks (2026-07-28 `tools/call job` declaring the tasks extension) over
+    /// `conns` connections; they stay stored for their TTL.
+    Tasks {
+        /// Connections (virtual users).
+        conns: usize,
+        /// Tasks to create in all.
+        count: usize,
+    },
     /// One resource update to `streams` open streams, `rounds` times (`fanout.rs`).
     Fanout {
         /// Open streams.
@@ -151,6 +159,7 @@ const USAGE: &str = "usage:
   phantom-bench load call      <url> <conns> <secs> <shared|perconn|none> <2025-11-25|2026-07-28>
   phantom-bench load lifecycle <url> <conns> <secs> [delete]
   phantom-bench load sessions  <url> <conns> <count>
+  phantom-bench load tasks     <url> <conns> <count>
   phantom-bench load progress  <url> <conns> <secs> <notifications per call>
   phantom-bench load fanout    <url> <streams> <rounds> <2025-11-25|2026-07-28> [h2:<streams per connection>]";
 
@@ -201,6 +210,10 @@ impl Scenario {
                 conns: num(2)?,
                 count: num(3)?,
             },
+            "tasks" => Self::Tasks {
+                conns: num(2)?,
+                count: num(3)?,
+            },
             "progress" => Self::Progress {
                 conns: num(2)?,
                 secs: secs(3)?,
@@ -238,7 +251,8 @@ impl Scenario {
             Self::Call { conns, .. }
             | Self::Lifecycle { conns, .. }
             | Self::Progress { conns, .. }
-            | Self::Sessions { conns, .. } => conns,
+            | Self::Sessions { conns, .. }
+            | Self::Tasks { conns, .. } => conns,
             Self::Fanout { streams, .. } => streams,
         }
     }
@@ -263,6 +277,7 @@ impl Scenario {
                 format!("lifecycle{}-c{conns}", if *delete { "-delete" } else { "" })
             }
             Self::Sessions { conns, count } => format!("sessions-{count}-c{conns}"),
+            Self::Tasks { conns, count } => format!("tasks-{count}-c{conns}"),
             Self::Progress { conns, count, .. } => format!("progress{count}-c{conns}"),
             Self::Fanout {
                 streams, era, wire, ..
@@ -304,6 +319,7 @@ impl Scenario {
                 Self::Progress { conns, secs, count } => {
                     progress(&target, &stats, conns, secs, count).await?
                 }
+                Self::Tasks { conns, count } => create_tasks(&target, &stats, conns, count).await?,
                 Self::Fanout {
                     streams,
                     rounds,
@@ -602,6 +618,22 @@ impl Conn {
         check(&reply, id, HELLO)
     }
 
+    /// One 2026-07-28 `tools/call job {"text":"hello"}` declaring the tasks extension: checks
+    /// that the answer is a `CreateTaskResult`.
+    async fn create_task(&mut self, stats: &Stats) -> Result<(), String> {
+        let id = stats.id();
+        let headers = [
+            ("mcp-protocol-version", Era::Modern.version()),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "job"),
+        ];
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"job","arguments":{{"text":"hello"}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{{"name":"phantom-bench","version":"0.1"}},"io.modelcontextprotocol/clientCapabilities":{{"extensions":{{"io.modelcontextprotocol/tasks":{{}}}}}}}}}}}}"#
+        );
+        let reply = self.send(Method::POST, Some(body), &headers).await?;
+        check(&reply, id, br#""resultType":"task""#)
+    }
+
     /// One `tools/call progress {"count": n}` with a progress token: checks the result and that
     /// exactly `n` progress notifications came before it.
     async fn progress(
@@ -842,6 +874,30 @@ async fn open_sessions(
                 let t = Instant::now();
                 // Any failure aborts the run: a missing session would skew the RSS per session.
                 conn.open_session(&stats).await?;
+                samples.push(micros(t));
+            }
+            Ok(samples)
+        }
+    })
+    .await
+}
+
+async fn create_tasks(
+    target: &Arc<Target>,
+    stats: &Arc<Stats>,
+    conns: usize,
+    count: usize,
+) -> Result<Vec<u64>, String> {
+    let per_conn = count / conns;
+    each_conn(conns, |_| {
+        let (target, stats) = (Arc::clone(target), Arc::clone(stats));
+        async move {
+            let mut conn = Conn::open(target).await?;
+            let mut samples = Vec::with_capacity(per_conn);
+            for _ in 0..per_conn {
+                let t = Instant::now();
+                // Any failure aborts the run: a missing task would skew the RSS per task.
+                conn.create_task(&stats).await?;
                 samples.push(micros(t));
             }
             Ok(samples)

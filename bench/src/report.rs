@@ -62,7 +62,19 @@ fn metrics(kind: Kind) -> Vec<Metric> {
             metric("KB/session", false, 2, |r, k| match k {
                 #[allow(clippy::cast_precision_loss)]
                 Kind::Sessions { count } => (r.rss_after_kb - r.rss_before_kb) / count as f64,
-                Kind::Requests | Kind::Notifications { .. } | Kind::Fanout { .. } => 0.0,
+                _ => 0.0,
+            }),
+        ],
+        Kind::Tasks { .. } => vec![
+            metric("creations/s", true, 0, |r, _| r.get("rps")),
+            metric("p50 ms", false, 3, |r, _| r.get("p50_ms")),
+            metric("p99 ms", false, 3, |r, _| r.get("p99_ms")),
+            metric("CPU µs/creation", false, 1, |r, _| r.cpu_us_per_op),
+            metric("RSS after MB", false, 1, |r, _| r.rss_after_kb / 1024.0),
+            metric("KB/task", false, 2, |r, k| match k {
+                #[allow(clippy::cast_precision_loss)]
+                Kind::Tasks { count } => (r.rss_after_kb - r.rss_before_kb) / count as f64,
+                _ => 0.0,
             }),
         ],
         Kind::Notifications { .. } => vec![
@@ -73,7 +85,7 @@ fn metrics(kind: Kind) -> Vec<Metric> {
             metric("CPU µs/notification", false, 2, |r, k| match k {
                 #[allow(clippy::cast_precision_loss)]
                 Kind::Notifications { per_call } => r.cpu_us_per_op / per_call as f64,
-                Kind::Requests | Kind::Sessions { .. } | Kind::Fanout { .. } => 0.0,
+                _ => 0.0,
             }),
             metric("RSS after MB", false, 1, |r, _| r.rss_after_kb / 1024.0),
         ],
@@ -498,7 +510,7 @@ fn notes(w: &mut String) {
          - **CPU µs/req** is the server's utime+stime from `/proc/<pid>/stat` divided by the \
          successful requests; at 1 connection it is inflated by idle wake-ups, so compare it at \
          32 connections.\n\
-         - **KB/session** is (RSS after − RSS before) ÷ sessions opened; the sessions stay open.\n\
+         - **KB/session** is (RSS after − RSS before) ÷ sessions opened; the sessions stay open. **KB/task** likewise per task created: each task completes at once and stays stored (with its result) for its 10-minute TTL, phantom's in its `MemoryTaskStore`, rmcp's in its `TaskManager`.\n\
          - The driver is `phantom-bench load` (hyper 1, HTTP/1.1 keep-alive, TCP_NODELAY, one \
          connection per virtual user, current-thread tokio). Every response is checked: status \
          200 and a JSON-RPC result for the request's unique id containing `\"text\":\"hello\"`, \

@@ -218,6 +218,11 @@ pub(crate) enum Kind {
         /// Sessions opened.
         count: usize,
     },
+    /// Task creation rate and memory per stored task.
+    Tasks {
+        /// Tasks created.
+        count: usize,
+    },
     /// Calls that each send `per_call` progress notifications before their result.
     Notifications {
         /// Notifications per call.
@@ -583,6 +588,15 @@ pub(crate) fn all_benches(secs: u32) -> Vec<Bench> {
             "One resource update to 10,000 open subscriptions/listen streams (2026-07-28)",
             "2026-07-28",
         ),
+        Bench {
+            key: "tasks-10k",
+            title: "10,000 tasks created (2026-07-28 tools/call with the tasks extension, 16 connections), kept stored",
+            kind: Kind::Tasks { count: 10_000 },
+            variants: vec![
+                Variant::phantom("tasks", &a(&["16", "10000"])),
+                Variant::rmcp(STATELESS, "tasks", &a(&["16", "10000"])),
+            ],
+        },
         sessions_bench(
             "sessions-10k",
             "10,000 idle sessions (16 connections)",
@@ -714,6 +728,15 @@ pub(crate) fn smoke_benches() -> Vec<Bench> {
             &["4", "1", "delete"],
             STATEFUL,
         ),
+        Bench {
+            key: "tasks",
+            title: "task creation",
+            kind: Kind::Tasks { count: 200 },
+            variants: vec![
+                Variant::phantom("tasks", &a(&["4", "200"])),
+                Variant::rmcp(STATELESS, "tasks", &a(&["4", "200"])),
+            ],
+        },
         Bench {
             key: "sessions",
             title: "sessions",

@@ -1,6 +1,7 @@
 //! The phantom side of the benchmark: one tool `echo {text}` → text, one tool `progress {count}`
 //! (that many `notifications/progress`, then `done`), one tool `touch {uri}` (announces that the
-//! resource was updated, for the fan-out scenarios) and one resource template,
+//! resource was updated, for the fan-out scenarios), one task tool `job {text}` (the task-creation
+//! scenario) and one resource template,
 //! the same behaviour as the rmcp peer, at `http://$ADDR/mcp` (default `127.0.0.1:8940`), with
 //! phantom's defaults (no tuning).
 //!
@@ -40,6 +41,13 @@ impl Echo {
             .await
             .map_err(|e| Error::new(-32603, e.to_string()))?;
         Ok("touched")
+    }
+
+    /// Returns its input from a task (the task-creation benchmark): a client that declares the
+    /// tasks extension gets a `CreateTaskResult`, and the task stays stored for its 10-minute TTL.
+    #[task_handler(ttl = "10m")]
+    async fn job(&self, text: String) -> String {
+        text
     }
 
     /// A user's profile.

@@ -1,7 +1,8 @@
 //! The rmcp side of the benchmark: the same behaviour as `phantom-echo` (one tool `echo {text}` →
 //! one text block, one tool `progress {count}` → that many `notifications/progress` then `done`,
 //! one resource template `users://{id}/profile`, and one tool `touch {uri}` announcing an update of
-//! that URI to every legacy session subscribed to it and every 2026-07-28 listen following it) on
+//! that URI to every legacy session subscribed to it and every 2026-07-28 listen following it, and
+//! one tool `job {text}` that returns its input from a task of rmcp's `TaskManager`) on
 //! rmcp 3.11, served by rmcp's
 //! `StreamableHttpService` with a `LocalSessionManager`, mounted at `/mcp` in axum 0.8.
 //!
@@ -19,12 +20,14 @@ use rmcp::{
     ErrorData, Peer, RoleServer, ServerHandler,
     handler::server::{router::tool::ToolRouter, wrapper::Parameters},
     model::{
-        CallToolResult, ContentBlock, ListResourceTemplatesResult, PaginatedRequestParams,
+        CallToolResponse, CallToolResult, ContentBlock, CreateTaskResult, GetTaskParams,
+        GetTaskResult, ListResourceTemplatesResult, PaginatedRequestParams,
         ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse,
         ReadResourceResult, ResourceContents, ResourceTemplate, ResourceUpdatedNotificationParam,
         ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter,
     },
     service::{RequestContext, SubscriptionContext, SubscriptionSink},
+    task_manager::{TaskManager, TaskOptions},
     tool, tool_handler, tool_router,
     transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
@@ -46,10 +49,11 @@ struct Followers {
     listens: Mutex<Vec<SubscriptionSink>>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 struct Echo {
     tool_router: ToolRouter<Self>,
     followers: Arc<Followers>,
+    tasks: TaskManager,
 }
 
 /// Arguments of `touch`.
@@ -61,11 +65,22 @@ struct TouchArgs {
 
 #[tool_router]
 impl Echo {
-    fn new(followers: Arc<Followers>) -> Self {
+    fn new(followers: Arc<Followers>, tasks: TaskManager) -> Self {
         Self {
             tool_router: Self::tool_router(),
             followers,
+            tasks,
         }
+    }
+
+    /// Returns its input from a task kept 10 minutes (the task-creation benchmark).
+    #[tool(description = "Returns its input from a task.")]
+    fn job(&self, Parameters(EchoArgs { text }): Parameters<EchoArgs>) -> CallToolResponse {
+        let options = TaskOptions::new().with_ttl_ms(600_000u64);
+        let task = self.tasks.spawn(options, move |_| {
+            Box::pin(async move { Ok(CallToolResult::success(vec![ContentBlock::text(text)])) })
+        });
+        CallToolResponse::Task(CreateTaskResult::new(task))
     }
 
     /// Announces an update of `uri` to its followers, then answers `touched`.
@@ -132,8 +147,19 @@ impl ServerHandler for Echo {
                 .enable_tools()
                 .enable_resources()
                 .enable_resources_subscribe()
+                .enable_tasks()
                 .build(),
         )
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.tasks
+            .get_task(&request.task_id)
+            .map(GetTaskResult::new)
     }
 
     async fn list_resource_templates(
@@ -212,8 +238,9 @@ async fn main() -> std::io::Result<()> {
         .with_json_response(json)
         .with_sse_keep_alive(None);
     let followers = Arc::new(Followers::default());
+    let tasks = TaskManager::new();
     let service: StreamableHttpService<Echo, LocalSessionManager> = StreamableHttpService::new(
-        move || Ok(Echo::new(Arc::clone(&followers))),
+        move || Ok(Echo::new(Arc::clone(&followers), tasks.clone())),
         Default::default(),
         config,
     );
