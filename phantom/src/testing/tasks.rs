@@ -76,7 +76,9 @@ impl<S: Server> Client<S> {
         );
         self.next_id += 1;
         let id = self.next_id;
-        let params = with_envelope(json!({ "notifications": filter }), &self.capabilities);
+        let mut filter_params = serde_json::Map::new();
+        filter_params.insert("notifications".into(), filter);
+        let params = with_envelope(Value::Object(filter_params), &self.capabilities);
         let text = json!({
             "jsonrpc": "2.0",
             "id": id,
