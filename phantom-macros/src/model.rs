@@ -98,6 +98,10 @@ pub(crate) struct Tool {
     /// Task keys written (`mode`, `ttl`, `poll_interval`), with the span of the first: only
     /// `#[task_handler]` takes them.
     pub(crate) task_keys: Option<proc_macro2::Span>,
+    /// `ui = "ui://…"`: the MCP Apps view of the tool's result.
+    pub(crate) ui: Option<LitStr>,
+    /// `visibility = ["model", "app"]` (only with `ui`), as written.
+    pub(crate) visibility: Option<syn::ExprArray>,
 }
 
 /// The options of `#[task_handler(mode = "…", ttl = "…", poll_interval = "…")]`.
@@ -122,6 +126,41 @@ pub(crate) struct Resource {
     pub(crate) template: Option<Template>,
     pub(crate) mime_type: Option<LitStr>,
     pub(crate) size: Option<LitInt>,
+    /// The MCP Apps keys of a `ui://` resource.
+    pub(crate) app: AppKeys,
+}
+
+/// The MIME type of an app's view.
+pub(crate) const APP_MIME_TYPE: &str = "text/html;profile=mcp-app";
+
+/// The sandbox permissions a view may ask for, as written in the attribute and on the wire.
+pub(crate) const APP_PERMISSIONS: &[(&str, &str)] = &[
+    ("camera", "camera"),
+    ("microphone", "microphone"),
+    ("geolocation", "geolocation"),
+    ("clipboard_write", "clipboardWrite"),
+];
+
+/// `csp(...)`, `permissions = [...]`, `domain = "…"` and `prefers_border` of a `ui://`
+/// resource.
+#[derive(Default)]
+pub(crate) struct AppKeys {
+    pub(crate) connect: Vec<LitStr>,
+    pub(crate) resources: Vec<LitStr>,
+    pub(crate) frames: Vec<LitStr>,
+    pub(crate) base_uri: Vec<LitStr>,
+    pub(crate) permissions: Vec<LitStr>,
+    pub(crate) domain: Option<LitStr>,
+    pub(crate) prefers_border: Option<bool>,
+    /// The first of these keys written, for "only on `ui://` resources".
+    pub(crate) first: Option<Span>,
+}
+
+impl Resource {
+    /// Whether the template is a `ui://` one (an MCP Apps view).
+    pub(crate) fn is_app(&self) -> bool {
+        self.template.as_ref().is_some_and(|t| t.scheme == "ui")
+    }
 }
 
 /// A method named like a router callback.

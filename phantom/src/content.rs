@@ -18,6 +18,10 @@ pub struct ResourceContents {
     /// Base64 bytes (exclusive with `text`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blob: Option<String>,
+    /// `_meta` (a `ui://` resource's `ui`, for MCP Apps: phantom sets it from the
+    /// `#[resource]` declaration).
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 impl ResourceContents {
@@ -28,6 +32,7 @@ impl ResourceContents {
             mime_type: None,
             text: Some(text.into()),
             blob: None,
+            meta: None,
         }
     }
 
@@ -39,6 +44,7 @@ impl ResourceContents {
             mime_type: None,
             text: None,
             blob: Some(blob),
+            meta: None,
         }
     }
 

@@ -1,5 +1,6 @@
 //! Items generated code (and the crate's own benches) refer to. Not a public API.
 
+pub use crate::apps::{ResourceUi, ToolUi};
 pub use crate::extract::{ArgsBuilder, CallParam, CallParts, FromContext};
 pub use crate::router::{
     BoxFuture, CompleteFn, MetaValue, PromptDef, ReadParts, ResourceDef, Router, RouterDef,

@@ -3,6 +3,7 @@
 //! Each module drives [`phantom::testing::Client`] against the routers in [`fixture`].
 
 mod allow_lists;
+mod apps;
 mod capabilities;
 mod capabilities_required;
 mod completion;

@@ -59,7 +59,12 @@ pub(super) fn def(r: &Resource, paths: &Paths) -> TokenStream {
     let h = &r.item.handler;
     let lit = &r.lit;
     let listing = listing(&r.item, paths);
-    let mime = opt(r.mime_type.as_ref(), paths);
+    let (mime, ui) = if r.is_app() {
+        let mime = syn::LitStr::new(crate::model::APP_MIME_TYPE, r.lit.span());
+        (opt(Some(&mime), paths), app_ui(r, paths))
+    } else {
+        (opt(r.mime_type.as_ref(), paths), paths.p("None"))
+    };
     let size = opt(r.size.as_ref(), paths);
     let completions = completions(&h.params, |p| p.ident.to_string(), paths);
     let def = paths.p("ResourceDef");
@@ -69,9 +74,42 @@ pub(super) fn def(r: &Resource, paths: &Paths) -> TokenStream {
             #listing
             mime_type: #mime,
             size: #size,
+            ui: #ui,
             read: |this, parts| #body,
             completions: #completions,
         }
+    }
+}
+
+/// `Some(ResourceUi { … })` of a `ui://` resource: its CSP origins, permissions (wire names),
+/// domain and border preference.
+fn app_ui(r: &Resource, paths: &Paths) -> TokenStream {
+    let a = &r.app;
+    let (connect, resources, frames, base_uri) = (&a.connect, &a.resources, &a.frames, &a.base_uri);
+    let permissions: Vec<&str> = a
+        .permissions
+        .iter()
+        .filter_map(|p| {
+            crate::model::APP_PERMISSIONS
+                .iter()
+                .find(|(name, _)| *name == p.value())
+                .map(|(_, wire)| *wire)
+        })
+        .collect();
+    let domain = opt(a.domain.as_ref(), paths);
+    let border = opt(a.prefers_border, paths);
+    let ui = paths.p("ResourceUi");
+    let some = paths.p("Some");
+    quote! {
+        #some(#ui {
+            connect_domains: &[#(#connect),*],
+            resource_domains: &[#(#resources),*],
+            frame_domains: &[#(#frames),*],
+            base_uri_domains: &[#(#base_uri),*],
+            permissions: &[#(#permissions),*],
+            domain: #domain,
+            prefers_border: #border,
+        })
     }
 }
 

@@ -64,6 +64,19 @@ pub(super) fn def(t: &Tool, paths: &Paths) -> TokenStream {
             quote!((#k, #v))
         })
         .collect();
+    let ui = match &t.ui {
+        Some(uri) => {
+            let tool_ui = paths.p("ToolUi");
+            let some = paths.p("Some");
+            let visibility: Vec<&syn::Expr> = t
+                .visibility
+                .as_ref()
+                .map(|v| v.elems.iter().collect())
+                .unwrap_or_default();
+            quote!(#some(#tool_ui { resource_uri: #uri, visibility: &[#(#visibility),*] }))
+        }
+        None => paths.p("None"),
+    };
     let def = paths.p("ToolDef");
     quote! {
         #def {
@@ -73,6 +86,7 @@ pub(super) fn def(t: &Tool, paths: &Paths) -> TokenStream {
             requires: &[#(#requires),*],
             timeout_ms: #timeout,
             task: #task,
+            ui: #ui,
             args: #args_fn,
             output: #output,
             call: |this, parts| { #body },

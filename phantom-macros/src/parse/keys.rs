@@ -83,7 +83,30 @@ impl<T> Keys<T> {
         clean
     }
 
+    /// Reads the keys nested in `key(…)` into `target`; an unknown one is an error (with the
+    /// same hint as at the top level).
+    pub(super) fn parse_nested(
+        &self,
+        target: &mut T,
+        meta: &ParseNestedMeta<'_>,
+    ) -> syn::Result<()> {
+        meta.parse_nested_meta(|inner| {
+            match self.keys.iter().find(|k| inner.path.is_ident(k.name)) {
+                Some(key) => (key.parse)(target, &inner),
+                None => Err(syn::Error::new_spanned(
+                    &inner.path,
+                    self.unknown_message(&inner),
+                )),
+            }
+        })
+    }
+
     fn unknown(&self, cx: &Ctxt, meta: &ParseNestedMeta<'_>) {
+        cx.error_spanned_by(&meta.path, self.unknown_message(meta));
+        skip_value(meta);
+    }
+
+    fn unknown_message(&self, meta: &ParseNestedMeta<'_>) -> String {
         let found = meta
             .path
             .get_ident()
@@ -99,14 +122,10 @@ impl<T> Keys<T> {
                     .join(", ")
             ),
         };
-        cx.error_spanned_by(
-            &meta.path,
-            format!(
-                "unknown `#[{}]` key `{found}`\n       help: {hint}",
-                self.attr
-            ),
-        );
-        skip_value(meta);
+        format!(
+            "unknown `#[{}]` key `{found}`\n       help: {hint}",
+            self.attr
+        )
     }
 }
 
@@ -208,14 +227,12 @@ pub(super) fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<bool> {
 
 /// `icons = ["…", "…"]` (also read by `requires`, which words its own error)
 pub(super) fn icons(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
-    let fail = |e: &syn::Error| {
-        expected(
-            meta,
-            e,
-            "a list of string literals",
-            "[\"https://…/icon.png\"]",
-        )
-    };
+    string_list(meta, "[\"https://…/icon.png\"]")
+}
+
+/// `key = ["…", "…"]`; `example` is what the error suggests writing.
+pub(super) fn string_list(meta: &ParseNestedMeta<'_>, example: &str) -> syn::Result<Vec<LitStr>> {
+    let fail = |e: &syn::Error| expected(meta, e, "a list of string literals", example);
     let arr: syn::ExprArray = meta.value().and_then(|v| v.parse()).map_err(|e| fail(&e))?;
     arr.elems
         .iter()

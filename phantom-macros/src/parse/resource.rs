@@ -5,15 +5,37 @@ use syn::{Attribute, ImplItemFn, LitStr};
 
 use super::Marker;
 use super::handler::handler;
-use super::keys::{Keys, key_table, lit_int, lit_str};
+use super::keys::{Keys, flag, key_table, lit_int, lit_str, string_list};
 use crate::ctxt::Ctxt;
-use crate::model::{Item, Resource};
+use crate::model::{AppKeys, Item, Resource};
 use phantom_uri::Template;
 
 const KEYS: Keys<Resource> = key_table!("resource" for item Resource {
     "mime_type" => |r, m| r.mime_type = Some(lit_str(m)?),
     "size" => |r, m| r.size = Some(lit_int(m)?),
+    "csp" => |r, m| CSP_KEYS.parse_nested(r.app.written(m), m)?,
+    "permissions" => |r, m| r.app.written(m).permissions = string_list(m, "[\"clipboard_write\"]")?,
+    "domain" => |r, m| r.app.written(m).domain = Some(lit_str(m)?),
+    "prefers_border" => |r, m| r.app.written(m).prefers_border = Some(flag(m)?),
 });
+
+/// `csp(connect = [...], resources = [...], frames = [...], base_uri = [...])` of a `ui://`
+/// resource: the origins its view may reach.
+const CSP_KEYS: Keys<AppKeys> = key_table!("resource(csp)" for AppKeys {
+    "connect" => |a, m| a.connect = string_list(m, "[\"https://api.example.com\"]")?,
+    "resources" => |a, m| a.resources = string_list(m, "[\"https://cdn.example.com\"]")?,
+    "frames" => |a, m| a.frames = string_list(m, "[\"https://player.example.com\"]")?,
+    "base_uri" => |a, m| a.base_uri = string_list(m, "[\"https://example.com\"]")?,
+});
+
+impl AppKeys {
+    /// The app keys, noting where the first was written.
+    fn written(&mut self, meta: &syn::meta::ParseNestedMeta<'_>) -> &mut Self {
+        self.first
+            .get_or_insert_with(|| syn::spanned::Spanned::span(&meta.path));
+        self
+    }
+}
 
 const HELP: &str = "help: write `#[resource(\"myapp:///items/<id>\")]`";
 
@@ -34,6 +56,7 @@ pub(super) fn parse(cx: &Ctxt, attr: &Attribute, f: &mut ImplItemFn) -> Option<R
         template: None,
         mime_type: None,
         size: None,
+        app: AppKeys::default(),
     };
     let parser = |input: syn::parse::ParseStream<'_>| -> syn::Result<()> {
         if input.peek(LitStr) {

@@ -41,6 +41,7 @@ pub(super) fn parse(cx: &Ctxt, attr: &Attribute, f: &mut ImplItemFn) -> Option<R
         template: None,
         mime_type: None,
         size: None,
+        app: crate::model::AppKeys::default(),
     };
     match Template::parse(&lit.value()) {
         Ok(t) => match phantom_uri::skill::route_name(&t) {

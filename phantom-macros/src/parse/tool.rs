@@ -21,7 +21,19 @@ const KEYS: Keys<Tool> = key_table!("tool" for item Tool {
     "ttl" => |t, m| t.task_mut(m).ttl_ms = Some(duration_ms(m)?),
     "poll_interval" => |t, m| t.task_mut(m).poll_interval_ms = Some(duration_ms(m)?),
     "prepare" => |t, m| t.task_mut(m).prepare = flag(m)?,
+    "ui" => |t, m| t.ui = Some(lit_str(m)?),
+    "visibility" => |t, m| t.visibility = Some(visibility(m)?),
 });
+
+/// `visibility = ["model", "app"]` (its values are checked with the rest of the app keys).
+fn visibility(meta: &ParseNestedMeta<'_>) -> syn::Result<syn::ExprArray> {
+    meta.value().and_then(|v| v.parse()).map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            "expected a list for `visibility`\n       help: write `visibility = [\"model\", \"app\"]` (or `[\"app\"]` for a tool only its view calls)",
+        )
+    })
+}
 
 impl Tool {
     /// The task options a key writes into, noting that a task key was written.
@@ -102,6 +114,8 @@ pub(super) fn parse(cx: &Ctxt, marker: Marker, attr: &Attribute, f: &mut ImplIte
         timeout_ms: None,
         task: None,
         task_keys: None,
+        ui: None,
+        visibility: None,
     };
     if !matches!(attr.meta, syn::Meta::Path(_)) {
         KEYS.parse_attr(cx, attr, &mut t);

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use crate::ctxt::Ctxt;
 use crate::model::{Item, Router};
 
+mod apps;
 mod arguments;
 mod callbacks;
 mod resources;
@@ -68,6 +69,7 @@ pub(crate) fn router(cx: &Ctxt, router: &Router) {
         "resource names must be unique, as allow-lists refer to resources by name; rename one with `#[resource(\"…\", name = \"…\")]`",
     );
     resources::resources(cx, router);
+    apps::apps(cx, router);
     callbacks::callbacks(cx, router);
     arguments::borrowed(cx, router);
     arguments::completion_paths(cx, router);

@@ -183,6 +183,12 @@ impl<S: Server> Dispatcher<S> {
         if self.serves_tasks() {
             extensions.insert(crate::tasks::EXTENSION.into(), json!({}));
         }
+        if self.serves_apps() {
+            extensions.insert(
+                crate::apps::EXTENSION.into(),
+                json!({ "mimeTypes": [crate::apps::MIME_TYPE] }),
+            );
+        }
         if !extensions.is_empty() {
             caps.insert("extensions".into(), Value::Object(extensions));
         }

@@ -37,6 +37,9 @@ pub struct Resource {
     /// Icons.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub icons: Vec<Icon>,
+    /// `_meta` (a `ui://` resource's `ui`, for MCP Apps).
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 impl Resource {
@@ -50,6 +53,7 @@ impl Resource {
             mime_type: None,
             size: None,
             icons: Vec::new(),
+            meta: None,
         }
     }
 }

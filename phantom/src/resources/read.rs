@@ -64,9 +64,17 @@ pub(crate) async fn run_read<'a, T>(
         mime_type: entry.def.mime_type,
     };
     let fut = (entry.def.read)(server, parts);
-    let contents = guarded("resource handler", entry.def.name, fut)
+    let mut contents = guarded("resource handler", entry.def.name, fut)
         .await??
         .ok_or_else(|| Failure::from(Error::resource_not_found(uri)))?;
+    if let Some(ui) = &entry.def.ui {
+        let meta = ui.meta();
+        for c in &mut contents {
+            c.meta
+                .get_or_insert_with(serde_json::Map::new)
+                .extend(meta.clone());
+        }
+    }
     contents_body(&contents)
 }
 

@@ -62,21 +62,18 @@ pub enum MetaValue {
     Bool(bool),
 }
 
-fn meta_map(meta: &[(&'static str, MetaValue)]) -> Option<Value> {
-    (!meta.is_empty()).then(|| {
-        meta.iter()
-            .map(|(k, v)| {
-                let v = match *v {
-                    MetaValue::Str(s) => Value::from(s),
-                    MetaValue::Int(i) => Value::from(i),
-                    MetaValue::Float(f) => Value::from(f),
-                    MetaValue::Bool(b) => Value::from(b),
-                };
-                ((*k).to_owned(), v)
-            })
-            .collect::<Map<_, _>>()
-            .into()
-    })
+fn meta_map(meta: &[(&'static str, MetaValue)]) -> Map<String, Value> {
+    meta.iter()
+        .map(|(k, v)| {
+            let v = match *v {
+                MetaValue::Str(s) => Value::from(s),
+                MetaValue::Int(i) => Value::from(i),
+                MetaValue::Float(f) => Value::from(f),
+                MetaValue::Bool(b) => Value::from(b),
+            };
+            ((*k).to_owned(), v)
+        })
+        .collect()
 }
 
 fn icons(srcs: &[&'static str]) -> Vec<Icon> {
@@ -138,6 +135,8 @@ pub struct ToolDef<S> {
     pub timeout_ms: Option<u64>,
     /// `#[task_handler]`: how the tool runs as a task.
     pub task: Option<TaskSupport>,
+    /// `ui = "ui://…"`: the MCP Apps view of the tool's result.
+    pub ui: Option<crate::apps::ToolUi>,
     pub args: fn(&mut ArgsBuilder<'_>),
     pub output: fn(&mut SchemaGenerator) -> Option<Schema>,
     pub call: ToolFn<S>,
@@ -177,6 +176,8 @@ pub struct ResourceDef<S> {
     pub mime_type: Option<&'static str>,
     pub size: Option<u64>,
     pub icons: &'static [&'static str],
+    /// A `ui://` resource's `_meta.ui` (MCP Apps).
+    pub ui: Option<crate::apps::ResourceUi>,
     pub read: ReadFn<S>,
     pub completions: Vec<(&'static str, CompleteFn<S>)>,
 }
@@ -424,7 +425,13 @@ impl<S> Router<S> {
                 };
                 obj.insert("execution".into(), json!({ "taskSupport": support }));
             }
-            put(&mut obj, "_meta", meta_map(tool.meta));
+            let mut meta = meta_map(tool.meta);
+            if let Some(ui) = &tool.ui {
+                ui.write(&mut meta);
+            }
+            if !meta.is_empty() {
+                obj.insert("_meta".into(), Value::Object(meta));
+            }
             let (json, schemars_json) = match portable_descriptor(&obj) {
                 Some(portable) => (raw(&portable), Some(raw(&obj))),
                 None => (raw(&obj), None),
@@ -510,6 +517,9 @@ impl<S> Router<S> {
                 put(&mut obj, "size", res.size);
             }
             put_icons(&mut obj, res.icons);
+            if let Some(ui) = &res.ui {
+                obj.insert("_meta".into(), Value::Object(ui.meta()));
+            }
             resources.push(ResourceEntry {
                 json: raw(&obj),
                 def: res,
@@ -636,6 +646,7 @@ impl<S> Router<S> {
                 mime_type: r.def.mime_type.map(Into::into),
                 size: r.def.size,
                 icons: icons(r.def.icons),
+                meta: r.def.ui.map(|ui| ui.meta()),
             })
             .collect();
         Ok(Page {

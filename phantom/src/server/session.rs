@@ -113,6 +113,13 @@ impl Session {
         self.protocol_version.is_modern()
     }
 
+    /// Whether the client renders MCP Apps (it declared `io.modelcontextprotocol/ui`, with
+    /// `text/html;profile=mcp-app` among its `mimeTypes` if it lists any). A tool with a view
+    /// answers every client; this tells whether its text should stand on its own.
+    pub fn supports_apps(&self) -> bool {
+        crate::apps::client_supports(self)
+    }
+
     /// Whether the client declared a capability, e.g. `"sampling"` or `"elicitation"`.
     pub fn client_supports(&self, capability: &str) -> bool {
         self.client_capabilities

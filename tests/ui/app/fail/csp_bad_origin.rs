@@ -1,0 +1,15 @@
+use phantom::prelude::*;
+
+#[derive(Clone)]
+struct S;
+
+#[mcp_router]
+impl S {
+    /// The card's view.
+    #[resource("ui://cards/card", csp(connect = ["https://api.example.com/v1"]))]
+    async fn card(&self) -> String {
+        "<p>card</p>".into()
+    }
+}
+
+fn main() {}
