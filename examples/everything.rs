@@ -95,6 +95,26 @@ struct Everything;
     title = "phantom conformance fixtures"
 )]
 impl Everything {
+    /// MCP Apps: echoes `word`; its view is the reference view, built on the official `App`
+    /// class, that the browser test renders in the preview host.
+    #[tool(ui = "ui://everything/reference", visibility = ["model", "app"])]
+    async fn test_app_reference(&self, word: String) -> String {
+        format!("echo: {word}")
+    }
+
+    /// The reference view: its script comes from `https://ext-apps.test`, the one origin its CSP
+    /// allows (the browser test serves the `App` bundle there).
+    #[resource(
+        "ui://everything/reference",
+        csp(resources = ["https://ext-apps.test"]),
+        permissions = ["clipboard_write"],
+        domain = "https://reference.everything.test",
+        prefers_border = false
+    )]
+    async fn reference_view(&self) -> &'static str {
+        include_str!("views/reference.html")
+    }
+
     /// Returns a simple text block.
     #[tool]
     async fn test_simple_text(&self) -> &'static str {
@@ -635,8 +655,10 @@ async fn main() -> std::io::Result<()> {
         .init();
     let mut args = std::env::args().skip(1);
     let mut addr = String::from("127.0.0.1:4100");
+    let mut preview = false;
     while let Some(arg) = args.next() {
         match arg.as_str() {
+            "--preview" => preview = true,
             "--addr" => {
                 addr = args.next().ok_or_else(|| {
                     std::io::Error::new(std::io::ErrorKind::InvalidInput, "--addr needs HOST:PORT")
@@ -645,7 +667,9 @@ async fn main() -> std::io::Result<()> {
             other => {
                 return Err(std::io::Error::new(
                     std::io::ErrorKind::InvalidInput,
-                    format!("unknown argument `{other}`; usage: everything [--addr HOST:PORT]"),
+                    format!(
+                        "unknown argument `{other}`; usage: everything [--addr HOST:PORT] [--preview]"
+                    ),
                 ));
             }
         }
@@ -653,6 +677,7 @@ async fn main() -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(&addr).await?;
     let notifier = Notifier::new();
     let config = phantom::http::HttpConfig::for_addr(listener.local_addr()?)
+        .preview(preview)
         .config(phantom::Config::default().notifier(notifier.clone()));
     // `test://watched-resource` changes every three seconds, as the reference server's does.
     tokio::spawn(async move {

@@ -4,10 +4,12 @@
 //! cargo run -p phantom-examples --bin studies                 # http://127.0.0.1:4000/mcp
 //! cargo run -p phantom-examples --bin studies -- --addr 127.0.0.1:8080
 //! cargo run -p phantom-examples --bin studies -- --stdio      # newline-delimited JSON on stdin/stdout
+//! cargo run -p phantom-examples --bin studies -- --preview    # and the MCP Apps preview at /mcp/preview
 //! ```
 //!
 //! Tools search (reporting progress), annotate and clear the notes of studies (after asking the
-//! user to confirm), export the catalogue (a task for clients with the tasks extension), a templated resource serves one study by its numeric id, a
+//! user to confirm), show a study as a card (an MCP Apps view; `--preview` serves the preview host
+//! at `/mcp/preview`), export the catalogue (a task for clients with the tasks extension), a templated resource serves one study by its numeric id, a
 //! concrete resource serves the catalogue summary, and a prompt (with completion of study ids)
 //! drafts a review. `connect` narrows what a session may use from the `x-studies-role` header.
 
@@ -231,6 +233,41 @@ impl Studies {
         csv
     }
 
+    /// Show a study as a card (an MCP Apps view whose button adds a note through `annotate`);
+    /// clients that do not render apps get the study in words.
+    #[tool(read_only, ui = "ui://studies/card")]
+    async fn show_study(&self, session: &Session, id: u64) -> Result<ToolResult, String> {
+        let study = self
+            .db
+            .read()
+            .expect("catalogue lock")
+            .get(&id)
+            .cloned()
+            .ok_or_else(|| format!("no study with id {id}"))?;
+        let value = serde_json::to_value(&study).map_err(|e| e.to_string())?;
+        let words = format!(
+            "Study {}: {} (phase {}, {} enrolled, {} note(s))",
+            study.id,
+            study.title,
+            value["phase"].as_str().unwrap_or_default(),
+            study.enrolled,
+            study.notes.len()
+        );
+        let mut result = ToolResult::structured(value);
+        result.content = vec![Content::text(if session.supports_apps() {
+            format!("Showing the card of study {id}.")
+        } else {
+            words
+        })];
+        Ok(result)
+    }
+
+    /// The study card's view: compiled in, with a CSP that allows nothing outside it.
+    #[resource("ui://studies/card", title = "Study card", prefers_border)]
+    async fn study_card(&self) -> &'static str {
+        include_str!("views/study-card.html")
+    }
+
     /// Count the participants enrolled across all studies.
     #[tool(read_only, name = "enrollment.total")]
     fn total_enrollment(&self) -> String {
@@ -347,21 +384,29 @@ async fn main() -> std::io::Result<()> {
         .init();
     let mut args = std::env::args().skip(1);
     let mut addr = String::from("127.0.0.1:4000");
-    let mut stateless = false;
+    let (mut stateless, mut preview) = (false, false);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--stdio" => return phantom::stdio::run(Studies::new()).await,
             "--addr" => addr = args.next().ok_or_else(|| usage("--addr needs a value"))?,
             "--stateless" => stateless = true,
+            "--preview" => preview = true,
             other => return Err(usage(&format!("unknown argument `{other}`"))),
         }
     }
-    if !stateless {
+    if !stateless && !preview {
         return phantom::serve(Studies::new(), addr).await;
     }
-    // Legacy stateless mode: no Mcp-Session-Id, every 2025-11-25 request stands alone.
+    // Legacy stateless mode: no Mcp-Session-Id, every 2025-11-25 request stands alone. The
+    // preview host: the MCP Apps views rendered in a browser at `/mcp/preview`.
     let listener = tokio::net::TcpListener::bind(addr).await?;
-    let config = HttpConfig::for_addr(listener.local_addr()?).stateless(true);
+    let local = listener.local_addr()?;
+    if preview {
+        tracing::info!("MCP Apps preview at http://{local}/mcp/preview");
+    }
+    let config = HttpConfig::for_addr(local)
+        .stateless(stateless)
+        .preview(preview);
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };
@@ -371,6 +416,6 @@ async fn main() -> std::io::Result<()> {
 fn usage(problem: &str) -> std::io::Error {
     std::io::Error::new(
         std::io::ErrorKind::InvalidInput,
-        format!("{problem}\nusage: studies [--addr HOST:PORT [--stateless] | --stdio]"),
+        format!("{problem}\nusage: studies [--addr HOST:PORT [--stateless] [--preview] | --stdio]"),
     )
 }

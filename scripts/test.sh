@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The project's test command (README "Run the tests"). On a fresh machine it installs what the tests
-# need into .cache/ (Node 22, the pinned MCP conformance suites and MCP Inspector from npm, Python
-# `mcp` from PyPI) and then runs: format check, clippy, every Rust test (unit, integration, trybuild
+# need (Node 22, the pinned MCP conformance suites, MCP Inspector, playwright-core and
+# @modelcontextprotocol/ext-apps from npm into .cache/, Python `mcp` from PyPI, Chromium from
+# Debian's packages) and then runs: format check, clippy, every Rust test (unit, integration, trybuild
 # ui, doc), the README quickstart built as a new crate, rustdoc, `cargo package` of the publishable
 # crates (it needs a committed working tree), the official conformance suites against
-# examples/everything, the MCP Inspector CLI against both examples, and a real Python MCP client
-# against examples/studies.
+# examples/everything, the MCP Inspector CLI against both examples, MCP Apps in headless Chromium,
+# and a real Python MCP client against examples/studies.
 #
 #   bash scripts/test.sh            everything
 #   bash scripts/test.sh --rust     only the Rust checks (no Node/Python)
@@ -59,6 +60,9 @@ if ! $only_rust; then
 
   step "MCP Inspector CLI 2.12.0: lists, calls and --strict schema checks of studies and everything"
   bash tests/inspector/run.sh
+
+  step "MCP Apps: the Inspector's --app-info probe, and the preview host in headless Chromium (playwright-core; the official ext-apps App class as a view)"
+  bash tests/apps/run.sh
 
   step "real client: Python mcp 2.3.0 against examples/studies (auto and legacy eras; legacy against the stateless mode)"
   bash tests/python/run.sh

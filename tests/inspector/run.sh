@@ -26,21 +26,8 @@ work="$(mktemp -d)"
 servers=()
 trap 'for pid in "${servers[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"' EXIT
 
-# start NAME: runs examples/NAME on a free port and sets $url to its endpoint.
-start() {
-  local name="$1" port
-  port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-  "$bin/$name" --addr "127.0.0.1:$port" >"$work/$name.log" 2>&1 &
-  servers+=($!)
-  for _ in $(seq 1 100); do
-    if python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 0.2).close()" 2>/dev/null; then
-      url="http://127.0.0.1:$port/mcp"
-      return
-    fi
-    sleep 0.1
-  done
-  echo "examples/$name did not start:"; cat "$work/$name.log"; exit 1
-}
+# shellcheck source=../examples.sh
+source "$root/tests/examples.sh"
 
 status=0
 fail() { echo "FAIL: $*"; status=1; }

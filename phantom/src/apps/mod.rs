@@ -3,6 +3,9 @@
 //! (`text/html;profile=mcp-app`, with their content security policy in `_meta.ui`), what a
 //! client declares to render them, and the optional preview host (`preview.rs`, over HTTP).
 
+#[cfg(feature = "http")]
+pub(crate) mod preview;
+
 use serde_json::{Map, Value, json};
 
 use crate::dispatch::Dispatcher;

@@ -47,6 +47,10 @@ pub struct HttpConfig {
     /// needs a session (the GET stream, DELETE, `logging/setLevel`, `#[tool(requires = …)]`)
     /// answers an error that names the mode. 2026-07-28 requests are stateless either way.
     pub stateless: bool,
+    /// The MCP Apps preview host (default off): `GET <endpoint>/preview` serves a page that
+    /// lists the app tools, calls one and renders its view in a sandboxed frame with the
+    /// view's declared CSP. For development: turn it on where people, not clients, connect.
+    pub preview: bool,
     /// Transport-independent settings.
     pub config: Config,
     /// Where SSE events are kept for resumption.
@@ -63,6 +67,7 @@ impl std::fmt::Debug for HttpConfig {
             .field("session_idle_ttl", &self.session_idle_ttl)
             .field("response_mode", &self.response_mode)
             .field("stateless", &self.stateless)
+            .field("preview", &self.preview)
             .finish_non_exhaustive()
     }
 }
@@ -79,6 +84,7 @@ impl Default for HttpConfig {
             sse_retry: Duration::from_secs(1),
             response_mode: ResponseMode::Auto,
             stateless: false,
+            preview: false,
             config: Config::default(),
             event_store: Arc::new(MemoryEventStore::new()),
         }
@@ -94,6 +100,13 @@ impl HttpConfig {
             cfg.allowed_hosts = None;
         }
         cfg
+    }
+
+    /// Serves the MCP Apps preview host at `GET <endpoint>/preview` (off by default).
+    #[must_use]
+    pub fn preview(mut self, on: bool) -> Self {
+        self.preview = on;
+        self
     }
 
     /// Allows these hosts (in addition to nothing else).

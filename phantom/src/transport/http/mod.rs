@@ -428,6 +428,9 @@ fn handle<S: Server>(
             "Forbidden: invalid Origin header",
         ));
     }
+    if st.cfg.preview && parts.method == Method::GET && parts.uri.path().ends_with("/preview") {
+        return ready(crate::apps::preview::page());
+    }
     let peer = peer.or_else(|| {
         parts
             .extensions
