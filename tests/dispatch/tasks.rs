@@ -468,3 +468,44 @@ async fn a_prepared_task_asks_in_the_request_then_starts_with_the_answers() {
     }
     panic!("the task did not complete");
 }
+
+/// Work a task hands its `Ctx` to hears the task's cancellation.
+#[derive(Clone, Default)]
+struct Watcher {
+    stopped: Arc<tokio::sync::Notify>,
+}
+
+#[mcp_router(name = "watcher", version = "1.0.0")]
+impl Watcher {
+    /// Hands its `Ctx` to background work, then waits forever.
+    #[task_handler]
+    async fn watch(&self, ctx: Ctx) -> String {
+        let stopped = Arc::clone(&self.stopped);
+        tokio::spawn(async move {
+            ctx.cancelled().await;
+            stopped.notify_one();
+        });
+        std::future::pending::<String>().await
+    }
+}
+
+#[tokio::test]
+async fn work_handed_a_tasks_ctx_sees_the_task_cancelled() {
+    let watcher = Watcher::default();
+    let mut client = Client::builder(watcher.clone())
+        .capabilities(tasks_ext())
+        .modern();
+    let created = client.call_tool("watch", json!({})).await;
+    let id = created.result()["taskId"]
+        .as_str()
+        .expect("a task id")
+        .to_owned();
+    let heard = tokio::time::timeout(Duration::from_millis(200), watcher.stopped.notified()).await;
+    assert!(heard.is_err(), "nothing is cancelled yet");
+    client.cancel_task(&id).await.result();
+    tokio::time::timeout(Duration::from_secs(5), watcher.stopped.notified())
+        .await
+        .expect("the spawned work saw the cancellation");
+    let got = client.wait_task(&id, &["cancelled"]).await;
+    assert_eq!(got.result()["status"], "cancelled");
+}

@@ -174,7 +174,8 @@ impl Ctx {
 
     /// Resolves when the request is cancelled or abandoned: `notifications/cancelled`
     /// (2025-11-25), a closed response (2026-07-28), the tool's time limit, or a 2026-07-28
-    /// round that ends in `input_required`. The handler's own future is dropped then anyway;
+    /// round that ends in `input_required`; for a `#[task_handler]` running as a task,
+    /// `tasks/cancel` or the task's TTL. The handler's own future is dropped then anyway;
     /// this is for work it hands to a task of its own with a clone of the `Ctx`.
     pub async fn cancelled(&self) {
         self.exchange.cancelled().await;

@@ -264,12 +264,13 @@ impl<F: Future> Future for Interruptible<'_, F> {
 }
 
 impl Shared {
-    /// Whether the request was cancelled or abandoned.
+    /// Whether the request was cancelled or abandoned (for a task: cancelled or expired).
     pub(crate) fn is_cancelled(&self) -> bool {
         self.cancelled.load(Ordering::SeqCst)
+            || matches!(&self.engine, Engine::Task(input) if input.is_stopped())
     }
 
-    /// Resolves once the request is cancelled or abandoned.
+    /// Resolves once the request is cancelled or abandoned (a task: `tasks/cancel`, its TTL).
     pub(crate) async fn cancelled(&self) {
         loop {
             let notified = self.cancel.notified();
@@ -278,7 +279,15 @@ impl Shared {
             if self.is_cancelled() {
                 return;
             }
-            notified.await;
+            match &self.engine {
+                Engine::Task(input) => {
+                    tokio::select! {
+                        () = notified => {}
+                        () = input.stopped() => return,
+                    }
+                }
+                _ => notified.await,
+            }
         }
     }
 

@@ -20,6 +20,9 @@ pub(crate) struct TaskInput {
     /// The keys the handler waits for now: only these are taken from `tasks/update`.
     pending: Mutex<HashSet<String>>,
     arrived: tokio::sync::Notify,
+    /// Set (and waiters woken) when the task is cancelled or expires.
+    stopped: std::sync::atomic::AtomicBool,
+    stop: tokio::sync::Notify,
 }
 
 impl std::fmt::Debug for TaskInput {
@@ -46,6 +49,30 @@ impl TaskInput {
             answers: Mutex::new(answers),
             pending: Mutex::new(HashSet::new()),
             arrived: tokio::sync::Notify::new(),
+            stopped: std::sync::atomic::AtomicBool::new(false),
+            stop: tokio::sync::Notify::new(),
+        }
+    }
+
+    /// The task was cancelled or expired: its handler is being dropped.
+    pub(crate) fn stop(&self) {
+        self.stopped
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        self.stop.notify_waiters();
+    }
+
+    /// Whether the task was cancelled or expired.
+    pub(crate) fn is_stopped(&self) -> bool {
+        self.stopped.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Resolves once the task is cancelled or expires.
+    pub(crate) async fn stopped(&self) {
+        let notified = self.stop.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        if !self.is_stopped() {
+            notified.await;
         }
     }
 

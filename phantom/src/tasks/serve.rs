@@ -33,10 +33,18 @@ impl Running {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    /// Stops a task's handler (`tasks/cancel`): it is dropped, and work it handed a `Ctx`
+    /// sees [`Ctx::cancelled`](crate::Ctx::cancelled) fire.
     fn stop(&self, task_id: &str) {
-        if let Some((handle, _)) = self.map().remove(task_id) {
+        if let Some((handle, input)) = self.map().remove(task_id) {
             handle.abort();
+            input.stop();
         }
+    }
+
+    /// Forgets a task whose handler ended.
+    fn forget(&self, task_id: &str) {
+        self.map().remove(task_id);
     }
 
     /// The input side of a task running on this node.
@@ -133,6 +141,7 @@ impl<S: Server> Dispatcher<S> {
         let request = cx.request.clone();
         let arguments: Option<Box<RawValue>> = arguments.map(ToOwned::to_owned);
         let task_id = id.clone();
+        let (expired, keeper, expired_id) = (Arc::clone(&input), self.clone(), id.clone());
         let run = async move {
             dispatcher
                 .run_task(
@@ -144,19 +153,24 @@ impl<S: Server> Dispatcher<S> {
                     &request,
                 )
                 .await;
-            dispatcher.inner.running.stop(&task_id);
+            dispatcher.inner.running.forget(&task_id);
         };
+        // The map stays locked until the task is in it: a handler that ends at once forgets its
+        // task only after it was recorded, so no entry outlives its handler.
+        let mut running = self.inner.running.map();
         let handle = match support.ttl_ms {
             Some(ttl) => tokio::spawn(async move {
                 // Past its TTL the task is gone from the store; its handler stops too.
-                let _ = tokio::time::timeout(std::time::Duration::from_millis(ttl), run).await;
+                let ttl = std::time::Duration::from_millis(ttl);
+                if tokio::time::timeout(ttl, run).await.is_err() {
+                    expired.stop();
+                    keeper.inner.running.forget(&expired_id);
+                }
             }),
             None => tokio::spawn(run),
         };
-        self.inner
-            .running
-            .map()
-            .insert(id, (handle.abort_handle(), input));
+        running.insert(id, (handle.abort_handle(), input));
+        drop(running);
         Ok(Body::Task(task_map(&task)?))
     }
 
