@@ -314,12 +314,14 @@ impl Scenario {
                     delete,
                 } => lifecycle(&target, &stats, conns, secs, delete).await?,
                 Self::Sessions { conns, count } => {
-                    open_sessions(&target, &stats, conns, count).await?
+                    open_many(&target, &stats, conns, count, Kept::Session).await?
                 }
                 Self::Progress { conns, secs, count } => {
                     progress(&target, &stats, conns, secs, count).await?
                 }
-                Self::Tasks { conns, count } => create_tasks(&target, &stats, conns, count).await?,
+                Self::Tasks { conns, count } => {
+                    open_many(&target, &stats, conns, count, Kept::Task).await?
+                }
                 Self::Fanout {
                     streams,
                     rounds,
@@ -858,35 +860,24 @@ async fn lifecycle(
     .await
 }
 
-async fn open_sessions(
-    target: &Arc<Target>,
-    stats: &Arc<Stats>,
-    conns: usize,
-    count: usize,
-) -> Result<Vec<u64>, String> {
-    let per_conn = count / conns;
-    each_conn(conns, |_| {
-        let (target, stats) = (Arc::clone(target), Arc::clone(stats));
-        async move {
-            let mut conn = Conn::open(target).await?;
-            let mut samples = Vec::with_capacity(per_conn);
-            for _ in 0..per_conn {
-                let t = Instant::now();
-                // Any failure aborts the run: a missing session would skew the RSS per session.
-                conn.open_session(&stats).await?;
-                samples.push(micros(t));
-            }
-            Ok(samples)
-        }
-    })
-    .await
+/// What [`open_many`] opens and keeps open.
+#[derive(Debug, Clone, Copy)]
+enum Kept {
+    /// A legacy session (`initialize` + `notifications/initialized`).
+    Session,
+    /// A task (a 2026-07-28 `tools/call` that answers a `CreateTaskResult`).
+    Task,
 }
 
-async fn create_tasks(
+/// Opens `count` sessions or tasks over `conns` connections, one after another on each, timing
+/// each; they are never closed. Any failure aborts the run: a missing one would skew the RSS
+/// per item.
+async fn open_many(
     target: &Arc<Target>,
     stats: &Arc<Stats>,
     conns: usize,
     count: usize,
+    kept: Kept,
 ) -> Result<Vec<u64>, String> {
     let per_conn = count / conns;
     each_conn(conns, |_| {
@@ -896,8 +887,10 @@ async fn create_tasks(
             let mut samples = Vec::with_capacity(per_conn);
             for _ in 0..per_conn {
                 let t = Instant::now();
-                // Any failure aborts the run: a missing task would skew the RSS per task.
-                conn.create_task(&stats).await?;
+                match kept {
+                    Kept::Session => drop(conn.open_session(&stats).await?),
+                    Kept::Task => conn.create_task(&stats).await?,
+                }
                 samples.push(micros(t));
             }
             Ok(samples)
