@@ -1,6 +1,10 @@
 //! Streamable HTTP end to end: each test starts `phantom::http::serve_listener` on `127.0.0.1:0`
 //! and speaks real HTTP/1.1 to it, asserting status codes, headers and decoded JSON-RPC bodies.
 //!
+//! - `bad_input`: the bad-input matrix (60+ malformed, misdirected and oversized requests, each
+//!   with its exact status and JSON-RPC code, the server still healthy after each);
+//! - `limits`: limits a client can see over raw TCP (413 after a drained body, 408, the header
+//!   timeout against slowloris, the caps on sessions, requests in flight and streams);
 //! - `legacy`: 2025-11-25 sessions over JSON (200, 202, 400, 404, 503, DELETE, idle eviction);
 //! - `sse`: SSE responses, priming, GET streams, keep-alive, 409, `Last-Event-ID` resumption;
 //! - `modern`: 2026-07-28 envelopes and standard headers (-32602, -32022, -32020, 404/-32601);
@@ -14,10 +18,12 @@
 //!   revocation, list changes, and 2026-07-28 `subscriptions/listen`;
 //! - `transport`: 403 (Host, Origin), 405, 406, 413, 415, CORS, and `connect` (401, 403).
 
+mod bad_input;
 mod callbacks;
 mod cancel_and_auth;
 mod interactive;
 mod legacy;
+mod limits;
 mod modern;
 mod param_headers;
 mod registry;

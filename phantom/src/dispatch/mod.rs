@@ -219,6 +219,9 @@ impl<S: Server> Dispatcher<S> {
         slot: &mut SessionSlot,
         outbound: &Outbound,
     ) -> Option<Reply> {
+        if let Some(refused) = self.too_deep(text) {
+            return Some(refused);
+        }
         if text.trim_start().starts_with('[') {
             // Boxed: batches are rare (2025-03-26 and earlier), and their future is as large as
             // a whole message's; inline it would make every message's future twice as large.
@@ -236,6 +239,18 @@ impl<S: Server> Dispatcher<S> {
                 Some(self.error_reply(id.as_ref(), error, Status::BadRequest, Era::Legacy))
             }
         }
+    }
+
+    /// The `-32700` answer to a message that nests deeper than [`Config::json_depth`].
+    pub(crate) fn too_deep(&self, text: &str) -> Option<Reply> {
+        let limit = self.inner.config.json_depth;
+        crate::protocol::nests_deeper_than(text.as_bytes(), limit).then(|| {
+            let error = ErrorObject::new(
+                codes::PARSE_ERROR,
+                format!("Parse error: the message nests arrays and objects deeper than {limit} levels (Config::json_depth)"),
+            );
+            self.error_reply(None, error, Status::BadRequest, Era::Legacy)
+        })
     }
 
     async fn handle_batch(

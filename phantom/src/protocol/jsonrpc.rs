@@ -110,6 +110,40 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValu
     <&RawValue>::deserialize(d).map(Some)
 }
 
+/// Whether a JSON text nests arrays and objects deeper than `limit`, counted on its brackets
+/// outside strings. One pass, no allocation; it stops at the first bracket past the limit. A
+/// text that is not JSON is left to the decoder to refuse.
+pub(crate) fn nests_deeper_than(text: &[u8], limit: usize) -> bool {
+    if text.len() <= limit {
+        // Each level takes a byte: a text this short cannot be deeper.
+        return false;
+    }
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for &b in text {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
 /// One decoded JSON-RPC message, borrowing from the body it was read from.
 #[derive(Debug)]
 pub enum Incoming<'a> {
@@ -200,7 +234,8 @@ impl<'a> Incoming<'a> {
         }
         if let Some(params) = wire.params {
             let first = params.get().trim_start().as_bytes().first().copied();
-            if !matches!(first, Some(b'{' | b'[')) {
+            // MCP's params are always an object (JSON-RPC's by-position arrays included).
+            if first != Some(b'{') {
                 return invalid(id, "Invalid request: `params` must be an object".to_owned());
             }
         }
@@ -230,5 +265,22 @@ impl<'a> Incoming<'a> {
             }
             (id, None) => invalid(id, "Invalid request: missing `method`".to_owned()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::nests_deeper_than;
+
+    #[test]
+    fn depth_is_counted_on_brackets_outside_strings() {
+        assert!(!nests_deeper_than(br#"{"a":[1,{"b":2}]}"#, 3));
+        assert!(nests_deeper_than(br#"{"a":[1,{"b":[2]}]}"#, 3));
+        // Brackets inside strings, escaped quotes included, do not count.
+        assert!(!nests_deeper_than(br#"{"a":"[[[[\"[[[[","b":1}"#, 1));
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert!(nests_deeper_than(deep.as_bytes(), 64));
+        let wide = format!("[{}1]", "[1],".repeat(10_000));
+        assert!(!nests_deeper_than(wide.as_bytes(), 2));
     }
 }

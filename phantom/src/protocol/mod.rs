@@ -4,6 +4,7 @@ mod jsonrpc;
 mod method;
 mod version;
 
+pub(crate) use jsonrpc::nests_deeper_than;
 pub use jsonrpc::{ErrorObject, Incoming, RequestId, codes};
 pub(crate) use method::Capability;
 pub use method::Method;

@@ -11,6 +11,9 @@ use crate::subscriptions::Notifier;
 /// The default number of items per list page.
 pub(crate) const DEFAULT_PAGE_SIZE: usize = 100;
 
+/// The default [`Config::json_depth`].
+pub(crate) const DEFAULT_JSON_DEPTH: usize = 64;
+
 /// `cacheScope` of modern list, read and discover results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum CacheScope {
@@ -67,6 +70,9 @@ pub struct Config {
     pub keep_alive: Duration,
     /// Where tasks (`#[task_handler]` tools run as tasks) live (default: in process memory).
     pub task_store: Arc<dyn crate::tasks::TaskStore>,
+    /// How deeply a message may nest arrays and objects (default 64). A deeper message is
+    /// refused with `-32700` before it is decoded, whatever the transport.
+    pub json_depth: usize,
 }
 
 impl std::fmt::Debug for Config {
@@ -79,6 +85,7 @@ impl std::fmt::Debug for Config {
             .field("portable_schemas", &self.portable_schemas)
             .field("state_ttl", &self.state_ttl)
             .field("state_limit", &self.state_limit)
+            .field("json_depth", &self.json_depth)
             .finish_non_exhaustive()
     }
 }
@@ -99,6 +106,7 @@ impl Default for Config {
             subscriptions: Arc::new(MemorySubscriptions::new()),
             keep_alive: Duration::from_secs(15),
             task_store: Arc::new(crate::tasks::MemoryTaskStore::new()),
+            json_depth: DEFAULT_JSON_DEPTH,
         }
     }
 }
@@ -108,6 +116,13 @@ impl Config {
     #[must_use]
     pub fn notifier(mut self, notifier: Notifier) -> Self {
         self.notifier = notifier;
+        self
+    }
+
+    /// Refuses messages that nest arrays and objects deeper than `levels` (at least 8).
+    #[must_use]
+    pub fn json_depth(mut self, levels: usize) -> Self {
+        self.json_depth = levels.max(8);
         self
     }
 

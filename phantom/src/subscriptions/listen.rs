@@ -170,10 +170,11 @@ impl<S: Server> Dispatcher<S> {
         let f = p.notifications;
         if f.task_ids.is_some() && !crate::tasks::declares_tasks(session) {
             return Err(
-                crate::tasks::needs_tasks("`taskIds` in `subscriptions/listen`").with_data(json!({
-                    "field": "notifications.taskIds",
-                    "requiredCapabilities": { "extensions": { crate::tasks::EXTENSION: {} } },
-                })),
+                crate::tasks::needs_tasks("`taskIds` in `subscriptions/listen`", session)
+                    .with_data(json!({
+                        "field": "notifications.taskIds",
+                        "requiredCapabilities": { "extensions": { crate::tasks::EXTENSION: {} } },
+                    })),
             );
         }
         let mut honoured = Honoured {

@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::{StoredTask, Task, TaskInput, new_task_id, owner_of};
-use crate::dispatch::{Body, Dispatcher, Failure, Outbound, invalid, parse_params};
+use crate::dispatch::{Body, Dispatcher, Failure, Outbound, Status, invalid, parse_params};
 use crate::extract::Context;
 use crate::input::{Engine, Exchange};
 use crate::protocol::{ErrorObject, Method, codes};
@@ -63,8 +63,14 @@ pub(crate) fn declares_tasks(session: &Session) -> bool {
         .is_some_and(|v| !v.is_null())
 }
 
-/// `-32021`: the request needs the tasks extension.
-pub(crate) fn needs_tasks(what: &str) -> Failure {
+/// `-32021`: the request needs the tasks extension (HTTP 400 in 2026-07-28, as every missing
+/// client capability).
+pub(crate) fn needs_tasks(what: &str, session: &Session) -> Failure {
+    let status = if session.is_modern() {
+        Status::BadRequest
+    } else {
+        Status::Ok
+    };
     Failure::from(
         ErrorObject::new(
             codes::MISSING_CLIENT_CAPABILITY,
@@ -72,6 +78,7 @@ pub(crate) fn needs_tasks(what: &str) -> Failure {
         )
         .with_data(json!({ "requiredCapabilities": { "extensions": { EXTENSION: {} } } })),
     )
+    .with_status(status)
 }
 
 #[derive(Deserialize)]
@@ -233,7 +240,7 @@ impl<S: Server> Dispatcher<S> {
         cx: Context<'_>,
     ) -> Result<Body, Failure> {
         if !declares_tasks(cx.session) {
-            return Err(needs_tasks(method.as_str()));
+            return Err(needs_tasks(method.as_str(), cx.session));
         }
         let p: TaskParams = parse_params(params)?;
         let session = cx.session;

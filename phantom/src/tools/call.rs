@@ -58,7 +58,7 @@ impl<S: Server> Dispatcher<S> {
             }
             if !declared && task.required {
                 let what = format!("tool `{}` runs only as a task and", entry.def.name);
-                return Err(crate::tasks::needs_tasks(&what));
+                return Err(crate::tasks::needs_tasks(&what, session));
             }
         }
         run_tool(

@@ -2,6 +2,7 @@
 //! per session; a GET stream, while open, holds one sender in its row.
 
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -22,6 +23,26 @@ pub(crate) struct Row {
     pub(crate) stream: Option<(u64, mpsc::Sender<Bytes>)>,
     /// Next event sequence number on this session.
     pub(crate) next_event: u64,
+    /// The address of the peer that opened it (counted against a per-peer cap).
+    peer: Option<IpAddr>,
+    /// Requests of this session in flight.
+    in_flight: usize,
+}
+
+impl Row {
+    /// Idle rows are evicted: no open stream, no request in flight, not seen for `ttl`.
+    fn idle(&self, now: Instant, ttl: Duration) -> bool {
+        self.stream.is_none() && self.in_flight == 0 && now.duration_since(self.last_seen) > ttl
+    }
+}
+
+/// Why a session could not be opened.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Refused {
+    /// The table holds `max_sessions` live sessions.
+    Full,
+    /// The peer holds `max_sessions_per_peer` live sessions.
+    PeerFull,
 }
 
 /// Why a session could not be used.
@@ -40,6 +61,8 @@ pub(crate) struct Sessions {
     generation: AtomicU64,
     /// Ids evicted for idleness whose stored events the transport has not dropped yet.
     evicted: Mutex<Vec<Arc<str>>>,
+    /// With a per-peer cap: the live sessions of each peer address.
+    peers: Option<(usize, Mutex<HashMap<IpAddr, usize>>)>,
 }
 
 fn shard_of(id: &str) -> usize {
@@ -57,7 +80,7 @@ pub(crate) fn new_session_id() -> Arc<str> {
 }
 
 impl Sessions {
-    pub(crate) fn new(cap: usize, idle_ttl: Duration) -> Self {
+    pub(crate) fn new(cap: usize, idle_ttl: Duration, per_peer: Option<usize>) -> Self {
         Self {
             shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
             count: AtomicU64::new(0),
@@ -65,7 +88,41 @@ impl Sessions {
             idle_ttl,
             generation: AtomicU64::new(0),
             evicted: Mutex::new(Vec::new()),
+            peers: per_peer.map(|max| (max, Mutex::new(HashMap::new()))),
         }
+    }
+
+    /// How long a session may idle before it is evicted.
+    pub(crate) fn idle_ttl(&self) -> Duration {
+        self.idle_ttl
+    }
+
+    fn peers(&self) -> Option<(usize, std::sync::MutexGuard<'_, HashMap<IpAddr, usize>>)> {
+        let (max, peers) = self.peers.as_ref()?;
+        Some((
+            *max,
+            peers
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        ))
+    }
+
+    /// Counts removed rows off their peers and the total.
+    fn forget_rows<'r>(&self, rows: impl IntoIterator<Item = &'r Row>) {
+        let mut n = 0;
+        let mut peers = self.peers();
+        for row in rows {
+            n += 1;
+            if let (Some((_, peers)), Some(peer)) = (peers.as_mut(), row.peer)
+                && let Some(count) = peers.get_mut(&peer)
+            {
+                *count -= 1;
+                if *count == 0 {
+                    peers.remove(&peer);
+                }
+            }
+        }
+        self.count.fetch_sub(n, Ordering::Relaxed);
     }
 
     fn shard(&self, id: &str) -> std::sync::MutexGuard<'_, HashMap<Arc<str>, Row>> {
@@ -79,16 +136,32 @@ impl Sessions {
         usize::try_from(self.count.load(Ordering::Relaxed)).unwrap_or(usize::MAX)
     }
 
-    /// Inserts a new session; evicts idle rows first when the table is full. `false` when the table
-    /// is full of live sessions.
-    pub(crate) fn insert(&self, session: Session) -> bool {
+    /// Inserts a new session opened by `peer`; evicts idle rows first when the table is full.
+    pub(crate) fn insert(&self, session: Session, peer: Option<IpAddr>) -> Result<(), Refused> {
         let Some(id) = session.id.clone() else {
-            return false;
+            return Err(Refused::Full);
         };
         if self.len() >= self.cap {
             self.sweep();
             if self.len() >= self.cap {
-                return false;
+                return Err(Refused::Full);
+            }
+        }
+        let peer = peer.filter(|_| self.peers.is_some());
+        if let (Some((max, mut peers)), Some(addr)) = (self.peers(), peer) {
+            let count = peers.entry(addr).or_insert(0);
+            if *count >= max {
+                drop(peers);
+                // Idle rows of this peer may be holding the places.
+                self.sweep();
+                let (_, mut peers) = self.peers().expect("the cap is set");
+                let count = peers.entry(addr).or_insert(0);
+                if *count >= max {
+                    return Err(Refused::PeerFull);
+                }
+                *count += 1;
+            } else {
+                *count += 1;
             }
         }
         let row = Row {
@@ -96,13 +169,36 @@ impl Sessions {
             last_seen: Instant::now(),
             stream: None,
             next_event: 1,
+            peer,
+            in_flight: 0,
         };
         let mut shard = self.shard(&id);
         self.sweep_shard(&mut shard);
-        if shard.insert(id, row).is_none() {
-            self.count.fetch_add(1, Ordering::Relaxed);
+        let replaced = shard.insert(id, row);
+        drop(shard);
+        self.count.fetch_add(1, Ordering::Relaxed);
+        if let Some(old) = replaced {
+            self.forget_rows([&old]);
         }
-        true
+        Ok(())
+    }
+
+    /// Counts a request of session `id` in flight: `false` when it already has `max`.
+    pub(crate) fn begin_request(&self, id: &str, max: usize) -> bool {
+        self.with_row(id, |row| {
+            let room = row.in_flight < max;
+            row.in_flight += usize::from(room);
+            room
+        })
+        .unwrap_or(true)
+    }
+
+    /// The end of a request counted by [`Sessions::begin_request`].
+    pub(crate) fn end_request(&self, id: &str) {
+        self.with_row(id, |row| {
+            row.in_flight = row.in_flight.saturating_sub(1);
+            row.last_seen = Instant::now();
+        });
     }
 
     /// The session, touching its idle timer. Rows idle past the TTL are evicted here.
@@ -111,18 +207,15 @@ impl Sessions {
         let now = Instant::now();
         let expired = match shard.get_mut(id) {
             None => return Err(Lookup::Unknown),
-            Some(row)
-                if row.stream.is_none() && now.duration_since(row.last_seen) > self.idle_ttl =>
-            {
-                true
-            }
+            Some(row) if row.idle(now, self.idle_ttl) => true,
             Some(row) => {
                 row.last_seen = now;
                 return Ok(Arc::clone(&row.session));
             }
         };
-        if expired && let Some((key, _)) = shard.remove_entry(id) {
-            self.count.fetch_sub(1, Ordering::Relaxed);
+        if expired && let Some((key, row)) = shard.remove_entry(id) {
+            drop(shard);
+            self.forget_rows([&row]);
             self.evicted_ids().push(key);
         }
         Err(Lookup::Unknown)
@@ -139,7 +232,7 @@ impl Sessions {
     /// Removes a session (DELETE or eviction). Returns it if it existed.
     pub(crate) fn remove(&self, id: &str) -> Option<Arc<Session>> {
         let row = self.shard(id).remove(id)?;
-        self.count.fetch_sub(1, Ordering::Relaxed);
+        self.forget_rows([&row]);
         Some(row.session)
     }
 
@@ -181,19 +274,17 @@ impl Sessions {
 
     fn sweep_shard(&self, shard: &mut HashMap<Arc<str>, Row>) {
         let now = Instant::now();
-        let mut removed = Vec::new();
-        shard.retain(|id, row| {
-            let keep = row.stream.is_some() || now.duration_since(row.last_seen) <= self.idle_ttl;
-            if !keep {
-                removed.push(Arc::clone(id));
-            }
-            keep
-        });
-        if !removed.is_empty() {
-            self.count
-                .fetch_sub(removed.len() as u64, Ordering::Relaxed);
-            self.evicted_ids().extend(removed);
+        let idle: Vec<Arc<str>> = shard
+            .iter()
+            .filter(|(_, row)| row.idle(now, self.idle_ttl))
+            .map(|(id, _)| Arc::clone(id))
+            .collect();
+        if idle.is_empty() {
+            return;
         }
+        let rows: Vec<Row> = idle.iter().filter_map(|id| shard.remove(id)).collect();
+        self.forget_rows(&rows);
+        self.evicted_ids().extend(idle);
     }
 
     fn evicted_ids(&self) -> std::sync::MutexGuard<'_, Vec<Arc<str>>> {

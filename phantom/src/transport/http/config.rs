@@ -30,10 +30,34 @@ pub struct HttpConfig {
     /// Extra allowed `Origin`s (e.g. `https://app.example.com`); loopback origins are allowed when the
     /// hosts are restricted to loopback, and same-host origins otherwise.
     pub allowed_origins: Vec<String>,
-    /// Largest request body, counted on the bytes actually read (default 4 MiB).
+    /// Largest request body, counted on the bytes actually read (default 4 MiB). A larger body
+    /// is answered `413` once it has been read and thrown away (up to
+    /// [`drain_limit`](#structfield.drain_limit)), so that a client which writes its whole body
+    /// reads the answer.
     pub body_limit: usize,
+    /// How much of an oversized body is read and discarded before the `413` (default 64 MiB).
+    /// Past it the connection is closed after the answer, and a client still writing may see it
+    /// reset instead.
+    pub drain_limit: usize,
+    /// Time a client has to send a request's head, and a kept-alive connection may stay idle
+    /// between requests (default 30 s). Applies when phantom accepts the connections itself
+    /// ([`serve`](super::serve), [`serve_listener`](super::serve_listener)).
+    pub header_read_timeout: Duration,
+    /// Time a client has to send a request's whole body once its head arrived (default 30 s);
+    /// a slower body is answered `408`.
+    pub body_read_timeout: Duration,
     /// Most legacy sessions kept at once (default 100 000).
     pub max_sessions: usize,
+    /// Most legacy sessions one peer address may hold (default: no cap). Off by default: behind a
+    /// proxy or load balancer every client shares one address.
+    pub max_sessions_per_peer: Option<usize>,
+    /// Most requests one legacy session may have in flight at once (default 64); one more is
+    /// answered `429` with `Retry-After`.
+    pub max_requests_per_session: usize,
+    /// Most streams open at once on this endpoint: legacy GET streams and 2026-07-28
+    /// `subscriptions/listen` streams (default 20 000); one more is answered `503` with
+    /// `Retry-After`.
+    pub max_streams: usize,
     /// A legacy session idle this long is evicted (default 30 minutes).
     pub session_idle_ttl: Duration,
     /// Interval of SSE keep-alive comments (default 15 s).
@@ -63,7 +87,13 @@ impl std::fmt::Debug for HttpConfig {
             .field("allowed_hosts", &self.allowed_hosts)
             .field("allowed_origins", &self.allowed_origins)
             .field("body_limit", &self.body_limit)
+            .field("drain_limit", &self.drain_limit)
+            .field("header_read_timeout", &self.header_read_timeout)
+            .field("body_read_timeout", &self.body_read_timeout)
             .field("max_sessions", &self.max_sessions)
+            .field("max_sessions_per_peer", &self.max_sessions_per_peer)
+            .field("max_requests_per_session", &self.max_requests_per_session)
+            .field("max_streams", &self.max_streams)
             .field("session_idle_ttl", &self.session_idle_ttl)
             .field("response_mode", &self.response_mode)
             .field("stateless", &self.stateless)
@@ -78,7 +108,13 @@ impl Default for HttpConfig {
             allowed_hosts: Some(LOOPBACK.iter().map(|h| (*h).to_owned()).collect()),
             allowed_origins: Vec::new(),
             body_limit: 4 * 1024 * 1024,
+            drain_limit: 64 * 1024 * 1024,
+            header_read_timeout: Duration::from_secs(30),
+            body_read_timeout: Duration::from_secs(30),
             max_sessions: 100_000,
+            max_sessions_per_peer: None,
+            max_requests_per_session: 64,
+            max_streams: 20_000,
             session_idle_ttl: Duration::from_secs(30 * 60),
             sse_keep_alive: Duration::from_secs(15),
             sse_retry: Duration::from_secs(1),
@@ -138,6 +174,43 @@ impl HttpConfig {
     #[must_use]
     pub fn body_limit(mut self, bytes: usize) -> Self {
         self.body_limit = bytes;
+        self
+    }
+
+    /// Sets how much of an oversized body is read and discarded before the `413`.
+    #[must_use]
+    pub fn drain_limit(mut self, bytes: usize) -> Self {
+        self.drain_limit = bytes;
+        self
+    }
+
+    /// Sets the time a client has to send a request's head (and a connection may idle between
+    /// requests) and the time it has to send the body.
+    #[must_use]
+    pub fn read_timeouts(mut self, header: Duration, body: Duration) -> Self {
+        self.header_read_timeout = header;
+        self.body_read_timeout = body;
+        self
+    }
+
+    /// Caps the legacy sessions one peer address may hold (off by default).
+    #[must_use]
+    pub fn max_sessions_per_peer(mut self, max: usize) -> Self {
+        self.max_sessions_per_peer = Some(max);
+        self
+    }
+
+    /// Caps the requests one legacy session may have in flight at once.
+    #[must_use]
+    pub fn max_requests_per_session(mut self, max: usize) -> Self {
+        self.max_requests_per_session = max;
+        self
+    }
+
+    /// Caps the GET and `subscriptions/listen` streams open at once.
+    #[must_use]
+    pub fn max_streams(mut self, max: usize) -> Self {
+        self.max_streams = max;
         self
     }
 

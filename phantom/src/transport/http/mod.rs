@@ -77,6 +77,17 @@ impl<S: Server> HttpState<S> {
         self.live().contains(&format!("{session}/{stream}"))
     }
 
+    /// The `503` for a stream past [`HttpConfig::max_streams`], if this endpoint has that many.
+    pub(super) fn streams_full(&self) -> Option<Response> {
+        let max = self.cfg.max_streams;
+        (self.dispatcher.open_listeners() >= max).then(|| {
+            busy(
+                StatusCode::SERVICE_UNAVAILABLE,
+                &format!("Too many open streams (HttpConfig::max_streams is {max}); retry later"),
+            )
+        })
+    }
+
     pub(super) fn set_live(&self, session: &str, stream: &str, live: bool) {
         let key = format!("{session}/{stream}");
         if live {
@@ -114,11 +125,18 @@ fn endpoint<S: Server>(server: S, config: HttpConfig) -> OriginAware<S> {
 fn endpoint_for<S: Server>(dispatcher: Dispatcher<S>, config: HttpConfig) -> OriginAware<S> {
     let state = Arc::new(HttpState {
         dispatcher,
-        sessions: Sessions::new(config.max_sessions, config.session_idle_ttl),
+        sessions: Sessions::new(
+            config.max_sessions,
+            config.session_idle_ttl,
+            config.max_sessions_per_peer,
+        ),
         streams: AtomicU64::new(0),
         live: std::sync::Mutex::default(),
         cfg: config,
     });
+    if !state.cfg.stateless {
+        sweep_sessions(&state);
+    }
     let cors_state = Arc::clone(&state);
     let cors = CorsLayer::new()
         .allow_origin(AllowOrigin::predicate(
@@ -143,6 +161,35 @@ fn endpoint_for<S: Server>(dispatcher: Dispatcher<S>, config: HttpConfig) -> Ori
     };
     let cors = Arc::new(tower::Layer::layer(&cors, plain.clone()));
     OriginAware { plain, cors }
+}
+
+/// Evicts idle sessions in the background, so that the table empties without new traffic: every
+/// half TTL (at least 1 s, at most a minute), for as long as the endpoint exists.
+fn sweep_sessions<S: Server>(state: &Arc<HttpState<S>>) {
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        // Outside a runtime the table is still swept on use (on lookups and inserts).
+        return;
+    };
+    let every =
+        (state.sessions.idle_ttl() / 2).clamp(Duration::from_secs(1), Duration::from_secs(60));
+    let weak = Arc::downgrade(state);
+    runtime.spawn(async move {
+        let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+        loop {
+            tick.tick().await;
+            let Some(st) = weak.upgrade() else { return };
+            st.sessions.sweep();
+            session::forget_evicted(&st).await;
+        }
+    });
+}
+
+/// A refusal that asks the client to come back: `status`, `Retry-After: 1` and a JSON-RPC error.
+pub(super) fn busy(status: StatusCode, message: &str) -> Response {
+    let mut resp = plain(status, codes::INTERNAL_ERROR, message);
+    resp.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    resp
 }
 
 /// [`handle`] as a tower service: no router, no extractor.
@@ -341,9 +388,17 @@ where
     // hyper serves each connection directly (no axum `serve`, no router): the peer address
     // travels in the connection's endpoint rather than in a per-request extension.
     let local = listener.local_addr()?;
-    let app = AtMcp(endpoint_for(dispatcher, config));
-    let builder =
+    let mut builder =
         hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
+    // A client that sends half a request head (or idles on a kept-alive connection) is dropped
+    // after the header timeout instead of holding its connection forever.
+    builder
+        .http1()
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(config.header_read_timeout);
+    builder.http2().timer(hyper_util::rt::TokioTimer::new());
+    let header_timeout = config.header_read_timeout;
+    let app = AtMcp(endpoint_for(dispatcher, config));
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     tracing::info!(%local, "serving MCP at http://{local}/mcp");
     let mut shutdown = std::pin::pin!(shutdown);
@@ -368,12 +423,15 @@ where
         let svc = hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
             tower::Service::call(&mut app.clone(), req.map(axum::body::Body::new))
         });
-        let conn = builder
-            .serve_connection_with_upgrades(hyper_util::rt::TokioIo::new(tcp), svc)
-            .into_owned();
-        let conn = graceful.watch(conn);
+        let (builder, watcher) = (builder.clone(), graceful.watcher());
         tokio::spawn(async move {
-            if let Err(e) = conn.await {
+            if !sent_a_version(&tcp, header_timeout).await {
+                return;
+            }
+            let conn = builder
+                .serve_connection_with_upgrades(hyper_util::rt::TokioIo::new(tcp), svc)
+                .into_owned();
+            if let Err(e) = watcher.watch(conn).await {
                 tracing::debug!(error = %e, "connection ended with an error");
             }
         });
@@ -384,6 +442,37 @@ where
     app.0.plain.st.dispatcher.close_listens();
     graceful.shutdown().await;
     Ok(())
+}
+
+/// Waits until a new connection has sent enough for hyper to tell HTTP/1 from HTTP/2, for at most
+/// `within`: hyper's version sniffing has no time limit of its own, so a peer that connects and
+/// sends nothing (or a few bytes of the HTTP/2 preface) would hold its connection for ever.
+/// `false` when the peer sent too little in time, or closed.
+async fn sent_a_version(tcp: &tokio::net::TcpStream, within: Duration) -> bool {
+    const PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+    let deadline = tokio::time::Instant::now() + within;
+    let mut buf = [0u8; 24];
+    let mut seen = 0;
+    loop {
+        if tokio::time::Instant::now() >= deadline {
+            return false;
+        }
+        let n = match tokio::time::timeout_at(deadline, tcp.peek(&mut buf)).await {
+            Ok(Ok(n)) if n > 0 => n,
+            _ => return false,
+        };
+        if n == PREFACE.len() || buf[..n] != PREFACE[..n] {
+            return true;
+        }
+        if n == seen {
+            // A prefix of the preface and nothing new: `peek` would return at once again.
+            tokio::time::sleep_until(
+                deadline.min(tokio::time::Instant::now() + Duration::from_millis(20)),
+            )
+            .await;
+        }
+        seen = n;
+    }
 }
 
 async fn shutdown_signal() {

@@ -26,7 +26,7 @@ use super::session::{find_session, forget_evicted};
 use crate::dispatch::{Outbound, ParamsHead, Reply, SessionSlot, Status, raw_str};
 use crate::protocol::{Incoming, Method, ProtocolVersion, RequestId, codes};
 use crate::server::{Request, Server, Session};
-use crate::transport::sessions::new_session_id;
+use crate::transport::sessions::{Refused, new_session_id};
 
 /// What the HTTP layer needs to know about a body before dispatching it, borrowed from the body.
 pub(super) struct Inspected<'a> {
@@ -73,6 +73,26 @@ fn inspect(text: &str) -> Option<(Inspected<'_>, Parsed<'_>)> {
     Some((inspected, Parsed { msg, head }))
 }
 
+/// A request of a legacy session counted in flight until it is dropped.
+struct InFlight<'a, S: Server> {
+    st: &'a HttpState<S>,
+    id: &'a str,
+}
+
+impl<'a, S: Server> InFlight<'a, S> {
+    fn begin(st: &'a HttpState<S>, id: &'a str) -> Option<Self> {
+        st.sessions
+            .begin_request(id, st.cfg.max_requests_per_session)
+            .then_some(Self { st, id })
+    }
+}
+
+impl<S: Server> Drop for InFlight<'_, S> {
+    fn drop(&mut self) {
+        self.st.sessions.end_request(self.id);
+    }
+}
+
 /// Hands a body to the dispatcher, decoded already when possible.
 async fn dispatch<S: Server>(
     st: &HttpState<S>,
@@ -92,20 +112,116 @@ async fn dispatch<S: Server>(
     }
 }
 
-async fn read_body(body: Body, limit: usize) -> Result<Bytes, Response> {
-    match http_body_util::Limited::new(body, limit).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(plain(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            codes::INVALID_REQUEST,
-            &format!("Payload too large: the body exceeds {limit} bytes"),
-        )),
-        Err(_) => Err(plain(
-            StatusCode::BAD_REQUEST,
-            codes::PARSE_ERROR,
-            "Parse error: could not read the body",
-        )),
+/// Reads a request body within [`HttpConfig`](super::HttpConfig)'s limits: at most `body_limit`
+/// bytes, counted on what arrives (a `Content-Length` is not trusted), all of it within
+/// `body_read_timeout`. A body past the limit is read on and thrown away (up to `drain_limit`)
+/// before the `413`, so that a client still writing it reads the answer instead of a reset.
+async fn read_body(
+    mut body: Body,
+    headers: &http::HeaderMap,
+    cfg: &super::HttpConfig,
+) -> Result<Bytes, Response> {
+    let limit = cfg.body_limit;
+    let deadline = tokio::time::Instant::now() + cfg.body_read_timeout;
+    let declared = header_str(headers, header::CONTENT_LENGTH).and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        // A client that waits for `100 Continue` has sent nothing yet: refuse before it does.
+        let waits = header_str(headers, header::EXPECT)
+            .is_some_and(|v| v.eq_ignore_ascii_case("100-continue"));
+        let drained = !waits && drain(body, 0, deadline, cfg.drain_limit).await;
+        return Err(too_large(limit, drained));
     }
+    // One frame (the usual case) is kept as it came, without a copy.
+    let mut first: Option<Bytes> = None;
+    let mut rest: Vec<u8> = Vec::new();
+    loop {
+        let frame = match tokio::time::timeout_at(deadline, body.frame()).await {
+            Err(_) => return Err(too_slow(cfg.body_read_timeout)),
+            Ok(None) => break,
+            Ok(Some(Err(_))) => {
+                return Err(plain(
+                    StatusCode::BAD_REQUEST,
+                    codes::PARSE_ERROR,
+                    "Parse error: could not read the body",
+                ));
+            }
+            Ok(Some(Ok(frame))) => frame,
+        };
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        let seen = first.as_ref().map_or(0, Bytes::len) + rest.len() + data.len();
+        if seen > limit {
+            let drained = drain(body, seen, deadline, cfg.drain_limit).await;
+            return Err(too_large(limit, drained));
+        }
+        match &first {
+            None => first = Some(data),
+            Some(head) => {
+                if rest.is_empty() {
+                    rest.reserve(seen);
+                    rest.extend_from_slice(head);
+                }
+                rest.extend_from_slice(&data);
+            }
+        }
+    }
+    Ok(if rest.is_empty() {
+        first.unwrap_or_default()
+    } else {
+        Bytes::from(rest)
+    })
+}
+
+/// Reads the rest of a body and throws it away. `true` when it ended within `bound` bytes
+/// (counting the `seen` ones) and before `deadline`, so the connection can serve another request.
+async fn drain(
+    mut body: Body,
+    mut seen: usize,
+    deadline: tokio::time::Instant,
+    bound: usize,
+) -> bool {
+    loop {
+        match tokio::time::timeout_at(deadline, body.frame()).await {
+            Ok(None) => return true,
+            Ok(Some(Ok(frame))) => {
+                seen += frame.data_ref().map_or(0, Bytes::len);
+                if seen > bound {
+                    return false;
+                }
+            }
+            Err(_) | Ok(Some(Err(_))) => return false,
+        }
+    }
+}
+
+/// `413`; `Connection: close` when the body was not read to its end.
+fn too_large(limit: usize, drained: bool) -> Response {
+    let mut resp = plain(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        codes::INVALID_REQUEST,
+        &format!("Payload too large: the body exceeds {limit} bytes (HttpConfig::body_limit)"),
+    );
+    if !drained {
+        resp.headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    resp
+}
+
+/// `408`: the body did not arrive in time; the connection is closed after the answer.
+fn too_slow(timeout: std::time::Duration) -> Response {
+    let mut resp = plain(
+        StatusCode::REQUEST_TIMEOUT,
+        codes::INVALID_REQUEST,
+        &format!(
+            "Request Timeout: the body did not arrive within {} ms (HttpConfig::body_read_timeout)",
+            timeout.as_millis()
+        ),
+    );
+    resp.headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    resp
 }
 
 pub(super) async fn post<S: Server>(
@@ -114,6 +230,11 @@ pub(super) async fn post<S: Server>(
     body: Body,
 ) -> Response {
     let st = &st;
+    // Read first, so that a refusal below reaches a client that writes its whole body.
+    let bytes = match read_body(body, &request.headers, &st.cfg).await {
+        Ok(b) => b,
+        Err(resp) => return resp,
+    };
     if !accepts_all(&request.headers, &["application/json", "text/event-stream"]) {
         return plain(
             StatusCode::NOT_ACCEPTABLE,
@@ -133,10 +254,6 @@ pub(super) async fn post<S: Server>(
             "Unsupported Media Type: the body must be application/json",
         );
     }
-    let bytes = match read_body(body, st.cfg.body_limit).await {
-        Ok(b) => b,
-        Err(resp) => return resp,
-    };
     // A legacy session's requests may always send first (its stored level, requests to the
     // client), and so may any request when `connect` (which may set a level) is overridden; other
     // requests are looked at once decoded (`handle_body`).
@@ -207,6 +324,9 @@ async fn handle_body<S: Server>(
             "Parse error: the body is not UTF-8",
         ));
     };
+    if let Some(refused) = st.dispatcher.too_deep(text) {
+        return Ok(reply_response(refused));
+    }
     let is_batch = text.trim_start().starts_with('[');
     if is_batch {
         if !out.is_open() {
@@ -308,6 +428,9 @@ async fn post_listen<S: Server>(
     if let Some(refused) = header_mismatch(request, head) {
         return refused;
     }
+    if let Some(full) = st.streams_full() {
+        return full;
+    }
     match st.dispatcher.start_listen(id, params, meta, request).await {
         Ok((listening, session)) => listen_response(Arc::clone(st), id.clone(), listening, session),
         Err(reply) => reply_response(reply),
@@ -366,6 +489,15 @@ async fn post_legacy<S: Server>(
         Ok(session) => session,
         Err(resp) => return resp,
     };
+    let Some(_in_flight) = InFlight::begin(st, &id) else {
+        let max = st.cfg.max_requests_per_session;
+        return super::busy(
+            StatusCode::TOO_MANY_REQUESTS,
+            &format!(
+                "Too many requests in flight on this session (HttpConfig::max_requests_per_session is {max}); retry later"
+            ),
+        );
+    };
     let version = session.protocol_version;
     let mut slot = SessionSlot::new(Some(Session::clone(&session)));
     let reply = dispatch(st, text, parsed, &request, &mut slot, out).await;
@@ -408,14 +540,26 @@ async fn initialize<S: Server>(
         return reply_response(reply);
     };
     let version = session.protocol_version;
-    let inserted = st.sessions.insert(session);
+    let inserted = st.sessions.insert(session, request.peer.map(|p| p.ip()));
     forget_evicted(st).await;
-    if !inserted {
-        return plain(
-            StatusCode::SERVICE_UNAVAILABLE,
-            codes::INTERNAL_ERROR,
-            "Too many sessions; retry later",
-        );
+    match inserted {
+        Ok(()) => {}
+        Err(Refused::Full) => {
+            let max = st.cfg.max_sessions;
+            return super::busy(
+                StatusCode::SERVICE_UNAVAILABLE,
+                &format!("Too many sessions (HttpConfig::max_sessions is {max}); retry later"),
+            );
+        }
+        Err(Refused::PeerFull) => {
+            let max = st.cfg.max_sessions_per_peer.unwrap_or_default();
+            return super::busy(
+                StatusCode::TOO_MANY_REQUESTS,
+                &format!(
+                    "Too many sessions from this address (HttpConfig::max_sessions_per_peer is {max}); end one with DELETE or retry later"
+                ),
+            );
+        }
     }
     let mut resp = if st.cfg.response_mode == ResponseMode::Sse {
         sse_reply(st, &id, version, reply).await

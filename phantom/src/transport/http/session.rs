@@ -145,6 +145,9 @@ pub(super) async fn get<S: Server>(st: &Arc<HttpState<S>>, request: Request) -> 
             None => {}
         }
     }
+    if let Some(full) = st.streams_full() {
+        return full;
+    }
     let (tx, rx) = mpsc::channel::<Bytes>(64);
     let Some(Some(generation)) = st.sessions.open_stream(&id, tx) else {
         return plain(
