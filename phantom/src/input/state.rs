@@ -407,4 +407,45 @@ mod tests {
             StateKeyError::NotBase64
         );
     }
+
+    mod properties {
+        use proptest::prelude::*;
+
+        use super::*;
+
+        fn answers() -> impl Strategy<Value = Map<String, Value>> {
+            prop::collection::btree_map("[a-z]{1,8}", "\\PC{0,20}", 0..5)
+                .prop_map(|m| m.into_iter().map(|(k, v)| (k, Value::String(v))).collect())
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(500))]
+
+            #[test]
+            fn a_sealed_state_opens_to_its_answers_and_any_changed_byte_is_refused(
+                answers in answers(),
+                principal in proptest::option::of("[a-z]{1,6}"),
+                flip in any::<prop::sample::Index>(),
+            ) {
+                let key = StateKey::random();
+                let params = raw(r#"{"name":"t","arguments":{"x":1}}"#);
+                let binding = binding(&params, principal.as_deref());
+                let state = seal(&key, &binding, answers.clone(), Duration::from_secs(60), 1 << 20)
+                    .expect("seals");
+                prop_assert_eq!(open(&key, &binding, &state).expect("opens"), answers);
+                let mut bytes = state.into_bytes();
+                let i = flip.index(bytes.len());
+                bytes[i] = if bytes[i] == b'A' { b'B' } else { b'A' };
+                let changed = String::from_utf8(bytes).expect("base64 stays ASCII");
+                prop_assert!(open(&key, &binding, &changed).is_err());
+            }
+
+            #[test]
+            fn any_text_opens_to_an_error_never_a_panic(text in "\\PC{0,200}") {
+                let key = StateKey::random();
+                let params = raw("{}");
+                prop_assert!(open(&key, &binding(&params, None), &text).is_err());
+            }
+        }
+    }
 }

@@ -118,6 +118,21 @@ pub(crate) fn nests_deeper_than(text: &[u8], limit: usize) -> bool {
         // Each level takes a byte: a text this short cannot be deeper.
         return false;
     }
+    // Nor can a text with no more opening brackets than the limit (most messages). Counted the
+    // way the compiler vectorizes: `[` and `{` are the two bytes `b | 0x20` maps to `{`, and a
+    // byte-wide sum per 255-byte chunk cannot overflow.
+    let opening: usize = text
+        .chunks(255)
+        .map(|chunk| {
+            let n = chunk
+                .iter()
+                .fold(0u8, |n, &b| n.wrapping_add(u8::from((b | 0x20) == b'{')));
+            usize::from(n)
+        })
+        .sum();
+    if opening <= limit {
+        return false;
+    }
     let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
     for &b in text {
         if in_string {
@@ -282,5 +297,43 @@ mod tests {
         assert!(nests_deeper_than(deep.as_bytes(), 64));
         let wide = format!("[{}1]", "[1],".repeat(10_000));
         assert!(!nests_deeper_than(wide.as_bytes(), 2));
+    }
+
+    mod properties {
+        use proptest::prelude::*;
+        use serde_json::Value;
+
+        use super::super::nests_deeper_than;
+
+        fn value() -> impl Strategy<Value = Value> {
+            let leaf = prop_oneof![
+                Just(Value::Null),
+                any::<i64>().prop_map(Value::from),
+                "[\\[\\]{}\"\\\\a-z]{0,6}".prop_map(Value::String),
+            ];
+            leaf.prop_recursive(12, 64, 4, |inner| {
+                prop_oneof![
+                    prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                    prop::collection::btree_map("[a-z\\[{]{1,3}", inner, 0..4)
+                        .prop_map(|m| Value::Object(m.into_iter().collect())),
+                ]
+            })
+        }
+
+        fn depth(v: &Value) -> usize {
+            match v {
+                Value::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
+                Value::Object(map) => 1 + map.values().map(depth).max().unwrap_or(0),
+                _ => 0,
+            }
+        }
+
+        proptest! {
+            #[test]
+            fn the_scan_counts_the_depth_serde_sees(v in value(), limit in 0usize..14) {
+                let text = serde_json::to_string(&v).expect("serializes");
+                prop_assert_eq!(nests_deeper_than(text.as_bytes(), limit), depth(&v) > limit, "{}", text);
+            }
+        }
     }
 }

@@ -211,3 +211,27 @@ fn decode_cursor(kind: &str, cursor: &str) -> Option<usize> {
     let text = std::str::from_utf8(&bytes).ok()?;
     text.strip_prefix(kind)?.parse().ok().filter(|&n| n > 0)
 }
+
+#[cfg(test)]
+mod properties {
+    use proptest::prelude::*;
+
+    use super::{decode_cursor, encode_cursor};
+
+    proptest! {
+        #[test]
+        fn a_cursor_decodes_to_its_offset_for_its_own_list_only(offset in 1usize.., kind in "[a-z]") {
+            let cursor = encode_cursor(&kind, offset);
+            prop_assert_eq!(decode_cursor(&kind, &cursor), Some(offset));
+            let other = if kind == "t" { "p" } else { "t" };
+            prop_assert_eq!(decode_cursor(other, &cursor), None);
+        }
+
+        #[test]
+        fn any_text_decodes_to_an_offset_or_nothing(text in "\\PC{0,64}") {
+            if let Some(n) = decode_cursor("t", &text) {
+                prop_assert!(n > 0);
+            }
+        }
+    }
+}

@@ -55,4 +55,31 @@ mod tests {
             assert!(check(bad).is_err(), "{bad}");
         }
     }
+
+    mod properties {
+        use proptest::prelude::*;
+
+        use super::super::check;
+
+        proptest! {
+            #[test]
+            fn canonical_paths_pass_and_a_dot_segment_anywhere_is_refused(
+                segs in prop::collection::vec("[a-z0-9_-]{1,8}", 1..5),
+                at in any::<prop::sample::Index>(),
+                dots in prop::sample::select(vec![".", ".."]),
+            ) {
+                let uri = format!("skill://{}", segs.join("/"));
+                prop_assert!(check(&uri).is_ok(), "{}", uri);
+                let mut bad = segs.clone();
+                bad.insert(at.index(segs.len() + 1), dots.to_owned());
+                let uri = format!("skill://{}", bad.join("/"));
+                prop_assert!(check(&uri).is_err(), "{}", uri);
+            }
+
+            #[test]
+            fn any_text_is_judged_without_panicking(text in "\\PC{0,60}") {
+                let _ = check(&text);
+            }
+        }
+    }
 }

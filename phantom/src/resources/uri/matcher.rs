@@ -200,4 +200,164 @@ mod tests {
         assert_eq!(hit.params[0], "0");
         assert!(hit.params[1].starts_with("1/2/3/") && hit.params[1].ends_with("/39"));
     }
+
+    mod properties {
+        use proptest::prelude::*;
+
+        use super::super::{Segment, Template};
+        use super::{decode, matcher};
+
+        /// Whether `t` matches `uri` on its own, and its decoded parameters: the grammar read
+        /// literally, one template at a time.
+        fn naive(t: &Template, uri: &str) -> Option<Vec<String>> {
+            let (scheme, rest) = uri.split_once("://")?;
+            if scheme.to_ascii_lowercase() != t.scheme {
+                return None;
+            }
+            let path = rest.split(['?', '#']).next().unwrap_or(rest);
+            let segs: Vec<&str> = path.split('/').collect();
+            let mut params = Vec::new();
+            for (i, seg) in t.segments.iter().enumerate() {
+                match seg {
+                    Segment::Literal(l) if i == 0 => {
+                        if !segs.get(i)?.eq_ignore_ascii_case(l) {
+                            return None;
+                        }
+                    }
+                    Segment::Literal(l) => {
+                        if segs.get(i)? != l {
+                            return None;
+                        }
+                    }
+                    Segment::Param(_) => {
+                        let s = segs.get(i).filter(|s| !s.is_empty())?;
+                        params.push(decode(s).into_owned());
+                    }
+                    Segment::Rest(_) => {
+                        let remainder = segs.get(i..).filter(|r| !r.is_empty())?.join("/");
+                        if remainder.is_empty() {
+                            return None;
+                        }
+                        params.push(decode(&remainder).into_owned());
+                        return Some(params);
+                    }
+                }
+            }
+            (segs.len() == t.segments.len()).then_some(params)
+        }
+
+        /// Literal before `<param>` before `<rest..>`, position by position.
+        fn rank(t: &Template) -> Vec<u8> {
+            t.segments
+                .iter()
+                .map(|s| match s {
+                    Segment::Literal(_) => 0,
+                    Segment::Param(_) => 1,
+                    Segment::Rest(_) => 2,
+                })
+                .collect()
+        }
+
+        /// The reference: of the templates that match alone, the best ranked, the first inserted
+        /// among equals.
+        fn reference(templates: &[Template], uri: &str) -> Option<(usize, Vec<String>)> {
+            templates
+                .iter()
+                .enumerate()
+                .filter_map(|(i, t)| naive(t, uri).map(|p| (rank(t), i, p)))
+                .min_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)))
+                .map(|(_, i, p)| (i, p))
+        }
+
+        /// A small alphabet, so that templates and URIs collide often.
+        fn word() -> impl Strategy<Value = String> {
+            prop::sample::select(vec!["a", "b", "A", "ab", "x%20y", "%41", "", "1"])
+                .prop_map(str::to_owned)
+        }
+
+        fn template() -> impl Strategy<Value = String> {
+            let segment = prop_oneof![
+                3 => word().prop_filter("a literal", |w| !w.is_empty() && !w.contains('%')),
+                2 => Just("<p>".to_owned()),
+            ];
+            (
+                prop::sample::select(vec!["s", "t"]),
+                prop::sample::select(vec!["", "host", "Host"]),
+                prop::collection::vec(segment, 0..4),
+                any::<bool>(),
+            )
+                .prop_map(|(scheme, authority, segs, rest)| {
+                    let mut t = format!("{scheme}://{authority}");
+                    let mut n = 0;
+                    for s in segs {
+                        t.push('/');
+                        if s == "<p>" {
+                            n += 1;
+                            t.push_str(&format!("<p{n}>"));
+                        } else {
+                            t.push_str(&s);
+                        }
+                    }
+                    if rest {
+                        t.push_str("/<tail..>");
+                    }
+                    t
+                })
+        }
+
+        fn uri() -> impl Strategy<Value = String> {
+            (
+                prop::sample::select(vec!["s", "S", "t", "u"]),
+                prop::sample::select(vec!["", "host", "HOST"]),
+                prop::collection::vec(word(), 0..6),
+                prop::sample::select(vec!["", "?q=1", "#f", "/"]),
+            )
+                .prop_map(|(scheme, authority, segs, tail)| {
+                    let mut u = format!("{scheme}://{authority}");
+                    for s in segs {
+                        u.push('/');
+                        u.push_str(&s);
+                    }
+                    u.push_str(tail);
+                    u
+                })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(2_000))]
+
+            #[test]
+            fn the_compiled_matcher_agrees_with_the_naive_one(
+                sources in prop::collection::vec(template(), 1..6),
+                uris in prop::collection::vec(uri(), 1..8),
+            ) {
+                let templates: Vec<Template> = sources
+                    .iter()
+                    .map(|t| Template::parse(t).expect("a generated template parses"))
+                    .collect();
+                let refs: Vec<&str> = sources.iter().map(String::as_str).collect();
+                let m = matcher(&refs);
+                for uri in &uris {
+                    let got = m.find(uri).map(|hit| {
+                        let params = hit.params.iter().map(|p| p.to_string()).collect();
+                        (hit.index, params)
+                    });
+                    prop_assert_eq!(got, reference(&templates, uri), "{} against {:?}", uri, sources);
+                }
+            }
+
+            #[test]
+            fn any_text_parses_or_is_refused_and_matching_it_never_panics(
+                src in "\\PC{0,40}",
+                uri in "\\PC{0,60}",
+            ) {
+                if let Ok(t) = Template::parse(&src) {
+                    let mut m = super::Matcher::default();
+                    m.insert(&t, 0);
+                    let _ = m.find(&uri);
+                    prop_assert_eq!(m.find(&uri).is_some(), naive(&t, &uri).is_some(), "{} against {}", uri, src);
+                }
+            }
+        }
+    }
 }

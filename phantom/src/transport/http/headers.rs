@@ -215,3 +215,30 @@ pub(super) fn check_param_headers<S: Server>(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod properties {
+    use base64::Engine as _;
+    use proptest::prelude::*;
+
+    use super::decode_header;
+
+    proptest! {
+        #[test]
+        fn a_base64_header_decodes_to_its_text(text in "\\PC{0,40}") {
+            let encoded = format!(
+                "=?base64?{}?=",
+                base64::engine::general_purpose::STANDARD.encode(&text)
+            );
+            let decoded = decode_header(&encoded);
+            prop_assert_eq!(decoded.as_deref(), Some(text.as_str()));
+        }
+
+        #[test]
+        fn a_plain_header_decodes_to_itself_trimmed(text in "[ -~]{0,40}") {
+            prop_assume!(!text.trim().starts_with("=?base64?"));
+            let decoded = decode_header(&text);
+            prop_assert_eq!(decoded.as_deref(), Some(text.trim()));
+        }
+    }
+}
