@@ -1,1 +1,3 @@
 //! Shared fixtures of phantom's integration tests.
+
+pub mod fuzzing;

@@ -19,6 +19,7 @@ mod skills;
 pub mod store;
 mod subscriptions;
 mod tasks;
+pub mod telemetry;
 pub mod testing;
 mod tools;
 mod transport;
@@ -110,6 +111,9 @@ pub mod prelude {
     };
 }
 
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod __fuzz;
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;

@@ -16,6 +16,8 @@
 //!   legacy stateless mode;
 //! - `subscriptions`: `resources/subscribe` and updates on the GET stream, the bulk notifier,
 //!   revocation, list changes, and 2026-07-28 `subscriptions/listen`;
+//! - `telemetry`: the dispatch span (trace context from `_meta`, method, session, outcome) and
+//!   the connect, disconnect, terminate and exception events;
 //! - `transport`: 403 (Host, Origin), 405, 406, 413, 415, CORS, and `connect` (401, 403).
 
 mod bad_input;
@@ -32,4 +34,5 @@ mod sse;
 mod subscriptions;
 mod support;
 mod tasks;
+mod telemetry;
 mod transport;

@@ -24,6 +24,11 @@ pub(crate) struct MetaProbe<'a> {
     /// `progressToken`: the request wants `notifications/progress` (both eras).
     #[serde(rename = "progressToken", borrow, default)]
     pub(crate) progress: Option<&'a RawValue>,
+    /// W3C trace context (`traceparent`, `tracestate`), for the request's span.
+    #[serde(borrow, default)]
+    pub(crate) traceparent: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub(crate) tracestate: Option<&'a RawValue>,
 }
 
 /// What phantom reads of a request's params before dispatching it: the `_meta` envelope and the
@@ -112,6 +117,8 @@ fn lenient_meta<'de, D: serde::Deserializer<'de>>(
                     keys::CLIENT_INFO => &mut probe.info,
                     keys::LOG_LEVEL => &mut probe.log,
                     "progressToken" => &mut probe.progress,
+                    "traceparent" => &mut probe.traceparent,
+                    "tracestate" => &mut probe.tracestate,
                     _ => {
                         map.next_value::<IgnoredAny>()?;
                         continue;

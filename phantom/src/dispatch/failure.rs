@@ -92,7 +92,7 @@ pub(crate) fn guarded<'n, F: Future + 'n>(
 ) -> impl Future<Output = Result<F::Output, Failure>> + 'n {
     AssertUnwindSafe(future).catch_unwind().map(move |outcome| {
         outcome.map_err(|_| {
-            tracing::error!(name, "{what} panicked");
+            crate::telemetry::exception(what, name);
             Failure::internal()
         })
     })

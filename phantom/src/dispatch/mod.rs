@@ -320,6 +320,15 @@ impl<S: Server> Dispatcher<S> {
         outbound: &Outbound,
     ) -> Option<Reply> {
         let progress = head.meta.as_ref().and_then(|m| m.progress);
+        let trace = head
+            .meta
+            .as_ref()
+            .map(|m| crate::telemetry::Trace {
+                parent: m.traceparent,
+                state: m.tracestate,
+            })
+            .unwrap_or_default();
+        let name = head.name;
         let named = head.name.map(|n| (n, head.arguments));
         let claim = head.meta.filter(|m| m.version.is_some());
         let out = Out {
@@ -331,22 +340,40 @@ impl<S: Server> Dispatcher<S> {
         };
         match msg {
             Incoming::Request { id, method, params } => {
+                use tracing::Instrument as _;
+                let (span, ended) = crate::telemetry::request_span(
+                    &method,
+                    &id,
+                    claim.is_some(),
+                    name,
+                    slot.get(),
+                    trace,
+                );
                 // One `guarded` per era, not one around both: an async block holding both futures
                 // would be as large as the two together.
                 let handled = match claim {
                     Some(meta) => {
                         let modern = self.modern(&id, &method, params, meta, request, out);
-                        guarded("request handling", &method, modern).await.map(Some)
+                        guarded("request handling", &method, modern)
+                            .instrument(span)
+                            .await
+                            .map(Some)
                     }
                     None => {
                         let legacy = self.legacy(&id, &method, params, request, slot, out);
-                        guarded("request handling", &method, legacy).await
+                        guarded("request handling", &method, legacy)
+                            .instrument(span)
+                            .await
                     }
                 };
-                handled.unwrap_or_else(|_| {
+                let reply = handled.unwrap_or_else(|_| {
                     let error = ErrorObject::new(codes::INTERNAL_ERROR, "Internal error");
                     Some(self.error_reply(Some(&id), error, Status::Ok, Era::Legacy))
-                })
+                });
+                if let Some(ended) = ended {
+                    ended.record(reply.as_ref());
+                }
+                reply
             }
             Incoming::Notification { method, params } => {
                 // A notification answers nothing, but `connect` still decides whether it may be
@@ -497,7 +524,18 @@ impl<S: Server> Dispatcher<S> {
         if !self.connects() {
             return Ok(());
         }
-        let (status, message) = match self.inner.server.connect(session, request).await {
+        let connected = self.inner.server.connect(session, request).await;
+        crate::telemetry::connect(
+            session,
+            match &connected {
+                Connect::Ok => "ok",
+                Connect::Unauthorized(_) => "unauthorized",
+                Connect::Forbidden(_) => "forbidden",
+                Connect::NotFound(_) => "not_found",
+                Connect::Error(_) => "error",
+            },
+        );
+        let (status, message) = match connected {
             Connect::Ok => return Ok(()),
             Connect::Unauthorized(challenge) => (
                 Status::Unauthorized(Box::new(challenge)),

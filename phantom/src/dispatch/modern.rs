@@ -115,6 +115,7 @@ impl<S: Server> Dispatcher<S> {
 
     /// `disconnect`, when overridden.
     pub(crate) async fn disconnect(&self, session: &Session) {
+        crate::telemetry::disconnect(session);
         if self.inner.router.overrides(Callback::Disconnect) {
             self.inner.server.disconnect(session).await;
         }

@@ -16,7 +16,7 @@
 mod exchange;
 mod form;
 mod replies;
-mod state;
+pub(crate) mod state;
 
 use std::marker::PhantomData;
 

@@ -28,6 +28,8 @@ mod portable;
 mod schema;
 mod validator;
 
+#[cfg(feature = "fuzzing")]
+pub(crate) use page::decode_cursor as decode_cursor_for_fuzzing;
 pub(crate) use page::{ListKind, paginate};
 use portable::portable_descriptor;
 use schema::{

@@ -204,7 +204,7 @@ fn encode_cursor(kind: &str, offset: usize) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{kind}{offset}"))
 }
 
-fn decode_cursor(kind: &str, cursor: &str) -> Option<usize> {
+pub(crate) fn decode_cursor(kind: &str, cursor: &str) -> Option<usize> {
     let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(cursor)
         .ok()?;

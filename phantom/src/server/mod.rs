@@ -6,6 +6,8 @@ mod middleware;
 mod request;
 mod session;
 
+#[cfg(feature = "fuzzing")]
+pub(crate) use config::DEFAULT_JSON_DEPTH;
 pub(crate) use config::DEFAULT_PAGE_SIZE;
 pub use config::{CacheScope, Config};
 pub use middleware::{Call, Hook, Middleware, Outcome};

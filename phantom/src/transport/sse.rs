@@ -11,9 +11,11 @@ pub fn event(id: Option<&str>, data: &str) -> Bytes {
         out.push(b'\n');
     }
     out.extend_from_slice(b"data: ");
-    if data.contains('\n') {
-        // Never produced by serde_json, but keep the framing valid for any text.
-        out.extend_from_slice(data.replace('\n', "\ndata: ").as_bytes());
+    if data.contains(['\n', '\r']) {
+        // Never produced by serde_json, but keep the framing valid for any text: a reader ends a
+        // line at `\r\n`, `\n` or `\r`, so each of them starts a new `data:` line.
+        let normalized = data.replace("\r\n", "\n").replace('\r', "\n");
+        out.extend_from_slice(normalized.replace('\n', "\ndata: ").as_bytes());
     } else {
         out.extend_from_slice(data.as_bytes());
     }
@@ -39,6 +41,10 @@ mod tests {
     fn frames() {
         assert_eq!(&event(Some("p1.2"), "{}")[..], b"id: p1.2\ndata: {}\n\n");
         assert_eq!(&event(None, "a\nb")[..], b"data: a\ndata: b\n\n");
+        assert_eq!(
+            &event(None, "a\rb\r\nc\r")[..],
+            b"data: a\ndata: b\ndata: c\ndata: \n\n"
+        );
         assert_eq!(&priming("g.1", 500)[..], b"id: g.1\nretry: 500\ndata: \n\n");
     }
 }

@@ -145,8 +145,11 @@ where
     }
     if let Some(session) = session.get() {
         let server = dispatcher.server();
+        crate::telemetry::disconnect(session);
         server.disconnect(session).await;
-        if let Err(e) = server.terminate(session).await {
+        let terminated = server.terminate(session).await;
+        crate::telemetry::terminate(session, terminated.is_ok());
+        if let Err(e) = terminated {
             tracing::warn!(error = %e, "terminate callback failed");
         }
     }

@@ -63,7 +63,7 @@ pub(super) fn accepts_all(headers: &HeaderMap, mimes: &[&str]) -> bool {
 }
 
 /// Decodes a header value, including the `=?base64?…?=` form (borrowed unless base64).
-pub(super) fn decode_header(value: &str) -> Option<std::borrow::Cow<'_, str>> {
+pub(crate) fn decode_header(value: &str) -> Option<std::borrow::Cow<'_, str>> {
     let value = value.trim();
     if let Some(b64) = value
         .strip_prefix("=?base64?")

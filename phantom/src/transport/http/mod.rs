@@ -47,6 +47,8 @@ use tower_http::cors::{AllowHeaders, AllowOrigin, CorsLayer};
 
 use config::host_part;
 pub use config::{HttpConfig, ResponseMode};
+#[cfg(feature = "fuzzing")]
+pub(crate) use headers::decode_header as decode_header_for_fuzzing;
 use headers::{SESSION_HEADER, VERSION_HEADER, header_str};
 use response::{empty, json_response, plain};
 

@@ -248,7 +248,9 @@ pub(super) async fn delete<S: Server>(st: &Arc<HttpState<S>>, request: Request) 
     st.cfg.event_store.forget(&id).await;
     forget_subscriptions(st, &id).await;
     // The session is forgotten either way; a failing `terminate` answers 204 instead of 200.
-    let status = match st.dispatcher.server().terminate(&session).await {
+    let terminated = st.dispatcher.server().terminate(&session).await;
+    crate::telemetry::terminate(&session, terminated.is_ok());
+    let status = match terminated {
         Ok(()) => StatusCode::OK,
         Err(e) => {
             tracing::warn!(error = %e, "terminate callback failed");
