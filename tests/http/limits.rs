@@ -411,3 +411,40 @@ async fn a_reader_that_never_reads_holds_up_nobody() {
     drop(stalled);
     healthy(&server).await;
 }
+
+#[tokio::test]
+async fn idle_sessions_are_swept_in_the_background_without_any_traffic() {
+    use std::sync::Arc;
+
+    use phantom::store::EventStore;
+
+    let store = Arc::new(crate::sse::RecordingStore::default());
+    let config = HttpConfig::default()
+        .event_store(Arc::clone(&store) as Arc<dyn EventStore>)
+        .sessions(100_000, Duration::from_secs(1));
+    let server = TestServer::start(config).await;
+    let mut opened = Vec::new();
+    for _ in 0..300 {
+        opened.push(server.initialize(LEGACY).await);
+    }
+    // No request from here on: only the background sweep can evict the last sessions opened.
+    let deadline = Instant::now() + Duration::from_secs(8);
+    loop {
+        let forgotten = store.forgotten.lock().expect("forget log").clone();
+        if opened.iter().all(|id| forgotten.contains(id)) {
+            break;
+        }
+        let left = opened.iter().filter(|id| !forgotten.contains(id)).count();
+        assert!(
+            Instant::now() < deadline,
+            "{left} idle sessions are still in the table"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let reply = server.post_in(&opened[0], &echo_call(1, "x")).send().await;
+    assert_eq!(
+        reply.status,
+        StatusCode::NOT_FOUND,
+        "an evicted session is gone"
+    );
+}

@@ -280,9 +280,9 @@ async fn an_open_get_stream_keeps_its_session_alive_past_the_ttl() {
 
 /// A [`MemoryEventStore`] that records which sessions were forgotten.
 #[derive(Default)]
-struct RecordingStore {
+pub(crate) struct RecordingStore {
     inner: MemoryEventStore,
-    forgotten: Mutex<Vec<String>>,
+    pub(crate) forgotten: Mutex<Vec<String>>,
 }
 
 impl EventStore for RecordingStore {
