@@ -1,5 +1,6 @@
 //! `prompts/list` and `prompts/get`.
 
+use phantom::prelude::*;
 use phantom::testing::Client;
 use serde_json::json;
 
@@ -121,4 +122,47 @@ async fn arguments_not_an_object_is_invalid_params() {
         )
         .await;
     response.assert_error(-32602);
+}
+
+/// A prompt with typed arguments: MCP sends every prompt argument as a string.
+#[derive(Clone)]
+struct Typed;
+
+#[mcp_router(name = "typed", version = "1.0.0")]
+impl Typed {
+    /// Repeats a word.
+    #[prompt]
+    async fn repeat(&self, word: String, times: u32, loud: Option<bool>) -> String {
+        let text = word.repeat(times as usize);
+        if loud == Some(true) {
+            text.to_uppercase()
+        } else {
+            text
+        }
+    }
+}
+
+#[tokio::test]
+async fn typed_prompt_arguments_are_read_from_the_strings_the_wire_carries() {
+    for mut client in [Client::legacy(Typed).await, Client::modern(Typed)] {
+        let response = client
+            .get_prompt(
+                "repeat",
+                json!({"word": "ab", "times": "3", "loud": "true"}),
+            )
+            .await;
+        response.assert_prompt_message(0, "user", "ABABAB");
+        // A string that is a number stays a string for a `String` argument.
+        let response = client
+            .get_prompt("repeat", json!({"word": "7", "times": "2"}))
+            .await;
+        response.assert_prompt_message(0, "user", "77");
+        // Text that is no `u32` is refused, naming the argument.
+        let response = client
+            .get_prompt("repeat", json!({"word": "a", "times": "many"}))
+            .await;
+        response.assert_error(-32602);
+        let message = response.error()["message"].as_str().unwrap_or_default();
+        assert!(message.contains("`times`"), "{message}");
+    }
 }

@@ -19,6 +19,9 @@ pub use ctx::Ctx;
 pub struct Args<'a> {
     pairs: Vec<(Cow<'a, str>, &'a RawValue)>,
     raw: Option<&'a RawValue>,
+    /// Prompt arguments: every value arrives as a string, so a typed argument is read from the
+    /// string's text when the string itself does not fit.
+    pub(crate) strings: bool,
 }
 
 impl<'a> Args<'a> {
@@ -36,6 +39,7 @@ impl<'a> Args<'a> {
         Ok(Self {
             pairs: map,
             raw: Some(raw),
+            strings: false,
         })
     }
 
@@ -254,7 +258,17 @@ pub trait CallParam<'a>: Sized {
 impl<'a, T: DeserializeOwned + JsonSchema> CallParam<'a> for T {
     fn from_call(parts: &CallParts<'a>, name: &'static str) -> Result<Self, String> {
         let raw = parts.args.get(name).map_or("null", RawValue::get);
-        serde_json::from_str(raw).map_err(|e| {
+        let direct = serde_json::from_str(raw);
+        if direct.is_err()
+            && parts.args.strings
+            && raw.starts_with('"')
+            && let Ok(text) = serde_json::from_str::<Cow<'_, str>>(raw)
+            && let Ok(value) = serde_json::from_str(&text)
+        {
+            // `"5"` for a `u32`, `"true"` for a `bool`: MCP sends prompt arguments as strings.
+            return Ok(value);
+        }
+        direct.map_err(|e| {
             if raw == "null" {
                 format!("missing required argument `{name}`")
             } else {

@@ -31,7 +31,8 @@ pub(crate) async fn run_prompt<T>(
     arguments: Option<&RawValue>,
     cx: Context<'_>,
 ) -> Result<Body, Failure> {
-    let args = Args::parse(arguments).map_err(|e| invalid(format!("Invalid params: {e}")))?;
+    let mut args = Args::parse(arguments).map_err(|e| invalid(format!("Invalid params: {e}")))?;
+    args.strings = true;
     if let Some(unknown) = args
         .names()
         .find(|n| !entry.specs.iter().any(|s| s.name == *n))
