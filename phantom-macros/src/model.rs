@@ -91,6 +91,8 @@ pub(crate) struct Tool {
     pub(crate) meta: Vec<(LitStr, Lit)>,
     /// Client capabilities the tool needs (`"sampling"`, `"elicitation.url"`).
     pub(crate) requires: Vec<LitStr>,
+    /// `scopes = […]`: OAuth scopes a caller's token must grant (`"notes:write"`).
+    pub(crate) scopes: Vec<LitStr>,
     /// `timeout = "…"`, in milliseconds.
     pub(crate) timeout_ms: Option<u64>,
     /// `#[task_handler(...)]`: the tool runs as a task (`None` for a plain `#[tool]`).

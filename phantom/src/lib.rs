@@ -2,7 +2,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod apps;
-mod auth;
+pub mod auth;
 mod completion;
 mod content;
 mod dispatch;

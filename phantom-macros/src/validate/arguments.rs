@@ -150,6 +150,7 @@ pub(super) fn headers_and_requirements(cx: &Ctxt, router: &Router) {
                 );
             }
         }
+        scopes(cx, tool);
     }
     for prompt in &router.prompts {
         for p in &prompt.item.handler.params {
@@ -160,5 +161,35 @@ pub(super) fn headers_and_requirements(cx: &Ctxt, router: &Router) {
                 );
             }
         }
+    }
+}
+
+/// `#[tool(scopes = [...])]`: each an RFC 6749 scope token (printable ASCII, no space, `"` or
+/// `\`), none twice.
+fn scopes(cx: &Ctxt, tool: &crate::model::Tool) {
+    let mut seen: Vec<String> = Vec::new();
+    for scope in &tool.scopes {
+        let value = scope.value();
+        let ok = !value.is_empty()
+            && value
+                .chars()
+                .all(|c| c.is_ascii_graphic() && c != '"' && c != '\\');
+        if !ok {
+            cx.error_at(
+                scope.span(),
+                format!(
+                    "`{value}` is not an OAuth scope (RFC 6749: printable ASCII without spaces, `\"` or `\\`)\n       help: write one scope per string, e.g. `scopes = [\"notes:read\", \"notes:write\"]`"
+                ),
+            );
+        } else if seen.contains(&value) {
+            cx.error_at(
+                scope.span(),
+                format!(
+                    "scope `{value}` is listed twice in `{}`\n       help: list each scope once",
+                    tool.item.name
+                ),
+            );
+        }
+        seen.push(value);
     }
 }

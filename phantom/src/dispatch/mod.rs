@@ -510,18 +510,23 @@ impl<S: Server> Dispatcher<S> {
         Ok(())
     }
 
-    /// Whether the server overrides `connect` (without it, `connect` changes nothing).
+    /// Whether requests are connected: the server overrides `connect` or verifies bearer tokens
+    /// (without either, connecting changes nothing).
     pub(crate) fn connects(&self) -> bool {
-        self.inner.router.overrides(Callback::Connect)
+        self.inner.router.overrides(Callback::Connect) || self.inner.config.bearer_auth.is_some()
     }
 
-    /// Runs `connect` (when overridden) and maps a rejection to its error and status.
+    /// Verifies the bearer token (with a [`BearerAuth`](crate::auth::BearerAuth)), then runs
+    /// `connect` (when overridden) and maps a rejection to its error and status.
     pub(crate) async fn connect(
         &self,
         session: &mut Session,
         request: &Request,
     ) -> Result<(), Failure> {
-        if !self.connects() {
+        if let Some(auth) = &self.inner.config.bearer_auth {
+            auth.authenticate(session, request).await?;
+        }
+        if !self.inner.router.overrides(Callback::Connect) {
             return Ok(());
         }
         let connected = self.inner.server.connect(session, request).await;
@@ -530,7 +535,7 @@ impl<S: Server> Dispatcher<S> {
             match &connected {
                 Connect::Ok => "ok",
                 Connect::Unauthorized(_) => "unauthorized",
-                Connect::Forbidden(_) => "forbidden",
+                Connect::Forbidden(_) | Connect::InsufficientScope(_) => "forbidden",
                 Connect::NotFound(_) => "not_found",
                 Connect::Error(_) => "error",
             },
@@ -542,6 +547,10 @@ impl<S: Server> Dispatcher<S> {
                 "Unauthorized".to_owned(),
             ),
             Connect::Forbidden(m) => (Status::Forbidden, m),
+            Connect::InsufficientScope(scopes) => {
+                let scopes: Vec<&str> = scopes.iter().map(String::as_str).collect();
+                return Err(crate::auth::insufficient_scope(&scopes, "this request"));
+            }
             Connect::NotFound(m) => (Status::SessionNotFound, m),
             Connect::Error(m) => (Status::BadRequest, m),
         };

@@ -27,6 +27,8 @@ pub enum Status {
     Unauthorized(Box<WwwAuthenticate>),
     /// 403 from `connect`.
     Forbidden,
+    /// 403 with this `insufficient_scope` challenge: the token lacks scopes the request needs.
+    InsufficientScope(Box<WwwAuthenticate>),
     /// 404 from `connect`: the session is gone.
     SessionNotFound,
 }
@@ -237,6 +239,18 @@ impl<S: Server> Dispatcher<S> {
     ) -> Reply {
         if era == Era::Modern && error.code == codes::RESOURCE_NOT_FOUND {
             error.code = codes::INVALID_PARAMS;
+        }
+        let mut status = status;
+        if let Status::Unauthorized(challenge) | Status::InsufficientScope(challenge) = &mut status
+            && challenge.resource_metadata.is_none()
+            && let Some(url) = self
+                .inner
+                .config
+                .bearer_auth
+                .as_ref()
+                .and_then(|a| a.metadata_url())
+        {
+            challenge.resource_metadata = Some(url.to_owned());
         }
         let body = json!({ "jsonrpc": "2.0", "id": id, "error": error }).to_string();
         Reply { body, status, era }

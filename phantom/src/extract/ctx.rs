@@ -200,6 +200,40 @@ impl Ctx {
         self.exchange.status(message.into()).await
     }
 
+    /// Stops the handler and answers its request with HTTP 403 and an `insufficient_scope`
+    /// challenge naming `scopes` (JSON-RPC `-32001` with `data.requiredScopes`), for a decision
+    /// only the handler can make; a tool's fixed needs belong in `#[tool(scopes = […])]`. The
+    /// client may ask its authorization server for the scopes and call again. Never returns.
+    ///
+    /// ```
+    /// # use phantom::prelude::*;
+    /// # #[derive(Clone)] struct Notes;
+    /// # #[mcp_router] impl Notes {
+    /// /// Delete a note; another author's note needs `notes:admin`.
+    /// #[tool(scopes = ["notes:write"])]
+    /// async fn delete(&self, session: &Session, ctx: Ctx, author: String) -> String {
+    ///     let me = session.principal.as_deref();
+    ///     let admin = session.auth.as_ref().is_some_and(|a| a.has_scope("notes:admin"));
+    ///     if me != Some(author.as_str()) && !admin {
+    ///         return ctx.insufficient_scope(["notes:admin"]).await;
+    ///     }
+    ///     "deleted".to_owned()
+    /// }
+    /// # }
+    /// ```
+    pub async fn insufficient_scope<T, I, S>(&self, scopes: I) -> T
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let scopes: Vec<String> = scopes.into_iter().map(|s| s.as_ref().to_owned()).collect();
+        let scopes: Vec<&str> = scopes.iter().map(String::as_str).collect();
+        let failure = crate::auth::insufficient_scope(&scopes, "this call");
+        self.exchange
+            .halt(crate::input::Interrupt::Failed(failure))
+            .await
+    }
+
     /// Whether the request was cancelled or abandoned (see [`cancelled`](Self::cancelled)).
     pub fn is_cancelled(&self) -> bool {
         self.exchange.is_cancelled()

@@ -133,6 +133,8 @@ pub struct ToolDef<S> {
     pub meta: &'static [(&'static str, MetaValue)],
     /// Client capabilities the tool needs: `"sampling"`, `"elicitation.url"`.
     pub requires: &'static [&'static str],
+    /// `scopes`: OAuth scopes the caller's token must grant (`"notes:write"`).
+    pub scopes: &'static [&'static str],
     /// `timeout`: the handler's time limit, in milliseconds (client input time excluded).
     pub timeout_ms: Option<u64>,
     /// `#[task_handler]`: how the tool runs as a task.

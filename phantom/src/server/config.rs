@@ -73,6 +73,8 @@ pub struct Config {
     /// How deeply a message may nest arrays and objects (default 64). A deeper message is
     /// refused with `-32700` before it is decoded, whatever the transport.
     pub json_depth: usize,
+    /// Bearer-token authorization of HTTP requests (default none: `connect` decides alone).
+    pub bearer_auth: Option<crate::auth::BearerAuth>,
 }
 
 impl std::fmt::Debug for Config {
@@ -86,6 +88,7 @@ impl std::fmt::Debug for Config {
             .field("state_ttl", &self.state_ttl)
             .field("state_limit", &self.state_limit)
             .field("json_depth", &self.json_depth)
+            .field("bearer_auth", &self.bearer_auth)
             .finish_non_exhaustive()
     }
 }
@@ -107,6 +110,7 @@ impl Default for Config {
             keep_alive: Duration::from_secs(15),
             task_store: Arc::new(crate::tasks::MemoryTaskStore::new()),
             json_depth: DEFAULT_JSON_DEPTH,
+            bearer_auth: None,
         }
     }
 }
@@ -116,6 +120,14 @@ impl Config {
     #[must_use]
     pub fn notifier(mut self, notifier: Notifier) -> Self {
         self.notifier = notifier;
+        self
+    }
+
+    /// Verifies the bearer token of every HTTP request with `auth` before `connect` runs (see
+    /// [`phantom::auth`](crate::auth)).
+    #[must_use]
+    pub fn bearer_auth(mut self, auth: crate::auth::BearerAuth) -> Self {
+        self.bearer_auth = Some(auth);
         self
     }
 

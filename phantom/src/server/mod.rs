@@ -36,6 +36,9 @@ pub enum Connect {
     Unauthorized(WwwAuthenticate),
     /// Authenticated but not allowed: HTTP 403 with a message.
     Forbidden(String),
+    /// The token lacks these scopes: HTTP 403 with an `insufficient_scope` challenge naming them,
+    /// so that the client can ask its authorization server for them (step-up).
+    InsufficientScope(Vec<String>),
     /// The session is gone: HTTP 404, the client starts a new session.
     NotFound(String),
     /// Rejected for another reason.

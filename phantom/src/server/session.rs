@@ -29,6 +29,10 @@ pub struct Session {
     pub id: Option<Arc<str>>,
     /// Who the client is, as `connect` decided (for example the subject of a bearer token).
     pub principal: Option<String>,
+    /// What the verified bearer token grants (set before `connect` when the server has a
+    /// [`BearerAuth`](crate::auth::BearerAuth); `connect` may set it itself, e.g. on stdio). Tools
+    /// with `#[tool(scopes = […])]` check it.
+    pub auth: Option<Arc<crate::auth::AuthInfo>>,
     /// Typed application data set in `connect`; handlers read it with `session.assigns.get::<T>()`.
     pub assigns: Extensions,
     /// Tools this session may list and call; `None` allows all.
@@ -63,6 +67,7 @@ impl Session {
         Self {
             id,
             principal: None,
+            auth: None,
             assigns: Extensions::new(),
             allowed_tools: None,
             allowed_prompts: None,

@@ -47,6 +47,7 @@ impl<S: Server> Dispatcher<S> {
         let router = self.inner.router;
         let entry = router.tool(&p.name, session)?;
         if let Some(task) = entry.def.task {
+            check_scopes(entry, session)?;
             let declared = crate::tasks::declares_tasks(session);
             // `prepare` in 2026-07-28: inline until `ctx.task()` starts the task.
             if declared && !(task.prepare && session.is_modern()) {
@@ -82,6 +83,7 @@ pub(crate) async fn run_tool<T>(
     cx: Context<'_>,
 ) -> Result<Body, Failure> {
     let session = cx.session;
+    check_scopes(entry, session)?;
     if session.is_stateless() && !entry.def.requires.is_empty() {
         return Err(Failure::from(
             ErrorObject::new(
@@ -152,6 +154,24 @@ pub(crate) async fn run_tool<T>(
         };
     }
     members_of(&result)
+}
+
+/// Refuses a call whose token does not grant the tool's `#[tool(scopes = […])]` (fail closed: a
+/// session without a verified token grants none).
+fn check_scopes<S>(entry: &ToolEntry<S>, session: &crate::Session) -> Result<(), Failure> {
+    let needed = entry.def.scopes;
+    if needed.is_empty() {
+        return Ok(());
+    }
+    let granted = session
+        .auth
+        .as_ref()
+        .is_some_and(|auth| auth.missing(needed).is_empty());
+    if granted {
+        return Ok(());
+    }
+    let what = format!("tool `{}`", entry.def.name);
+    Err(crate::auth::insufficient_scope(needed, &what))
 }
 
 /// Checks a call's arguments against the tool's declared arguments and compiled validators.

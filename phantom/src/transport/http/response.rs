@@ -73,14 +73,16 @@ fn status_of(reply: &Reply) -> StatusCode {
         Status::BadRequest => StatusCode::BAD_REQUEST,
         Status::MethodNotFound | Status::SessionNotFound => StatusCode::NOT_FOUND,
         Status::Unauthorized(_) => StatusCode::UNAUTHORIZED,
-        Status::Forbidden => StatusCode::FORBIDDEN,
+        Status::Forbidden | Status::InsufficientScope(_) => StatusCode::FORBIDDEN,
     }
 }
 
 pub(super) fn reply_response(reply: Reply) -> Response {
     let status = status_of(&reply);
     let challenge = match &reply.status {
-        Status::Unauthorized(c) => HeaderValue::from_str(&c.to_string()).ok(),
+        Status::Unauthorized(c) | Status::InsufficientScope(c) => {
+            HeaderValue::from_str(&c.to_string()).ok()
+        }
         _ => None,
     };
     let mut resp = json_response(status, reply.body);

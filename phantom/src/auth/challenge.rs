@@ -1,4 +1,5 @@
-//! Authorization helpers: the `WWW-Authenticate` challenge of RFC 6750 / RFC 9728.
+//! The `WWW-Authenticate` challenge of RFC 6750 / RFC 9728, the protected-resource metadata, and
+//! the raw bearer token as a handler parameter.
 
 use std::fmt;
 
@@ -41,6 +42,24 @@ impl WwwAuthenticate {
     pub fn error(mut self, error: impl Into<String>) -> Self {
         self.error = Some(error.into());
         self
+    }
+
+    /// Sets `error_description`.
+    #[must_use]
+    pub fn error_description(mut self, description: impl Into<String>) -> Self {
+        self.error_description = Some(description.into());
+        self
+    }
+
+    /// The RFC 6750 §3.1 challenge of a token that lacks scopes: `error="insufficient_scope"`
+    /// and the scopes the request needs, space-separated.
+    pub fn insufficient_scope<I: IntoIterator<Item = S>, S: AsRef<str>>(scopes: I) -> Self {
+        let scope = scopes
+            .into_iter()
+            .map(|s| s.as_ref().to_owned())
+            .collect::<Vec<_>>()
+            .join(" ");
+        Self::bearer().error("insufficient_scope").scope(scope)
     }
 }
 
