@@ -32,7 +32,7 @@ use phantom::http::HttpConfig;
 use phantom::prelude::*;
 use schemars::JsonSchema;
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// The canonical URL of the server: the audience its tokens must name.
 pub(crate) const AUDIENCE: &str = "http://127.0.0.1:4002/mcp";
@@ -56,6 +56,15 @@ pub(crate) struct Note {
     text: String,
 }
 
+/// Who a token says its holder is.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct Identity {
+    /// The token's subject.
+    subject: Option<String>,
+    /// The scopes it grants.
+    scopes: Vec<String>,
+}
+
 /// The server: the notes, shared by every session.
 #[derive(Clone, Default)]
 pub(crate) struct Notes {
@@ -66,12 +75,12 @@ pub(crate) struct Notes {
 impl Notes {
     /// Who the token says you are, and what it grants.
     #[tool(read_only)]
-    async fn whoami(&self, session: &Session) -> Json<Value> {
+    async fn whoami(&self, session: &Session) -> Json<Identity> {
         let auth = session.auth.as_deref();
-        Json(json!({
-            "subject": auth.map(|a| a.subject.as_str()),
-            "scopes": auth.map(|a| a.scopes.clone()).unwrap_or_default(),
-        }))
+        Json(Identity {
+            subject: auth.map(|a| a.subject.clone()),
+            scopes: auth.map(|a| a.scopes.clone()).unwrap_or_default(),
+        })
     }
 
     /// Every note.

@@ -10,6 +10,9 @@
 //! - `modern`: 2026-07-28 envelopes and standard headers (-32602, -32022, -32020, 404/-32601);
 //! - `param_headers`: `Mcp-Param-*` headers checked against `#[arg(header)]` arguments (-32020), and
 //!   `#[tool(requires)]`'s -32021 as a 400;
+//! - `bearer`: the `notes` example's OAuth resource server with real signed JWTs (401 for missing,
+//!   expired, foreign-audience, foreign-issuer and forged tokens; 403 `insufficient_scope` from a
+//!   tool's scopes and from a handler; a legacy session bound to its subject; step-up);
 //! - `cancel_and_auth`: a dropped 2026-07-28 response cancels its handler; protected-resource
 //!   metadata; the `Bearer` extractor;
 //! - `shape`: `connect` on every POST, the session id at `initialize`, stored session changes,
@@ -21,6 +24,7 @@
 //! - `transport`: 403 (Host, Origin), 405, 406, 413, 415, CORS, and `connect` (401, 403).
 
 mod bad_input;
+mod bearer;
 mod callbacks;
 mod cancel_and_auth;
 mod interactive;
