@@ -14,7 +14,7 @@ fn expected_challenge() -> WwwAuthenticate {
 }
 
 /// (`x-role`, expected status, expected message)
-fn rejections() -> [(&'static str, Status, &'static str); 4] {
+fn rejections() -> [(&'static str, Status, &'static str); 5] {
     [
         (
             "anonymous",
@@ -24,6 +24,14 @@ fn rejections() -> [(&'static str, Status, &'static str); 4] {
         ("banned", Status::Forbidden, "banned from the lab"),
         ("expired", Status::SessionNotFound, "session expired"),
         ("broken", Status::BadRequest, "broken credentials"),
+        (
+            "reader",
+            Status::InsufficientScope(Box::new(
+                WwwAuthenticate::insufficient_scope(["lab:write"])
+                    .error_description("this request needs the scopes `lab:write`"),
+            )),
+            "Insufficient scope: this request needs `lab:write`",
+        ),
     ]
 }
 

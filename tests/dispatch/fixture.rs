@@ -283,6 +283,7 @@ impl Lab {
             Some("banned") => return Connect::Forbidden("banned from the lab".into()),
             Some("expired") => return Connect::NotFound("session expired".into()),
             Some("broken") => return Connect::Error("broken credentials".into()),
+            Some("reader") => return Connect::InsufficientScope(vec!["lab:write".into()]),
             _ => {}
         }
         session.principal = request.header("x-user").map(str::to_owned);

@@ -65,7 +65,7 @@ async fn server() -> TestServer {
     TestServer::start_with(notes::Notes::default(), config).await
 }
 
-fn call(id: u64, tool: &str, arguments: Value) -> Value {
+fn call(id: u64, tool: &str, arguments: &Value) -> Value {
     request(
         id,
         "tools/call",
@@ -347,7 +347,7 @@ async fn a_tool_whose_scopes_the_token_lacks_gets_403_insufficient_scope() {
         &server,
         &session,
         &reader,
-        &call(2, "add_note", json!({"text": "x"})),
+        &call(2, "add_note", &json!({"text": "x"})),
     )
     .await;
     assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
@@ -359,7 +359,7 @@ async fn a_tool_whose_scopes_the_token_lacks_gets_403_insufficient_scope() {
         &server,
         &session,
         &reader,
-        &call(3, "list_notes", json!({})),
+        &call(3, "list_notes", &json!({})),
     )
     .await;
     assert_eq!(status, StatusCode::OK);
@@ -407,7 +407,7 @@ async fn a_legacy_session_keeps_its_subject_and_steps_up_with_a_new_token() {
         &server,
         &session,
         &writer,
-        &call(2, "add_note", json!({"text": "stepped up"})),
+        &call(2, "add_note", &json!({"text": "stepped up"})),
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{body}");
@@ -416,7 +416,7 @@ async fn a_legacy_session_keeps_its_subject_and_steps_up_with_a_new_token() {
     // Another subject's valid token cannot use ada's session: it is not found for them.
     let bob = token("bob", "notes:read notes:write");
     let (status, _, body) =
-        legacy_call(&server, &session, &bob, &call(3, "list_notes", json!({}))).await;
+        legacy_call(&server, &session, &bob, &call(3, "list_notes", &json!({}))).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
     assert_eq!(body["error"]["code"], -32001);
 
@@ -430,7 +430,7 @@ async fn a_legacy_session_keeps_its_subject_and_steps_up_with_a_new_token() {
         &server,
         &session,
         &expired,
-        &call(4, "list_notes", json!({})),
+        &call(4, "list_notes", &json!({})),
     )
     .await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
@@ -442,7 +442,7 @@ async fn a_legacy_session_keeps_its_subject_and_steps_up_with_a_new_token() {
         &server,
         &session,
         &reader,
-        &call(5, "list_notes", json!({})),
+        &call(5, "list_notes", &json!({})),
     )
     .await;
     assert_eq!(status, StatusCode::OK);

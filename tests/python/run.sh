@@ -3,7 +3,8 @@
 # Usage: tests/python/run.sh [MODE ...]   (modes default to: auto legacy)
 # Then `legacy` once more against the server's legacy stateless mode (`studies --stateless`),
 # tests/python/interactive.py (elicitation, sampling, progress, logs) and
-# tests/python/subscriptions.py (resource updates and list changes) against `everything`.
+# tests/python/subscriptions.py (resource updates and list changes) against `everything`, and
+# tests/python/scoped.py (JWT bearer tokens, scopes) against `notes`.
 # The virtualenv lives in .cache/python-venv at the repository root and is created on first use.
 set -euo pipefail
 
@@ -17,7 +18,7 @@ if [[ ! -x "$venv/bin/python" ]] || ! "$venv/bin/python" -c "$pinned" 2>/dev/nul
     "$venv/bin/pip" install --quiet --disable-pip-version-check 'mcp==2.3.0'
 fi
 
-cargo build --quiet -p phantom-examples --bin studies --bin everything
+cargo build --quiet -p phantom-examples --bin studies --bin everything --bin notes
 bin="${CARGO_TARGET_DIR:-$root/target}/debug"
 
 # Starts a server with the given flags, runs a client script in the given modes, stops the server.
@@ -60,4 +61,6 @@ echo "== interactive tools of everything (elicitation, sampling, progress, logs)
 run_against everything interactive.py "" auto legacy || status=$?
 echo "== change notifications of everything (resources/subscribe, subscriptions/listen)"
 run_against everything subscriptions.py "" auto legacy || status=$?
+echo "== bearer tokens against notes (JWTs signed by PyJWT: 401 challenges, 403 insufficient_scope, scoped calls)"
+run_against notes scoped.py "" auto legacy || status=$?
 exit "$status"

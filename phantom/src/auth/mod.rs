@@ -2,7 +2,7 @@
 //! token into an [`AuthInfo`], [`BearerAuth`] (the verifier, the metadata URL and the scopes every
 //! request needs, set with [`Config::bearer_auth`](crate::Config::bearer_auth)), a constant-time
 //! table of opaque tokens ([`StaticTokens`]), a JWT verifier with a JWKS behind the `jwt` feature
-//! ([`JwtVerifier`]), and the RFC 6750 / RFC 9728 challenges.
+//! (`JwtVerifier`), and the RFC 6750 / RFC 9728 challenges.
 //!
 //! With a `BearerAuth` configured, phantom verifies the `Authorization: Bearer` token of every HTTP
 //! request before `connect` runs:

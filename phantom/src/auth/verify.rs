@@ -109,8 +109,8 @@ pub enum InvalidToken {
 /// Turns the bearer token of a request into what it grants.
 ///
 /// Implement it for an introspection client, a session lookup, or anything else; phantom ships
-/// [`StaticTokens`] and, with the `jwt` feature, [`JwtVerifier`](super::JwtVerifier). A panic
-/// in `verify` refuses the request (500-free: it is answered as an invalid token).
+/// [`StaticTokens`] and, with the `jwt` feature, `JwtVerifier`. A panic
+/// in `verify` refuses the request as an invalid token.
 pub trait TokenVerifier: Send + Sync + 'static {
     /// Verifies `token` (without the `Bearer ` prefix).
     fn verify(&self, token: &str) -> impl Future<Output = Result<AuthInfo, InvalidToken>> + Send;
