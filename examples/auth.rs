@@ -37,8 +37,9 @@
 //! Without it, `initialize` is refused with JSON-RPC error `-32001` (stdio has no status codes).
 //! `connect` runs once per stdio session, at `initialize`.
 
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, LazyLock, RwLock};
 
+use phantom::auth::{AuthInfo, StaticTokens, TokenVerifier};
 use phantom::prelude::*;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -58,13 +59,19 @@ enum Role {
 }
 
 impl Role {
-    /// The role of a token, if the token is known.
-    fn of(token: &str) -> Option<Self> {
-        match token {
-            READER_TOKEN => Some(Self::Reader),
-            ADMIN_TOKEN => Some(Self::Admin),
-            _ => None,
-        }
+    /// The role of a token, if the token is known. The tokens are secrets, so they are looked
+    /// up in constant time ([`StaticTokens`]): how long the lookup takes tells a guesser nothing
+    /// about how close the guess was (`==` on strings stops at the first differing byte).
+    async fn of(token: &str) -> Option<Self> {
+        static TOKENS: LazyLock<StaticTokens> = LazyLock::new(|| {
+            StaticTokens::new()
+                .token(READER_TOKEN, AuthInfo::new(Role::Reader.principal()))
+                .token(ADMIN_TOKEN, AuthInfo::new(Role::Admin.principal()))
+        });
+        let info = TOKENS.verify(token).await.ok()?;
+        [Self::Reader, Self::Admin]
+            .into_iter()
+            .find(|role| role.principal() == info.subject)
     }
 
     /// The principal `connect` records on the session.
@@ -184,7 +191,7 @@ impl Bookmarks {
             // No credentials: a bare challenge (RFC 6750 sends no error code here).
             return Connect::Unauthorized(WwwAuthenticate::bearer());
         };
-        let Some(role) = Role::of(token) else {
+        let Some(role) = Role::of(token).await else {
             return Connect::Unauthorized(WwwAuthenticate::bearer().error("invalid_token"));
         };
         session.principal = Some(role.principal().to_owned());
