@@ -14,7 +14,8 @@
 //! | `add_note` | `notes:write` |
 //! | `delete_note` | `notes:write`; another author's note also `notes:admin`, decided by the handler |
 //!
-//! A request without a token gets 401 with `WWW-Authenticate: Bearer resource_metadata="…"`, and
+//! It is served by `phantom::http::serve_listener`, which also answers the metadata document's
+//! routes (`HttpConfig::protected_resource`). A request without a token gets 401 with `WWW-Authenticate: Bearer resource_metadata="…"`, and
 //! the metadata document (RFC 9728) at `/.well-known/oauth-protected-resource/mcp` names the
 //! authorization server. A refused token (expired, for another audience, from another issuer,
 //! badly signed) gets 401 `error="invalid_token"`; a call that lacks a scope gets 403
@@ -170,13 +171,17 @@ async fn main() -> std::io::Result<()> {
         }
     }
     let listener = tokio::net::TcpListener::bind(&addr).await?;
-    let config = HttpConfig::for_addr(listener.local_addr()?)
-        .config(phantom::Config::default().bearer_auth(bearer_auth()));
-    let app = axum::Router::new()
-        .nest_service("/mcp", phantom::http::service(Notes::default(), config))
-        .merge(phantom::http::protected_resource(&metadata()));
-    tracing::info!("serving MCP at http://{addr}/mcp");
-    axum::serve(listener, app).await
+    let shutdown = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    phantom::http::serve_listener(listener, Notes::default(), http_config(), shutdown).await
+}
+
+/// The transport settings: bearer tokens checked, the metadata document served beside `/mcp`.
+pub(crate) fn http_config() -> HttpConfig {
+    HttpConfig::default()
+        .protected_resource(metadata())
+        .config(phantom::Config::default().bearer_auth(bearer_auth()))
 }
 
 fn usage(problem: &str) -> std::io::Error {

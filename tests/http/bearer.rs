@@ -5,7 +5,6 @@
 
 use http::StatusCode;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use phantom::http::HttpConfig;
 use serde_json::{Value, json};
 
 use crate::support::{LEGACY, TestServer, initialize_request, request};
@@ -60,9 +59,7 @@ fn token(sub: &str, scope: &str) -> String {
 }
 
 async fn server() -> TestServer {
-    let config =
-        HttpConfig::default().config(phantom::Config::default().bearer_auth(notes::bearer_auth()));
-    TestServer::start_with(notes::Notes::default(), config).await
+    TestServer::start_with(notes::Notes::default(), notes::http_config()).await
 }
 
 fn call(id: u64, tool: &str, arguments: &Value) -> Value {
@@ -174,6 +171,26 @@ async fn a_request_without_a_token_is_challenged_with_the_metadata_url() {
     assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
     assert_eq!(reply.header("www-authenticate"), Some(bare.as_str()));
     assert!(reply.session_id().is_none(), "no session without a token");
+
+    // The document the challenge names is served beside the endpoint, to any origin.
+    for path in [
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-protected-resource",
+    ] {
+        let reply = server.request(http::Method::GET).path(path).send().await;
+        assert_eq!(reply.status, StatusCode::OK, "{path}");
+        assert_eq!(reply.header("access-control-allow-origin"), Some("*"));
+        let metadata = reply.json().await;
+        assert_eq!(metadata["resource"], notes::AUDIENCE);
+        assert_eq!(metadata["authorization_servers"], json!([notes::ISSUER]));
+        assert_eq!(metadata["bearer_methods_supported"], json!(["header"]));
+    }
+    let other = server
+        .request(http::Method::GET)
+        .path("/.well-known/other")
+        .send()
+        .await;
+    assert_eq!(other.status, StatusCode::NOT_FOUND);
 }
 
 #[tokio::test]

@@ -112,6 +112,7 @@ impl TestServer {
         Call {
             addr: self.addr,
             method,
+            path: "/mcp",
             headers: vec![("host".into(), self.addr.to_string())],
             body: None,
         }
@@ -185,11 +186,18 @@ type ReqBody = BoxBody<Bytes, Infallible>;
 pub(crate) struct Call {
     addr: SocketAddr,
     method: Method,
+    path: &'static str,
     headers: Vec<(String, String)>,
     body: Option<ReqBody>,
 }
 
 impl Call {
+    /// Sends to `path` instead of `/mcp`.
+    pub(crate) fn path(mut self, path: &'static str) -> Self {
+        self.path = path;
+        self
+    }
+
     /// Adds a header (a second value of the same name is added, not replaced).
     pub(crate) fn header(mut self, name: &str, value: &str) -> Self {
         self.headers.push((name.to_owned(), value.to_owned()));
@@ -238,7 +246,7 @@ impl Call {
         tokio::spawn(async move {
             let _ = conn.await;
         });
-        let mut builder = http::Request::builder().method(self.method).uri("/mcp");
+        let mut builder = http::Request::builder().method(self.method).uri(self.path);
         for (name, value) in &self.headers {
             builder = builder.header(name.as_str(), value.as_str());
         }

@@ -75,6 +75,11 @@ pub struct HttpConfig {
     /// lists the app tools, calls one and renders its view in a sandboxed frame with the
     /// view's declared CSP. For development: turn it on where people, not clients, connect.
     pub preview: bool,
+    /// RFC 9728 protected-resource metadata (default none): when set, `phantom::serve` and
+    /// `serve_listener` answer `GET /.well-known/oauth-protected-resource` and
+    /// `…/oauth-protected-resource/mcp` with it, next to the endpoint. (Mounted in your own axum
+    /// app, merge [`protected_resource`](super::protected_resource) instead.)
+    pub protected_resource: Option<crate::auth::ProtectedResource>,
     /// Transport-independent settings.
     pub config: Config,
     /// Where SSE events are kept for resumption.
@@ -98,6 +103,7 @@ impl std::fmt::Debug for HttpConfig {
             .field("response_mode", &self.response_mode)
             .field("stateless", &self.stateless)
             .field("preview", &self.preview)
+            .field("protected_resource", &self.protected_resource)
             .finish_non_exhaustive()
     }
 }
@@ -121,6 +127,7 @@ impl Default for HttpConfig {
             response_mode: ResponseMode::Auto,
             stateless: false,
             preview: false,
+            protected_resource: None,
             config: Config::default(),
             event_store: Arc::new(MemoryEventStore::new()),
         }
@@ -240,6 +247,14 @@ impl HttpConfig {
     #[must_use]
     pub fn stateless(mut self, on: bool) -> Self {
         self.stateless = on;
+        self
+    }
+
+    /// Answers the protected-resource metadata routes with `metadata` (see
+    /// [`HttpConfig::protected_resource`](#structfield.protected_resource)).
+    #[must_use]
+    pub fn protected_resource(mut self, metadata: crate::auth::ProtectedResource) -> Self {
+        self.protected_resource = Some(metadata);
         self
     }
 

@@ -235,11 +235,18 @@ impl<S: Server> tower::Service<axum::extract::Request> for Endpoint<S> {
 
 /// Serves the endpoint at `/mcp` and below (like `nest_service("/mcp", …)`), 404 elsewhere,
 /// without a router.
-struct AtMcp<S: Server>(OriginAware<S>);
+struct AtMcp<S: Server> {
+    mcp: OriginAware<S>,
+    /// The serialized protected-resource metadata, when configured.
+    metadata: Option<Arc<str>>,
+}
 
 impl<S: Server> Clone for AtMcp<S> {
     fn clone(&self) -> Self {
-        Self(self.0.clone())
+        Self {
+            mcp: self.mcp.clone(),
+            metadata: self.metadata.clone(),
+        }
     }
 }
 
@@ -255,13 +262,22 @@ impl<S: Server> tower::Service<axum::extract::Request> for AtMcp<S> {
         &mut self,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Result<(), Infallible>> {
-        self.0.poll_ready(cx)
+        self.mcp.poll_ready(cx)
     }
 
     fn call(&mut self, req: axum::extract::Request) -> Self::Future {
         let path = req.uri().path();
         if path == "/mcp" || path.starts_with("/mcp/") {
-            futures_util::future::Either::Left(self.0.call(req))
+            futures_util::future::Either::Left(self.mcp.call(req))
+        } else if let Some(body) = &self.metadata
+            && req.method() == Method::GET
+            && matches!(
+                path,
+                "/.well-known/oauth-protected-resource"
+                    | "/.well-known/oauth-protected-resource/mcp"
+            )
+        {
+            futures_util::future::Either::Right(std::future::ready(Ok(metadata_response(body))))
         } else {
             futures_util::future::Either::Right(std::future::ready(Ok(empty(
                 StatusCode::NOT_FOUND,
@@ -324,17 +340,10 @@ impl<S: Server> tower::Service<axum::extract::Request> for OriginAware<S> {
 /// let app: axum::Router = phantom::http::protected_resource(&metadata);
 /// ```
 pub fn protected_resource(metadata: &crate::auth::ProtectedResource) -> axum::Router {
-    let body = Arc::new(serde_json::to_string(metadata).unwrap_or_else(|_| "{}".into()));
+    let body = metadata_body(metadata);
     let handler = move || {
         let body = Arc::clone(&body);
-        async move {
-            let mut resp = json_response(StatusCode::OK, String::clone(&body));
-            resp.headers_mut().insert(
-                header::ACCESS_CONTROL_ALLOW_ORIGIN,
-                HeaderValue::from_static("*"),
-            );
-            resp
-        }
+        async move { metadata_response(&body) }
     };
     axum::Router::new()
         .route(
@@ -345,6 +354,20 @@ pub fn protected_resource(metadata: &crate::auth::ProtectedResource) -> axum::Ro
             "/.well-known/oauth-protected-resource/{*path}",
             axum::routing::get(handler),
         )
+}
+
+fn metadata_body(metadata: &crate::auth::ProtectedResource) -> Arc<str> {
+    Arc::from(serde_json::to_string(metadata).unwrap_or_else(|_| "{}".into()))
+}
+
+/// The metadata document, readable from any origin (browser-based clients discover with it).
+fn metadata_response(body: &str) -> Response {
+    let mut resp = json_response(StatusCode::OK, body.to_owned());
+    resp.headers_mut().insert(
+        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        HeaderValue::from_static("*"),
+    );
+    resp
 }
 
 /// Serves `server` at `http://<addr>/mcp` until Ctrl-C, with `TCP_NODELAY` on every socket and the
@@ -400,7 +423,11 @@ where
         .header_read_timeout(config.header_read_timeout);
     builder.http2().timer(hyper_util::rt::TokioTimer::new());
     let header_timeout = config.header_read_timeout;
-    let app = AtMcp(endpoint_for(dispatcher, config));
+    let metadata = config.protected_resource.as_ref().map(metadata_body);
+    let app = AtMcp {
+        mcp: endpoint_for(dispatcher, config),
+        metadata,
+    };
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     tracing::info!(%local, "serving MCP at http://{local}/mcp");
     let mut shutdown = std::pin::pin!(shutdown);
@@ -421,7 +448,7 @@ where
             tracing::warn!(error = %e, "could not set TCP_NODELAY");
         }
         let mut app = app.clone();
-        app.0.plain.peer = Some(peer);
+        app.mcp.plain.peer = Some(peer);
         let svc = hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
             tower::Service::call(&mut app.clone(), req.map(axum::body::Body::new))
         });
@@ -441,7 +468,7 @@ where
     // Stop accepting, end the listen streams (each with its final result), then let open
     // connections finish their requests (as `axum::serve` does).
     drop(listener);
-    app.0.plain.st.dispatcher.close_listens();
+    app.mcp.plain.st.dispatcher.close_listens();
     graceful.shutdown().await;
     Ok(())
 }
