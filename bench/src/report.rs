@@ -291,6 +291,11 @@ pub(crate) fn write(
     if let Some(c) = compile {
         c.markdown(w);
     }
+    // The soak section is written by `phantom-bench soak` alone; a full run keeps it.
+    let previous = std::fs::read_to_string(dir.join("RESULTS.md")).unwrap_or_default();
+    if let Some(soak) = crate::soak::kept(&previous) {
+        let _ = writeln!(w, "{soak}\n");
+    }
     notes(w);
 
     std::fs::write(dir.join("RESULTS.md"), md).map_err(|e| format!("RESULTS.md: {e}"))?;
