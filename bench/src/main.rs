@@ -5,8 +5,9 @@
 //! phantom-bench load <mode> <url> …          the load driver; prints one RESULT line
 //! phantom-bench all   [--rounds N] [--secs S] [--only KEY,…] [--no-compile]
 //!                                            every scenario, then RESULTS.md and ratios.svg
-//! phantom-bench smoke [--write]              every driver mode for ~1 s against each server;
-//!                                            exits non-zero if any request failed
+//! phantom-bench smoke [--write]              every driver mode for ~1 s against each server,
+//!                                            and the soak driver for 3 s; exits non-zero if
+//!                                            any request failed
 //! phantom-bench compile [--rounds N]         only the compile-time comparison
 //! phantom-bench soak  [--secs S] [--loops N]  mixed traffic of both eras against phantom-soak
 //!                                            (default 300 s, 4 loops per era), RSS sampled;
@@ -95,7 +96,7 @@ fn main() -> ExitCode {
                 "{}",
                 include_str!("main.rs")
                     .lines()
-                    .take(15)
+                    .take(16)
                     .collect::<Vec<_>>()
                     .join("\n")
             );
@@ -243,6 +244,9 @@ fn compile_only(o: &Options) -> Result<(), String> {
     Ok(())
 }
 
+/// How long the smoke runs the soak driver.
+const SMOKE_SOAK_SECS: u32 = 3;
+
 fn smoke(o: &Options) -> Result<(), String> {
     let env = Env::detect()?;
     if let Some(note) = &env.pin_note {
@@ -270,8 +274,21 @@ fn smoke(o: &Options) -> Result<(), String> {
         report::write(&bench_dir(), &cx, &measured, None)?;
         println!("wrote bench/RESULTS.md and bench/ratios.svg (smoke numbers: not a benchmark)");
     }
+    // The soak driver, briefly: every kind of step must succeed at least once, none may fail
+    // (three seconds of RSS say nothing about its slope).
+    let soak = soak::run(&env, SMOKE_SOAK_SECS, 2)?;
+    println!("{}", soak.summary());
     if errors > 0.0 {
         return Err(format!("smoke: {errors} requests failed"));
+    }
+    if soak.total_errors() > 0 {
+        return Err(format!("smoke: {} soak steps failed", soak.total_errors()));
+    }
+    if !soak.missing().is_empty() {
+        return Err(format!(
+            "smoke: the soak never completed {}",
+            soak.missing().join(", ")
+        ));
     }
     if !empty.is_empty() {
         return Err(format!(
