@@ -395,6 +395,7 @@ impl Env {
     ) -> Result<Sampled, String> {
         let (guard, url) = self.start(server, &[])?;
         let pid = guard.0.id();
+        let load_before = load_average();
         let t0 = cpu_ticks(pid)?;
         let driver = self.driver(pid, mode, &url, args);
         let started = Instant::now();
@@ -412,6 +413,7 @@ impl Env {
             result: result_line(&out)?,
             rss_kb_at,
             cpu_secs,
+            load_before,
         })
     }
 }
@@ -425,6 +427,8 @@ pub(crate) struct Sampled {
     pub(crate) rss_kb_at: Vec<(f64, f64)>,
     /// The server's CPU time over the run (utime + stime), in seconds.
     pub(crate) cpu_secs: f64,
+    /// The machine's 1-minute load average when the run started (`NaN` when unknown).
+    pub(crate) load_before: f64,
 }
 
 /// The numeric fields of the `RESULT` line in the driver's output.
