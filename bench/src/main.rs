@@ -317,7 +317,11 @@ fn soak_main(o: &soak::Options) -> Result<(), String> {
     );
     let path = bench_dir().join("RESULTS.md");
     let doc = std::fs::read_to_string(&path).unwrap_or_default();
-    let section = outcome.section(&command, &pinning(&env));
+    let pinning = env
+        .pin_note
+        .as_deref()
+        .unwrap_or("server on CPU 0, driver on CPU 1 (`taskset -c`)");
+    let section = outcome.section(&command, pinning);
     std::fs::write(&path, soak::splice(&doc, &section)).map_err(|e| format!("RESULTS.md: {e}"))?;
     println!("wrote the soak section of bench/RESULTS.md");
     if outcome.passed() {
