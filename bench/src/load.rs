@@ -451,11 +451,11 @@ pub(crate) struct Conn {
 }
 
 /// A response, read to the end.
-struct Reply {
-    status: StatusCode,
-    session: Option<HeaderValue>,
-    sse: bool,
-    body: Bytes,
+pub(crate) struct Reply {
+    pub(crate) status: StatusCode,
+    pub(crate) session: Option<HeaderValue>,
+    pub(crate) sse: bool,
+    pub(crate) body: Bytes,
 }
 
 impl Conn {
@@ -475,7 +475,7 @@ impl Conn {
     }
 
     /// Sends one request; reconnects once if the connection has died.
-    async fn send(
+    pub(crate) async fn send(
         &mut self,
         method: Method,
         body: Option<String>,

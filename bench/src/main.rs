@@ -5,12 +5,17 @@
 //! phantom-bench load <mode> <url> …          the load driver; prints one RESULT line
 //! phantom-bench all   [--rounds N] [--secs S] [--only KEY,…] [--no-compile]
 //!                                            every scenario, then RESULTS.md and ratios.svg
-//! phantom-bench smoke [--write]              every driver mode for ~1 s against each server;
-//!                                            exits non-zero if any request failed
+//! phantom-bench smoke [--write]              every driver mode for ~1 s against each server,
+//!                                            and the soak driver for 3 s; exits non-zero if
+//!                                            any request failed
 //! phantom-bench compile [--rounds N]         only the compile-time comparison
+//! phantom-bench soak  [--secs S] [--loops N]  mixed traffic of both eras against phantom-soak
+//!                                            (default 300 s, 4 loops per era), RSS sampled;
+//!                                            rewrites the soak section of RESULTS.md; exits
+//!                                            non-zero unless the RSS stays flat, error-free
 //! ```
 //!
-//! Run it with `cargo run -p phantom-bench --release -- <command>`: the runner finds the three
+//! Run it with `cargo run -p phantom-bench --release -- <command>`: the runner finds the
 //! servers next to this executable and builds them there when they are missing or stale.
 
 mod compile;
@@ -18,6 +23,7 @@ mod fanout;
 mod load;
 mod report;
 mod runner;
+mod soak;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -74,7 +80,8 @@ impl Options {
     }
 }
 
-const USAGE: &str = "usage: phantom-bench <load|all|smoke|compile> …  (see `phantom-bench help`)";
+const USAGE: &str =
+    "usage: phantom-bench <load|all|smoke|compile|soak> …  (see `phantom-bench help`)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -83,12 +90,13 @@ fn main() -> ExitCode {
         Some("all") => Options::parse(&args[1..]).and_then(|o| all(&o)),
         Some("smoke") => Options::parse(&args[1..]).and_then(|o| smoke(&o)),
         Some("compile") => Options::parse(&args[1..]).and_then(|o| compile_only(&o)),
+        Some("soak") => soak::Options::parse(&args[1..]).and_then(|o| soak_main(&o)),
         Some("help" | "--help" | "-h") => {
             println!(
                 "{}",
                 include_str!("main.rs")
                     .lines()
-                    .take(12)
+                    .take(16)
                     .collect::<Vec<_>>()
                     .join("\n")
             );
@@ -107,7 +115,12 @@ fn main() -> ExitCode {
 
 /// The driver: one `RESULT` line on stdout; exit 1 if the run could not complete.
 fn load_main(args: &[String]) -> ExitCode {
-    let run = load::Scenario::parse(args).and_then(|(target, s)| s.run(&target));
+    let run = match args.first().map(String::as_str) {
+        Some("soak") => soak::drive(&args[1..]),
+        _ => load::Scenario::parse(args)
+            .and_then(|(target, s)| s.run(&target))
+            .map(|report| report.to_string()),
+    };
     match run {
         Ok(report) => {
             println!("{report}");
@@ -231,6 +244,9 @@ fn compile_only(o: &Options) -> Result<(), String> {
     Ok(())
 }
 
+/// How long the smoke runs the soak driver.
+const SMOKE_SOAK_SECS: u32 = 3;
+
 fn smoke(o: &Options) -> Result<(), String> {
     let env = Env::detect()?;
     if let Some(note) = &env.pin_note {
@@ -258,8 +274,21 @@ fn smoke(o: &Options) -> Result<(), String> {
         report::write(&bench_dir(), &cx, &measured, None)?;
         println!("wrote bench/RESULTS.md and bench/ratios.svg (smoke numbers: not a benchmark)");
     }
+    // The soak driver, briefly: every kind of step must succeed at least once, none may fail
+    // (three seconds of RSS say nothing about its slope).
+    let soak = soak::run(&env, SMOKE_SOAK_SECS, 2)?;
+    println!("{}", soak.summary());
     if errors > 0.0 {
         return Err(format!("smoke: {errors} requests failed"));
+    }
+    if soak.total_errors() > 0 {
+        return Err(format!("smoke: {} soak steps failed", soak.total_errors()));
+    }
+    if !soak.missing().is_empty() {
+        return Err(format!(
+            "smoke: the soak never completed {}",
+            soak.missing().join(", ")
+        ));
     }
     if !empty.is_empty() {
         return Err(format!(
@@ -269,4 +298,36 @@ fn smoke(o: &Options) -> Result<(), String> {
     }
     println!("smoke: ok");
     Ok(())
+}
+
+fn soak_main(o: &soak::Options) -> Result<(), String> {
+    let env = Env::detect()?;
+    if let Some(note) = &env.pin_note {
+        eprintln!("note: {note}");
+    }
+    eprintln!(
+        "soak: {} s of mixed traffic, {} loops per era…",
+        o.secs, o.loops
+    );
+    let outcome = soak::run(&env, o.secs, o.loops)?;
+    println!("{}", outcome.summary());
+    let command = format!(
+        "cargo run -p phantom-bench --release -- soak --secs {} --loops {}",
+        o.secs, o.loops
+    );
+    let path = bench_dir().join("RESULTS.md");
+    let doc = std::fs::read_to_string(&path).unwrap_or_default();
+    let pinning = env
+        .pin_note
+        .as_deref()
+        .unwrap_or("server on CPU 0, driver on CPU 1 (`taskset -c`)");
+    let section = outcome.section(&command, pinning);
+    std::fs::write(&path, soak::splice(&doc, &section)).map_err(|e| format!("RESULTS.md: {e}"))?;
+    println!("wrote the soak section of bench/RESULTS.md");
+    if outcome.passed() {
+        println!("soak: PASS");
+        Ok(())
+    } else {
+        Err("soak: FAIL (see the soak section of bench/RESULTS.md)".into())
+    }
 }

@@ -8,7 +8,7 @@ use std::process::Command;
 use plotters::prelude::*;
 
 use crate::compile::CompileTimes;
-use crate::runner::{Bench, Kind, Role, Run};
+use crate::runner::{Bench, Kind, Role, Run, Server};
 
 /// The measured runs of one scenario: `runs[v]` holds the rounds of `bench.variants[v]`.
 #[derive(Debug)]
@@ -283,12 +283,18 @@ pub(crate) fn write(
     let _ = writeln!(w);
     floor_summary(w, measured);
     targets(w, measured, compile);
+    stream_memory(w, measured);
 
     for m in measured {
         table(w, m);
     }
     if let Some(c) = compile {
         c.markdown(w);
+    }
+    // The soak section is written by `phantom-bench soak` alone; a full run keeps it.
+    let previous = std::fs::read_to_string(dir.join("RESULTS.md")).unwrap_or_default();
+    if let Some(soak) = crate::soak::kept(&previous) {
+        let _ = writeln!(w, "{soak}\n");
     }
     notes(w);
 
@@ -449,6 +455,43 @@ fn targets(w: &mut String, measured: &[Measured], compile: Option<&CompileTimes>
         w,
         "| in-process dispatch + URI match < 1 µs | criterion: `cargo bench -p phantom-mcp --bench \
          dispatch` (`route tools/call`, `match URI`) | see `bench/NOTES.md` |\n"
+    );
+}
+
+/// phantom's memory per held stream, in absolute terms, for every fan-out scenario.
+fn stream_memory(w: &mut String, measured: &[Measured]) {
+    let mut rows = Vec::new();
+    for m in measured {
+        let Kind::Fanout { streams } = m.bench.kind else {
+            continue;
+        };
+        let Some(kb) = metrics(m.bench.kind)
+            .into_iter()
+            .find(|x| x.name == "KB/stream")
+        else {
+            continue;
+        };
+        for (v, variant) in m.bench.variants.iter().enumerate() {
+            if variant.server == Server::Phantom {
+                rows.push(format!(
+                    "| {} | {streams} | {} | {} |",
+                    m.bench.key,
+                    variant.label,
+                    fmt_num(m.median(v, &kb), 2)
+                ));
+            }
+        }
+    }
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        w,
+        "## Memory per held SSE stream (phantom)\n\n\
+         The server's RSS after opening the streams minus before, divided by the streams, all held \
+         open at once (sessions were opened before the first reading).\n\n\
+         | scenario | streams held | server | KB per held stream |\n|---|---:|---|---:|\n{}\n",
+        rows.join("\n")
     );
 }
 

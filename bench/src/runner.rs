@@ -18,6 +18,8 @@ pub(crate) enum Server {
     Rmcp,
     /// `hyper-floor`: bare hyper, the least any MCP server on hyper can do.
     Floor,
+    /// `phantom-soak`: the server of the soak, a little of every feature.
+    Soak,
 }
 
 impl Server {
@@ -26,11 +28,12 @@ impl Server {
             Self::Phantom => "phantom-echo",
             Self::Rmcp => "rmcp-echo",
             Self::Floor => "hyper-floor",
+            Self::Soak => "phantom-soak",
         }
     }
 
     /// Every server binary the runner starts.
-    const ALL: [Self; 3] = [Self::Phantom, Self::Rmcp, Self::Floor];
+    const ALL: [Self; 4] = [Self::Phantom, Self::Rmcp, Self::Floor, Self::Soak];
 }
 
 const BUILD: &str = "cargo build -p phantom-bench --release";
@@ -328,39 +331,15 @@ impl Env {
 
     /// Starts `variant`'s server fresh, runs the driver against it and measures the server.
     pub(crate) fn measure(&self, variant: &Variant) -> Result<Run, String> {
-        let port = free_port()?;
-        let addr = format!("127.0.0.1:{port}");
-        let log = std::fs::File::create(&self.log).map_err(|e| e.to_string())?;
-        let mut server = self.command(0, &self.bin_dir.join(variant.server.binary()));
-        server
-            .envs(variant.env.iter().copied())
-            .env("ADDR", &addr)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(log);
-        let mut guard = KillOnDrop(server.spawn().map_err(|e| format!("spawn server: {e}"))?);
+        let (guard, url) = self.start(variant.server, &variant.env)?;
         let pid = guard.0.id();
-        wait_accepting(&mut guard.0, &addr, &self.log)?;
-
         let load_before = load_average();
         let (t0, r0) = (cpu_ticks(pid)?, rss_kb(pid)?);
-        let url = format!("http://{addr}/mcp");
-        let mut driver = self.command(1, &self.bin_dir.join("phantom-bench"));
-        driver
-            .env("SERVER_PID", pid.to_string())
-            .arg("load")
-            .arg(variant.mode)
-            .arg(&url)
-            .args(&variant.args);
-        let out = run_with_timeout(driver, Duration::from_secs(900))?;
+        let driver = self.driver(pid, variant.mode, &url, &variant.args);
+        let out = run_with_timeout(driver, Duration::from_secs(900), &mut || {})?;
         let (t1, r1) = (cpu_ticks(pid)?, rss_kb(pid)?);
         drop(guard);
-
-        let line = out
-            .lines()
-            .find(|l| l.starts_with("RESULT "))
-            .ok_or_else(|| format!("the driver printed no RESULT line:\n{out}"))?;
-        let result = parse_result(line);
+        let result = result_line(&out)?;
         let ok = result.get("ok").copied().unwrap_or(0.0);
         #[allow(clippy::cast_precision_loss)]
         let cpu_us = (t1 - t0) as f64 * 1e6 / self.clk_tck;
@@ -372,6 +351,92 @@ impl Env {
             result,
         })
     }
+
+    /// Starts `server` fresh on a free port, pinned to CPU 0; returns its guard and its URL.
+    fn start(
+        &self,
+        server: Server,
+        env: &[(&'static str, &'static str)],
+    ) -> Result<(KillOnDrop, String), String> {
+        let port = free_port()?;
+        let addr = format!("127.0.0.1:{port}");
+        let log = std::fs::File::create(&self.log).map_err(|e| e.to_string())?;
+        let mut cmd = self.command(0, &self.bin_dir.join(server.binary()));
+        cmd.envs(env.iter().copied())
+            .env("ADDR", &addr)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log);
+        let mut guard = KillOnDrop(cmd.spawn().map_err(|e| format!("spawn server: {e}"))?);
+        wait_accepting(&mut guard.0, &addr, &self.log)?;
+        Ok((guard, format!("http://{addr}/mcp")))
+    }
+
+    /// The driver (this executable's `load <mode> <url> <args…>`), pinned to CPU 1.
+    fn driver(&self, server_pid: u32, mode: &str, url: &str, args: &[String]) -> Command {
+        let mut driver = self.command(1, &self.bin_dir.join("phantom-bench"));
+        driver
+            .env("SERVER_PID", server_pid.to_string())
+            .arg("load")
+            .arg(mode)
+            .arg(url)
+            .args(args);
+        driver
+    }
+
+    /// Starts `server` fresh, runs the driver's `mode` against it and samples the server's RSS
+    /// once a second while the driver runs.
+    pub(crate) fn sampled(
+        &self,
+        server: Server,
+        mode: &str,
+        args: &[String],
+        timeout: Duration,
+    ) -> Result<Sampled, String> {
+        let (guard, url) = self.start(server, &[])?;
+        let pid = guard.0.id();
+        let load_before = load_average();
+        let t0 = cpu_ticks(pid)?;
+        let driver = self.driver(pid, mode, &url, args);
+        let started = Instant::now();
+        let mut rss_kb_at = Vec::new();
+        let out = run_with_timeout(driver, timeout, &mut || {
+            if let Ok(kb) = rss_kb(pid) {
+                rss_kb_at.push((started.elapsed().as_secs_f64(), kb));
+            }
+        })?;
+        let t1 = cpu_ticks(pid)?;
+        drop(guard);
+        #[allow(clippy::cast_precision_loss)]
+        let cpu_secs = (t1 - t0) as f64 / self.clk_tck;
+        Ok(Sampled {
+            result: result_line(&out)?,
+            rss_kb_at,
+            cpu_secs,
+            load_before,
+        })
+    }
+}
+
+/// A driver run with the server's RSS sampled once a second.
+#[derive(Debug)]
+pub(crate) struct Sampled {
+    /// Fields of the driver's `RESULT` line.
+    pub(crate) result: BTreeMap<String, f64>,
+    /// (seconds since the driver started, the server's VmRSS in kB), once a second.
+    pub(crate) rss_kb_at: Vec<(f64, f64)>,
+    /// The server's CPU time over the run (utime + stime), in seconds.
+    pub(crate) cpu_secs: f64,
+    /// The machine's 1-minute load average when the run started (`NaN` when unknown).
+    pub(crate) load_before: f64,
+}
+
+/// The numeric fields of the `RESULT` line in the driver's output.
+fn result_line(out: &str) -> Result<BTreeMap<String, f64>, String> {
+    out.lines()
+        .find(|l| l.starts_with("RESULT "))
+        .map(parse_result)
+        .ok_or_else(|| format!("the driver printed no RESULT line:\n{out}"))
 }
 
 /// Kills and reaps the server when a run ends, however it ends.
@@ -408,8 +473,13 @@ fn wait_accepting(child: &mut Child, addr: &str, log: &Path) -> Result<(), Strin
     }
 }
 
-/// Runs `cmd`, returning stdout; stderr passes through; killed after `timeout`.
-fn run_with_timeout(mut cmd: Command, timeout: Duration) -> Result<String, String> {
+/// Runs `cmd`, returning stdout; stderr passes through; killed after `timeout`. `tick` runs when
+/// `cmd` starts and about once a second while it runs.
+fn run_with_timeout(
+    mut cmd: Command,
+    timeout: Duration,
+    tick: &mut dyn FnMut(),
+) -> Result<String, String> {
     let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -422,10 +492,16 @@ fn run_with_timeout(mut cmd: Command, timeout: Duration) -> Result<String, Strin
         let _ = stdout.read_to_string(&mut s);
         s
     });
-    let deadline = Instant::now() + timeout;
+    let started = Instant::now();
+    let deadline = started + timeout;
+    let mut ticks = 0_u32;
     let status = loop {
         if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
             break status;
+        }
+        if started.elapsed() >= Duration::from_secs(ticks.into()) {
+            tick();
+            ticks += 1;
         }
         if Instant::now() > deadline {
             let _ = child.kill();
