@@ -76,6 +76,16 @@ fn modern(w: &World, method: &str, params: Value) -> Call {
 }
 
 /// A modern `tools/call` of `echo`, its headers agreeing.
+/// A 2026-07-28 `tools/list` whose `_meta` envelope `edit` changed, `version` in its header.
+fn edited_envelope(w: &World, version: &str, edit: impl FnOnce(&mut Value)) -> Call {
+    let mut body = request(1, "tools/list", json!({"_meta": modern_meta()}));
+    edit(&mut body["params"]["_meta"]);
+    w.server
+        .post(&body)
+        .header("mcp-protocol-version", version)
+        .header("mcp-method", "tools/list")
+}
+
 fn modern_echo(w: &World) -> Call {
     modern(
         w,
@@ -367,41 +377,29 @@ fn cases() -> Vec<Case> {
             "modern: an unsupported version",
             E(BAD_REQUEST, -32022),
             |w| {
-                let mut body = request(1, "tools/list", json!({"_meta": modern_meta()}));
-                body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] =
-                    json!("1900-01-01");
-                w.server
-                    .post(&body)
-                    .header("mcp-protocol-version", "1900-01-01")
-                    .header("mcp-method", "tools/list")
+                edited_envelope(w, "1900-01-01", |meta| {
+                    meta["io.modelcontextprotocol/protocolVersion"] = json!("1900-01-01");
+                })
             },
         ),
         case(
             "modern: client capabilities missing",
             E(BAD_REQUEST, -32602),
             |w| {
-                let mut body = request(1, "tools/list", json!({"_meta": modern_meta()}));
-                body["params"]["_meta"]
-                    .as_object_mut()
-                    .expect("_meta")
-                    .remove("io.modelcontextprotocol/clientCapabilities");
-                w.server
-                    .post(&body)
-                    .header("mcp-protocol-version", MODERN)
-                    .header("mcp-method", "tools/list")
+                edited_envelope(w, MODERN, |meta| {
+                    meta.as_object_mut()
+                        .expect("_meta")
+                        .remove("io.modelcontextprotocol/clientCapabilities");
+                })
             },
         ),
         case(
             "modern: client capabilities of the wrong type",
             E(BAD_REQUEST, -32602),
             |w| {
-                let mut body = request(1, "tools/list", json!({"_meta": modern_meta()}));
-                body["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
-                    json!("all");
-                w.server
-                    .post(&body)
-                    .header("mcp-protocol-version", MODERN)
-                    .header("mcp-method", "tools/list")
+                edited_envelope(w, MODERN, |meta| {
+                    meta["io.modelcontextprotocol/clientCapabilities"] = json!("all");
+                })
             },
         ),
         case("modern: an unknown resource", E(OK, -32602), |w| {
