@@ -26,11 +26,12 @@ cargo clippy --workspace --all-targets -- -D warnings
 
 # Users leave out what they do not use: the runtime must build (lint-clean) with no default
 # feature and with each feature alone.
-step "phantom-mcp features: none, http alone, validation alone, fuzzing without http"
+step "phantom-mcp features: none, http alone, validation alone, fuzzing without http, otel alone"
 cargo clippy -p phantom-mcp --no-default-features -- -D warnings
 cargo clippy -p phantom-mcp --no-default-features --features http -- -D warnings
 cargo clippy -p phantom-mcp --no-default-features --features validation -- -D warnings
 cargo clippy -p phantom-mcp --no-default-features --features fuzzing -- -D warnings
+cargo clippy -p phantom-mcp --no-default-features --features otel -- -D warnings
 
 # The benchmark package (rmcp peer, load driver, report) is built and run by its smoke mode below,
 # in release; its debug build would only slow this step down.
