@@ -26,17 +26,24 @@ cargo clippy --workspace --all-targets -- -D warnings
 
 # Users leave out what they do not use: the runtime must build (lint-clean) with no default
 # feature and with each feature alone.
-step "phantom-mcp features: none, http alone, validation alone, fuzzing without http, jwt"
+step "phantom-mcp features: none, http alone, validation alone, fuzzing without http, jwt alone, otel alone"
 cargo clippy -p phantom-mcp --no-default-features -- -D warnings
 cargo clippy -p phantom-mcp --no-default-features --features http -- -D warnings
 cargo clippy -p phantom-mcp --no-default-features --features validation -- -D warnings
 cargo clippy -p phantom-mcp --no-default-features --features fuzzing -- -D warnings
 cargo clippy -p phantom-mcp --no-default-features --features jwt -- -D warnings
+cargo clippy -p phantom-mcp --no-default-features --features otel -- -D warnings
+cargo clippy -p phantom-tests --features otel --test otel -- -D warnings
 
 # The benchmark package (rmcp peer, load driver, report) is built and run by its smoke mode below,
 # in release; its debug build would only slow this step down.
 step "tests (unit, integration, ui, benches compile)"
 cargo test --workspace --exclude phantom-bench --all-targets
+
+# Off by default, so the workspace run above skips it (`required-features`): the exported span's
+# trace id and parent with phantom's `otel` feature, through OpenTelemetry's in-memory exporter.
+step "OpenTelemetry parents (feature otel)"
+cargo test -p phantom-tests --features otel --test otel
 
 step "doc tests"
 cargo test --workspace --exclude phantom-bench --doc

@@ -3,6 +3,11 @@
 //! (`connect`, `disconnect`, `terminate`, `exception`). Everything is under the target
 //! `phantom::telemetry`, at `DEBUG` (an exception at `ERROR`), so a subscriber that keeps `INFO`
 //! pays nothing but the level check.
+//!
+//! With the `otel` feature, the span's OpenTelemetry parent is the client's span: OpenTelemetry's
+//! W3C `TraceContextPropagator` reads `_meta.traceparent` and `_meta.tracestate`, and the context
+//! goes to `tracing-opentelemetry` (`OpenTelemetrySpanExt::set_parent`), so a span exported
+//! through its layer has the client's trace id and parent span id.
 
 use std::time::Instant;
 
@@ -62,6 +67,11 @@ pub(crate) fn request_span(
         if let Some(state) = trace.state.and_then(raw_str) {
             span.record("tracestate", state.as_ref());
         }
+    }
+    #[cfg(feature = "otel")]
+    if let Some(parent) = trace.parent.and_then(raw_str) {
+        let state = trace.state.and_then(raw_str);
+        otel::set_parent(&span, &parent, state.as_deref());
     }
     let ended = Ended {
         span: span.clone(),
@@ -137,6 +147,54 @@ pub(crate) fn parse_traceparent(value: &str) -> Option<(&str, &str)> {
         // Version 00 has exactly four fields; later versions may add more.
         && (version != "00" || parts.next().is_none());
     valid.then_some((trace_id, parent))
+}
+
+/// Feature `otel`: the OpenTelemetry parent of a request's span.
+#[cfg(feature = "otel")]
+mod otel {
+    use opentelemetry::Context;
+    use opentelemetry::propagation::{Extractor, TextMapPropagator as _};
+    use opentelemetry::trace::TraceContextExt as _;
+    use opentelemetry_sdk::propagation::TraceContextPropagator;
+    use tracing_opentelemetry::OpenTelemetrySpanExt as _;
+
+    /// `_meta.traceparent` and `_meta.tracestate` as a carrier the propagator reads.
+    struct Meta<'a> {
+        traceparent: &'a str,
+        tracestate: Option<&'a str>,
+    }
+
+    impl Extractor for Meta<'_> {
+        fn get(&self, key: &str) -> Option<&str> {
+            match key {
+                "traceparent" => Some(self.traceparent),
+                "tracestate" => self.tracestate,
+                _ => None,
+            }
+        }
+
+        fn keys(&self) -> Vec<&str> {
+            let mut keys = vec!["traceparent"];
+            keys.extend(self.tracestate.map(|_| "tracestate"));
+            keys
+        }
+    }
+
+    /// Parents `span` on the client's span when `traceparent` is valid W3C trace context (as
+    /// OpenTelemetry's `TraceContextPropagator` reads it); otherwise the span keeps the parent
+    /// `tracing` gave it.
+    pub(super) fn set_parent(span: &tracing::Span, traceparent: &str, tracestate: Option<&str>) {
+        let meta = Meta {
+            traceparent,
+            tracestate,
+        };
+        let cx = TraceContextPropagator::new().extract_with_context(&Context::new(), &meta);
+        if cx.span().span_context().is_remote() {
+            // Without an OpenTelemetry layer in the subscriber there is no parent to set, and
+            // nothing to report.
+            let _ = span.set_parent(cx);
+        }
+    }
 }
 
 /// `connect` ran for a request: `outcome` is `ok` or how it was refused.

@@ -52,12 +52,20 @@ pub(crate) enum Lookup {
     Unknown,
 }
 
+/// One shard: its rows, and when an insert next sweeps it.
+struct Shard {
+    rows: HashMap<Arc<str>, Row>,
+    next_sweep: Instant,
+}
+
 /// The session table.
 pub(crate) struct Sessions {
-    shards: Vec<Mutex<HashMap<Arc<str>, Row>>>,
+    shards: Vec<Mutex<Shard>>,
     count: AtomicU64,
     cap: usize,
     idle_ttl: Duration,
+    /// How often an insert sweeps its shard: the background sweep's period.
+    sweep_every: Duration,
     generation: AtomicU64,
     /// Ids evicted for idleness whose stored events the transport has not dropped yet.
     evicted: Mutex<Vec<Arc<str>>>,
@@ -81,20 +89,36 @@ pub(crate) fn new_session_id() -> Arc<str> {
 
 impl Sessions {
     pub(crate) fn new(cap: usize, idle_ttl: Duration, per_peer: Option<usize>) -> Self {
+        let sweep_every = Self::sweep_period(idle_ttl);
+        let first = Instant::now() + sweep_every;
         Self {
-            shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+            shards: (0..SHARDS)
+                .map(|_| {
+                    Mutex::new(Shard {
+                        rows: HashMap::new(),
+                        next_sweep: first,
+                    })
+                })
+                .collect(),
             count: AtomicU64::new(0),
             cap,
             idle_ttl,
+            sweep_every,
             generation: AtomicU64::new(0),
             evicted: Mutex::new(Vec::new()),
             peers: per_peer.map(|max| (max, Mutex::new(HashMap::new()))),
         }
     }
 
-    /// How long a session may idle before it is evicted.
-    pub(crate) fn idle_ttl(&self) -> Duration {
-        self.idle_ttl
+    /// How often idle rows are swept: every half TTL, at least every second and at most every
+    /// minute.
+    pub(crate) fn sweep_period(idle_ttl: Duration) -> Duration {
+        (idle_ttl / 2).clamp(Duration::from_secs(1), Duration::from_secs(60))
+    }
+
+    /// How often the background sweep runs ([`Sessions::sweep_period`] of the idle TTL).
+    pub(crate) fn sweep_every(&self) -> Duration {
+        self.sweep_every
     }
 
     fn peers(&self) -> Option<(usize, std::sync::MutexGuard<'_, HashMap<IpAddr, usize>>)> {
@@ -125,7 +149,7 @@ impl Sessions {
         self.count.fetch_sub(n, Ordering::Relaxed);
     }
 
-    fn shard(&self, id: &str) -> std::sync::MutexGuard<'_, HashMap<Arc<str>, Row>> {
+    fn shard(&self, id: &str) -> std::sync::MutexGuard<'_, Shard> {
         self.shards[shard_of(id)]
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -164,17 +188,23 @@ impl Sessions {
                 *count += 1;
             }
         }
+        let now = Instant::now();
         let row = Row {
             session: Arc::new(session),
-            last_seen: Instant::now(),
+            last_seen: now,
             stream: None,
             next_event: 1,
             peer,
             in_flight: 0,
         };
         let mut shard = self.shard(&id);
-        self.sweep_shard(&mut shard);
-        let replaced = shard.insert(id, row);
+        // A shard is swept on insert at most once per sweep period, not on every insert: a
+        // scan of every row per new session would make opening n sessions cost n² / 16.
+        if now >= shard.next_sweep {
+            shard.next_sweep = now + self.sweep_every;
+            self.sweep_shard(&mut shard);
+        }
+        let replaced = shard.rows.insert(id, row);
         drop(shard);
         self.count.fetch_add(1, Ordering::Relaxed);
         if let Some(old) = replaced {
@@ -205,7 +235,7 @@ impl Sessions {
     pub(crate) fn get(&self, id: &str) -> Result<Arc<Session>, Lookup> {
         let mut shard = self.shard(id);
         let now = Instant::now();
-        let expired = match shard.get_mut(id) {
+        let expired = match shard.rows.get_mut(id) {
             None => return Err(Lookup::Unknown),
             Some(row) if row.idle(now, self.idle_ttl) => true,
             Some(row) => {
@@ -213,7 +243,7 @@ impl Sessions {
                 return Ok(Arc::clone(&row.session));
             }
         };
-        if expired && let Some((key, row)) = shard.remove_entry(id) {
+        if expired && let Some((key, row)) = shard.rows.remove_entry(id) {
             drop(shard);
             self.forget_rows([&row]);
             self.evicted_ids().push(key);
@@ -224,21 +254,21 @@ impl Sessions {
     /// Replaces the session of a row (after `connect` or `logging/setLevel` changed it).
     pub(crate) fn update(&self, session: Arc<Session>) {
         let Some(id) = session.id.clone() else { return };
-        if let Some(row) = self.shard(&id).get_mut(&id) {
+        if let Some(row) = self.shard(&id).rows.get_mut(&id) {
             row.session = session;
         }
     }
 
     /// Removes a session (DELETE or eviction). Returns it if it existed.
     pub(crate) fn remove(&self, id: &str) -> Option<Arc<Session>> {
-        let row = self.shard(id).remove(id)?;
+        let row = self.shard(id).rows.remove(id)?;
         self.forget_rows([&row]);
         Some(row.session)
     }
 
     /// Runs `f` on a row, if it exists.
     pub(crate) fn with_row<T>(&self, id: &str, f: impl FnOnce(&mut Row) -> T) -> Option<T> {
-        self.shard(id).get_mut(id).map(f)
+        self.shard(id).rows.get_mut(id).map(f)
     }
 
     /// Opens the session's GET stream: `None` if one is already open.
@@ -272,9 +302,10 @@ impl Sessions {
         })
     }
 
-    fn sweep_shard(&self, shard: &mut HashMap<Arc<str>, Row>) {
+    fn sweep_shard(&self, shard: &mut Shard) {
         let now = Instant::now();
         let idle: Vec<Arc<str>> = shard
+            .rows
             .iter()
             .filter(|(_, row)| row.idle(now, self.idle_ttl))
             .map(|(id, _)| Arc::clone(id))
@@ -282,7 +313,7 @@ impl Sessions {
         if idle.is_empty() {
             return;
         }
-        let rows: Vec<Row> = idle.iter().filter_map(|id| shard.remove(id)).collect();
+        let rows: Vec<Row> = idle.iter().filter_map(|id| shard.rows.remove(id)).collect();
         self.forget_rows(&rows);
         self.evicted_ids().extend(idle);
     }

@@ -172,8 +172,7 @@ fn sweep_sessions<S: Server>(state: &Arc<HttpState<S>>) {
         // Outside a runtime the table is still swept on use (on lookups and inserts).
         return;
     };
-    let every =
-        (state.sessions.idle_ttl() / 2).clamp(Duration::from_secs(1), Duration::from_secs(60));
+    let every = state.sessions.sweep_every();
     let weak = Arc::downgrade(state);
     runtime.spawn(async move {
         let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);

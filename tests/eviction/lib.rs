@@ -1,0 +1,1 @@
+//! Nothing: the package holds the `eviction` test only.
