@@ -66,6 +66,10 @@ pub(crate) struct Sessions {
     idle_ttl: Duration,
     /// How often an insert sweeps its shard: the background sweep's period.
     sweep_every: Duration,
+    /// When the table was made: the epoch of `refusal_sweep`.
+    created: Instant,
+    /// When (ms after `created`) a refused insert may next sweep the whole table.
+    refusal_sweep: AtomicU64,
     generation: AtomicU64,
     /// Ids evicted for idleness whose stored events the transport has not dropped yet.
     evicted: Mutex<Vec<Arc<str>>>,
@@ -104,6 +108,8 @@ impl Sessions {
             cap,
             idle_ttl,
             sweep_every,
+            created: Instant::now(),
+            refusal_sweep: AtomicU64::new(0),
             generation: AtomicU64::new(0),
             evicted: Mutex::new(Vec::new()),
             peers: per_peer.map(|max| (max, Mutex::new(HashMap::new()))),
@@ -166,7 +172,7 @@ impl Sessions {
             return Err(Refused::Full);
         };
         if self.len() >= self.cap {
-            self.sweep();
+            self.sweep_when_refusing();
             if self.len() >= self.cap {
                 return Err(Refused::Full);
             }
@@ -177,7 +183,7 @@ impl Sessions {
             if *count >= max {
                 drop(peers);
                 // Idle rows of this peer may be holding the places.
-                self.sweep();
+                self.sweep_when_refusing();
                 let (_, mut peers) = self.peers().expect("the cap is set");
                 let count = peers.entry(addr).or_insert(0);
                 if *count >= max {
@@ -329,6 +335,22 @@ impl Sessions {
         std::mem::take(&mut *self.evicted_ids())
     }
 
+    /// Evicts every idle row before refusing a session, at most once a second: a client that
+    /// keeps knocking on a full table must not make each knock scan every row under the locks.
+    fn sweep_when_refusing(&self) {
+        const EVERY_MS: u64 = 1000;
+        let now = u64::try_from(self.created.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let due = self.refusal_sweep.load(Ordering::Relaxed);
+        if now >= due
+            && self
+                .refusal_sweep
+                .compare_exchange(due, now + EVERY_MS, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
+            self.sweep();
+        }
+    }
+
     /// Evicts every idle row.
     pub(crate) fn sweep(&self) {
         for shard in &self.shards {
@@ -337,5 +359,31 @@ impl Sessions {
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
             self.sweep_shard(&mut shard);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::ProtocolVersion;
+
+    fn session() -> Session {
+        Session::new(Some(new_session_id()), ProtocolVersion::LATEST_LEGACY)
+    }
+
+    #[test]
+    fn a_full_table_is_swept_for_a_refused_session_at_most_once_a_second() {
+        let table = Sessions::new(1, Duration::from_millis(50), None);
+        table.insert(session(), None).expect("room for one");
+        // Full, and the one row is not idle yet: the sweep finds nothing.
+        assert!(matches!(table.insert(session(), None), Err(Refused::Full)));
+        std::thread::sleep(Duration::from_millis(120));
+        // The row is idle now, but the last refusal swept less than a second ago.
+        assert!(matches!(table.insert(session(), None), Err(Refused::Full)));
+        std::thread::sleep(Duration::from_millis(1000));
+        table
+            .insert(session(), None)
+            .expect("a second later a refusal sweeps again and evicts the idle row");
+        assert_eq!(table.len(), 1);
     }
 }
