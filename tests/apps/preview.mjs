@@ -62,10 +62,20 @@ probed = 0;
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
   args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    // Chromium puts sandboxed frames (every view) in a process of their own, and the first
+    // requests of such an out-of-process frame can escape Playwright's routing (the module of
+    // step 4 then goes to DNS and the view never starts). In-process, the frame keeps its
+    // sandbox and its CSP, which is what the checks are about, and every request is routed.
+    "--disable-features=IsolateSandboxedIframes"],
 });
 try {
-  const page = await browser.newPage();
+  // Routed for the whole context before any page exists, so that no frame starts unrouted.
+  const context = await browser.newContext();
+  await context.route("https://ext-apps.test/**", (route) =>
+    // A module imported by the sandboxed (opaque-origin) view is a CORS request.
+    route.fulfill({ status: 200, contentType: "text/javascript", headers: { "access-control-allow-origin": "*" }, body: readFileSync(bundle) }));
+  const page = await context.newPage();
   page.on("console", (m) => { if (m.type() === "error") console.log(`  console: ${m.text()}`); });
 
   // 1. show_study through the preview.
@@ -102,9 +112,6 @@ try {
   check(probed === 0, `the probe origin received no request (${probed})`);
 
   // 4. The reference view (the official App class) against the preview host.
-  await page.route("https://ext-apps.test/**", (route) =>
-    // A module imported by the sandboxed (opaque-origin) view is a CORS request.
-    route.fulfill({ status: 200, contentType: "text/javascript", headers: { "access-control-allow-origin": "*" }, body: readFileSync(bundle) }));
   await page.goto(`${everything}/preview`);
   const reference = page.locator('form[data-tool="test_app_reference"]');
   await reference.waitFor({ timeout: 10_000 });
