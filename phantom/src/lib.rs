@@ -83,11 +83,27 @@ pub use skills::{IntoSkill, Skill};
 /// pointing at the path. (A file *added* to the directory is picked up at the next rebuild of
 /// the crate.)
 ///
-/// ```ignore
-/// #[skill("skill://ops/deploy")]
-/// fn deploy(&self) -> phantom::Skill {
-///     phantom::embed_skill!("skills/deploy")
+/// ```
+/// use phantom::prelude::*;
+///
+/// #[derive(Clone)]
+/// struct Studies;
+///
+/// #[mcp_router(name = "studies", version = "1.0.0")]
+/// impl Studies {
+///     /// How to review a study.
+///     #[skill("skill://studies/study-review")]
+///     async fn study_review(&self) -> phantom::Skill {
+///         // The `studies` example's skill directory, relative to this crate's `Cargo.toml`.
+///         phantom::embed_skill!("../examples/skills/study-review")
+///     }
 /// }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let mut client = phantom::testing::Client::modern(Studies);
+/// let listed = client.request("skills/list", serde_json::json!({})).await;
+/// assert_eq!(listed.result()["skills"][0]["uri"], "skill://studies/study-review/SKILL.md");
+/// # });
 /// ```
 #[macro_export]
 macro_rules! embed_skill {
