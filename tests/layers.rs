@@ -1,0 +1,346 @@
+//! The runtime's layers point one way (`docs/ARCHITECTURE.md`, "Layers"): every `crate::…` path
+//! (and every `super::…` path that climbs to the crate root) in `phantom/src` is read, and a room
+//! that names a room of a higher layer fails this test, naming the file and the import.
+//!
+//! `tests/layers/upward.txt` lists the upward imports that are still being untangled, one
+//! `file -> room` per line: an unlisted one fails, and so does a listed one that is gone, so the
+//! list only shrinks.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The layers, lowest first. A room may use its own layer and the layers below it.
+const LAYERS: &[&[&str]] = &[
+    &["protocol", "error", "content"],
+    &["kernel", "store"],
+    &["session", "auth", "telemetry"],
+    &["extract", "input"],
+    &[
+        "tools",
+        "tasks",
+        "prompts",
+        "resources",
+        "completion",
+        "skills",
+        "apps",
+        "subscriptions",
+    ],
+    &["router", "registry", "server"],
+    &["dispatch", "node"],
+    &["transport", "testing"],
+];
+
+/// Files that sit above every layer: the crate root and what generated code and fuzz targets name.
+const ROOT: &[&str] = &["lib", "__private", "__fuzz"];
+
+/// Crate-root names that are rooms under another name (re-exported modules and functions).
+const ALIASES: &[(&str, &str)] = &[
+    ("http", "transport"),
+    ("stdio", "transport"),
+    ("serve", "transport"),
+];
+
+fn layer_of(room: &str) -> Option<usize> {
+    let room = ALIASES
+        .iter()
+        .find(|(alias, _)| *alias == room)
+        .map_or(room, |(_, real)| real);
+    LAYERS.iter().position(|rooms| rooms.contains(&room))
+}
+
+/// The room a file belongs to, and the module path of the file below the crate root.
+fn module_of(src: &Path, file: &Path) -> Vec<String> {
+    let rel = file.strip_prefix(src).expect("a file of src");
+    let mut parts: Vec<String> = rel
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    let last = parts.pop().expect("a file name");
+    let stem = last.trim_end_matches(".rs");
+    match stem {
+        "mod" | "lib" => {}
+        "private" if parts.is_empty() => parts.push("__private".into()),
+        _ => parts.push(stem.into()),
+    }
+    parts
+}
+
+/// The text of `source` with comments, string and char literals blanked out.
+fn code_only(source: &str) -> String {
+    let bytes = source.as_bytes();
+    let mut out = String::with_capacity(source.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let rest = &source[i..];
+        if rest.starts_with("//") {
+            let end = rest.find('\n').map_or(source.len(), |n| i + n);
+            i = end;
+        } else if rest.starts_with("/*") {
+            let end = rest.find("*/").map_or(source.len(), |n| i + n + 2);
+            out.extend(source[i..end].chars().filter(|c| *c == '\n'));
+            i = end;
+        } else if let Some(hashes) = raw_string_start(rest) {
+            let close = format!("\"{}", "#".repeat(hashes));
+            let open = 2 + hashes + usize::from(rest.starts_with("br"));
+            let end = rest[open..]
+                .find(&close)
+                .map_or(source.len(), |n| i + open + n + close.len());
+            out.push_str("\"\"");
+            i = end;
+        } else if rest.starts_with('"') {
+            let mut j = i + 1;
+            while j < bytes.len() && bytes[j] != b'"' {
+                j += if bytes[j] == b'\\' { 2 } else { 1 };
+            }
+            out.push_str("\"\"");
+            i = j + 1;
+        } else if rest.starts_with('\'') && char_literal_len(rest).is_some() {
+            out.push_str("' '");
+            i += char_literal_len(rest).unwrap_or(1);
+        } else {
+            let c = rest.chars().next().expect("not empty");
+            out.push(c);
+            i += c.len_utf8();
+        }
+    }
+    out
+}
+
+fn raw_string_start(rest: &str) -> Option<usize> {
+    let tail = rest.strip_prefix("br").or_else(|| rest.strip_prefix('r'))?;
+    let hashes = tail.bytes().take_while(|b| *b == b'#').count();
+    tail[hashes..].starts_with('"').then_some(hashes)
+}
+
+/// The length of a char literal at the start of `rest` (`'a'`, `'\n'`, `'\u{1F600}'`), or `None`
+/// for a lifetime.
+fn char_literal_len(rest: &str) -> Option<usize> {
+    let body = &rest[1..];
+    if let Some(esc) = body.strip_prefix('\\') {
+        let end = esc.find('\'')?;
+        (end <= 10).then_some(end + 3)
+    } else {
+        let c = body.chars().next()?;
+        body[c.len_utf8()..]
+            .starts_with('\'')
+            .then_some(c.len_utf8() + 2)
+    }
+}
+
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+fn ident_at(code: &str, at: usize) -> &str {
+    let len = code[at..].bytes().take_while(|b| is_ident(*b)).count();
+    &code[at..at + len]
+}
+
+/// The first segments (rooms) that the paths starting at `at` name: one for `crate::tools::…`,
+/// several for `crate::{tools::…, prompts}`.
+fn first_segments(code: &str, at: usize) -> Vec<String> {
+    let rest = code[at..].trim_start();
+    let offset = code.len() - rest.len();
+    if let Some(group) = rest.strip_prefix('{') {
+        let mut depth = 0usize;
+        let mut names = Vec::new();
+        let mut expect_name = true;
+        for (n, c) in group.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' if depth == 0 => break,
+                '}' => depth -= 1,
+                ',' if depth == 0 => expect_name = true,
+                c if expect_name && depth == 0 && (c.is_ascii_alphabetic() || c == '_') => {
+                    names.push(ident_at(code, offset + 1 + n).to_owned());
+                    expect_name = false;
+                }
+                _ => {}
+            }
+        }
+        names
+    } else {
+        vec![ident_at(code, offset).to_owned()]
+    }
+}
+
+/// Every room `file` names through `crate::…` or a `super::` chain that climbs to the root.
+fn imports(module: &[String], code: &str) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    let bytes = code.as_bytes();
+    for (at, _) in code.match_indices("crate::") {
+        if at > 0 && (is_ident(bytes[at - 1]) || bytes[at - 1] == b'$') {
+            continue;
+        }
+        found.extend(first_segments(code, at + "crate::".len()));
+    }
+    for (at, _) in code.match_indices("super::") {
+        if at > 0 && (is_ident(bytes[at - 1]) || bytes[at - 1] == b':') {
+            continue;
+        }
+        let mut depth = 0;
+        let mut next = at;
+        while code[next..].starts_with("super::") {
+            depth += 1;
+            next += "super::".len();
+        }
+        // `super` of a file's module; inline `mod tests` add one level, which only reaches the
+        // file's own module, so a chain climbs to the root only when it is longer than the path.
+        if depth >= module.len() && depth <= module.len() + 1 {
+            let climbed = depth - module.len();
+            if climbed == 0 || code[..at].contains("mod tests") {
+                found.extend(first_segments(code, next));
+            }
+        }
+    }
+    found.retain(|room| !room.is_empty() && room != "self");
+    found
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in fs::read_dir(dir).expect("readable src") {
+        let path = entry.expect("an entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// Every upward import in the tree at `src`, as `file -> room` lines (file relative to `src`).
+fn upward_imports(src: &Path) -> Result<BTreeSet<String>, String> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let mut upward = BTreeSet::new();
+    for file in files {
+        let module = module_of(src, &file);
+        let room = module.first().map_or("lib", String::as_str);
+        if ROOT.contains(&room) {
+            continue;
+        }
+        let layer = layer_of(room).ok_or_else(|| {
+            format!(
+                "{}: room `{room}` is in no layer; add it to LAYERS here and to docs/ARCHITECTURE.md",
+                file.display()
+            )
+        })?;
+        let code = code_only(&fs::read_to_string(&file).expect("readable file"));
+        for target in imports(&module, &code) {
+            if target == room || ROOT.contains(&target.as_str()) && target != "__private" {
+                continue;
+            }
+            let Some(target_layer) = layer_of(&target) else {
+                // A crate-root item (a macro, a re-export) rather than a room.
+                continue;
+            };
+            if target_layer > layer || target == "__private" {
+                let rel = file.strip_prefix(src).expect("in src");
+                upward.insert(format!("{} -> {target}", rel.display()));
+            }
+        }
+    }
+    Ok(upward)
+}
+
+fn allowed(list: &Path) -> BTreeSet<String> {
+    fs::read_to_string(list)
+        .unwrap_or_default()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_owned)
+        .collect()
+}
+
+fn check(src: &Path, list: &Path) -> Result<(), String> {
+    let found = upward_imports(src)?;
+    let listed = allowed(list);
+    let mut problems = Vec::new();
+    for import in found.difference(&listed) {
+        let (file, room) = import.split_once(" -> ").expect("formatted above");
+        let (from, to) = (layer_of(room_of(file)), layer_of(room));
+        problems.push(format!(
+            "phantom/src/{file} imports `crate::{room}`: L{} may not use L{} (move what it needs down, or invert the dependency with a trait defined in the lower room)",
+            from.unwrap_or(0),
+            to.unwrap_or(0),
+        ));
+    }
+    for gone in listed.difference(&found) {
+        problems.push(format!(
+            "`{gone}` is listed in tests/layers/upward.txt but no longer imported: delete the line"
+        ));
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n"))
+    }
+}
+
+fn room_of(file: &str) -> &str {
+    let first = file.split('/').next().unwrap_or(file);
+    first.trim_end_matches(".rs")
+}
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the workspace")
+        .to_path_buf()
+}
+
+#[test]
+fn rooms_import_only_from_their_layer_and_below() {
+    let root = workspace();
+    if let Err(problems) = check(
+        &root.join("phantom/src"),
+        &root.join("tests/layers/upward.txt"),
+    ) {
+        panic!("upward imports in phantom/src:\n{problems}");
+    }
+}
+
+#[test]
+fn a_deliberate_upward_import_fails_naming_file_and_import() {
+    let root = workspace();
+    let scratch = std::env::temp_dir().join(format!("phantom-layers-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&scratch);
+    copy_dir(&root.join("phantom/src"), &scratch);
+    let victim = scratch.join("protocol/mod.rs");
+    let text = fs::read_to_string(&victim).expect("protocol/mod.rs");
+    fs::write(&victim, format!("use crate::dispatch::Dispatcher;\n{text}")).expect("writable");
+    let outcome = check(&scratch, &root.join("tests/layers/upward.txt"));
+    let _ = fs::remove_dir_all(&scratch);
+    let problems = outcome.expect_err("an upward import must fail the check");
+    assert!(
+        problems
+            .contains("phantom/src/protocol/mod.rs imports `crate::dispatch`: L0 may not use L6"),
+        "{problems}"
+    );
+}
+
+#[test]
+fn grouped_and_super_paths_are_read() {
+    let code = code_only(
+        "use crate::{tools::X, prompts::{A, B}};\n// use crate::dispatch::Y;\nlet s = \"crate::router\";\nsuper::server::Z;",
+    );
+    let module = vec!["tools".to_owned()];
+    let found = imports(&module, &code);
+    let found: Vec<&str> = found.iter().map(String::as_str).collect();
+    assert_eq!(found, ["prompts", "server", "tools"]);
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).expect("scratch dir");
+    for entry in fs::read_dir(from).expect("readable") {
+        let path = entry.expect("entry").path();
+        let dest = to.join(path.file_name().expect("a name"));
+        if path.is_dir() {
+            copy_dir(&path, &dest);
+        } else {
+            fs::copy(&path, &dest).expect("copied");
+        }
+    }
+}
