@@ -9,6 +9,7 @@ mod dispatch;
 mod error;
 mod extract;
 mod input;
+mod kernel;
 mod prompts;
 mod protocol;
 mod registry;
@@ -33,13 +34,14 @@ pub use transport::stdio;
 pub use auth::{Bearer, ProtectedResource, WwwAuthenticate};
 pub use completion::{CompleteContext, Completion, IntoCompletion};
 pub use content::{Content, ResourceContents};
-pub use dispatch::{Dispatcher, Outbound, Reply, SessionSlot, Status};
+pub use dispatch::{Dispatcher, SessionSlot};
 pub use error::Error;
 pub use extract::{Arguments, CallParam, Context, Ctx, FromContext};
 pub use input::{
     Elicit, ElicitUrl, Elicitation, Field, Form, Input, InputKind, InputRequest, Inputs, Root,
     Roots, Sample, Sampled, StateKey, StateKeyError,
 };
+pub use kernel::{Outbound, Reply, Status};
 #[doc = include_str!("docs/mcp_router.md")]
 #[doc(inline)]
 pub use phantom_macros::mcp_router;

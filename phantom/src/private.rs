@@ -2,9 +2,10 @@
 
 pub use crate::apps::{ResourceUi, ToolUi};
 pub use crate::extract::{ArgsBuilder, CallParam, CallParts, FromContext};
+pub use crate::kernel::BoxFuture;
 pub use crate::router::{
-    BoxFuture, CompleteFn, MetaValue, PromptDef, ReadParts, ResourceDef, Router, RouterDef,
-    RouterInfo, SkillDef, TaskSupport, ToolDef,
+    CompleteFn, MetaValue, PromptDef, ReadParts, ResourceDef, Router, RouterDef, RouterInfo,
+    SkillDef, TaskSupport, ToolDef,
 };
 pub use crate::tools::ToolAnnotations;
 pub use crate::{

@@ -7,7 +7,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 
-use crate::router::BoxFuture;
+pub use crate::kernel::BoxFuture;
 pub use crate::subscriptions::{
     Change, MemoryBus, MemorySubscriptions, NotificationBus, SubscriptionStore,
 };

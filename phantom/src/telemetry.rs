@@ -14,12 +14,13 @@ use std::time::Instant;
 use serde_json::value::RawValue;
 use tracing::field::Empty;
 
-use crate::dispatch::{Reply, raw_str};
+use crate::dispatch::raw_str;
+use crate::kernel::Reply;
 use crate::protocol::RequestId;
 use crate::server::Session;
 
 /// The target of every span and event here: `RUST_LOG=phantom::telemetry=debug` shows them.
-pub const TARGET: &str = "phantom::telemetry";
+pub const TARGET: &str = crate::kernel::TELEMETRY_TARGET;
 
 /// A request's span: `rpc.method`, `rpc.id`, `mcp.era`, and, when known, `mcp.name`,
 /// `mcp.session`, `trace_id`, `parent_span_id` and `tracestate`; `outcome`, `error.code` and
@@ -229,9 +230,6 @@ pub(crate) fn terminate(session: &Session, ok: bool) {
 
 /// A handler panicked: `what` and the method or name; never the panic's text, which may carry
 /// anything the handler held.
-pub(crate) fn exception(what: &'static str, name: &str) {
-    tracing::error!(target: TARGET, event = "exception", name, "{what} panicked");
-}
 
 #[cfg(test)]
 mod tests {

@@ -26,7 +26,8 @@ mod challenge;
 mod jwt;
 mod verify;
 
-pub use challenge::{Bearer, ProtectedResource, WwwAuthenticate};
+pub use crate::kernel::WwwAuthenticate;
+pub use challenge::{Bearer, ProtectedResource};
 #[cfg(feature = "jwt")]
 pub use jwt::{InvalidJwks, JwtVerifier};
 pub(crate) use verify::insufficient_scope;

@@ -14,7 +14,7 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use super::WwwAuthenticate;
-use crate::dispatch::{Failure, Status};
+use crate::kernel::{Failure, Status};
 use crate::protocol::{ErrorObject, codes};
 use crate::server::{Request, Session, Transport};
 
@@ -229,7 +229,7 @@ impl BearerAuth {
             .catch_unwind()
             .await
             .unwrap_or_else(|_| {
-                crate::telemetry::exception("token verifier", "verify");
+                crate::kernel::exception("token verifier", "verify");
                 Err(InvalidToken::Other(
                     "the token could not be verified".into(),
                 ))

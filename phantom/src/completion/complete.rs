@@ -7,8 +7,9 @@ use serde_json::value::RawValue;
 use serde_json::{Map, json};
 
 use super::CompleteContext;
-use crate::dispatch::{Body, Dispatcher, Failure, guarded, parse_params, unknown};
+use crate::dispatch::Dispatcher;
 use crate::extract::Context;
+use crate::kernel::{Body, Failure, guarded, parse_params, unknown};
 use crate::protocol::{ErrorObject, Method, codes};
 use crate::server::{Server, allowed};
 

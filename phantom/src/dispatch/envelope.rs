@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
-use super::failure::{Failure, bad_request};
+use crate::kernel::{Failure, bad_request};
 use crate::protocol::{ErrorObject, Implementation, ProtocolVersion, codes, meta as keys};
 use crate::server::Session;
 

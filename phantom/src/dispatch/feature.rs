@@ -6,12 +6,10 @@ use std::sync::Arc;
 
 use serde_json::value::RawValue;
 
-use super::{
-    Body, Dispatcher, Failure, Named, Out, ParamsHead, invalid, method_not_found, raw_str,
-    session_key,
-};
+use super::{Dispatcher, Named, Out, ParamsHead, method_not_found, raw_str, session_key};
 use crate::extract::Context;
 use crate::input::{Binding, Engine, Exchange, Interrupt, Unavailable, interruptible, open, seal};
+use crate::kernel::{Body, Failure, invalid, parse_params};
 use crate::protocol::{ErrorObject, Method, codes};
 use crate::router::ListKind;
 use crate::server::{Call, Outcome, Request, Server, Session};
@@ -150,7 +148,7 @@ impl<S: Server> Dispatcher<S> {
             Ok(result) => result,
             Err(Interrupt::Failed(f)) => Err(f),
             Err(Interrupt::Escalate(answers)) => {
-                let p: crate::tools::NameParams<'_> = super::parse_params(params)?;
+                let p: crate::tools::NameParams<'_> = parse_params(params)?;
                 let router = self.inner.router;
                 let index = router
                     .tool_position(&p.name)

@@ -6,9 +6,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use super::failure::{Failure, bad_request, invalid, parse_params};
-use super::reply::Body;
-use super::{Dispatcher, Out, Reply, SessionSlot, Status, method_not_found};
+use super::{Dispatcher, Out, SessionSlot, method_not_found};
+use crate::kernel::{Body, Failure, Reply, Status, bad_request, invalid, parse_params};
 use crate::protocol::{
     Era, ErrorObject, Implementation, LogLevel, Method, ProtocolVersion, RequestId, codes, meta,
 };

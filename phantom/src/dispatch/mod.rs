@@ -3,12 +3,10 @@
 //! Replies are built in [`reply`], failures in [`failure`].
 
 mod envelope;
-mod failure;
 mod feature;
 mod inflight;
 mod legacy;
 mod modern;
-mod outbound;
 mod reply;
 
 use std::sync::Arc;
@@ -16,6 +14,7 @@ use std::sync::Arc;
 use serde_json::value::RawValue;
 
 use crate::input::Replies;
+use crate::kernel::{Failure, Outbound, Reply, Status, guarded};
 use crate::protocol::{Era, ErrorObject, Incoming, Method, ProtocolVersion, codes};
 use crate::router::{ListKind, Router};
 use crate::server::{Callback, Config, Connect, Request, Server, Session, Transport};
@@ -27,10 +26,6 @@ pub(crate) use envelope::raw_str;
 
 /// `params.name` and `params.arguments` as the transport already read them.
 pub(crate) type Named<'a> = Option<(&'a RawValue, Option<&'a RawValue>)>;
-pub(crate) use failure::{Failure, guarded, invalid, parse_params, unknown};
-pub use outbound::Outbound;
-pub(crate) use reply::{Body, members, members_of};
-pub use reply::{Reply, Status};
 
 /// A transport's legacy-era session slot: empty until `initialize` fills it. The dispatcher marks
 /// it changed whenever it hands the session out for writing, so a transport stores every change.

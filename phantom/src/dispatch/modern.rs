@@ -4,9 +4,10 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::envelope::{MetaProbe, envelope_session};
-use super::failure::Failure;
-use super::reply::{Body, Envelope, ResultType};
-use super::{Dispatcher, Out, Reply, Status, method_not_found};
+use super::reply::{Envelope, ResultType};
+use super::{Dispatcher, Out, method_not_found};
+use crate::kernel::Failure;
+use crate::kernel::{Body, Reply, Status};
 use crate::protocol::{Capability, Era, Method, ProtocolVersion, RequestId, codes};
 use crate::server::{Callback, Request, Server, Session};
 #[cfg(feature = "http")]

@@ -9,11 +9,11 @@ use std::sync::Arc;
 use serde::de::DeserializeOwned;
 
 use super::{Context, FromContext};
-use crate::dispatch::Outbound;
 use crate::input::{
     Elicit, ElicitUrl, Elicitation, Form, Input, InputKind, Inputs, Root, Roots, Sample, Sampled,
     Shared,
 };
+use crate::kernel::Outbound;
 use crate::protocol::{LogLevel, Method};
 
 /// The client side of the request a handler serves: progress and log messages sent before the

@@ -7,7 +7,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
-use crate::dispatch::Outbound;
+use crate::kernel::Outbound;
 use crate::server::{Request, Session};
 
 mod ctx;

@@ -17,7 +17,7 @@ use futures_util::task::AtomicWaker;
 use serde_json::{Map, Value, json};
 
 use super::{ClientAnswer, InputKind, InputRequest, Replies};
-use crate::dispatch::{Failure, Outbound, Status};
+use crate::kernel::{Failure, Outbound, Status};
 use crate::protocol::{ErrorObject, Method, codes};
 use crate::server::Session;
 

@@ -2,8 +2,9 @@
 
 use serde_json::value::RawValue;
 
-use crate::dispatch::{Body, Dispatcher, Failure, guarded, invalid, members_of, parse_params};
+use crate::dispatch::Dispatcher;
 use crate::extract::{Args, CallParts, Context};
+use crate::kernel::{Body, Failure, guarded, invalid, members_of, parse_params};
 use crate::registry::EntryKind;
 use crate::router::PromptEntry;
 use crate::server::Server;

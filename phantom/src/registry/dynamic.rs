@@ -11,11 +11,12 @@ use serde_json::{Map, Value, json};
 
 use super::RegistryError;
 use super::overlay::{Added, AddedResource, Handler, Reader};
-use crate::dispatch::{Body, Failure, invalid, members_of};
+use crate::kernel::BoxFuture;
+use crate::kernel::{Body, Failure, invalid, members_of};
 use crate::prompts::IntoPromptReply;
 use crate::resources::uri::Template;
 use crate::resources::{IntoContents, ReadTarget};
-use crate::router::{BoxFuture, TemplateInfo, raw};
+use crate::router::{TemplateInfo, raw};
 use crate::tools::{IntoToolResult, ToolResult};
 
 /// The JSON Schema of `A`, as an input schema (no `$schema`, no `title`).

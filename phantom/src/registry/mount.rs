@@ -8,12 +8,14 @@ use serde_json::value::RawValue;
 
 use super::overlay::{Added, AddedResource, Handler, Reader};
 use super::{EntryKind, Registry, RegistryError};
-use crate::dispatch::{Body, Dispatcher, Failure};
+use crate::dispatch::Dispatcher;
 use crate::extract::Context;
+use crate::kernel::BoxFuture;
+use crate::kernel::{Body, Failure};
 use crate::prompts::get::run_prompt;
 use crate::resources::read::run_read;
 use crate::resources::uri::Template;
-use crate::router::{BoxFuture, TemplateInfo, raw};
+use crate::router::{TemplateInfo, raw};
 use crate::server::Server;
 use crate::tools::run_tool;
 

@@ -8,10 +8,12 @@ use arc_swap::ArcSwap;
 use serde_json::value::RawValue;
 
 use super::EntryKind;
-use crate::dispatch::{Body, Dispatcher, Failure, guarded, unknown};
+use crate::dispatch::Dispatcher;
 use crate::extract::Context;
+use crate::kernel::BoxFuture;
+use crate::kernel::{Body, Failure, guarded, unknown};
 use crate::resources::uri::{Matcher, Template};
-use crate::router::{BoxFuture, ListKind, Router, TemplateInfo, paginate};
+use crate::router::{ListKind, Router, TemplateInfo, paginate};
 use crate::server::{Config, ResolvedResource, Server, Session, allowed};
 use crate::tools::NameParams;
 
@@ -230,7 +232,7 @@ impl<S> Router<S> {
             cursor,
             config.page_size,
         )?;
-        Ok(crate::dispatch::members(
+        Ok(crate::kernel::members(
             kind.key(),
             &page.items,
             page.next_cursor.as_deref(),

@@ -5,9 +5,10 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::dispatch::{Body, Dispatcher, Failure, guarded, parse_params};
+use crate::dispatch::Dispatcher;
 use crate::error::Error;
 use crate::extract::Context;
+use crate::kernel::{Body, Failure, guarded, parse_params};
 use crate::router::{ReadParts, ResourceEntry};
 use crate::server::{Server, allowed};
 

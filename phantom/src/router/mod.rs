@@ -2,8 +2,6 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
 use schemars::{Schema, SchemaGenerator};
@@ -12,9 +10,9 @@ use serde_json::{Map, Value, json};
 
 use crate::completion::{CompleteContext, Completion};
 use crate::content::ResourceContents;
-use crate::dispatch::{Failure, unknown};
 use crate::error::Error;
 use crate::extract::{ArgSpec, ArgsBuilder, CallParts, Context};
+use crate::kernel::{BoxFuture, Failure, unknown};
 use crate::prompts::PromptReply;
 use crate::protocol::{Icon, Implementation};
 use crate::resources::uri::{Matcher, Template};
@@ -37,8 +35,6 @@ use schema::{
 };
 use validator::Validator;
 
-/// A boxed `Send` future, as the generated trampolines return.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// Generated tool trampoline.
 pub(crate) type ToolFn<S> = for<'a> fn(&'a S, CallParts<'a>) -> BoxFuture<'a, ToolResult>;
 /// Generated prompt trampoline.

@@ -6,8 +6,9 @@ use serde_json::json;
 use serde_json::value::RawValue;
 
 use super::Router;
-use crate::dispatch::{Body, Dispatcher, Failure, members, parse_params};
+use crate::dispatch::Dispatcher;
 use crate::error::Error;
+use crate::kernel::{Body, Failure, members, parse_params};
 use crate::server::{AllowList, Config, Cursor, Page, Server, Session, allowed};
 
 /// The four lists a router serves.

@@ -20,8 +20,8 @@ use std::future::Future;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::auth::WwwAuthenticate;
 use crate::error::Error;
+use crate::kernel::WwwAuthenticate;
 use crate::protocol::{ErrorObject, Implementation};
 use crate::resources::Resource;
 use crate::router::{Router, TemplateInfo};

@@ -9,9 +9,10 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::{Skill, entry, uri};
-use crate::dispatch::{Body, Dispatcher, Failure, guarded, invalid, parse_params};
+use crate::dispatch::Dispatcher;
 use crate::error::Error;
 use crate::extract::Context;
+use crate::kernel::{Body, Failure, guarded, invalid, parse_params};
 use crate::router::{ListKind, ReadParts, Router, SkillEntry, paginate};
 use crate::server::{CacheScope, Callback, Cursor, Page, Server, Session, allowed};
 

@@ -10,7 +10,7 @@ use futures_util::stream::BoxStream;
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
-use crate::router::BoxFuture;
+use crate::kernel::BoxFuture;
 use crate::store::StoreError;
 
 /// Something that changed, as published by a [`Notifier`](crate::Notifier) and delivered to

@@ -15,7 +15,8 @@ use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, watch};
 
 use super::{Change, Honoured};
-use crate::dispatch::{Dispatcher, guarded};
+use crate::dispatch::Dispatcher;
+use crate::kernel::guarded;
 use crate::protocol::{Method, meta};
 use crate::server::{AllowList, Authorized, Callback, ResolvedResource, Server, Session, allowed};
 

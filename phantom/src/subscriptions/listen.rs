@@ -13,7 +13,8 @@ use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, watch};
 
 use super::{Kind, Registration};
-use crate::dispatch::{Body, Dispatcher, Failure, Outbound, parse_params};
+use crate::dispatch::Dispatcher;
+use crate::kernel::{Body, Failure, Outbound, parse_params};
 use crate::protocol::{Capability, ErrorObject, Method, RequestId, codes, meta};
 use crate::server::{ResolvedResource, Server, Session, allowed};
 

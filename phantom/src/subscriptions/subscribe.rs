@@ -5,8 +5,9 @@ use serde::Deserialize;
 use serde_json::Map;
 use serde_json::value::RawValue;
 
-use crate::dispatch::{Body, Dispatcher, Failure, parse_params, reply_key};
+use crate::dispatch::{Dispatcher, reply_key};
 use crate::error::Error;
+use crate::kernel::{Body, Failure, parse_params};
 use crate::protocol::{ErrorObject, Method, codes};
 use crate::server::{Server, Session, allowed};
 

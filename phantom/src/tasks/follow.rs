@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use super::{StoredTask, Task, TaskError, TaskStore, owner_of};
 use crate::Notifier;
-use crate::dispatch::{Dispatcher, Failure, guarded};
+use crate::dispatch::Dispatcher;
+use crate::kernel::{Failure, guarded};
 use crate::server::{Callback, Server, Session};
 use crate::store::StoreError;
 use crate::subscriptions::Change;

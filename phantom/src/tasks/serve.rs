@@ -10,9 +10,10 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::{StoredTask, Task, TaskInput, new_task_id, owner_of};
-use crate::dispatch::{Body, Dispatcher, Failure, Outbound, Status, invalid, parse_params};
+use crate::dispatch::Dispatcher;
 use crate::extract::Context;
 use crate::input::{Engine, Exchange};
+use crate::kernel::{Body, Failure, Outbound, Status, invalid, parse_params};
 use crate::protocol::{ErrorObject, Method, codes};
 use crate::server::{Callback, Request, Server, Session};
 

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Task;
 use super::time::now_ms;
-use crate::router::BoxFuture;
+use crate::kernel::BoxFuture;
 use crate::server::Session;
 use crate::store::StoreError;
 

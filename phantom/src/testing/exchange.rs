@@ -7,7 +7,8 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::{Client, Response, with_envelope};
-use crate::dispatch::{Dispatcher, Outbound, Reply, SessionSlot};
+use crate::dispatch::{Dispatcher, SessionSlot};
+use crate::kernel::{Outbound, Reply};
 use crate::protocol::{Era, Method};
 use crate::server::Server;
 use crate::store::ClientAnswer;

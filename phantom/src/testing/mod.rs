@@ -71,7 +71,8 @@ use std::sync::Arc;
 use http::{HeaderName, HeaderValue};
 use serde_json::{Value, json};
 
-use crate::dispatch::{Dispatcher, Outbound, Reply, SessionSlot};
+use crate::dispatch::{Dispatcher, SessionSlot};
+use crate::kernel::{Outbound, Reply};
 use crate::protocol::{Era, Method, ProtocolVersion};
 use crate::server::Config;
 use crate::server::Server;

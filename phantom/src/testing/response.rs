@@ -3,7 +3,7 @@
 use base64::Engine as _;
 use serde_json::{Value, json};
 
-use crate::dispatch::{Reply, Status};
+use crate::kernel::{Reply, Status};
 
 /// One reply, decoded, with assertions. Every assertion panics with the whole reply on failure.
 #[derive(Debug, Clone)]

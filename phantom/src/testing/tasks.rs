@@ -8,7 +8,8 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use super::{Client, Response, with_envelope};
-use crate::dispatch::{Outbound, SessionSlot};
+use crate::dispatch::SessionSlot;
+use crate::kernel::Outbound;
 use crate::protocol::{Era, Method};
 use crate::server::Server;
 

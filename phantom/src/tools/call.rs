@@ -6,10 +6,11 @@ use serde_json::Value;
 use serde_json::json;
 use serde_json::value::RawValue;
 
-use crate::dispatch::Status;
-use crate::dispatch::{Body, Dispatcher, Failure, guarded, invalid, members_of, parse_params};
+use crate::dispatch::Dispatcher;
 use crate::extract::{Args, CallParts, Context};
 use crate::input::{limited, missing_capabilities};
+use crate::kernel::Status;
+use crate::kernel::{Body, Failure, guarded, invalid, members_of, parse_params};
 use crate::protocol::{ErrorObject, codes};
 use crate::router::ToolEntry;
 use crate::server::Server;

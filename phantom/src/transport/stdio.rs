@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use crate::dispatch::{Dispatcher, Outbound, SessionSlot};
+use crate::dispatch::{Dispatcher, SessionSlot};
+use crate::kernel::Outbound;
 use crate::protocol::Method;
 use crate::server::Server;
 use crate::server::{Request, Transport};

@@ -23,7 +23,8 @@ use super::response::{
     streaming,
 };
 use super::session::{find_session, forget_evicted};
-use crate::dispatch::{Outbound, ParamsHead, Reply, SessionSlot, Status, raw_str};
+use crate::dispatch::{ParamsHead, SessionSlot, raw_str};
+use crate::kernel::{Outbound, Reply, Status};
 use crate::protocol::{Incoming, Method, ProtocolVersion, RequestId, codes};
 use crate::server::{Request, Server, Session};
 use crate::transport::sessions::{Refused, new_session_id};

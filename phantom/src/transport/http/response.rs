@@ -19,7 +19,7 @@ use tokio::sync::mpsc;
 use super::HttpState;
 use super::headers::SESSION_HEADER;
 use super::post::Inspected;
-use crate::dispatch::{Outbound, Reply, Status};
+use crate::kernel::{Outbound, Reply, Status};
 use crate::protocol::{ProtocolVersion, RequestId};
 use crate::server::{Server, Session};
 use crate::store::StoredEvent;

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::Status;
+use super::reply::Status;
 use crate::error::Error;
 use crate::protocol::{ErrorObject, codes};
 
@@ -92,7 +92,7 @@ pub(crate) fn guarded<'n, F: Future + 'n>(
 ) -> impl Future<Output = Result<F::Output, Failure>> + 'n {
     AssertUnwindSafe(future).catch_unwind().map(move |outcome| {
         outcome.map_err(|_| {
-            crate::telemetry::exception(what, name);
+            super::exception(what, name);
             Failure::internal()
         })
     })

@@ -1,0 +1,30 @@
+//! The request kernel: what every room needs to answer a request, below all of them — a
+//! [`Failure`] (an error reply in the making) and [`guarded`] (a panic becomes `-32603`), a result
+//! [`Body`] and the [`Reply`] with its transport [`Status`], the [`Outbound`] path of messages sent
+//! before a result, and the one boxed-future alias.
+
+mod challenge;
+mod failure;
+mod outbound;
+mod reply;
+
+use std::future::Future;
+use std::pin::Pin;
+
+pub use challenge::WwwAuthenticate;
+pub(crate) use failure::{Failure, bad_request, guarded, invalid, parse_params, unknown};
+pub use outbound::Outbound;
+pub(crate) use reply::{Body, members, members_of};
+pub use reply::{Reply, Status};
+
+/// A boxed, sendable future: what object-safe traits (the store and bus seams, the tables'
+/// handler pointers) return.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// The `tracing` target of phantom's telemetry events.
+pub(crate) const TELEMETRY_TARGET: &str = "phantom::telemetry";
+
+/// A handler, callback or verifier panicked: logged once, without the panic text.
+pub(crate) fn exception(what: &'static str, name: &str) {
+    tracing::error!(target: TELEMETRY_TARGET, event = "exception", name, "{what} panicked");
+}
