@@ -16,6 +16,7 @@ mod registry;
 mod resources;
 mod router;
 mod server;
+mod session;
 mod skills;
 pub mod store;
 mod subscriptions;
@@ -34,7 +35,7 @@ pub use transport::stdio;
 pub use auth::{Bearer, ProtectedResource, WwwAuthenticate};
 pub use completion::{CompleteContext, Completion, IntoCompletion};
 pub use content::{Content, ResourceContents};
-pub use dispatch::{Dispatcher, SessionSlot};
+pub use dispatch::Dispatcher;
 pub use error::Error;
 pub use extract::{Arguments, CallParam, Context, Ctx, FromContext};
 pub use input::{
@@ -72,9 +73,10 @@ pub use resources::FromUriParam;
 pub use resources::{Blob, Contents, IntoContents, Resource};
 pub use router::TemplateInfo;
 pub use server::{
-    AllowList, Authorized, CacheScope, Call, Config, Connect, Cursor, Hook, Middleware, Outcome,
-    Page, Request, ResolvedResource, Server, Session, Transport,
+    Authorized, CacheScope, Call, Config, Connect, Cursor, Hook, Middleware, Outcome, Page,
+    ResolvedResource, Server,
 };
+pub use session::{AllowList, Request, Session, SessionSlot, Transport};
 pub use skills::{IntoSkill, Skill};
 
 /// Compiles a skill directory into the binary: `SKILL.md` (kept byte for byte; its frontmatter

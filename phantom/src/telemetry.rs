@@ -17,7 +17,7 @@ use tracing::field::Empty;
 use crate::dispatch::raw_str;
 use crate::kernel::Reply;
 use crate::protocol::RequestId;
-use crate::server::Session;
+use crate::session::Session;
 
 /// The target of every span and event here: `RUST_LOG=phantom::telemetry=debug` shows them.
 pub const TARGET: &str = crate::kernel::TELEMETRY_TARGET;

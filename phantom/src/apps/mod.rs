@@ -9,13 +9,13 @@ pub(crate) mod preview;
 use serde_json::{Map, Value, json};
 
 use crate::dispatch::Dispatcher;
-use crate::server::{Server, Session};
+use crate::server::Server;
 
 /// The extension's name, as clients declare it and servers advertise it.
-pub const EXTENSION: &str = "io.modelcontextprotocol/ui";
+pub const EXTENSION: &str = crate::protocol::extension::APPS;
 
 /// The MIME type of an app's view.
-pub const MIME_TYPE: &str = "text/html;profile=mcp-app";
+pub const MIME_TYPE: &str = crate::protocol::extension::APPS_MIME_TYPE;
 
 /// `_meta.ui` of a tool that has a view (`#[tool(ui = "…", visibility = […])]`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,25 +99,6 @@ impl ResourceUi {
     }
 }
 
-/// Whether the client of this request renders apps: it declared the extension (per request in
-/// 2026-07-28, in `initialize` before) and, if it lists `mimeTypes`, lists
-/// `text/html;profile=mcp-app`. A tool with a view should still answer something useful in
-/// text for the others.
-pub(crate) fn client_supports(session: &Session) -> bool {
-    let Some(ext) = session
-        .client_capabilities
-        .get("extensions")
-        .and_then(|e| e.get(EXTENSION))
-        .filter(|v| v.is_object())
-    else {
-        return false;
-    };
-    match ext.get("mimeTypes").and_then(Value::as_array) {
-        Some(types) => types.iter().any(|t| t.as_str() == Some(MIME_TYPE)),
-        None => true,
-    }
-}
-
 impl<S: Server> Dispatcher<S> {
     /// Whether the router declares an app (a tool with a view, or a `ui://` resource): the
     /// extension is then advertised.
@@ -156,7 +137,7 @@ mod tests {
         let with = |caps: Value| {
             let mut s = Session::default();
             s.client_capabilities = std::sync::Arc::new(caps);
-            client_supports(&s)
+            s.supports_apps()
         };
         assert!(with(
             json!({"extensions": {EXTENSION: {"mimeTypes": [MIME_TYPE]}}})

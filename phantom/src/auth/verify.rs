@@ -16,7 +16,7 @@ use subtle::ConstantTimeEq;
 use super::WwwAuthenticate;
 use crate::kernel::{Failure, Status};
 use crate::protocol::{ErrorObject, codes};
-use crate::server::{Request, Session, Transport};
+use crate::session::{Request, Session, Transport};
 
 /// What a verified token says: who holds it and what it grants.
 ///

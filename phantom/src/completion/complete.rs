@@ -11,7 +11,8 @@ use crate::dispatch::Dispatcher;
 use crate::extract::Context;
 use crate::kernel::{Body, Failure, guarded, parse_params, unknown};
 use crate::protocol::{ErrorObject, Method, codes};
-use crate::server::{Server, allowed};
+use crate::server::Server;
+use crate::session::allowed;
 
 #[derive(Deserialize)]
 #[serde(tag = "type")]

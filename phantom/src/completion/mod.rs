@@ -8,8 +8,8 @@ use std::fmt::Display;
 use serde::Serialize;
 
 use crate::error::Error;
-use crate::server::Request;
-use crate::server::Session;
+use crate::session::Request;
+use crate::session::Session;
 
 /// The most values one completion may carry.
 pub(crate) const MAX_VALUES: usize = 100;

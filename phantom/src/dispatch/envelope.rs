@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::kernel::{Failure, bad_request};
 use crate::protocol::{ErrorObject, Implementation, ProtocolVersion, codes, meta as keys};
-use crate::server::Session;
+use crate::session::Session;
 
 #[derive(Debug, Deserialize, Default)]
 pub(crate) struct MetaProbe<'a> {

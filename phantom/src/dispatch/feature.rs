@@ -12,7 +12,8 @@ use crate::input::{Binding, Engine, Exchange, Interrupt, Unavailable, interrupti
 use crate::kernel::{Body, Failure, invalid, parse_params};
 use crate::protocol::{ErrorObject, Method, codes};
 use crate::router::ListKind;
-use crate::server::{Call, Outcome, Request, Server, Session};
+use crate::server::{Call, Outcome, Server};
+use crate::session::{Request, Session};
 
 impl<S: Server> Dispatcher<S> {
     /// Routes a method both eras share to the room that serves it, inside the configured

@@ -6,12 +6,14 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use super::{Dispatcher, Out, SessionSlot, method_not_found};
+use super::{Dispatcher, Out, method_not_found};
 use crate::kernel::{Body, Failure, Reply, Status, bad_request, invalid, parse_params};
 use crate::protocol::{
     Era, ErrorObject, Implementation, LogLevel, Method, ProtocolVersion, RequestId, codes, meta,
 };
-use crate::server::{Request, Server, Session, Transport};
+use crate::server::Server;
+use crate::session::SessionSlot;
+use crate::session::{Request, Session, Transport};
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]

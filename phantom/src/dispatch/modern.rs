@@ -9,7 +9,8 @@ use super::{Dispatcher, Out, method_not_found};
 use crate::kernel::Failure;
 use crate::kernel::{Body, Reply, Status};
 use crate::protocol::{Capability, Era, Method, ProtocolVersion, RequestId, codes};
-use crate::server::{Callback, Request, Server, Session};
+use crate::server::{Callback, Server};
+use crate::session::{Request, Session};
 #[cfg(feature = "http")]
 use crate::subscriptions::Listening;
 

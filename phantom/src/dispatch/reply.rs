@@ -8,7 +8,8 @@ use serde_json::{Value, json};
 use super::Dispatcher;
 use crate::kernel::{Body, Reply, Status};
 use crate::protocol::{Era, ErrorObject, Method, RequestId, codes, meta};
-use crate::server::{Server, Session};
+use crate::server::Server;
+use crate::session::Session;
 
 /// The `resultType` of a 2026-07-28 result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,7 +8,7 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
 use crate::kernel::Outbound;
-use crate::server::{Request, Session};
+use crate::session::{Request, Session};
 
 mod ctx;
 

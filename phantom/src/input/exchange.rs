@@ -19,7 +19,7 @@ use serde_json::{Map, Value, json};
 use super::{ClientAnswer, InputKind, InputRequest, Replies};
 use crate::kernel::{Failure, Outbound, Status};
 use crate::protocol::{ErrorObject, Method, codes};
-use crate::server::Session;
+use crate::session::Session;
 
 /// Where input comes from for one request.
 #[derive(Clone, Debug)]

@@ -86,7 +86,7 @@ impl Binding {
     /// The binding of a request: its method, its session's principal and its params.
     pub(crate) fn of(
         method: crate::protocol::Method,
-        session: &crate::server::Session,
+        session: &crate::session::Session,
         params: Option<&RawValue>,
     ) -> Self {
         Self::new(method.as_str(), session.principal.as_deref(), params)

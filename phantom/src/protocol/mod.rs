@@ -22,6 +22,14 @@ pub enum Era {
 }
 
 /// The `_meta` keys of the 2026-07-28 envelope.
+/// The names of the extensions phantom speaks, as clients declare them and servers advertise them.
+pub(crate) mod extension {
+    /// MCP Apps.
+    pub(crate) const APPS: &str = "io.modelcontextprotocol/ui";
+    /// The MIME type of an app's view.
+    pub(crate) const APPS_MIME_TYPE: &str = "text/html;profile=mcp-app";
+}
+
 pub(crate) mod meta {
     pub(crate) const VERSION: &str = "io.modelcontextprotocol/protocolVersion";
     pub(crate) const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";

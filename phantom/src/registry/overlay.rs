@@ -14,7 +14,8 @@ use crate::kernel::BoxFuture;
 use crate::kernel::{Body, Failure, guarded, unknown};
 use crate::resources::uri::{Matcher, Template};
 use crate::router::{ListKind, Router, TemplateInfo, paginate};
-use crate::server::{Config, ResolvedResource, Server, Session, allowed};
+use crate::server::{Config, ResolvedResource, Server};
+use crate::session::{Session, allowed};
 use crate::tools::NameParams;
 
 /// Runs an added tool or prompt: its arguments and the request's context in, the result out.

@@ -10,7 +10,8 @@ use crate::error::Error;
 use crate::extract::Context;
 use crate::kernel::{Body, Failure, guarded, parse_params};
 use crate::router::{ReadParts, ResourceEntry};
-use crate::server::{Server, allowed};
+use crate::server::Server;
+use crate::session::allowed;
 
 #[derive(Deserialize)]
 struct ReadParams {

@@ -17,8 +17,9 @@ use crate::prompts::PromptReply;
 use crate::protocol::{Icon, Implementation};
 use crate::resources::uri::{Matcher, Template};
 use crate::resources::{ReadTarget, Resource};
-use crate::server::Session;
-use crate::server::{AllowList, Callback, Cursor, Overrides, Page, allowed};
+use crate::server::{Callback, Cursor, Overrides, Page};
+use crate::session::Session;
+use crate::session::{AllowList, allowed};
 use crate::tools::{ToolAnnotations, ToolResult};
 
 mod page;

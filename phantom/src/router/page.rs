@@ -9,7 +9,8 @@ use super::Router;
 use crate::dispatch::Dispatcher;
 use crate::error::Error;
 use crate::kernel::{Body, Failure, members, parse_params};
-use crate::server::{AllowList, Config, Cursor, Page, Server, Session, allowed};
+use crate::server::{Config, Cursor, Page, Server};
+use crate::session::{AllowList, Session, allowed};
 
 /// The four lists a router serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use std::pin::Pin;
 
 use crate::error::Error;
 use crate::protocol::{ErrorObject, Method};
-use crate::server::{Request, Session};
+use crate::session::{Request, Session};
 
 /// A boxed `Send` future, as [`Middleware`] hooks return.
 pub type Hook<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

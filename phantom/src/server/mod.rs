@@ -3,17 +3,12 @@
 
 mod config;
 mod middleware;
-mod request;
-mod session;
 
 #[cfg(feature = "fuzzing")]
 pub(crate) use config::DEFAULT_JSON_DEPTH;
 pub(crate) use config::DEFAULT_PAGE_SIZE;
 pub use config::{CacheScope, Config};
 pub use middleware::{Call, Hook, Middleware, Outcome};
-pub use request::{Request, Transport};
-pub(crate) use session::allowed;
-pub use session::{AllowList, Session};
 
 use std::future::Future;
 
@@ -25,6 +20,7 @@ use crate::kernel::WwwAuthenticate;
 use crate::protocol::{ErrorObject, Implementation};
 use crate::resources::Resource;
 use crate::router::{Router, TemplateInfo};
+use crate::session::{Request, Session};
 use crate::tasks::{Task, TaskError};
 
 /// What `connect` decides about a request.

@@ -14,7 +14,8 @@ use crate::error::Error;
 use crate::extract::Context;
 use crate::kernel::{Body, Failure, guarded, invalid, parse_params};
 use crate::router::{ListKind, ReadParts, Router, SkillEntry, paginate};
-use crate::server::{CacheScope, Callback, Cursor, Page, Server, Session, allowed};
+use crate::server::{CacheScope, Callback, Cursor, Page, Server};
+use crate::session::{Session, allowed};
 
 #[derive(Deserialize)]
 struct UriParams {

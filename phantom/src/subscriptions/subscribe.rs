@@ -9,7 +9,8 @@ use crate::dispatch::{Dispatcher, reply_key};
 use crate::error::Error;
 use crate::kernel::{Body, Failure, parse_params};
 use crate::protocol::{ErrorObject, Method, codes};
-use crate::server::{Server, Session, allowed};
+use crate::server::Server;
+use crate::session::{Session, allowed};
 
 #[derive(Deserialize)]
 struct UriParams {

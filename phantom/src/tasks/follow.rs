@@ -10,7 +10,8 @@ use super::{StoredTask, Task, TaskError, TaskStore, owner_of};
 use crate::Notifier;
 use crate::dispatch::Dispatcher;
 use crate::kernel::{Failure, guarded};
-use crate::server::{Callback, Server, Session};
+use crate::server::{Callback, Server};
+use crate::session::Session;
 use crate::store::StoreError;
 use crate::subscriptions::Change;
 

@@ -15,7 +15,8 @@ use crate::extract::Context;
 use crate::input::{Engine, Exchange};
 use crate::kernel::{Body, Failure, Outbound, Status, invalid, parse_params};
 use crate::protocol::{ErrorObject, Method, codes};
-use crate::server::{Callback, Request, Server, Session};
+use crate::server::{Callback, Server};
+use crate::session::{Request, Session};
 
 /// The extension's name, as clients declare it and servers advertise it.
 pub(crate) const EXTENSION: &str = "io.modelcontextprotocol/tasks";

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::Task;
 use super::time::now_ms;
 use crate::kernel::BoxFuture;
-use crate::server::Session;
+use crate::session::Session;
 use crate::store::StoreError;
 
 /// A stored task: the task, who may see it, and when it expires.

@@ -7,10 +7,11 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::{Client, Response, with_envelope};
-use crate::dispatch::{Dispatcher, SessionSlot};
+use crate::dispatch::Dispatcher;
 use crate::kernel::{Outbound, Reply};
 use crate::protocol::{Era, Method};
 use crate::server::Server;
+use crate::session::SessionSlot;
 use crate::store::ClientAnswer;
 
 /// A closure that answers one kind of input request: it gets the request's params and returns

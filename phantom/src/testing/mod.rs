@@ -71,13 +71,14 @@ use std::sync::Arc;
 use http::{HeaderName, HeaderValue};
 use serde_json::{Value, json};
 
-use crate::dispatch::{Dispatcher, SessionSlot};
+use crate::dispatch::Dispatcher;
 use crate::kernel::{Outbound, Reply};
 use crate::protocol::{Era, Method, ProtocolVersion};
 use crate::server::Config;
 use crate::server::Server;
-use crate::server::Session;
-use crate::server::{Request, Transport};
+use crate::session::Session;
+use crate::session::SessionSlot;
+use crate::session::{Request, Transport};
 
 mod exchange;
 mod response;

@@ -8,10 +8,10 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use super::{Client, Response, with_envelope};
-use crate::dispatch::SessionSlot;
 use crate::kernel::Outbound;
 use crate::protocol::{Era, Method};
 use crate::server::Server;
+use crate::session::SessionSlot;
 
 /// How long [`Client::wait_task`] polls before it gives up.
 const WAIT: Duration = Duration::from_secs(10);

@@ -11,7 +11,7 @@ use base64::Engine as _;
 use bytes::Bytes;
 use tokio::sync::mpsc;
 
-use crate::server::Session;
+use crate::session::Session;
 
 const SHARDS: usize = 16;
 

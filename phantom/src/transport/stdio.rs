@@ -8,11 +8,12 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use crate::dispatch::{Dispatcher, SessionSlot};
+use crate::dispatch::Dispatcher;
 use crate::kernel::Outbound;
 use crate::protocol::Method;
 use crate::server::Server;
-use crate::server::{Request, Transport};
+use crate::session::SessionSlot;
+use crate::session::{Request, Transport};
 use crate::subscriptions::{Kind, Registration};
 
 /// Serves `server` on the process's stdin and stdout until stdin closes. Logs go to stderr (set up

@@ -55,7 +55,8 @@ use response::{empty, json_response, plain};
 use super::sessions::Sessions;
 use crate::dispatch::Dispatcher;
 use crate::protocol::codes;
-use crate::server::{Request, Server, Transport};
+use crate::server::Server;
+use crate::session::{Request, Transport};
 
 pub(super) struct HttpState<S: Server> {
     dispatcher: Dispatcher<S>,

@@ -23,10 +23,12 @@ use super::response::{
     streaming,
 };
 use super::session::{find_session, forget_evicted};
-use crate::dispatch::{ParamsHead, SessionSlot, raw_str};
+use crate::dispatch::{ParamsHead, raw_str};
 use crate::kernel::{Outbound, Reply, Status};
 use crate::protocol::{Incoming, Method, ProtocolVersion, RequestId, codes};
-use crate::server::{Request, Server, Session};
+use crate::server::Server;
+use crate::session::SessionSlot;
+use crate::session::{Request, Session};
 use crate::transport::sessions::{Refused, new_session_id};
 
 /// What the HTTP layer needs to know about a body before dispatching it, borrowed from the body.

@@ -8,6 +8,12 @@ use serde_json::Value;
 
 use crate::protocol::{Implementation, LogLevel, ProtocolVersion};
 
+mod request;
+mod slot;
+
+pub use request::{Request, Transport};
+pub use slot::SessionSlot;
+
 /// `{}`, shared: most clients declare no capabilities, and a session needs no copy of its own.
 pub(crate) fn empty_capabilities() -> Arc<Value> {
     static EMPTY: std::sync::LazyLock<Arc<Value>> =
@@ -122,7 +128,21 @@ impl Session {
     /// `text/html;profile=mcp-app` among its `mimeTypes` if it lists any). A tool with a view
     /// answers every client; this tells whether its text should stand on its own.
     pub fn supports_apps(&self) -> bool {
-        crate::apps::client_supports(self)
+        use crate::protocol::extension;
+        let Some(ext) = self
+            .client_capabilities
+            .get("extensions")
+            .and_then(|e| e.get(extension::APPS))
+            .filter(|v| v.is_object())
+        else {
+            return false;
+        };
+        match ext.get("mimeTypes").and_then(Value::as_array) {
+            Some(types) => types
+                .iter()
+                .any(|t| t.as_str() == Some(extension::APPS_MIME_TYPE)),
+            None => true,
+        }
     }
 
     /// Whether the client declared a capability, e.g. `"sampling"` or `"elicitation"`.
