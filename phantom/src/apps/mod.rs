@@ -135,7 +135,7 @@ mod tests {
     #[test]
     fn a_client_renders_apps_when_it_declares_the_mime_type() {
         let with = |caps: Value| {
-            let mut s = Session::default();
+            let mut s = crate::session::Session::default();
             s.client_capabilities = std::sync::Arc::new(caps);
             s.supports_apps()
         };
