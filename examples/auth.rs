@@ -25,7 +25,7 @@
 //!
 //! A real server would verify a signed token (its issuer, audience and expiry) instead of looking
 //! it up in a table, and point clients to its authorization server: serve
-//! [`ProtectedResource`](phantom::ProtectedResource) metadata with `phantom::http::protected_resource`
+//! [`ProtectedResource`](phantom::auth::ProtectedResource) metadata with `phantom::http::protected_resource`
 //! and put its URL in the challenge with [`WwwAuthenticate::resource_metadata`].
 //!
 //! # Over stdio

@@ -14,7 +14,7 @@
 
 use std::borrow::Cow;
 
-use phantom::Arguments;
+use phantom::extract::Arguments;
 use phantom::prelude::*;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Deserialize;
@@ -545,8 +545,8 @@ impl Everything {
     /// A skill for the Skills extension scenarios: `SKILL.md`, a script and a reference file in
     /// a subdirectory.
     #[skill("skill://conformance/test-skill")]
-    async fn test_skill(&self) -> phantom::Skill {
-        phantom::Skill::new("test-skill", "A skill for testing the Skills extension")
+    async fn test_skill(&self) -> phantom::skills::Skill {
+        phantom::skills::Skill::new("test-skill", "A skill for testing the Skills extension")
             .body("# Test skill\n\nRun `scripts/check.sh`, then read `references/notes.md`.\n")
             .file("scripts/check.sh", "#!/bin/sh\necho ok\n")
             .file("references/notes.md", "Notes for the test skill.\n")
@@ -581,7 +581,7 @@ impl Everything {
     ) -> Vec<PromptMessage> {
         vec![
             PromptMessage {
-                role: phantom::Role::User,
+                role: phantom::prompts::Role::User,
                 content: Content::embedded(
                     ResourceContents::text(resource_uri, "Embedded resource content for testing.")
                         .mime_type("text/plain"),
@@ -596,7 +596,7 @@ impl Everything {
     async fn test_prompt_with_image(&self) -> Vec<PromptMessage> {
         vec![
             PromptMessage {
-                role: phantom::Role::User,
+                role: phantom::prompts::Role::User,
                 content: Content::image(PNG, "image/png"),
             },
             PromptMessage::user("Please analyze the image above."),

@@ -27,7 +27,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use phantom::ProtectedResource;
+use phantom::auth::ProtectedResource;
 use phantom::auth::{BearerAuth, JwtVerifier};
 use phantom::http::HttpConfig;
 use phantom::prelude::*;

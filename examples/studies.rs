@@ -295,7 +295,7 @@ impl Studies {
     /// How to review a study of the catalogue (a skill directory compiled into the binary), for
     /// every study that exists.
     #[skill("skill://studies/<id>/study-review")]
-    async fn study_review(&self, id: u64) -> Option<phantom::Skill> {
+    async fn study_review(&self, id: u64) -> Option<phantom::skills::Skill> {
         let exists = self.db.read().expect("catalogue lock").contains_key(&id);
         exists.then(|| phantom::embed_skill!("skills/study-review"))
     }

@@ -54,6 +54,15 @@ bash tests/quickstart/run.sh
 step "rustdoc"
 RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps --quiet
 
+# The public surface changes only on purpose: rustdoc's JSON (unstable on stable Rust, hence
+# RUSTC_BOOTSTRAP for this one command) listed by scripts/public-api.py and diffed with the
+# committed snapshot. After an intended change: run the two commands and commit the new file,
+# with a CHANGELOG.md line for every path that moved.
+step "public API snapshot (tests/public-api.txt)"
+RUSTC_BOOTSTRAP=1 RUSTDOCFLAGS="-Z unstable-options --output-format json" \
+  cargo doc -p phantom-mcp --no-deps --quiet
+python3 scripts/public-api.py target/doc/phantom.json | diff -u tests/public-api.txt -
+
 # One invocation, so the unpublished path dependencies between the three resolve to each other; each
 # .crate is then built from its own contents. Like `cargo publish`, it refuses uncommitted changes.
 step "package and verify the publishable crates"

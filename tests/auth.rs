@@ -9,8 +9,9 @@
 mod example;
 
 use example::{ADMIN_TOKEN, Bookmarks, READER_TOKEN};
-use phantom::Era;
+use phantom::dispatch::Status;
 use phantom::prelude::*;
+use phantom::protocol::Era;
 use phantom::testing::{Builder, Client};
 use serde_json::json;
 

@@ -6,7 +6,10 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use phantom::prelude::*;
-use phantom::{Outbound, ProtocolVersion, SessionSlot};
+use phantom::{
+    dispatch::{Outbound, SessionSlot},
+    protocol::ProtocolVersion,
+};
 
 pub use phantom::__fuzz::{
     cursor, jsonrpc, last_event_id, param_header, request_state, skill_uri, sse_event, uri_template,
@@ -44,9 +47,9 @@ impl Fuzzed {
     }
 }
 
-fn dispatcher() -> &'static phantom::Dispatcher<Fuzzed> {
-    static DISPATCHER: OnceLock<phantom::Dispatcher<Fuzzed>> = OnceLock::new();
-    DISPATCHER.get_or_init(|| phantom::Dispatcher::new(Fuzzed))
+fn dispatcher() -> &'static phantom::dispatch::Dispatcher<Fuzzed> {
+    static DISPATCHER: OnceLock<phantom::dispatch::Dispatcher<Fuzzed>> = OnceLock::new();
+    DISPATCHER.get_or_init(|| phantom::dispatch::Dispatcher::new(Fuzzed))
 }
 
 fn runtime() -> &'static tokio::runtime::Runtime {

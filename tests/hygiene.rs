@@ -79,7 +79,7 @@ impl Router {
     async fn numbers(
         &self,
         value: &str,
-        _cx: &::phantom::CompleteContext<'_>,
+        _cx: &::phantom::completion::CompleteContext<'_>,
     ) -> ::std::vec::Vec<String> {
         ::std::vec![::std::format!("{value}0")]
     }

@@ -2,7 +2,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use phantom::Dispatcher;
+use phantom::dispatch::Dispatcher;
 use phantom::prelude::*;
 use serde_json::{Value, json};
 use tokio::io::{

@@ -71,7 +71,7 @@ impl Embedded {
         let (md_abs, md_digest) = (&self.skill_md.absolute, &self.skill_md.digest);
         let files = self.files.iter().map(file);
         quote! {
-            #krate::Skill::__embedded(
+            #krate::skills::Skill::__embedded(
                 #name,
                 #description,
                 #extra,

@@ -4,7 +4,7 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use phantom::__private::Incoming;
-use phantom::{Content, ToolResult};
+use phantom::{Content, tools::ToolResult};
 
 fn bench(c: &mut Criterion) {
     let legacy = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}"#;

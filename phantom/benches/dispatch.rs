@@ -4,8 +4,8 @@
 #![allow(missing_docs)] // criterion_group! generates undocumented items
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use phantom::Dispatcher;
 use phantom::Request;
+use phantom::dispatch::Dispatcher;
 
 #[path = "support/big_router.rs"]
 mod big_router;
@@ -22,8 +22,8 @@ fn bench(c: &mut Criterion) {
         .expect("runtime");
     let dispatcher = Dispatcher::new(big_router::Big);
     let request = Request::default();
-    let mut session = phantom::SessionSlot::default();
-    let outbound = phantom::Outbound::none();
+    let mut session = phantom::dispatch::SessionSlot::default();
+    let outbound = phantom::dispatch::Outbound::none();
     rt.block_on(dispatcher.handle(
         r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}"#,
         &request,

@@ -6,7 +6,7 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use phantom::__private::{seal_state, state_round};
-use phantom::StateKey;
+use phantom::input::StateKey;
 use serde_json::value::RawValue;
 use serde_json::{Map, json};
 

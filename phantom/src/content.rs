@@ -3,7 +3,9 @@
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 
-/// Text or binary contents of one resource, as `resources/read` returns it.
+/// Text or binary contents of one resource, as `resources/read` returns it. (Not to be confused
+/// with [`Content`], a block of a tool result or prompt message, or with
+/// [`Contents`](crate::resources::Contents), what a handler returns for several of these.)
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceContents {
@@ -56,7 +58,9 @@ impl ResourceContents {
     }
 }
 
-/// A content block of a tool result or prompt message.
+/// A content block of a tool result or prompt message. (A resource read answers
+/// [`ResourceContents`](crate::resources::ResourceContents) instead: resources carry a URI and a MIME
+/// type per item, content blocks do not.)
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Content {

@@ -3,27 +3,27 @@
 
 pub mod apps;
 pub mod auth;
-mod completion;
+pub mod completion;
 mod content;
-mod dispatch;
+pub mod dispatch;
 mod error;
-mod extract;
-mod input;
+pub mod extract;
+pub mod input;
 mod kernel;
-mod prompts;
-mod protocol;
-mod registry;
-mod resources;
+pub mod prompts;
+pub mod protocol;
+pub mod registry;
+pub mod resources;
 mod router;
 mod server;
 mod session;
-mod skills;
+pub mod skills;
 pub mod store;
 mod subscriptions;
-mod tasks;
+pub mod tasks;
 pub mod telemetry;
 pub mod testing;
-mod tools;
+pub mod tools;
 mod transport;
 
 #[cfg(feature = "http")]
@@ -32,17 +32,20 @@ pub use transport::http;
 pub use transport::http::serve;
 pub use transport::stdio;
 
-pub use auth::{Bearer, ProtectedResource, WwwAuthenticate};
-pub use completion::{CompleteContext, Completion, IntoCompletion};
-pub use content::{Content, ResourceContents};
-pub use dispatch::Dispatcher;
+/// Middleware: code that runs around every feature request, in both eras
+/// ([`Config::middleware`]).
+pub mod middleware {
+    pub use crate::server::middleware::{Call, Hook, Middleware, Outcome};
+}
+
+pub use content::Content;
 pub use error::Error;
-pub use extract::{Arguments, CallParam, Context, Ctx, FromContext};
-pub use input::{
-    Elicit, ElicitUrl, Elicitation, Field, Form, Input, InputKind, InputRequest, Inputs, Root,
-    Roots, Sample, Sampled, StateKey, StateKeyError,
-};
-pub use kernel::{Outbound, Reply, Status};
+pub use extract::ctx::Ctx;
+pub use server::{CacheScope, Config, Connect, Cursor, Page, Server};
+pub use session::{AllowList, Request, Session};
+pub use subscriptions::Notifier;
+pub use tools::json::Json;
+
 #[doc = include_str!("docs/mcp_router.md")]
 #[doc(inline)]
 pub use phantom_macros::mcp_router;
@@ -61,23 +64,6 @@ pub use phantom_macros::task_handler;
 #[doc = include_str!("docs/tool.md")]
 #[doc(inline)]
 pub use phantom_macros::tool;
-pub use prompts::{IntoPromptReply, PromptMessage, PromptReply, Role};
-pub use protocol::codes;
-pub use protocol::{
-    Era, ErrorObject, Icon, Implementation, LogLevel, Method, ProtocolVersion, RequestId,
-};
-pub use registry::{
-    DynamicPrompt, DynamicResource, DynamicSkill, DynamicTool, EntryKind, Registry, RegistryError,
-};
-pub use resources::FromUriParam;
-pub use resources::{Blob, Contents, IntoContents, Resource};
-pub use router::TemplateInfo;
-pub use server::{
-    Authorized, CacheScope, Call, Config, Connect, Cursor, Hook, Middleware, Outcome, Page,
-    ResolvedResource, Server,
-};
-pub use session::{AllowList, Request, Session, SessionSlot, Transport};
-pub use skills::{IntoSkill, Skill};
 
 /// Compiles a skill directory into the binary: `SKILL.md` (kept byte for byte; its frontmatter
 /// `name` must be the directory's name and have a `description`) and every file beside it, with
@@ -97,7 +83,7 @@ pub use skills::{IntoSkill, Skill};
 /// impl Studies {
 ///     /// How to review a study.
 ///     #[skill("skill://studies/study-review")]
-///     async fn study_review(&self) -> phantom::Skill {
+///     async fn study_review(&self) -> phantom::skills::Skill {
 ///         // The `studies` example's skill directory, relative to this crate's `Cargo.toml`.
 ///         phantom::embed_skill!("../examples/skills/study-review")
 ///     }
@@ -115,18 +101,24 @@ macro_rules! embed_skill {
         $crate::__private::embed_skill!($crate, $dir)
     };
 }
-pub use subscriptions::{Change, Notifier};
-pub use tasks::{Task, TaskError, TaskStatus};
-pub use tools::{IntoToolResult, Json, ToolAnnotations, ToolResult};
 
-/// Everything a router and its callbacks need: `use phantom::prelude::*;`.
+/// What handler and callback signatures name: `use phantom::prelude::*;`.
 pub mod prelude {
+    pub use crate::auth::{Bearer, WwwAuthenticate};
+    pub use crate::completion::{CompleteContext, Completion};
+    pub use crate::dispatch::Transport;
+    pub use crate::extract::Arguments;
+    pub use crate::input::{Elicit, ElicitUrl, Elicitation, Field, Form, InputKind, Roots, Sample};
+    pub use crate::prompts::{PromptMessage, PromptReply, Role};
+    pub use crate::protocol::{ErrorObject, Implementation, LogLevel};
+    pub use crate::resources::{
+        Authorized, Blob, Contents, ResolvedResource, Resource, ResourceContents,
+    };
+    pub use crate::skills::Skill;
+    pub use crate::tasks::{Task, TaskError, TaskStatus};
+    pub use crate::tools::ToolResult;
     pub use crate::{
-        Arguments, Authorized, Bearer, Blob, CompleteContext, Completion, Connect, Content,
-        Contents, Ctx, Cursor, Elicit, ElicitUrl, Elicitation, Error, ErrorObject, Field, Form,
-        Implementation, InputKind, Json, LogLevel, Notifier, Page, PromptMessage, PromptReply,
-        Request, ResolvedResource, Resource, ResourceContents, Role, Roots, Sample, Server,
-        Session, Status, Task, TaskError, TaskStatus, ToolResult, Transport, WwwAuthenticate,
+        Connect, Content, Ctx, Cursor, Error, Json, Notifier, Page, Request, Server, Session,
         mcp_router, prompt, resource, skill, task_handler, tool,
     };
 }

@@ -1,18 +1,20 @@
 //! Items generated code (and the crate's own benches) refer to. Not a public API.
 
 pub use crate::apps::{ResourceUi, ToolUi};
+pub use crate::completion::{CompleteContext, Completion, IntoCompletion};
 pub use crate::extract::{ArgsBuilder, CallParam, CallParts, FromContext};
 pub use crate::kernel::BoxFuture;
+pub use crate::prompts::{IntoPromptReply, PromptReply};
+pub use crate::resources::{FromUriParam, IntoContents};
 pub use crate::router::{
     CompleteFn, MetaValue, PromptDef, ReadParts, ResourceDef, Router, RouterDef, RouterInfo,
     SkillDef, TaskSupport, ToolDef,
 };
+pub use crate::server::Callback;
+pub use crate::skills::{IntoSkill, Skill};
 pub use crate::tools::ToolAnnotations;
-pub use crate::{
-    CompleteContext, Completion, Error, FromUriParam, IntoCompletion, IntoContents,
-    IntoPromptReply, IntoSkill, IntoToolResult, PromptReply, Server, Skill, ToolResult,
-    server::Callback,
-};
+pub use crate::tools::{IntoToolResult, ToolResult};
+pub use crate::{Error, Server};
 pub use phantom_macros::embed_skill;
 pub use schemars::{Schema, SchemaGenerator};
 pub use std::boxed::Box;
@@ -78,7 +80,7 @@ pub use crate::transport::sse;
 /// For the crate's benches: seals `answers` as a `requestState` for a `tools/call` with `params`
 /// by `principal`, as an `input_required` round does.
 pub fn seal_state(
-    key: &crate::StateKey,
+    key: &crate::input::StateKey,
     principal: Option<&str>,
     params: &serde_json::value::RawValue,
     answers: serde_json::Map<String, serde_json::Value>,
@@ -98,7 +100,7 @@ pub fn seal_state(
 /// binding once, its `state` opened, and the answers (with `more`) sealed for the next round.
 /// `None` when the state does not open.
 pub fn state_round(
-    key: &crate::StateKey,
+    key: &crate::input::StateKey,
     principal: Option<&str>,
     params: &serde_json::value::RawValue,
     state: &str,

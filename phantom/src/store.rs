@@ -11,7 +11,7 @@ pub use crate::kernel::BoxFuture;
 pub use crate::subscriptions::{
     Change, MemoryBus, MemorySubscriptions, NotificationBus, SubscriptionStore,
 };
-pub use crate::tasks::{MemoryTaskStore, StoredTask, TaskStore, new_task_id, owner_of};
+pub use crate::tasks::store::{MemoryTaskStore, StoredTask, TaskStore, new_task_id, owner_of};
 
 /// One stored SSE event.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -228,9 +228,6 @@ pub(crate) fn terminate(session: &Session, ok: bool) {
     );
 }
 
-/// A handler panicked: `what` and the method or name; never the panic's text, which may carry
-/// anything the handler held.
-
 #[cfg(test)]
 mod tests {
     use super::{error_code, parse_traceparent};

@@ -4,10 +4,10 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use phantom::Status;
+use phantom::dispatch::Status;
 use phantom::prelude::*;
 use phantom::testing::{Client, Response};
-use phantom::{Config, ProtocolVersion};
+use phantom::{Config, protocol::ProtocolVersion};
 use serde_json::{Value, json};
 
 /// Tools that need client capabilities; `calls` counts handler runs.
@@ -117,7 +117,7 @@ async fn modern_without_the_capability_is_refused_with_400() {
     let mut client = modern(&server, json!({}));
     let response = client.call_tool("summarize", json!({"text": "t"})).await;
     assert_refused(&response, &Status::BadRequest, &json!({"sampling": {}}));
-    assert_eq!(response.reply.era, phantom::Era::Modern);
+    assert_eq!(response.reply.era, phantom::protocol::Era::Modern);
     assert_eq!(server.calls(), 0, "the handler must not run");
 }
 

@@ -1,6 +1,6 @@
 //! `completion/complete` of prompt arguments and resource template parameters.
 
-use phantom::Status;
+use phantom::dispatch::Status;
 use phantom::testing::Client;
 use serde_json::json;
 

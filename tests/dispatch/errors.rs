@@ -1,8 +1,8 @@
 //! `connect` rejections and malformed messages.
 
-use phantom::Status;
+use phantom::dispatch::Status;
 use phantom::testing::Client;
-use phantom::{Config, WwwAuthenticate};
+use phantom::{Config, auth::WwwAuthenticate};
 use serde_json::{Value, json};
 
 use crate::fixture::Lab;
@@ -63,7 +63,7 @@ async fn connect_rejections_map_to_statuses_on_modern_requests() {
             assert_eq!(response.status(), &status, "{role} {method}");
             response.assert_error(-32001);
             assert_eq!(response.error()["message"], message);
-            assert_eq!(response.reply.era, phantom::Era::Modern);
+            assert_eq!(response.reply.era, phantom::protocol::Era::Modern);
         }
     }
 }

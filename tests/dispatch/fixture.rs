@@ -501,12 +501,12 @@ impl Listed {
     }
 
     /// Reports the protocol version in the title.
-    async fn server_info(&self, session: &Session) -> phantom::Implementation {
-        phantom::Implementation {
+    async fn server_info(&self, session: &Session) -> phantom::protocol::Implementation {
+        phantom::protocol::Implementation {
             name: "listed".into(),
             version: "2.0.0".into(),
             title: Some(format!("listed at {}", session.protocol_version)),
-            ..phantom::Implementation::default()
+            ..phantom::protocol::Implementation::default()
         }
     }
 }

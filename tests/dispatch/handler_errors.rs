@@ -129,7 +129,7 @@ async fn a_resource_error_is_a_json_rpc_error() {
         assert_eq!(coded.error()["data"], json!({"retryAfter": 5}));
 
         let gone = client.read_resource("failing:///gone").await;
-        gone.assert_error(if era == phantom::Era::Legacy {
+        gone.assert_error(if era == phantom::protocol::Era::Legacy {
             -32002
         } else {
             -32602

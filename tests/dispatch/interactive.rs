@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use phantom::prelude::*;
 use phantom::testing::Client;
-use phantom::{Config, Root};
+use phantom::{Config, input::Root};
 use serde_json::{Value, json};
 
 #[derive(Clone, Default)]
@@ -316,7 +316,7 @@ async fn input_the_client_cannot_give_is_refused_with_32021() {
         .modern();
     let response = modern.call_tool("sign_in", json!({})).await;
     response.assert_error(-32021);
-    assert_eq!(*response.status(), Status::BadRequest);
+    assert_eq!(*response.status(), phantom::dispatch::Status::BadRequest);
     assert_eq!(
         response.error()["data"]["requiredCapabilities"],
         json!({"elicitation": {"url": {}}})
@@ -378,7 +378,7 @@ async fn tampered_foreign_replayed_and_expired_state_is_refused() {
             .config(config)
             .modern()
     };
-    let key = phantom::StateKey::random();
+    let key = phantom::input::StateKey::random();
     let config = || Config::default().state_key(key.clone());
     let mut alice = modern("alice", config());
     let state = first_round(&mut alice).await;
@@ -491,9 +491,9 @@ async fn a_legacy_client_error_ends_the_request() {
 async fn legacy_cancellation_stops_the_handler_and_duplicate_ids_are_refused() {
     let asker = Asker::default();
     let ticks = Arc::clone(&asker.ticks);
-    let dispatcher = phantom::Dispatcher::new(asker);
+    let dispatcher = phantom::dispatch::Dispatcher::new(asker);
     let request = Request::default();
-    let mut slot = phantom::SessionSlot::default();
+    let mut slot = phantom::dispatch::SessionSlot::default();
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
     dispatcher
@@ -501,7 +501,7 @@ async fn legacy_cancellation_stops_the_handler_and_duplicate_ids_are_refused() {
             &init.to_string(),
             &request,
             &mut slot,
-            &phantom::Outbound::none(),
+            &phantom::dispatch::Outbound::none(),
         )
         .await
         .unwrap();
@@ -513,13 +513,13 @@ async fn legacy_cancellation_stops_the_handler_and_duplicate_ids_are_refused() {
         let session = session.clone();
         let call = call.clone();
         tokio::spawn(async move {
-            let mut slot = phantom::SessionSlot::new(session);
+            let mut slot = phantom::dispatch::SessionSlot::new(session);
             dispatcher
                 .handle(
                     &call,
                     &Request::default(),
                     &mut slot,
-                    &phantom::Outbound::none(),
+                    &phantom::dispatch::Outbound::none(),
                 )
                 .await
         })
@@ -528,9 +528,14 @@ async fn legacy_cancellation_stops_the_handler_and_duplicate_ids_are_refused() {
     assert!(ticks.load(Ordering::SeqCst) > 0, "the handler runs");
 
     // The same id again, while the first is in flight.
-    let mut slot = phantom::SessionSlot::new(session.clone());
+    let mut slot = phantom::dispatch::SessionSlot::new(session.clone());
     let duplicate = dispatcher
-        .handle(&call, &request, &mut slot, &phantom::Outbound::none())
+        .handle(
+            &call,
+            &request,
+            &mut slot,
+            &phantom::dispatch::Outbound::none(),
+        )
         .await
         .expect("a reply");
     let body: Value = serde_json::from_str(&duplicate.body).unwrap();
@@ -539,14 +544,14 @@ async fn legacy_cancellation_stops_the_handler_and_duplicate_ids_are_refused() {
 
     let cancel =
         json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}});
-    let mut slot = phantom::SessionSlot::new(session.clone());
+    let mut slot = phantom::dispatch::SessionSlot::new(session.clone());
     assert!(
         dispatcher
             .handle(
                 &cancel.to_string(),
                 &request,
                 &mut slot,
-                &phantom::Outbound::none()
+                &phantom::dispatch::Outbound::none()
             )
             .await
             .is_none()
@@ -566,9 +571,14 @@ async fn legacy_cancellation_stops_the_handler_and_duplicate_ids_are_refused() {
 
     // The id is free again once the request ended.
     let again = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list"}).to_string();
-    let mut slot = phantom::SessionSlot::new(session);
+    let mut slot = phantom::dispatch::SessionSlot::new(session);
     let reply = dispatcher
-        .handle(&again, &request, &mut slot, &phantom::Outbound::none())
+        .handle(
+            &again,
+            &request,
+            &mut slot,
+            &phantom::dispatch::Outbound::none(),
+        )
         .await
         .unwrap();
     assert!(reply.body.contains("\"tools\""), "{}", reply.body);

@@ -1,13 +1,16 @@
 //! The legacy (≤ 2025-11-25) era: `initialize`, sessions, `ping`, logging, batches.
 
-use phantom::Status;
+use phantom::dispatch::Status;
 use phantom::testing::Client;
-use phantom::{Config, LogLevel, ProtocolVersion};
+use phantom::{
+    Config,
+    protocol::{LogLevel, ProtocolVersion},
+};
 use serde_json::{Value, json};
 
 use crate::fixture::{LAB_INSTRUCTIONS, Lab, lab_info};
 
-fn body(reply: &phantom::Reply) -> Value {
+fn body(reply: &phantom::dispatch::Reply) -> Value {
     serde_json::from_str(&reply.body).expect("the dispatcher writes valid JSON")
 }
 
@@ -29,7 +32,7 @@ async fn initialize_echoes_every_supported_legacy_version() {
             "legacy results carry no _meta: {result}"
         );
         assert_eq!(response.status(), &Status::Ok);
-        assert_eq!(response.reply.era, phantom::Era::Legacy);
+        assert_eq!(response.reply.era, phantom::protocol::Era::Legacy);
         let session = client
             .session_mut()
             .expect("initialize creates the session");
@@ -301,7 +304,7 @@ async fn legacy_results_carry_no_modern_fields() {
                 "legacy result has `{key}`: {result}"
             );
         }
-        assert_eq!(response.reply.era, phantom::Era::Legacy);
+        assert_eq!(response.reply.era, phantom::protocol::Era::Legacy);
     }
 }
 

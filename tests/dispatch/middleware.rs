@@ -4,7 +4,11 @@
 use std::sync::{Arc, Mutex};
 
 use phantom::testing::Client;
-use phantom::{Call, Config, Error, Hook, Method, Middleware, Outcome};
+use phantom::{
+    Config, Error,
+    middleware::{Call, Hook, Middleware, Outcome},
+    protocol::Method,
+};
 use serde_json::json;
 
 use crate::fixture::Lab;

@@ -1,9 +1,9 @@
 //! The modern (2026-07-28) era: `server/discover`, the `_meta` envelope, `resultType`, caching
 //! hints and the methods the era removed.
 
-use phantom::Status;
+use phantom::dispatch::Status;
 use phantom::testing::Client;
-use phantom::{CacheScope, Config, ProtocolVersion};
+use phantom::{CacheScope, Config, protocol::ProtocolVersion};
 use serde_json::{Value, json};
 
 use crate::fixture::{LAB_INSTRUCTIONS, Lab, lab_info, modern_meta, with_meta};
@@ -15,7 +15,7 @@ async fn server_discover_describes_the_server() {
     let mut client = Client::modern(Lab);
     let response = client.request("server/discover", json!({})).await;
     assert_eq!(response.status(), &Status::Ok);
-    assert_eq!(response.reply.era, phantom::Era::Modern);
+    assert_eq!(response.reply.era, phantom::protocol::Era::Modern);
     let result = response.result();
     assert_eq!(result["resultType"], "complete");
     assert_eq!(
@@ -103,7 +103,7 @@ async fn every_feature_method_is_complete_with_server_info() {
             "{method}: {result}"
         );
         assert_eq!(response.status(), &Status::Ok);
-        assert_eq!(response.reply.era, phantom::Era::Modern);
+        assert_eq!(response.reply.era, phantom::protocol::Era::Modern);
         if cacheable {
             assert_eq!(result["ttlMs"], 0, "{method}: {result}");
             assert_eq!(result["cacheScope"], "private", "{method}: {result}");
@@ -158,7 +158,7 @@ async fn missing_client_capabilities_is_invalid_params_naming_the_key() {
             .await;
         response.assert_error(-32602);
         assert_eq!(response.status(), &Status::BadRequest);
-        assert_eq!(response.reply.era, phantom::Era::Modern);
+        assert_eq!(response.reply.era, phantom::protocol::Era::Modern);
         let error = response.error();
         let message = error["message"].as_str().unwrap_or_default();
         assert!(
@@ -299,7 +299,7 @@ async fn removed_and_unknown_methods_are_method_not_found() {
         response.assert_error(-32601);
         assert_eq!(response.status(), &Status::MethodNotFound, "{method}");
         assert_eq!(response.error()["data"], json!({"method": method}));
-        assert_eq!(response.reply.era, phantom::Era::Modern);
+        assert_eq!(response.reply.era, phantom::protocol::Era::Modern);
     }
     assert!(
         client.session_mut().is_none(),
@@ -329,10 +329,10 @@ async fn modern_requests_are_served_on_a_legacy_session_statelessly() {
         .raw_request("tools/list", Some(with_meta(json!({}), modern_meta())))
         .await;
     assert_eq!(response.result()["resultType"], "complete");
-    assert_eq!(response.reply.era, phantom::Era::Modern);
+    assert_eq!(response.reply.era, phantom::protocol::Era::Modern);
     let session = client.session_mut().expect("legacy session untouched");
     assert_eq!(session.protocol_version, ProtocolVersion::V2025_11_25);
-    assert_eq!(session.log_level, Some(phantom::LogLevel::Error));
+    assert_eq!(session.log_level, Some(phantom::protocol::LogLevel::Error));
 }
 
 #[tokio::test]
@@ -345,7 +345,7 @@ async fn meta_without_a_version_is_legacy() {
         .raw_request("tools/list", Some(with_meta(json!({}), meta)))
         .await;
     response.assert_error(-32600);
-    assert_eq!(response.reply.era, phantom::Era::Legacy);
+    assert_eq!(response.reply.era, phantom::protocol::Era::Legacy);
     let value: &Value = response.error();
     assert_eq!(value["code"], -32600);
 }

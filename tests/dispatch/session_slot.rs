@@ -1,7 +1,10 @@
 //! The session slot reports a change only when a request wrote to the session, so a transport
 //! stores the row exactly then.
 
-use phantom::{Dispatcher, Outbound, Request, SessionSlot};
+use phantom::{
+    Request,
+    dispatch::{Dispatcher, Outbound, SessionSlot},
+};
 
 use crate::fixture::Lab;
 
@@ -31,6 +34,6 @@ async fn only_requests_that_write_the_session_mark_it_changed() {
     assert!(slot.changed(), "logging/setLevel writes the session");
     assert_eq!(
         slot.get().and_then(|s| s.log_level),
-        Some(phantom::LogLevel::Info)
+        Some(phantom::protocol::LogLevel::Info)
     );
 }

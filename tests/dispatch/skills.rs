@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use phantom::prelude::*;
 use phantom::testing::Client;
-use phantom::{Cursor, Skill};
+use phantom::{Cursor, skills::Skill};
 use serde_json::{Value, json};
 use sha2::Digest as _;
 

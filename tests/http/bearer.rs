@@ -484,7 +484,7 @@ impl phantom::auth::TokenVerifier for Panics {
 #[tokio::test]
 async fn a_panicking_verifier_refuses_the_token_and_the_server_goes_on() {
     use phantom::testing::Client;
-    use phantom::{Status, WwwAuthenticate};
+    use phantom::{auth::WwwAuthenticate, dispatch::Status};
 
     let config = phantom::Config::default().bearer_auth(phantom::auth::BearerAuth::new(Panics));
     let mut client = Client::builder(notes::Notes::default())

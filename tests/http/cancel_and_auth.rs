@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use http::StatusCode;
-use phantom::ProtectedResource;
+use phantom::auth::ProtectedResource;
 use phantom::http::HttpConfig;
 use phantom::prelude::*;
 use serde_json::{Value, json};

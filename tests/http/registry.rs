@@ -8,8 +8,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use phantom::http::HttpConfig;
 use phantom::prelude::*;
 use phantom::{
-    Config, Dispatcher, DynamicPrompt, DynamicResource, EntryKind, Notifier, PromptMessage,
-    RegistryError,
+    Config, Notifier,
+    dispatch::Dispatcher,
+    prompts::PromptMessage,
+    registry::{DynamicPrompt, DynamicResource, EntryKind, RegistryError},
 };
 use serde_json::{Value, json};
 
@@ -57,8 +59,8 @@ mod billing {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    use phantom::PromptMessage;
     use phantom::prelude::*;
+    use phantom::prompts::PromptMessage;
 
     /// Bills customers.
     #[derive(Clone, Default)]
@@ -436,9 +438,9 @@ async fn skills_added_at_run_time_are_listed_served_and_announced_as_resource_ch
     let session = server.initialize(LEGACY).await;
     let mut get = open_stream(&server, &session).await;
 
-    let runbook = phantom::DynamicSkill::new("skill://ops/runbook", |_| async {
+    let runbook = phantom::registry::DynamicSkill::new("skill://ops/runbook", |_| async {
         Some(
-            phantom::Skill::new("runbook", "How to operate the service")
+            phantom::skills::Skill::new("runbook", "How to operate the service")
                 .file("steps.md", "1. Look.\n"),
         )
     });
@@ -468,14 +470,16 @@ async fn skills_added_at_run_time_are_listed_served_and_announced_as_resource_ch
     );
 
     // A URI that collides with a served skill, or a bad name, is refused.
-    let again =
-        phantom::DynamicSkill::new("skill://ops/runbook", |_| async { None::<phantom::Skill> });
+    let again = phantom::registry::DynamicSkill::new("skill://ops/runbook", |_| async {
+        None::<phantom::skills::Skill>
+    });
     assert!(matches!(
         registry.add_skill(again).await,
         Err(RegistryError::Collision { .. })
     ));
-    let bad =
-        phantom::DynamicSkill::new("skill://ops/Run_Book", |_| async { None::<phantom::Skill> });
+    let bad = phantom::registry::DynamicSkill::new("skill://ops/Run_Book", |_| async {
+        None::<phantom::skills::Skill>
+    });
     assert!(matches!(
         registry.add_skill(bad).await,
         Err(RegistryError::InvalidTemplate { .. })

@@ -9,7 +9,10 @@ use std::sync::{Arc, Mutex};
 use http::{Method, StatusCode};
 use phantom::http::HttpConfig;
 use phantom::prelude::*;
-use phantom::{Authorized, Config, Notifier, ResolvedResource};
+use phantom::{
+    Config, Notifier,
+    resources::{Authorized, ResolvedResource},
+};
 use serde_json::{Value, json};
 
 use crate::support::{LEGACY, Sse, TestServer, modern_request, request};
@@ -350,7 +353,7 @@ async fn a_session_that_sees_no_tools_hears_no_tool_list_changes() {
     s.notifier.notify_tools_changed().await.unwrap();
     s.notifier.notify_resources_changed().await.unwrap();
     s.notifier
-        .publish(phantom::Change::PromptsChanged { names: vec![] })
+        .publish(phantom::store::Change::PromptsChanged { names: vec![] })
         .await
         .unwrap();
     // Its allow-lists are empty, so it hears none of the three list changes: the first message
@@ -539,7 +542,7 @@ fn tool_names(list: &Value) -> Vec<String> {
 #[tokio::test]
 async fn tools_added_removed_and_disabled_at_run_time_show_in_lists_calls_and_streams() {
     let notifier = Notifier::new();
-    let dispatcher = phantom::Dispatcher::with_config(
+    let dispatcher = phantom::dispatch::Dispatcher::with_config(
         Watch::default(),
         Config::default().notifier(notifier.clone()),
     );
@@ -550,7 +553,7 @@ async fn tools_added_removed_and_disabled_at_run_time_show_in_lists_calls_and_st
     let mut listen = open_listen(&server, "tools", json!({"toolsListChanged": true})).await;
     next_message(&mut listen).await;
 
-    let shout = phantom::DynamicTool::new("shout", |args: ShoutArgs| async move {
+    let shout = phantom::registry::DynamicTool::new("shout", |args: ShoutArgs| async move {
         args.text.to_uppercase()
     })
     .description("Shouts the text back");
@@ -613,17 +616,17 @@ async fn tools_added_removed_and_disabled_at_run_time_show_in_lists_calls_and_st
     // Names are checked: taken (declared or added) and invalid ones are refused.
     assert!(matches!(
         registry.add_tool(shout.clone()).await,
-        Err(phantom::RegistryError::Duplicate { .. })
+        Err(phantom::registry::RegistryError::Duplicate { .. })
     ));
-    let declared = phantom::DynamicTool::new("change_tools", |_: ShoutArgs| async { "" });
+    let declared = phantom::registry::DynamicTool::new("change_tools", |_: ShoutArgs| async { "" });
     assert!(matches!(
         registry.add_tool(declared).await,
-        Err(phantom::RegistryError::Duplicate { .. })
+        Err(phantom::registry::RegistryError::Duplicate { .. })
     ));
-    let spaced = phantom::DynamicTool::new("has space", |_: ShoutArgs| async { "" });
+    let spaced = phantom::registry::DynamicTool::new("has space", |_: ShoutArgs| async { "" });
     assert!(matches!(
         registry.add_tool(spaced).await,
-        Err(phantom::RegistryError::InvalidName { .. })
+        Err(phantom::registry::RegistryError::InvalidName { .. })
     ));
 
     // A disabled declared tool is neither listed nor callable; enabled again, it is back.
@@ -664,6 +667,6 @@ async fn tools_added_removed_and_disabled_at_run_time_show_in_lists_calls_and_st
     assert_eq!(gone["error"]["code"], -32602, "{gone}");
     assert!(matches!(
         registry.remove_tool("shout").await,
-        Err(phantom::RegistryError::Unknown { .. })
+        Err(phantom::registry::RegistryError::Unknown { .. })
     ));
 }

@@ -79,13 +79,13 @@ impl TestServer {
     }
 
     pub(crate) async fn start_with<S: Server>(server: S, config: HttpConfig) -> Self {
-        let dispatcher = phantom::Dispatcher::with_config(server, config.config.clone());
+        let dispatcher = phantom::dispatch::Dispatcher::with_config(server, config.config.clone());
         Self::start_dispatcher(dispatcher, config).await
     }
 
     /// Serves a dispatcher the test keeps a clone of (for its registry).
     pub(crate) async fn start_dispatcher<S: Server>(
-        dispatcher: phantom::Dispatcher<S>,
+        dispatcher: phantom::dispatch::Dispatcher<S>,
         config: HttpConfig,
     ) -> Self {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")

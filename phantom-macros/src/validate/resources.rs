@@ -60,7 +60,7 @@ fn templates(cx: &Ctxt, items: &[Resource], kind: &str) {
                     "rename the argument `{arg}` to `{param}`, or the parameter to `<{arg}>`"
                 ),
                 None => format!(
-                    "add an argument `{param}: T` where `T: phantom::FromUriParam`, or remove `<{param}>`"
+                    "add an argument `{param}: T` where `T: phantom::resources::FromUriParam`, or remove `<{param}>`"
                 ),
             };
             cx.error_at(

@@ -103,8 +103,10 @@ impl<S: Server> Dispatcher<S> {
                     arguments: &arguments,
                     session,
                     request: cx.request,
-                    ctx: <crate::Ctx as crate::FromContext<'_>>::from_context(&cx)
-                        .map_err(|_| Failure::internal())?,
+                    ctx: <crate::extract::Ctx as crate::extract::FromContext<'_>>::from_context(
+                        &cx,
+                    )
+                    .map_err(|_| Failure::internal())?,
                 };
                 guarded(
                     "completion function",

@@ -17,7 +17,7 @@ use crate::session::{Request, Session};
 
 impl<S: Server> Dispatcher<S> {
     /// Routes a method both eras share to the room that serves it, inside the configured
-    /// [`Middleware`](crate::Middleware) when there is one.
+    /// [`Middleware`](crate::middleware::Middleware) when there is one.
     pub(crate) async fn feature(
         &self,
         method: Method,

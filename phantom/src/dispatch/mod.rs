@@ -1,6 +1,10 @@
-//! The dispatcher: classifies each message's era, checks the envelope and routes the method to the
-//! room that serves it (`tools/`, `prompts/`, `resources/`, `completion/`, the lists in `router/`).
-//! Replies are built in [`reply`], failures in [`failure`].
+//! For transport authors: the [`Dispatcher`] a transport hands each message to, the
+//! [`SessionSlot`] a legacy session travels in, the [`Outbound`] path of messages sent before a
+//! result, and the [`Reply`] with the [`Status`] a transport maps to its own answer (an HTTP status
+//! on HTTP). [`http`](crate::http) and [`stdio`](crate::stdio) are built on these alone.
+//!
+//! Inside the crate: classifies each message's era, checks the envelope and routes the method to
+//! the room that serves it.
 
 mod envelope;
 mod feature;
@@ -14,15 +18,17 @@ use std::sync::Arc;
 use serde_json::value::RawValue;
 
 use crate::input::Replies;
-use crate::kernel::{Failure, Outbound, Reply, Status, guarded};
+use crate::kernel::{Failure, guarded};
 use crate::protocol::{Era, ErrorObject, Incoming, Method, ProtocolVersion, codes};
 use crate::router::{ListKind, Router};
 use crate::server::{Callback, Config, Connect, Server};
-use crate::session::SessionSlot;
-use crate::session::{Request, Session, Transport};
+use crate::session::{Request, Session};
 
+pub use crate::kernel::{Outbound, Reply, Status};
+pub use crate::session::{SessionSlot, Transport};
 #[cfg(feature = "http")]
 pub(crate) use envelope::MetaProbe;
+#[doc(hidden)]
 pub use envelope::ParamsHead;
 pub(crate) use envelope::raw_str;
 

@@ -16,7 +16,8 @@ use crate::input::{
 use crate::kernel::Outbound;
 use crate::protocol::{LogLevel, Method};
 
-/// The client side of the request a handler serves: progress and log messages sent before the
+/// The client side of the request a handler serves (what a handler takes; [`Context`](crate::extract::Context)
+/// is what extractors read it from): progress and log messages sent before the
 /// result (over HTTP the response becomes an SSE stream; on stdio they are lines), and input the
 /// handler asks of the client (elicitation, sampling, roots; see [`Ctx::input`]). Take it as a
 /// parameter of a tool, prompt or resource handler: `ctx: Ctx`.

@@ -10,10 +10,11 @@ use serde_json::value::RawValue;
 use crate::kernel::Outbound;
 use crate::session::{Request, Session};
 
-mod ctx;
+pub(crate) mod ctx;
 
-pub use ctx::Ctx;
+pub(crate) use ctx::Ctx;
 
+#[doc(hidden)]
 /// The raw arguments of one call, borrowed from the request body, in the order they were sent.
 #[derive(Debug, Default)]
 pub struct Args<'a> {
@@ -84,7 +85,9 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for ArgsVisitorOut<'a> {
     }
 }
 
-/// What every handler's context parameters are read from, whatever the handler's kind.
+/// What every handler's context parameters are read from, whatever the handler's kind: the input of
+/// [`FromContext`], for writing extractors of your own. Handlers take [`Ctx`], the
+/// request's handle for progress, logs and input, built from it.
 #[derive(Debug, Clone, Copy)]
 pub struct Context<'a> {
     /// The caller's session.
@@ -104,7 +107,7 @@ pub struct Context<'a> {
 /// A handler parameter read from the request's context rather than from its arguments or URI:
 /// the one extractor trait of every handler kind (tools, prompts, resources).
 ///
-/// Implemented for `&Session`, `&Request`, [`Bearer`](crate::Bearer) and [`Ctx`].
+/// Implemented for `&Session`, `&Request`, [`Bearer`](crate::auth::Bearer) and [`Ctx`].
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a context parameter",
     label = "not a context type",
@@ -142,6 +145,7 @@ impl<'a> FromContext<'a> for crate::auth::Bearer {
     }
 }
 
+#[doc(hidden)]
 /// Everything a tool or prompt handler can take its parameters from.
 #[derive(Debug)]
 pub struct CallParts<'a> {
@@ -167,6 +171,7 @@ pub(crate) struct ArgSpec {
     pub header: Option<&'static str>,
 }
 
+#[doc(hidden)]
 /// Collects the arguments of one handler while its schema is built (once per router).
 #[derive(Debug)]
 pub struct ArgsBuilder<'g> {

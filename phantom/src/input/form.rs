@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 /// A flat object schema of primitive fields, as `elicitation/create` requires.
 ///
 /// ```
-/// use phantom::{Field, Form};
+/// use phantom::{input::{Field, Form}};
 ///
 /// let form = Form::new()
 ///     .required("name", Field::string().title("Your name").default("John Doe"))

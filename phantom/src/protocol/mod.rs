@@ -4,8 +4,10 @@ mod jsonrpc;
 mod method;
 mod version;
 
+#[doc(hidden)]
+pub use jsonrpc::Incoming;
 pub(crate) use jsonrpc::nests_deeper_than;
-pub use jsonrpc::{ErrorObject, Incoming, RequestId, codes};
+pub use jsonrpc::{ErrorObject, RequestId, codes};
 pub(crate) use method::Capability;
 pub use method::Method;
 #[cfg(feature = "http")]

@@ -14,9 +14,10 @@ use super::overlay::{Added, AddedResource, Handler, Reader};
 use crate::kernel::BoxFuture;
 use crate::kernel::{Body, Failure, invalid, members_of};
 use crate::prompts::IntoPromptReply;
+use crate::resources::TemplateInfo;
 use crate::resources::uri::Template;
 use crate::resources::{IntoContents, ReadTarget};
-use crate::router::{TemplateInfo, raw};
+use crate::router::raw;
 use crate::tools::{IntoToolResult, ToolResult};
 
 /// The JSON Schema of `A`, as an input schema (no `$schema`, no `title`).
@@ -67,7 +68,7 @@ fn item(mut obj: Map<String, Value>, description: Option<&String>) -> Box<RawVal
 /// [`Registry::add_tool`](super::Registry::add_tool).
 ///
 /// ```
-/// use phantom::DynamicTool;
+/// use phantom::registry::DynamicTool;
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
 /// struct Shout {
 ///     text: String,
@@ -149,7 +150,7 @@ impl DynamicTool {
 /// with [`Registry::add_prompt`](super::Registry::add_prompt).
 ///
 /// ```
-/// use phantom::{DynamicPrompt, PromptMessage};
+/// use phantom::{registry::DynamicPrompt, prompts::PromptMessage};
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
 /// struct Topic {
 ///     /// What to write about.
@@ -258,7 +259,7 @@ fn prompt_arguments(schema: &Value) -> Vec<Value> {
 ///
 /// ```
 /// use std::collections::HashMap;
-/// use phantom::DynamicResource;
+/// use phantom::registry::DynamicResource;
 /// let notes = DynamicResource::new(
 ///     "notes:///drafts/<id>",
 ///     "draft",
@@ -399,7 +400,7 @@ impl DynamicResource {
 ///
 /// ```
 /// use std::collections::HashMap;
-/// use phantom::{DynamicSkill, Skill};
+/// use phantom::{registry::DynamicSkill, skills::Skill};
 /// let runbook = DynamicSkill::new("skill://ops/<service>/runbook", |p: HashMap<String, String>| async move {
 ///     Some(Skill::new("runbook", format!("How to operate {}", p["service"])))
 /// });

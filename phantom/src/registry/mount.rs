@@ -13,9 +13,10 @@ use crate::extract::Context;
 use crate::kernel::BoxFuture;
 use crate::kernel::{Body, Failure};
 use crate::prompts::get::run_prompt;
+use crate::resources::TemplateInfo;
 use crate::resources::read::run_read;
 use crate::resources::uri::Template;
-use crate::router::{TemplateInfo, raw};
+use crate::router::raw;
 use crate::server::Server;
 use crate::tools::run_tool;
 

@@ -12,9 +12,11 @@ use crate::dispatch::Dispatcher;
 use crate::extract::Context;
 use crate::kernel::BoxFuture;
 use crate::kernel::{Body, Failure, guarded, unknown};
+use crate::resources::ResolvedResource;
+use crate::resources::TemplateInfo;
 use crate::resources::uri::{Matcher, Template};
-use crate::router::{ListKind, Router, TemplateInfo, paginate};
-use crate::server::{Config, ResolvedResource, Server};
+use crate::router::{ListKind, Router, paginate};
+use crate::server::{Config, Server};
 use crate::session::{Session, allowed};
 use crate::tools::NameParams;
 

@@ -3,13 +3,16 @@
 pub(crate) mod read;
 pub(crate) mod uri;
 
+mod resolved;
+
+pub use crate::content::ResourceContents;
+pub use resolved::{Authorized, ResolvedResource, TemplateInfo};
 pub use uri::FromUriParam;
 
 use std::fmt::Display;
 
 use serde::Serialize;
 
-use crate::content::ResourceContents;
 use crate::error::Error;
 use crate::protocol::Icon;
 use crate::tools::Json;
@@ -58,7 +61,8 @@ impl Resource {
     }
 }
 
-/// Several contents for one read (for example a directory).
+/// Several contents for one read (for example a directory): the return type of a `#[resource]`
+/// handler that answers more than one [`ResourceContents`].
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Contents(pub Vec<ResourceContents>);
 
@@ -66,6 +70,7 @@ pub struct Contents(pub Vec<ResourceContents>);
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Blob(pub Vec<u8>);
 
+#[doc(hidden)]
 /// Where a resource handler's value is turned into `contents`.
 #[derive(Debug, Clone, Copy)]
 pub struct ReadTarget<'a> {

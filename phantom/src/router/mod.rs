@@ -16,7 +16,7 @@ use crate::kernel::{BoxFuture, Failure, unknown};
 use crate::prompts::PromptReply;
 use crate::protocol::{Icon, Implementation};
 use crate::resources::uri::{Matcher, Template};
-use crate::resources::{ReadTarget, Resource};
+use crate::resources::{ReadTarget, Resource, TemplateInfo};
 use crate::server::{Callback, Cursor, Overrides, Page};
 use crate::session::Session;
 use crate::session::{AllowList, allowed};
@@ -244,19 +244,6 @@ impl<'a> ReadParts<'a> {
     }
 }
 
-/// A resource template as callbacks see it.
-#[derive(Debug, Clone)]
-pub struct TemplateInfo {
-    /// The template as written (`myapp:///items/<id>`).
-    pub template: String,
-    /// The RFC 6570 form (`myapp:///items/{id}`).
-    pub uri_template: String,
-    /// The resource's name (used by allow-lists).
-    pub name: String,
-    /// Parameter names, in order.
-    pub params: Vec<String>,
-}
-
 pub(crate) struct ToolEntry<S> {
     pub(crate) def: ToolDef<S>,
     pub(crate) specs: Vec<ArgSpec>,
@@ -336,14 +323,14 @@ pub(crate) fn resolved(
     uri: &str,
     info: &Arc<TemplateInfo>,
     values: Vec<Cow<'_, str>>,
-) -> crate::server::ResolvedResource {
+) -> crate::resources::ResolvedResource {
     let params = info
         .params
         .iter()
         .zip(values)
         .map(|(name, value)| (name.clone(), Value::String(value.into_owned())))
         .collect();
-    crate::server::ResolvedResource {
+    crate::resources::ResolvedResource {
         uri: uri.to_owned(),
         params,
         template: Arc::clone(info),
@@ -595,7 +582,7 @@ impl<S> Router<S> {
 
     /// A URI resolved against the resource templates: `(uri, path params, template)`; `None`
     /// when no template matches.
-    pub(crate) fn resolve(&self, uri: &str) -> Option<crate::server::ResolvedResource> {
+    pub(crate) fn resolve(&self, uri: &str) -> Option<crate::resources::ResolvedResource> {
         let found = self.matcher.find(uri)?;
         let info = &self.resources[found.index].info;
         Some(resolved(uri, info, found.params))

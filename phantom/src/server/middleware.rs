@@ -41,7 +41,7 @@ pub enum Outcome<'a> {
 ///
 /// ```
 /// use std::sync::atomic::{AtomicUsize, Ordering};
-/// use phantom::{Call, Error, Hook, Middleware, Outcome};
+/// use phantom::{Error, middleware::{Call, Hook, Middleware, Outcome}};
 ///
 /// /// Refuses every call after the first 1000.
 /// struct Quota(AtomicUsize);

@@ -2,13 +2,13 @@
 //! sees: the [`Session`], the transport [`Request`] and the [`Config`].
 
 mod config;
-mod middleware;
+pub(crate) mod middleware;
 
 #[cfg(feature = "fuzzing")]
 pub(crate) use config::DEFAULT_JSON_DEPTH;
 pub(crate) use config::DEFAULT_PAGE_SIZE;
 pub use config::{CacheScope, Config};
-pub use middleware::{Call, Hook, Middleware, Outcome};
+pub(crate) use middleware::{Call, Middleware, Outcome};
 
 use std::future::Future;
 
@@ -19,7 +19,8 @@ use crate::error::Error;
 use crate::kernel::WwwAuthenticate;
 use crate::protocol::{ErrorObject, Implementation};
 use crate::resources::Resource;
-use crate::router::{Router, TemplateInfo};
+use crate::resources::{Authorized, ResolvedResource};
+use crate::router::Router;
 use crate::session::{Request, Session};
 use crate::tasks::{Task, TaskError};
 
@@ -62,26 +63,6 @@ impl<T> Page<T> {
             next_cursor: None,
         }
     }
-}
-
-/// A URI resolved against a `#[resource]` template: `(uri, path params, template)`.
-#[derive(Debug, Clone)]
-pub struct ResolvedResource {
-    /// The concrete URI.
-    pub uri: String,
-    /// Decoded path parameters by name.
-    pub params: Map<String, Value>,
-    /// The template it matched.
-    pub template: std::sync::Arc<TemplateInfo>,
-}
-
-/// The answer of `authorize_resource_subscriptions`: the resources allowed, by value or by URI.
-#[derive(Debug, Clone)]
-pub enum Authorized {
-    /// Exactly these resolved resources.
-    Resources(Vec<ResolvedResource>),
-    /// The resources with these URIs.
-    Uris(Vec<String>),
 }
 
 /// The twelve router callbacks, as flags: which ones an `#[mcp_router]` impl overrides.

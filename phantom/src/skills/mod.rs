@@ -37,7 +37,7 @@ struct File {
 /// skill is listed or read, from the bytes the method returned then.
 ///
 /// ```
-/// use phantom::Skill;
+/// use phantom::skills::Skill;
 /// let skill = Skill::new("study-review", "Reviews a study before it is published")
 ///     .body("# Review\n\nRead `checklist.md` first.\n")
 ///     .file("checklist.md", "- [ ] sources cited\n")

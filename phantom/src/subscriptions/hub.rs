@@ -18,7 +18,8 @@ use super::{Change, Honoured};
 use crate::dispatch::Dispatcher;
 use crate::kernel::guarded;
 use crate::protocol::{Method, meta};
-use crate::server::{Authorized, Callback, ResolvedResource, Server};
+use crate::resources::{Authorized, ResolvedResource};
+use crate::server::{Callback, Server};
 use crate::session::{AllowList, Session, allowed};
 
 /// Messages a listener's channel holds before the next one is dropped.

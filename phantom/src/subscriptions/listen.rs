@@ -16,7 +16,8 @@ use super::{Kind, Registration};
 use crate::dispatch::Dispatcher;
 use crate::kernel::{Body, Failure, Outbound, parse_params};
 use crate::protocol::{Capability, ErrorObject, Method, RequestId, codes, meta};
-use crate::server::{ResolvedResource, Server};
+use crate::resources::ResolvedResource;
+use crate::server::Server;
 use crate::session::{Session, allowed};
 
 /// What a listen asked for and the server grants.

@@ -98,7 +98,7 @@ impl Notifier {
 
     /// The flow behind a 2025-11-25 URL elicitation ended: its session hears
     /// `notifications/elicitation/complete` on its stream, so the client can retry the request
-    /// that asked. Choose the id with [`ElicitUrl::elicitation_id`](crate::ElicitUrl::elicitation_id);
+    /// that asked. Choose the id with [`ElicitUrl::elicitation_id`](crate::input::ElicitUrl::elicitation_id);
     /// `session` is the asking session's [`id`](crate::Session::id).
     pub async fn notify_elicitation_complete(
         &self,

@@ -5,7 +5,7 @@
 mod follow;
 mod input;
 mod serve;
-mod store;
+pub(crate) mod store;
 mod time;
 
 pub(crate) use follow::Recorder;
@@ -15,7 +15,7 @@ pub(crate) use serve::{EXTENSION, Running, declares_tasks, needs_tasks};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-pub use store::{MemoryTaskStore, StoredTask, TaskStore, new_task_id, owner_of};
+pub(crate) use store::{MemoryTaskStore, StoredTask, TaskStore, new_task_id, owner_of};
 
 use crate::protocol::ErrorObject;
 
@@ -44,7 +44,7 @@ impl TaskStatus {
 /// keep it so.
 ///
 /// ```
-/// use phantom::{Task, TaskStatus};
+/// use phantom::{tasks::{Task, TaskStatus}};
 /// let task = Task::working("t-1", Some(60_000)).completed(serde_json::json!({"content": []}));
 /// assert_eq!(task.status, TaskStatus::Completed);
 /// let wire = serde_json::to_value(&task).unwrap();

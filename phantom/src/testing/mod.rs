@@ -130,6 +130,7 @@ impl<S: Server> Client<S> {
     /// `connect` sees from the first message on (legacy `initialize` included).
     ///
     /// ```
+    /// use phantom::dispatch::Status;
     /// use phantom::prelude::*;
     /// use phantom::testing::Client;
     ///

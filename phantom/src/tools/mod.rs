@@ -1,7 +1,10 @@
 //! Tools: descriptors, results and the [`IntoToolResult`] trait.
 
 mod call;
+pub(crate) mod json;
+
 pub(crate) use call::{NameParams, run_tool};
+pub(crate) use json::Json;
 
 use std::fmt::Display;
 
@@ -59,11 +62,6 @@ impl ToolResult {
         }
     }
 }
-
-/// JSON output of a tool (`structuredContent` + `outputSchema` + a text copy) or a resource
-/// (`application/json` text).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Json<T>(pub T);
 
 /// What a `#[tool]` handler may return.
 #[diagnostic::on_unimplemented(

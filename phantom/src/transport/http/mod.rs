@@ -333,7 +333,7 @@ impl<S: Server> tower::Service<axum::extract::Request> for OriginAware<S> {
 /// any origin. Merge them into your app next to the MCP service:
 ///
 /// ```
-/// use phantom::ProtectedResource;
+/// use phantom::auth::ProtectedResource;
 ///
 /// let metadata = ProtectedResource::new("https://mcp.example.com/mcp", "https://auth.example.com")
 ///     .scopes(["studies:read"]);

@@ -2,9 +2,9 @@
 //! are observed through the client.
 
 use phantom::prelude::*;
-use phantom::ErrorObject;
+use phantom::protocol::ErrorObject;
 use phantom::testing::Client;
-use phantom::{Authorized, Implementation, ResolvedResource, Task, TaskError};
+use phantom::{resources::{Authorized, ResolvedResource}, protocol::Implementation, tasks::{Task, TaskError}};
 use serde_json::{Map, Value, json};
 
 #[derive(Clone)]

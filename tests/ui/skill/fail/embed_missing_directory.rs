@@ -1,3 +1,3 @@
 fn main() {
-    let _skill: phantom::Skill = phantom::embed_skill!("skills/does-not-exist");
+    let _skill: phantom::skills::Skill = phantom::embed_skill!("skills/does-not-exist");
 }

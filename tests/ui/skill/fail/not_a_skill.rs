@@ -1,5 +1,5 @@
 use phantom::prelude::*;
-use phantom::Skill;
+use phantom::skills::Skill;
 
 #[derive(Clone)]
 struct S;

@@ -13,5 +13,5 @@ impl S {
 }
 
 fn main() {
-    let _ = phantom::Dispatcher::new(S);
+    let _ = phantom::dispatch::Dispatcher::new(S);
 }
