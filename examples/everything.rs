@@ -5,7 +5,7 @@
 //! ```
 //!
 //! Every tool, resource and prompt name is the exact one the suite looks for
-//! (`tests/conformance/README.md` lists the runs). The interactive fixtures (elicitation,
+//! (`tests/harness/conformance/run.sh` lists the runs). The interactive fixtures (elicitation,
 //! sampling, roots) are one handler each for both eras: server-to-client requests on a
 //! 2025-11-25 session, `input_required` rounds in 2026-07-28. `test://watched-resource` is
 //! updated every three seconds, and two tools announce list changes, for subscriptions (legacy

@@ -49,7 +49,7 @@ step "doc tests"
 cargo test --workspace --exclude phantom-bench --doc
 
 step "README quickstart as a new crate (its Cargo.toml block, phantom-mcp by path)"
-bash tests/quickstart/run.sh
+bash tests/harness/quickstart/run.sh
 
 step "rustdoc"
 RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps --quiet
@@ -74,16 +74,16 @@ cargo run -p phantom-bench --release -- smoke
 
 if ! $only_rust; then
   step "official MCP conformance suites (strict expected failures)"
-  bash tests/conformance/run.sh
+  bash tests/harness/conformance/run.sh
 
   step "MCP Inspector CLI 2.12.0: lists, calls and --strict schema checks of studies and everything"
-  bash tests/inspector/run.sh
+  bash tests/harness/inspector/run.sh
 
   step "MCP Apps: the Inspector's --app-info probe, and the preview host in headless Chromium (playwright-core; the official ext-apps App class as a view)"
-  bash tests/apps/run.sh
+  bash tests/harness/apps/run.sh
 
   step "real client: Python mcp 2.3.0 against examples/studies (auto and legacy eras; legacy against the stateless mode)"
-  bash tests/python/run.sh
+  bash tests/harness/python/run.sh
 fi
 
 echo

@@ -21,7 +21,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 KEY = (ROOT / "examples/notes/dev-ed25519.pem").read_text()
 ISSUER = "https://auth.notes.example"
 AUDIENCE = "http://127.0.0.1:4002/mcp"

@@ -8,7 +8,7 @@
 # workspace's target directory, so dependencies compiled once are reused.
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 crate="$(mktemp -d)"
 trap 'rm -rf "$crate"' EXIT
 

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Runs tests/python/client.py (Python `mcp` 2.3.0) against the `studies` example over HTTP.
-# Usage: tests/python/run.sh [MODE ...]   (modes default to: auto legacy)
+# Runs client.py (Python `mcp` 2.3.0) against the `studies` example over HTTP.
+# Usage: tests/harness/python/run.sh [MODE ...]   (modes default to: auto legacy)
 # Then `legacy` once more against the server's legacy stateless mode (`studies --stateless`),
-# tests/python/interactive.py (elicitation, sampling, progress, logs) and
-# tests/python/subscriptions.py (resource updates and list changes) against `everything`, and
-# tests/python/scoped.py (JWT bearer tokens, scopes) against `notes`.
+# interactive.py (elicitation, sampling, progress, logs) and subscriptions.py (resource updates
+# and list changes) against `everything`, and scoped.py (JWT bearer tokens, scopes) against
+# `notes`. The scripts sit beside this one.
 # The virtualenv lives in .cache/python-venv at the repository root and is created on first use.
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 venv="$root/.cache/python-venv"
 cd "$root"
 
@@ -23,7 +23,7 @@ bin="${CARGO_TARGET_DIR:-$root/target}/debug"
 
 # Starts a server with the given flags, runs a client script in the given modes, stops the server.
 run_against() { # SERVER SCRIPT "<server flags>" MODE...
-    local studies="$bin/$1" script="$root/tests/python/$2" flags="$3"; shift 3
+    local studies="$bin/$1" script="$root/tests/harness/python/$2" flags="$3"; shift 3
     local port log server status=0
     port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
     log="$(mktemp)"

@@ -2,7 +2,7 @@
 # Installs Node 22 and the pinned conformance suites from npm into a cache (default: .cache/ at the
 # repository root), if they are not there yet. Prints nothing but progress; safe to run twice.
 set -euo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"
+root="$(cd "$(dirname "$0")/../../.." && pwd)"
 cache="${PHANTOM_CACHE:-$root/.cache}"
 node_dir="$cache/node22" stable_dir="$cache/conformance-0.1.16" next_dir="$cache/conformance-0.2.0-alpha.12"
 mkdir -p "$cache"

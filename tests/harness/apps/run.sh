@@ -5,9 +5,9 @@
 # @modelcontextprotocol/ext-apps from npm into .cache/apps on first run.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
+root="$(cd "$here/../../.." && pwd)"
 cache="${PHANTOM_CACHE:-$root/.cache}"
-bash "$root/tests/inspector/install.sh"
+bash "$root/tests/harness/inspector/install.sh"
 export PATH="$cache/node22/node_modules/.bin:$PATH"
 inspector="$cache/inspector-2.12.0/node_modules/.bin/inspector"
 apps="$cache/apps"
@@ -31,7 +31,7 @@ servers=()
 trap 'for pid in "${servers[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"' EXIT
 
 # shellcheck source=../examples.sh
-source "$root/tests/examples.sh"
+source "$root/tests/harness/examples.sh"
 
 status=0
 fail() { echo "FAIL: $*"; status=1; }

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suites against examples/everything, each against a strict
-# expected-failures file (tests/conformance/check.py). Installs Node 22 and the pinned suites first.
+# expected-failures file (check.py beside this script). Installs Node 22 and the pinned suites
+# first.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
+root="$(cd "$here/../../.." && pwd)"
 cache="${PHANTOM_CACHE:-$root/.cache}"
 bash "$here/install.sh"
 export PATH="$cache/node22/node_modules/.bin:$PATH"

@@ -14,7 +14,7 @@
 # it does not know, every time it compiles a schema.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
+root="$(cd "$here/../../.." && pwd)"
 cache="${PHANTOM_CACHE:-$root/.cache}"
 bash "$here/install.sh"
 export PATH="$cache/node22/node_modules/.bin:$PATH"
@@ -27,7 +27,7 @@ servers=()
 trap 'for pid in "${servers[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"' EXIT
 
 # shellcheck source=../examples.sh
-source "$root/tests/examples.sh"
+source "$root/tests/harness/examples.sh"
 
 status=0
 fail() { echo "FAIL: $*"; status=1; }
