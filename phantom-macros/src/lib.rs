@@ -3,6 +3,7 @@
 
 mod codegen;
 mod ctxt;
+mod debug;
 mod embed;
 mod fallback;
 mod model;
@@ -15,7 +16,12 @@ use proc_macro::TokenStream;
 /// See `phantom::mcp_router`.
 #[proc_macro_attribute]
 pub fn mcp_router(args: TokenStream, input: TokenStream) -> TokenStream {
-    expand_router(args.into(), &input.into()).into()
+    let input = input.into();
+    let output = expand_router(args.into(), &input);
+    if debug::enabled() {
+        debug::print(&input, &output);
+    }
+    output.into()
 }
 
 fn expand_router(
