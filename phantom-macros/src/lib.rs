@@ -9,6 +9,8 @@ mod fallback;
 mod model;
 mod parse;
 mod paths;
+#[cfg(test)]
+mod snapshots;
 mod validate;
 
 use proc_macro::TokenStream;
