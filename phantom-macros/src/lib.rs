@@ -3,11 +3,14 @@
 
 mod codegen;
 mod ctxt;
+mod debug;
 mod embed;
 mod fallback;
 mod model;
 mod parse;
 mod paths;
+#[cfg(test)]
+mod snapshots;
 mod validate;
 
 use proc_macro::TokenStream;
@@ -15,7 +18,12 @@ use proc_macro::TokenStream;
 /// See `phantom::mcp_router`.
 #[proc_macro_attribute]
 pub fn mcp_router(args: TokenStream, input: TokenStream) -> TokenStream {
-    expand_router(args.into(), &input.into()).into()
+    let input = input.into();
+    let output = expand_router(args.into(), &input);
+    if debug::enabled() {
+        debug::print(&input, &output);
+    }
+    output.into()
 }
 
 fn expand_router(

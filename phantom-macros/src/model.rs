@@ -167,7 +167,7 @@ impl Resource {
 
 /// A method named like a router callback.
 pub(crate) struct Callback {
-    pub(crate) name: &'static str,
+    pub(crate) spec: &'static CallbackSpec,
     pub(crate) item: syn::ImplItemFn,
 }
 
@@ -189,66 +189,130 @@ pub(crate) struct Router {
     pub(crate) marker_paths: Vec<syn::Path>,
 }
 
-/// The callbacks and how many parameters (after `&self`) each takes.
-pub(crate) const CALLBACKS: &[(&str, usize, &str)] = &[
-    (
-        "connect",
-        2,
-        "async fn connect(&self, session: &mut Session, request: &Request) -> Connect",
-    ),
-    (
-        "disconnect",
-        1,
-        "async fn disconnect(&self, session: &Session)",
-    ),
-    (
-        "terminate",
-        1,
-        "async fn terminate(&self, session: &Session) -> Result<(), Error>",
-    ),
-    (
-        "instructions",
-        1,
-        "async fn instructions(&self, session: &Session) -> Option<String>",
-    ),
-    (
-        "server_info",
-        1,
-        "async fn server_info(&self, session: &Session) -> Implementation",
-    ),
-    (
-        "list_resources",
-        2,
-        "async fn list_resources(&self, cursor: Option<Cursor>, session: &Session) -> Result<Page<Resource>, Error>",
-    ),
-    (
-        "list_skills",
-        2,
-        "async fn list_skills(&self, cursor: Option<Cursor>, session: &Session) -> Result<Page<String>, Error>",
-    ),
-    (
-        "authorize_resource_subscriptions",
-        2,
-        "async fn authorize_resource_subscriptions(&self, resources: Vec<ResolvedResource>, session: &Session) -> Authorized",
-    ),
-    (
-        "authorize_task_subscriptions",
-        2,
-        "async fn authorize_task_subscriptions(&self, task_ids: Vec<String>, session: &Session) -> Vec<String>",
-    ),
-    (
-        "get_task",
-        2,
-        "async fn get_task(&self, task_id: &str, session: &Session) -> Result<Task, TaskError>",
-    ),
-    (
-        "update_task",
-        3,
-        "async fn update_task(&self, task: Task, input_responses: Map<String, Value>, session: &Session) -> Result<(), ErrorObject>",
-    ),
-    (
-        "cancel_task",
-        2,
-        "async fn cancel_task(&self, task: Task, session: &Session) -> Result<(), ErrorObject>",
-    ),
+/// A row of [`CALLBACKS`].
+pub(crate) struct CallbackSpec {
+    /// The method's name, in the impl block and in `Server`.
+    pub(crate) name: &'static str,
+    /// The variant of the runtime's `__private::Callback` that says the impl overrides it.
+    pub(crate) flag: &'static str,
+    /// How many parameters it takes after `&self`.
+    pub(crate) arity: usize,
+    /// Its signature, as `help:` lines suggest it.
+    pub(crate) shape: &'static str,
+}
+
+/// The router callbacks: the one table that recognises a callback by its name, checks its
+/// signature and names the runtime flag that says it is overridden. A new callback is a row here,
+/// a method of `Server` and a variant of `Callback`.
+pub(crate) const CALLBACKS: &[CallbackSpec] = &[
+    CallbackSpec {
+        name: "connect",
+        flag: "Connect",
+        arity: 2,
+        shape: "async fn connect(&self, session: &mut Session, request: &Request) -> Connect",
+    },
+    CallbackSpec {
+        name: "disconnect",
+        flag: "Disconnect",
+        arity: 1,
+        shape: "async fn disconnect(&self, session: &Session)",
+    },
+    CallbackSpec {
+        name: "terminate",
+        flag: "Terminate",
+        arity: 1,
+        shape: "async fn terminate(&self, session: &Session) -> Result<(), Error>",
+    },
+    CallbackSpec {
+        name: "instructions",
+        flag: "Instructions",
+        arity: 1,
+        shape: "async fn instructions(&self, session: &Session) -> Option<String>",
+    },
+    CallbackSpec {
+        name: "server_info",
+        flag: "ServerInfo",
+        arity: 1,
+        shape: "async fn server_info(&self, session: &Session) -> Implementation",
+    },
+    CallbackSpec {
+        name: "list_resources",
+        flag: "ListResources",
+        arity: 2,
+        shape: "async fn list_resources(&self, cursor: Option<Cursor>, session: &Session) -> Result<Page<Resource>, Error>",
+    },
+    CallbackSpec {
+        name: "list_skills",
+        flag: "ListSkills",
+        arity: 2,
+        shape: "async fn list_skills(&self, cursor: Option<Cursor>, session: &Session) -> Result<Page<String>, Error>",
+    },
+    CallbackSpec {
+        name: "authorize_resource_subscriptions",
+        flag: "AuthorizeResourceSubscriptions",
+        arity: 2,
+        shape: "async fn authorize_resource_subscriptions(&self, resources: Vec<ResolvedResource>, session: &Session) -> Authorized",
+    },
+    CallbackSpec {
+        name: "authorize_task_subscriptions",
+        flag: "AuthorizeTaskSubscriptions",
+        arity: 2,
+        shape: "async fn authorize_task_subscriptions(&self, task_ids: Vec<String>, session: &Session) -> Vec<String>",
+    },
+    CallbackSpec {
+        name: "get_task",
+        flag: "GetTask",
+        arity: 2,
+        shape: "async fn get_task(&self, task_id: &str, session: &Session) -> Result<Task, TaskError>",
+    },
+    CallbackSpec {
+        name: "update_task",
+        flag: "UpdateTask",
+        arity: 3,
+        shape: "async fn update_task(&self, task: Task, input_responses: Map<String, Value>, session: &Session) -> Result<(), ErrorObject>",
+    },
+    CallbackSpec {
+        name: "cancel_task",
+        flag: "CancelTask",
+        arity: 2,
+        shape: "async fn cancel_task(&self, task: Task, session: &Session) -> Result<(), ErrorObject>",
+    },
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::CALLBACKS;
+
+    /// Each row agrees with itself: its shape is a signature with the row's name and arity, and no
+    /// name or flag appears twice.
+    #[test]
+    fn callback_rows_are_consistent() {
+        for (i, row) in CALLBACKS.iter().enumerate() {
+            let sig: syn::Signature = syn::parse_str(row.shape)
+                .unwrap_or_else(|e| panic!("the shape of `{}` does not parse: {e}", row.name));
+            assert_eq!(
+                sig.ident, row.name,
+                "the shape of `{}` names another method",
+                row.name
+            );
+            let typed = sig
+                .inputs
+                .iter()
+                .filter(|a| matches!(a, syn::FnArg::Typed(_)))
+                .count();
+            assert_eq!(
+                typed, row.arity,
+                "the arity of `{}` is not its shape's",
+                row.name
+            );
+            for other in &CALLBACKS[i + 1..] {
+                assert_ne!(row.name, other.name, "two rows name `{}`", row.name);
+                assert_ne!(
+                    row.flag, other.flag,
+                    "two rows have the flag `{}`",
+                    row.flag
+                );
+            }
+        }
+    }
+}

@@ -209,13 +209,8 @@ pub(crate) fn expand(router: &Router, item: &ItemImpl) -> TokenStream {
         .callbacks
         .iter()
         .map(|c| {
-            let variant: String = c
-                .name
-                .split('_')
-                .map(|w| w[..1].to_ascii_uppercase() + &w[1..])
-                .collect();
-            let variant = syn::Ident::new(&variant, Span::call_site());
-            quote!(#callback::#variant)
+            let flag = syn::Ident::new(c.spec.flag, Span::call_site());
+            quote!(#callback::#flag)
         })
         .collect();
     // A callback becomes a trait method: a `pub` written on it is dropped, not an error.

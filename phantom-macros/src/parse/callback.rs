@@ -4,7 +4,7 @@
 use syn::{FnArg, ImplItemFn, Signature, Type};
 
 use crate::ctxt::{Ctxt, near_miss};
-use crate::model::CALLBACKS;
+use crate::model::{CALLBACKS, CallbackSpec};
 
 /// Types only a callback's parameters have, by last path segment: a hint that a method named
 /// almost like a callback was meant to be one (the trait system, not this list, checks types).
@@ -13,16 +13,17 @@ const CALLBACK_TYPES: &[&str] = &["Session", "Request", "Cursor"];
 /// The callback a method without a marker overrides: the one it is named after. A method named
 /// almost like a callback is reported when its signature looks like the callback's
 /// ([`looks_like`]); otherwise, like any other method, it is a helper (`None`).
-pub(super) fn recognise(cx: &Ctxt, f: &ImplItemFn) -> Option<&'static str> {
+pub(super) fn recognise(cx: &Ctxt, f: &ImplItemFn) -> Option<&'static CallbackSpec> {
     let name = f.sig.ident.to_string();
-    if let Some(&(cb, _, _)) = CALLBACKS.iter().find(|(n, _, _)| *n == name) {
-        return Some(cb);
+    if let Some(spec) = CALLBACKS.iter().find(|c| c.name == name) {
+        return Some(spec);
     }
-    let near = near_miss(&name, CALLBACKS.iter().map(|(n, _, _)| *n))
-        .and_then(|near| CALLBACKS.iter().find(|(n, _, _)| *n == near));
-    if let Some(&(near, arity, _)) = near
-        && looks_like(&f.sig, arity)
+    let near = near_miss(&name, CALLBACKS.iter().map(|c| c.name))
+        .and_then(|near| CALLBACKS.iter().find(|c| c.name == near));
+    if let Some(spec) = near
+        && looks_like(&f.sig, spec.arity)
     {
+        let near = spec.name;
         cx.error_at(
             f.sig.ident.span(),
             format!(

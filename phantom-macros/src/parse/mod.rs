@@ -170,8 +170,8 @@ pub(crate) fn router(cx: &Ctxt, attrs: RouterAttrs, item: &mut ItemImpl) -> Rout
                 }
             }
             None => {
-                if let Some(name) = callback::recognise(cx, &f) {
-                    router.callbacks.push(Callback { name, item: f });
+                if let Some(spec) = callback::recognise(cx, &f) {
+                    router.callbacks.push(Callback { spec, item: f });
                     continue;
                 }
             }

@@ -4,16 +4,14 @@ use quote::ToTokens;
 use syn::FnArg;
 
 use crate::ctxt::Ctxt;
-use crate::model::{CALLBACKS, Router};
+use crate::model::{CallbackSpec, Router};
 
 pub(super) fn callbacks(cx: &Ctxt, router: &Router) {
     for cb in &router.callbacks {
-        let &(_, arity, shape) = CALLBACKS
-            .iter()
-            .find(|(n, _, _)| *n == cb.name)
-            .expect("known callback");
+        let CallbackSpec {
+            name, arity, shape, ..
+        } = *cb.spec;
         let sig = &cb.item.sig;
-        let name = cb.name;
         let receiver_ok = matches!(sig.inputs.first(), Some(FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none() && r.colon_token.is_none());
         let count = sig
             .inputs

@@ -1,0 +1,23 @@
+//! A tool: a described argument, an optional renamed one, a context parameter.
+
+use phantom::prelude::*;
+
+#[derive(Clone)]
+struct Notes;
+
+#[mcp_router(name = "notes", version = "1.0.0")]
+impl Notes {
+    /// Finds notes.
+    #[tool(read_only)]
+    async fn search(
+        &self,
+        #[arg(description = "words to look for")] query: String,
+        #[arg(rename = "maxResults")] max_results: Option<u32>,
+        session: &Session,
+    ) -> String {
+        let _ = session;
+        format!("{query} {}", max_results.unwrap_or(10))
+    }
+}
+
+fn main() {}
