@@ -1,6 +1,6 @@
 //! A skill per study, read with a URI parameter and the session.
 
-use phantom::Skill;
+use phantom::skills::Skill;
 use phantom::prelude::*;
 
 #[derive(Clone)]
