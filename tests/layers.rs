@@ -34,19 +34,35 @@ const LAYERS: &[&[&str]] = &[
 /// Files that sit above every layer: the crate root and what generated code and fuzz targets name.
 const ROOT: &[&str] = &["lib", "__private", "__fuzz"];
 
-/// Crate-root names that are rooms under another name (re-exported modules and functions).
-const ALIASES: &[(&str, &str)] = &[
-    ("http", "transport"),
-    ("stdio", "transport"),
-    ("serve", "transport"),
-];
-
 fn layer_of(room: &str) -> Option<usize> {
-    let room = ALIASES
-        .iter()
-        .find(|(alias, _)| *alias == room)
-        .map_or(room, |(_, real)| real);
     LAYERS.iter().position(|rooms| rooms.contains(&room))
+}
+
+/// What the crate root re-exports, by name: `pub use session::{Request, Session};` in `lib.rs`
+/// makes `crate::Session` a path into the `session` room.
+fn root_names(lib: &str) -> Vec<(String, String)> {
+    let code = code_only(lib);
+    let mut names = Vec::new();
+    for (at, _) in code.match_indices("pub use ") {
+        let rest = &code[at + "pub use ".len()..];
+        let Some(end) = rest.find(';') else { continue };
+        let path = rest[..end].trim();
+        let room = ident_at(path, 0);
+        if layer_of(room).is_none() {
+            continue;
+        }
+        let group = match path.find('{') {
+            Some(open) => &path[open + 1..path.len() - 1],
+            None => path.rsplit("::").next().unwrap_or(path),
+        };
+        for name in group.split(',') {
+            let name = name.trim().rsplit("::").next().unwrap_or("").trim();
+            if !name.is_empty() {
+                names.push((name.to_owned(), room.to_owned()));
+            }
+        }
+    }
+    names
 }
 
 /// The room a file belongs to, and the module path of the file below the crate root.
@@ -213,6 +229,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 fn upward_imports(src: &Path) -> Result<BTreeSet<String>, String> {
     let mut files = Vec::new();
     rust_files(src, &mut files);
+    let aliases = root_names(&fs::read_to_string(src.join("lib.rs")).expect("lib.rs"));
     let mut upward = BTreeSet::new();
     for file in files {
         let module = module_of(src, &file);
@@ -228,6 +245,10 @@ fn upward_imports(src: &Path) -> Result<BTreeSet<String>, String> {
         })?;
         let code = code_only(&fs::read_to_string(&file).expect("readable file"));
         for target in imports(&module, &code) {
+            let target = aliases
+                .iter()
+                .find(|(name, _)| *name == target)
+                .map_or(target, |(_, room)| room.clone());
             if target == room || ROOT.contains(&target.as_str()) && target != "__private" {
                 continue;
             }
@@ -318,6 +339,26 @@ fn a_deliberate_upward_import_fails_naming_file_and_import() {
         problems
             .contains("phantom/src/protocol/mod.rs imports `crate::dispatch`: L0 may not use L6"),
         "{problems}"
+    );
+}
+
+#[test]
+fn root_re_exports_resolve_to_their_rooms() {
+    let names = root_names(
+        "pub use session::{Request, Session};\npub use transport::http;\npub use extract::ctx::Ctx;\nmod x;",
+    );
+    let names: Vec<(&str, &str)> = names
+        .iter()
+        .map(|(n, r)| (n.as_str(), r.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("Request", "session"),
+            ("Session", "session"),
+            ("http", "transport"),
+            ("Ctx", "extract")
+        ]
     );
 }
 
