@@ -41,9 +41,10 @@ pub mod middleware {
 pub use content::Content;
 pub use error::Error;
 pub use extract::ctx::Ctx;
-pub use server::{CacheScope, Config, Connect, Cursor, Page, Server};
+pub use protocol::cache::CacheScope;
+pub use server::{Config, Connect, Cursor, Page, Server};
 pub use session::{AllowList, Request, Session};
-pub use subscriptions::Notifier;
+pub use store::notifier::Notifier;
 pub use tools::json::Json;
 
 #[doc = include_str!("docs/mcp_router.md")]

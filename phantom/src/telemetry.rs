@@ -14,9 +14,9 @@ use std::time::Instant;
 use serde_json::value::RawValue;
 use tracing::field::Empty;
 
-use crate::dispatch::raw_str;
 use crate::kernel::Reply;
 use crate::protocol::RequestId;
+use crate::protocol::raw_str;
 use crate::session::Session;
 
 /// The target of every span and event here: `RUST_LOG=phantom::telemetry=debug` shows them.

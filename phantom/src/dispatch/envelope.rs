@@ -8,7 +8,7 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::kernel::{Failure, bad_request};
-use crate::protocol::{ErrorObject, Implementation, ProtocolVersion, codes, meta as keys};
+use crate::protocol::{ErrorObject, Implementation, ProtocolVersion, codes, meta as keys, raw_str};
 use crate::session::Session;
 
 #[derive(Debug, Deserialize, Default)]
@@ -58,20 +58,6 @@ pub struct ParamsHead<'a> {
     /// `params.requestState` (a 2026-07-28 retry), as sent.
     #[serde(rename = "requestState", borrow, default)]
     pub(crate) request_state: Option<&'a RawValue>,
-}
-
-/// A JSON string's text, borrowed when it has no escapes.
-pub(crate) fn raw_str(raw: &RawValue) -> Option<std::borrow::Cow<'_, str>> {
-    let text = raw.get();
-    // Valid JSON: a quoted run without a backslash is the string itself.
-    if let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"'))
-        && !inner.contains('\\')
-    {
-        return Some(std::borrow::Cow::Borrowed(inner));
-    }
-    serde_json::from_str::<String>(text)
-        .ok()
-        .map(std::borrow::Cow::Owned)
 }
 
 /// An object key, borrowed unless it has escapes.

@@ -25,12 +25,12 @@ use crate::server::{Callback, Config, Connect, Server};
 use crate::session::{Request, Session};
 
 pub use crate::kernel::{Outbound, Reply, Status};
+pub(crate) use crate::protocol::raw_str;
 pub use crate::session::{SessionSlot, Transport};
 #[cfg(feature = "http")]
 pub(crate) use envelope::MetaProbe;
 #[doc(hidden)]
 pub use envelope::ParamsHead;
-pub(crate) use envelope::raw_str;
 
 /// `params.name` and `params.arguments` as the transport already read them.
 pub(crate) type Named<'a> = Option<(&'a RawValue, Option<&'a RawValue>)>;

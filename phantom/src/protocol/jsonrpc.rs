@@ -283,6 +283,20 @@ impl<'a> Incoming<'a> {
     }
 }
 
+/// A JSON string's text, borrowed when it has no escapes.
+pub(crate) fn raw_str(raw: &RawValue) -> Option<std::borrow::Cow<'_, str>> {
+    let text = raw.get();
+    // Valid JSON: a quoted run without a backslash is the string itself.
+    if let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"'))
+        && !inner.contains('\\')
+    {
+        return Some(std::borrow::Cow::Borrowed(inner));
+    }
+    serde_json::from_str::<String>(text)
+        .ok()
+        .map(std::borrow::Cow::Owned)
+}
+
 #[cfg(test)]
 mod tests {
     use super::nests_deeper_than;

@@ -1,5 +1,6 @@
 //! Wire types shared by both protocol eras: JSON-RPC envelope, error codes, versions, metadata.
 
+pub(crate) mod cache;
 mod jsonrpc;
 mod method;
 mod version;
@@ -7,6 +8,7 @@ mod version;
 #[doc(hidden)]
 pub use jsonrpc::Incoming;
 pub(crate) use jsonrpc::nests_deeper_than;
+pub(crate) use jsonrpc::raw_str;
 pub use jsonrpc::{ErrorObject, RequestId, codes};
 pub(crate) use method::Capability;
 pub use method::Method;

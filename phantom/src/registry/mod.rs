@@ -22,8 +22,8 @@ pub(crate) use overlay::{Overlay, Overlays};
 use crate::dispatch::Dispatcher;
 use crate::resources::uri::Template;
 use crate::server::Server;
+use crate::store::Change;
 use crate::store::StoreError;
-use crate::subscriptions::Change;
 
 /// What a registration names: a tool, a prompt or a resource (template).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

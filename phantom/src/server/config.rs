@@ -5,33 +5,15 @@ use std::time::Duration;
 
 use super::Middleware;
 use crate::input::StateKey;
+use crate::protocol::cache::CacheScope;
+use crate::store::notifier::Notifier;
 use crate::store::{MemoryReplyBus, MemorySubscriptions, ReplyBus, SubscriptionStore};
-use crate::subscriptions::Notifier;
 
 /// The default number of items per list page.
 pub(crate) const DEFAULT_PAGE_SIZE: usize = 100;
 
 /// The default [`Config::json_depth`].
 pub(crate) const DEFAULT_JSON_DEPTH: usize = 64;
-
-/// `cacheScope` of modern list, read and discover results.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum CacheScope {
-    /// Any client may reuse the result.
-    Public,
-    /// Reuse only under the same authorization (the default: `connect` may vary what is listed).
-    #[default]
-    Private,
-}
-
-impl CacheScope {
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Self::Public => "public",
-            Self::Private => "private",
-        }
-    }
-}
 
 /// Runtime settings of a server, independent of the transport.
 #[derive(Clone)]

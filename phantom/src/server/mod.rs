@@ -4,10 +4,10 @@
 mod config;
 pub(crate) mod middleware;
 
+pub use config::Config;
 #[cfg(feature = "fuzzing")]
 pub(crate) use config::DEFAULT_JSON_DEPTH;
 pub(crate) use config::DEFAULT_PAGE_SIZE;
-pub use config::{CacheScope, Config};
 pub(crate) use middleware::{Call, Middleware, Outcome};
 
 use std::future::Future;

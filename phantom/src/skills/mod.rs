@@ -54,7 +54,7 @@ pub struct Skill {
     skill_md: Option<File>,
     files: Vec<File>,
     dynamic: bool,
-    cache: Option<(u64, crate::CacheScope)>,
+    cache: Option<(u64, crate::protocol::cache::CacheScope)>,
 }
 
 impl Skill {
@@ -78,7 +78,11 @@ impl Skill {
     /// one is and the session has no skill allow-list). Without it, the server's
     /// [`Config::cache`](crate::Config::cache) applies.
     #[must_use]
-    pub fn cache(mut self, ttl: std::time::Duration, scope: crate::CacheScope) -> Self {
+    pub fn cache(
+        mut self,
+        ttl: std::time::Duration,
+        scope: crate::protocol::cache::CacheScope,
+    ) -> Self {
         let ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX);
         self.cache = Some((ms, scope));
         self

@@ -13,8 +13,9 @@ use crate::dispatch::Dispatcher;
 use crate::error::Error;
 use crate::extract::Context;
 use crate::kernel::{Body, Failure, guarded, invalid, parse_params};
+use crate::protocol::cache::CacheScope;
 use crate::router::{ListKind, ReadParts, Router, SkillEntry, paginate};
-use crate::server::{CacheScope, Callback, Cursor, Page, Server};
+use crate::server::{Callback, Cursor, Page, Server};
 use crate::session::{Session, allowed};
 
 #[derive(Deserialize)]

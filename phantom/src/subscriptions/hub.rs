@@ -14,13 +14,14 @@ use futures_util::StreamExt as _;
 use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, watch};
 
-use super::{Change, Honoured};
+use super::Honoured;
 use crate::dispatch::Dispatcher;
 use crate::kernel::guarded;
 use crate::protocol::{Method, meta};
 use crate::resources::{Authorized, ResolvedResource};
 use crate::server::{Callback, Server};
 use crate::session::{AllowList, Session, allowed};
+use crate::store::Change;
 
 /// Messages a listener's channel holds before the next one is dropped.
 const BACKLOG: usize = 256;

@@ -12,8 +12,8 @@ use crate::dispatch::Dispatcher;
 use crate::kernel::{Failure, guarded};
 use crate::server::{Callback, Server};
 use crate::session::Session;
+use crate::store::Change;
 use crate::store::StoreError;
-use crate::subscriptions::Change;
 
 /// Stores a task's change and announces it, so listens that follow the task hear of it.
 #[derive(Clone)]

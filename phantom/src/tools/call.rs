@@ -34,7 +34,7 @@ impl<S: Server> Dispatcher<S> {
         // The transport read `name` and `arguments` already; decode the params again only when
         // they did not read as expected, for the exact error.
         let p: NameParams<'_> = match named
-            .and_then(|(name, arguments)| Some((crate::dispatch::raw_str(name)?, arguments)))
+            .and_then(|(name, arguments)| Some((crate::protocol::raw_str(name)?, arguments)))
         {
             Some((name, arguments)) => NameParams { name, arguments },
             None => parse_params(params)?,

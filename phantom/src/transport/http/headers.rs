@@ -120,7 +120,7 @@ pub(super) fn check_modern_headers(
         Some(NameField::TaskId) => (head.task_id.as_ref(), "taskId"),
         None => return Ok(()),
     };
-    let Some(expected) = expected.copied().and_then(crate::dispatch::raw_str) else {
+    let Some(expected) = expected.copied().and_then(crate::protocol::raw_str) else {
         return Ok(());
     };
     match headers

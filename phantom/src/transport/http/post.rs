@@ -23,8 +23,9 @@ use super::response::{
     streaming,
 };
 use super::session::{find_session, forget_evicted};
-use crate::dispatch::{ParamsHead, raw_str};
+use crate::dispatch::ParamsHead;
 use crate::kernel::{Outbound, Reply, Status};
+use crate::protocol::raw_str;
 use crate::protocol::{Incoming, Method, ProtocolVersion, RequestId, codes};
 use crate::server::Server;
 use crate::session::SessionSlot;

@@ -10,8 +10,8 @@ use futures_util::stream::BoxStream;
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
+use super::StoreError;
 use crate::kernel::BoxFuture;
-use crate::store::StoreError;
 
 /// Something that changed, as published by a [`Notifier`](crate::Notifier) and delivered to
 /// every open stream that may hear of it.

@@ -8,10 +8,11 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 
 pub use crate::kernel::BoxFuture;
-pub use crate::subscriptions::{
-    Change, MemoryBus, MemorySubscriptions, NotificationBus, SubscriptionStore,
-};
+mod bus;
+pub(crate) mod notifier;
+
 pub use crate::tasks::store::{MemoryTaskStore, StoredTask, TaskStore, new_task_id, owner_of};
+pub use bus::{Change, MemoryBus, MemorySubscriptions, NotificationBus, SubscriptionStore};
 
 /// One stored SSE event.
 #[derive(Debug, Clone, PartialEq, Eq)]
