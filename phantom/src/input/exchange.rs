@@ -17,7 +17,7 @@ use futures_util::task::AtomicWaker;
 use serde_json::{Map, Value, json};
 
 use super::{ClientAnswer, InputKind, InputRequest, Replies};
-use crate::kernel::{Failure, Outbound, Status};
+use crate::kernel::{BoxFuture, Failure, Outbound, Status};
 use crate::protocol::{ErrorObject, Method, codes};
 use crate::session::Session;
 
@@ -37,7 +37,23 @@ pub(crate) enum Engine {
         replies: Arc<Replies>,
     },
     /// A tool running as a task: the task waits (`input_required`) for `tasks/update`.
-    Task(Arc<crate::tasks::TaskInput>),
+    Task(Arc<dyn TaskChannel>),
+}
+
+/// What a handler running as a task asks through: its task's status and the answers that
+/// `tasks/update` delivers. The tasks room implements it, so this room need not know tasks.
+pub(crate) trait TaskChannel: Send + Sync + std::fmt::Debug {
+    /// Whether the task was cancelled or expired.
+    fn is_stopped(&self) -> bool;
+    /// Resolves once the task is cancelled or expires.
+    fn stopped(&self) -> BoxFuture<'_, ()>;
+    /// Sets the task's status message.
+    fn status(&self, message: String) -> BoxFuture<'_, Result<(), ErrorObject>>;
+    /// The answers to `requests`, in order, once the client has given every one.
+    fn ask<'a>(
+        &'a self,
+        requests: &'a [InputRequest],
+    ) -> BoxFuture<'a, Result<Vec<Value>, ErrorObject>>;
 }
 
 /// Why a request cannot ask the client for input.

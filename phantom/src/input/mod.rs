@@ -25,7 +25,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 pub(crate) use exchange::{
-    Engine, Exchange, Interrupt, Shared, Unavailable, interruptible, limited, missing_capabilities,
+    Engine, Exchange, Interrupt, Shared, TaskChannel, Unavailable, interruptible, limited,
+    missing_capabilities,
 };
 pub use form::{Field, Form};
 pub(crate) use replies::{ClientAnswer, Replies};

@@ -8,7 +8,8 @@ use std::sync::{Mutex, PoisonError};
 use serde_json::{Map, Value};
 
 use super::{Recorder, StoredTask, Task};
-use crate::input::InputRequest;
+use crate::input::{InputRequest, TaskChannel};
+use crate::kernel::BoxFuture;
 use crate::protocol::{ErrorObject, codes};
 
 /// The input side of one running task (shared by its handler and `tasks/update`).
@@ -154,5 +155,26 @@ impl TaskInput {
             .iter()
             .map(|r| answers.get(r.key()).cloned().unwrap_or(Value::Null))
             .collect())
+    }
+}
+
+impl TaskChannel for TaskInput {
+    fn is_stopped(&self) -> bool {
+        TaskInput::is_stopped(self)
+    }
+
+    fn stopped(&self) -> BoxFuture<'_, ()> {
+        Box::pin(TaskInput::stopped(self))
+    }
+
+    fn status(&self, message: String) -> BoxFuture<'_, Result<(), ErrorObject>> {
+        Box::pin(TaskInput::status(self, message))
+    }
+
+    fn ask<'a>(
+        &'a self,
+        requests: &'a [InputRequest],
+    ) -> BoxFuture<'a, Result<Vec<Value>, ErrorObject>> {
+        Box::pin(TaskInput::ask(self, requests))
     }
 }
