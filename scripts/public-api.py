@@ -55,7 +55,7 @@ def main(path):
     def bound(b):
         if "trait_bound" in b:
             t = b["trait_bound"]["trait"]
-            return t["path"] + generic_args(t.get("args"))
+            return t["path"].rsplit("::", 1)[-1] + generic_args(t.get("args"))
         if "outlives" in b:
             return b["outlives"]
         return "?"
@@ -65,7 +65,8 @@ def main(path):
             return "()"
         (kind, v), = t.items()
         if kind == "resolved_path":
-            return v["path"] + generic_args(v.get("args"))
+            # The name alone: the path as written in the source is the crate's own business.
+            return v["path"].rsplit("::", 1)[-1] + generic_args(v.get("args"))
         if kind == "generic":
             return v
         if kind == "primitive":
@@ -83,7 +84,8 @@ def main(path):
             return "impl " + " + ".join(bound(b) for b in v)
         if kind == "dyn_trait":
             return "dyn " + " + ".join(
-                p["trait"]["path"] + generic_args(p["trait"].get("args")) for p in v["traits"]
+                p["trait"]["path"].rsplit("::", 1)[-1] + generic_args(p["trait"].get("args"))
+                for p in v["traits"]
             )
         if kind == "qualified_path":
             return f'<{ty(v["self_type"])}>::{v["name"]}'

@@ -24,9 +24,7 @@ impl std::fmt::Debug for Replies {
 
 impl Replies {
     pub(crate) fn new(bus: Arc<dyn ReplyBus>) -> Self {
-        let mut bytes = [0u8; 6];
-        getrandom::fill(&mut bytes).expect("the operating system's random generator failed");
-        let prefix: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let prefix = crate::kernel::random_id::<6>();
         Self {
             bus,
             prefix: format!("phantom-{prefix}"),

@@ -33,9 +33,7 @@ pub struct StateKey(Aes256Gcm);
 impl StateKey {
     /// A random key (from the operating system's generator).
     pub fn random() -> Self {
-        let mut bytes = [0u8; 32];
-        getrandom::fill(&mut bytes).expect("the operating system's random generator failed");
-        Self::from_bytes(bytes)
+        Self::from_bytes(crate::kernel::random_bytes())
     }
 
     /// A key from 32 bytes.
@@ -195,8 +193,7 @@ fn next_nonce() -> [u8; NONCE_LEN] {
     static START: OnceLock<(u32, u64)> = OnceLock::new();
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let (high, low) = *START.get_or_init(|| {
-        let mut bytes = [0u8; NONCE_LEN];
-        getrandom::fill(&mut bytes).expect("the operating system's random generator failed");
+        let bytes = crate::kernel::random_bytes::<NONCE_LEN>();
         let (h, l) = bytes.split_at(4);
         (
             u32::from_le_bytes(h.try_into().expect("4 bytes")),

@@ -5,6 +5,7 @@
 
 mod challenge;
 mod failure;
+mod ids;
 mod outbound;
 mod reply;
 
@@ -13,6 +14,7 @@ use std::pin::Pin;
 
 pub use challenge::WwwAuthenticate;
 pub(crate) use failure::{Failure, bad_request, guarded, invalid, parse_params, unknown};
+pub(crate) use ids::{random_bytes, random_id};
 pub use outbound::Outbound;
 pub(crate) use reply::{Body, members, members_of};
 pub use reply::{Reply, Status};

@@ -3,6 +3,8 @@
 pub(crate) mod cache;
 mod jsonrpc;
 mod method;
+pub(crate) mod task;
+pub(crate) mod time;
 mod version;
 
 #[doc(hidden)]

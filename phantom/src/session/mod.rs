@@ -7,6 +7,7 @@ use http::Extensions;
 use serde_json::Value;
 
 use crate::protocol::{Implementation, LogLevel, ProtocolVersion};
+use crate::store::Owner;
 
 mod request;
 mod slot;
@@ -119,6 +120,18 @@ impl Session {
         Some(Arc::new(names.into_iter().map(Into::into).collect()))
     }
 
+    /// Who owns the tasks this request creates, and so who may see them: the principal
+    /// `connect` set; without one, the legacy session; without either (a 2026-07-28 request
+    /// from a client `connect` did not identify), every such request alike — identify clients in
+    /// `connect` to keep their tasks apart.
+    pub fn task_owner(&self) -> Owner {
+        match (&self.principal, &self.id) {
+            (Some(p), _) => Owner::Principal(p.clone()),
+            (None, Some(id)) => Owner::Session(id.to_string()),
+            (None, None) => Owner::Anonymous,
+        }
+    }
+
     /// Whether the session speaks the modern (stateless) era.
     pub fn is_modern(&self) -> bool {
         self.protocol_version.is_modern()
@@ -155,4 +168,19 @@ impl Session {
 
 pub(crate) fn allowed(list: &Option<AllowList>, name: &str) -> bool {
     list.as_ref().is_none_or(|l| l.contains(name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Owner, Session};
+
+    #[test]
+    fn task_owners_follow_the_principal_then_the_session() {
+        let mut session = Session::default();
+        assert_eq!(session.task_owner(), Owner::Anonymous);
+        session.id = Some(std::sync::Arc::from("s1"));
+        assert_eq!(session.task_owner(), Owner::Session("s1".into()));
+        session.principal = Some("ada".into());
+        assert_eq!(session.task_owner(), Owner::Principal("ada".into()));
+    }
 }

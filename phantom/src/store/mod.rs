@@ -11,8 +11,10 @@ pub use crate::kernel::BoxFuture;
 mod bus;
 pub(crate) mod notifier;
 
-pub use crate::tasks::store::{MemoryTaskStore, StoredTask, TaskStore, new_task_id, owner_of};
+mod tasks;
+
 pub use bus::{Change, MemoryBus, MemorySubscriptions, NotificationBus, SubscriptionStore};
+pub use tasks::{MemoryTaskStore, Owner, StoredTask, TaskStore, new_task_id};
 
 /// One stored SSE event.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use super::{StoredTask, Task, TaskError, TaskStore, owner_of};
+use super::{StoredTask, Task, TaskError, TaskStore};
 use crate::Notifier;
 use crate::dispatch::Dispatcher;
 use crate::kernel::{Failure, guarded};
@@ -86,7 +86,7 @@ impl<S: Server> Dispatcher<S> {
             .await
             .map_err(super::serve::store_failure)?;
         Ok(stored
-            .filter(|s| s.owner == owner_of(session))
+            .filter(|s| s.owner == session.task_owner())
             .map(|s| s.task))
     }
 

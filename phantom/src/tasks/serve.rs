@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use super::{StoredTask, Task, TaskInput, new_task_id, owner_of};
+use super::{StoredTask, Task, TaskInput, new_task_id};
 use crate::dispatch::Dispatcher;
 use crate::extract::Context;
 use crate::input::{Engine, Exchange};
@@ -135,7 +135,7 @@ impl<S: Server> Dispatcher<S> {
         if let Some(ms) = support.poll_interval_ms {
             task = task.poll_interval_ms(ms);
         }
-        let stored = StoredTask::new(task.clone(), owner_of(cx.session));
+        let stored = StoredTask::new(task.clone(), cx.session.task_owner());
         let store = &self.inner.config.task_store;
         store.put(stored.clone()).await.map_err(|e| {
             Failure::from(ErrorObject::new(
@@ -256,7 +256,7 @@ impl<S: Server> Dispatcher<S> {
             .get(&p.task_id)
             .await
             .map_err(store_failure)?
-            .filter(|s| s.owner == owner_of(session));
+            .filter(|s| s.owner == session.task_owner());
         let task = if router.overrides(Callback::GetTask) {
             self.find_task(&p.task_id, session)
                 .await?

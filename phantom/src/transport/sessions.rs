@@ -7,7 +7,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use base64::Engine as _;
 use bytes::Bytes;
 use tokio::sync::mpsc;
 
@@ -84,11 +83,7 @@ fn shard_of(id: &str) -> usize {
 
 /// A fresh session id: 256 random bits, base64url (visible ASCII).
 pub(crate) fn new_session_id() -> Arc<str> {
-    let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).expect("the OS random source works");
-    base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .encode(bytes)
-        .into()
+    crate::kernel::random_id::<32>().into()
 }
 
 impl Sessions {

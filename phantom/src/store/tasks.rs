@@ -5,14 +5,12 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 
-use super::Task;
-use super::time::now_ms;
+use super::StoreError;
 use crate::kernel::BoxFuture;
-use crate::session::Session;
-use crate::store::StoreError;
+use crate::protocol::task::Task;
+use crate::protocol::time::now_ms;
 
 /// A stored task: the task, who may see it, and when it expires.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -20,19 +18,19 @@ use crate::store::StoreError;
 pub struct StoredTask {
     /// The task as clients see it.
     pub task: Task,
-    /// Who created it ([`owner_of`]): only requests with the same owner see it.
-    pub owner: String,
+    /// Who created it: only requests with the same owner see it.
+    pub owner: Owner,
     /// When it expires, in milliseconds since the Unix epoch (`None`: never).
     pub expires_at_ms: Option<u64>,
 }
 
 impl StoredTask {
     /// A task owned by `owner`, expiring `task.ttl_ms` after now.
-    pub fn new(task: Task, owner: impl Into<String>) -> Self {
+    pub fn new(task: Task, owner: Owner) -> Self {
         let expires_at_ms = task.ttl_ms.map(|ttl| now_ms().saturating_add(ttl));
         Self {
             task,
-            owner: owner.into(),
+            owner,
             expires_at_ms,
         }
     }
@@ -169,27 +167,27 @@ impl TaskStore for MemoryTaskStore {
 
 /// A new task id: 144 random bits, URL-safe base64 (24 characters).
 pub fn new_task_id() -> String {
-    let mut bytes = [0u8; 18];
-    getrandom::fill(&mut bytes).expect("the operating system's random source");
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+    crate::kernel::random_id::<18>()
 }
 
-/// Who owns the tasks a request creates, and so who may see them: the principal `connect` set
-/// (`principal:<p>`); without one, the legacy session (`session:<id>`); without either (a
-/// 2026-07-28 request from a client `connect` did not identify), every such request alike
-/// (`anonymous`) — identify clients in `connect` to keep their tasks apart.
-pub fn owner_of(session: &Session) -> String {
-    match (&session.principal, &session.id) {
-        (Some(p), _) => format!("principal:{p}"),
-        (None, Some(id)) => format!("session:{id}"),
-        (None, None) => "anonymous".to_owned(),
-    }
+/// Who owns a task, and so who may see it: requests with the same owner (see
+/// [`Session::task_owner`](crate::Session::task_owner) for how a request's owner is found).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "id", rename_all = "camelCase")]
+pub enum Owner {
+    /// The principal `connect` set.
+    Principal(String),
+    /// A legacy session without a principal.
+    Session(String),
+    /// Neither: a 2026-07-28 request from a client `connect` did not identify. Every such request
+    /// shares these tasks; identify clients in `connect` to keep their tasks apart.
+    Anonymous,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tasks::TaskStatus;
+    use crate::protocol::task::TaskStatus;
 
     fn block<T>(f: BoxFuture<'_, T>) -> T {
         futures_util::FutureExt::now_or_never(f).expect("the memory store is ready at once")
@@ -198,10 +196,10 @@ mod tests {
     #[test]
     fn a_put_sweeps_expired_tasks_nobody_reads() {
         let store = MemoryTaskStore::new();
-        let brief = StoredTask::new(Task::working(new_task_id(), Some(1)), "anonymous");
+        let brief = StoredTask::new(Task::working(new_task_id(), Some(1)), Owner::Anonymous);
         block(store.put(brief)).expect("a valid task");
         std::thread::sleep(std::time::Duration::from_millis(SWEEP_EVERY_MS + 50));
-        let kept = StoredTask::new(Task::working(new_task_id(), None), "anonymous");
+        let kept = StoredTask::new(Task::working(new_task_id(), None), Owner::Anonymous);
         block(store.put(kept)).expect("a valid task");
         assert_eq!(
             store.len(),
@@ -219,7 +217,10 @@ mod tests {
             id.bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         );
-        let stored = StoredTask::new(Task::working(id.clone(), Some(60_000)), "principal:ada");
+        let stored = StoredTask::new(
+            Task::working(id.clone(), Some(60_000)),
+            Owner::Principal("ada".into()),
+        );
         block(store.put(stored.clone())).expect("a valid task");
         assert_eq!(block(store.get(&id)).expect("get"), Some(stored.clone()));
         // Expired: swept, and never read back.
@@ -238,10 +239,10 @@ mod tests {
         let store = MemoryTaskStore::new();
         let mut task = Task::working("t-1", None);
         task.status = TaskStatus::Completed;
-        let err = block(store.put(StoredTask::new(task, "anonymous"))).expect_err("no result");
+        let err = block(store.put(StoredTask::new(task, Owner::Anonymous))).expect_err("no result");
         assert!(err.0.contains("result"), "{err}");
         let bad_id = Task::working("a/b", None);
-        assert!(block(store.put(StoredTask::new(bad_id, "anonymous"))).is_err());
+        assert!(block(store.put(StoredTask::new(bad_id, Owner::Anonymous))).is_err());
     }
 
     #[test]
@@ -261,15 +262,5 @@ mod tests {
         let done = asked.completed(serde_json::json!({"content": [], "isError": true}));
         assert!(done.input_requests.is_none() && done.validate().is_ok());
         assert!(done.status.is_terminal());
-    }
-
-    #[test]
-    fn owners_follow_the_principal_then_the_session() {
-        let mut session = Session::default();
-        assert_eq!(owner_of(&session), "anonymous");
-        session.id = Some(std::sync::Arc::from("s1"));
-        assert_eq!(owner_of(&session), "session:s1");
-        session.principal = Some("ada".into());
-        assert_eq!(owner_of(&session), "principal:ada");
     }
 }
