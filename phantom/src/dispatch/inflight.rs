@@ -2,8 +2,9 @@
 //! what `notifications/cancelled` stops, and what a reused request id is checked against.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
+use crate::kernel::Locked as _;
 use tokio::sync::Notify;
 
 type Key = (Arc<str>, String);
@@ -29,7 +30,7 @@ impl Drop for Running<'_> {
 
 impl InFlight {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Key, Arc<Notify>>> {
-        self.requests.lock().unwrap_or_else(PoisonError::into_inner)
+        self.requests.locked()
     }
 
     /// Registers request `id` of `session`; `None` when a request with that id is already in

@@ -24,7 +24,7 @@ use crate::router::{ListKind, Router};
 use crate::server::{Callback, Config, Connect, Server};
 use crate::session::{Request, Session};
 
-pub use crate::kernel::{Outbound, Reply, Status};
+pub use crate::kernel::{Frame, Outbound, Reply, Status};
 pub(crate) use crate::protocol::raw_str;
 pub use crate::session::{SessionSlot, Transport};
 #[cfg(feature = "http")]

@@ -9,7 +9,7 @@
 use std::future::Future;
 use std::pin::pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
@@ -17,6 +17,7 @@ use futures_util::task::AtomicWaker;
 use serde_json::{Map, Value, json};
 
 use super::{ClientAnswer, InputKind, InputRequest, Replies};
+use crate::kernel::Locked as _;
 use crate::kernel::{BoxFuture, Failure, Outbound, Status};
 use crate::protocol::{ErrorObject, Method, codes};
 use crate::session::Session;
@@ -192,9 +193,9 @@ impl Exchange {
 
     /// The answers the handler used (2026-07-28), for the next round's state.
     pub(crate) fn used(&self) -> Map<String, Value> {
-        self.shared.get().map_or_else(Map::new, |s| {
-            std::mem::take(&mut *s.used.lock().unwrap_or_else(PoisonError::into_inner))
-        })
+        self.shared
+            .get()
+            .map_or_else(Map::new, |s| std::mem::take(&mut *s.used.locked()))
     }
 }
 
@@ -266,12 +267,7 @@ impl<F: Future> Future for Interruptible<'_, F> {
         }
         if let Some(shared) = this.exchange.shared.get() {
             shared.waker.register(cx.waker());
-            if let Some(interrupt) = shared
-                .interrupt
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .take()
-            {
+            if let Some(interrupt) = shared.interrupt.locked().take() {
                 return Poll::Ready(Err(interrupt));
             }
         }
@@ -309,16 +305,16 @@ impl Shared {
 
     /// Time spent waiting for the client so far, the current wait included.
     fn waited(&self) -> Duration {
-        let (total, since) = *self.waits.lock().unwrap_or_else(PoisonError::into_inner);
+        let (total, since) = *self.waits.locked();
         total + since.map_or(Duration::ZERO, |s| s.elapsed())
     }
 
     fn wait_starts(&self) {
-        self.waits.lock().unwrap_or_else(PoisonError::into_inner).1 = Some(Instant::now());
+        self.waits.locked().1 = Some(Instant::now());
     }
 
     fn wait_ends(&self) {
-        let mut waits = self.waits.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut waits = self.waits.locked();
         if let Some(since) = waits.1.take() {
             waits.0 += since.elapsed();
         }
@@ -353,10 +349,7 @@ impl Shared {
     /// Stops the handler with `interrupt`: records it, wakes the dispatcher, never returns.
     pub(crate) async fn halt<T>(&self, interrupt: Interrupt) -> T {
         {
-            let mut slot = self
-                .interrupt
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
+            let mut slot = self.interrupt.locked();
             // The first interrupt wins (two inputs asked concurrently).
             slot.get_or_insert(interrupt);
         }
@@ -402,7 +395,7 @@ impl Shared {
                 if !missing.is_empty() {
                     return self.halt(Interrupt::InputRequired(missing)).await;
                 }
-                let mut used = self.used.lock().unwrap_or_else(PoisonError::into_inner);
+                let mut used = self.used.locked();
                 requests
                     .iter()
                     .map(|r| {

@@ -6,6 +6,7 @@
 mod challenge;
 mod failure;
 mod ids;
+mod lock;
 mod outbound;
 mod reply;
 
@@ -15,7 +16,8 @@ use std::pin::Pin;
 pub use challenge::WwwAuthenticate;
 pub(crate) use failure::{Failure, bad_request, guarded, invalid, parse_params, unknown};
 pub(crate) use ids::{random_bytes, random_id};
-pub use outbound::Outbound;
+pub(crate) use lock::Locked;
+pub use outbound::{Frame, Outbound};
 pub(crate) use reply::{Body, members, members_of};
 pub use reply::{Reply, Status};
 

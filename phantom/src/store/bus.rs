@@ -12,6 +12,7 @@ use tokio::sync::broadcast;
 
 use super::StoreError;
 use crate::kernel::BoxFuture;
+use crate::kernel::Locked as _;
 
 /// Something that changed, as published by a [`Notifier`](crate::Notifier) and delivered to
 /// every open stream that may hear of it.
@@ -154,9 +155,7 @@ impl MemorySubscriptions {
     }
 
     fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<String, HashSet<String>>> {
-        self.sessions
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.sessions.locked()
     }
 }
 

@@ -4,8 +4,9 @@
 //! with `Last-Event-ID`. The in-memory store keeps the last [`MemoryEventStore::PER_SESSION`]
 //! events of each session; a Redis store arrives with scale-out.
 
+use crate::kernel::Locked as _;
 use std::collections::{HashMap, VecDeque};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 pub use crate::kernel::BoxFuture;
 mod bus;
@@ -73,10 +74,7 @@ impl EventStore for MemoryEventStore {
         stream: &'a str,
         event: StoredEvent,
     ) -> BoxFuture<'a, ()> {
-        let mut sessions = self
-            .sessions
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut sessions = self.sessions.locked();
         let events = sessions.entry(session.to_owned()).or_default();
         if events.len() == Self::PER_SESSION {
             events.pop_front();
@@ -90,10 +88,7 @@ impl EventStore for MemoryEventStore {
         session: &'a str,
         last_event_id: &'a str,
     ) -> BoxFuture<'a, Option<(String, Vec<StoredEvent>)>> {
-        let sessions = self
-            .sessions
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let sessions = self.sessions.locked();
         let found = sessions.get(session).and_then(|events| {
             let at = events.iter().position(|(_, e)| e.id == last_event_id)?;
             let stream = events[at].0.clone();
@@ -109,18 +104,105 @@ impl EventStore for MemoryEventStore {
     }
 
     fn forget<'a>(&'a self, session: &'a str) -> BoxFuture<'a, ()> {
-        self.sessions
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .remove(session);
+        self.sessions.locked().remove(session);
         Box::pin(std::future::ready(()))
     }
 }
 
-/// An error of a networked store or bus (the in-memory ones never fail).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("store error: {0}")]
-pub struct StoreError(pub String);
+/// An error of a networked store or bus (the in-memory ones fail only on invalid input): what
+/// kind it is, so the runtime can answer it (an unavailable backend is HTTP 503), a message, and
+/// the backend's own error when there is one.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("store error ({kind}): {message}")]
+pub struct StoreError {
+    kind: StoreErrorKind,
+    message: String,
+    #[source]
+    source: Option<Arc<dyn std::error::Error + Send + Sync>>,
+}
+
+/// What went wrong in a store or bus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum StoreErrorKind {
+    /// The backend cannot be reached now (a connection refused or lost, a timeout); retrying
+    /// later may succeed.
+    Unavailable,
+    /// A compare-and-set lost: the record changed since it was read.
+    Conflict,
+    /// The record does not exist (or expired).
+    NotFound,
+    /// Anything else: invalid input, a value the backend refused, a bug.
+    Other,
+}
+
+impl std::fmt::Display for StoreErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Unavailable => "unavailable",
+            Self::Conflict => "conflict",
+            Self::NotFound => "not found",
+            Self::Other => "other",
+        })
+    }
+}
+
+impl StoreError {
+    /// An error of this kind.
+    pub fn new(kind: StoreErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// The backend's own error, kept as the [`source`](std::error::Error::source).
+    #[must_use]
+    pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        self.source = Some(Arc::new(source));
+        self
+    }
+
+    /// [`StoreErrorKind::Unavailable`].
+    pub fn unavailable(message: impl Into<String>) -> Self {
+        Self::new(StoreErrorKind::Unavailable, message)
+    }
+
+    /// [`StoreErrorKind::Conflict`].
+    pub fn conflict(message: impl Into<String>) -> Self {
+        Self::new(StoreErrorKind::Conflict, message)
+    }
+
+    /// [`StoreErrorKind::NotFound`].
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(StoreErrorKind::NotFound, message)
+    }
+
+    /// [`StoreErrorKind::Other`].
+    pub fn other(message: impl Into<String>) -> Self {
+        Self::new(StoreErrorKind::Other, message)
+    }
+
+    /// What kind of error it is.
+    pub fn kind(&self) -> StoreErrorKind {
+        self.kind
+    }
+
+    /// The message, without the kind.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+/// Equal when kind and message are (sources are not compared).
+impl PartialEq for StoreError {
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind && self.message == other.message
+    }
+}
+
+impl Eq for StoreError {}
 
 /// A client's answer to a server-to-client request: the JSON text of its `result` or `error`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -177,9 +259,7 @@ impl MemoryReplyBus {
         '_,
         HashMap<(String, String), tokio::sync::oneshot::Sender<ClientAnswer>>,
     > {
-        self.waiting
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.waiting.locked()
     }
 }
 

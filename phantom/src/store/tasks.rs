@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::StoreError;
 use crate::kernel::BoxFuture;
+use crate::kernel::Locked as _;
 use crate::protocol::task::Task;
 use crate::protocol::time::now_ms;
 
@@ -94,9 +95,7 @@ impl MemoryTaskStore {
     }
 
     fn tasks(&self) -> std::sync::MutexGuard<'_, HashMap<String, StoredTask>> {
-        self.tasks
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.tasks.locked()
     }
 
     /// Drops every task expired at `now_ms`; returns their ids (whose handlers should stop).
@@ -139,7 +138,7 @@ impl TaskStore for MemoryTaskStore {
                 }
                 Ok(())
             }
-            Err(why) => Err(StoreError(why)),
+            Err(why) => Err(StoreError::other(why)),
         };
         Box::pin(std::future::ready(result))
     }
@@ -240,7 +239,8 @@ mod tests {
         let mut task = Task::working("t-1", None);
         task.status = TaskStatus::Completed;
         let err = block(store.put(StoredTask::new(task, Owner::Anonymous))).expect_err("no result");
-        assert!(err.0.contains("result"), "{err}");
+        assert_eq!(err.kind(), crate::store::StoreErrorKind::Other);
+        assert!(err.message().contains("result"), "{err}");
         let bad_id = Task::working("a/b", None);
         assert!(block(store.put(StoredTask::new(bad_id, Owner::Anonymous))).is_err());
     }

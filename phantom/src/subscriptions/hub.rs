@@ -8,7 +8,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use futures_util::StreamExt as _;
 use serde_json::{Map, Value, json};
@@ -16,6 +16,7 @@ use tokio::sync::{mpsc, watch};
 
 use super::Honoured;
 use crate::dispatch::Dispatcher;
+use crate::kernel::Locked as _;
 use crate::kernel::guarded;
 use crate::protocol::{Method, meta};
 use crate::resources::{Authorized, ResolvedResource};
@@ -89,7 +90,7 @@ impl Drop for Registration {
 }
 
 fn lock(listeners: &Listeners) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<Listener>>> {
-    listeners.lock().unwrap_or_else(PoisonError::into_inner)
+    listeners.locked()
 }
 
 impl Hub {

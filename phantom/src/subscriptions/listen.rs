@@ -4,7 +4,7 @@
 //! with `notifications/cancelled` and a final result when the server shuts down.
 
 use std::collections::HashSet;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -14,6 +14,7 @@ use tokio::sync::{mpsc, watch};
 
 use super::{Kind, Registration};
 use crate::dispatch::Dispatcher;
+use crate::kernel::Locked as _;
 use crate::kernel::{Body, Failure, Outbound, parse_params};
 use crate::protocol::{Capability, ErrorObject, Method, RequestId, codes, meta};
 use crate::resources::ResolvedResource;
@@ -45,7 +46,7 @@ impl Honoured {
     }
 
     fn tasks(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
-        self.tasks.lock().unwrap_or_else(PoisonError::into_inner)
+        self.tasks.locked()
     }
 }
 

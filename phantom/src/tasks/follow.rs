@@ -84,7 +84,7 @@ impl<S: Server> Dispatcher<S> {
             .task_store
             .get(task_id)
             .await
-            .map_err(super::serve::store_failure)?;
+            .map_err(|e| super::serve::store_failure(&e))?;
         Ok(stored
             .filter(|s| s.owner == session.task_owner())
             .map(|s| s.task))

@@ -3,13 +3,14 @@
 //! ones too) and the task goes back to `working` once every key it waits for is answered.
 
 use std::collections::HashSet;
-use std::sync::{Mutex, PoisonError};
+use std::sync::Mutex;
 
 use serde_json::{Map, Value};
 
 use super::{Recorder, StoredTask, Task};
 use crate::input::{InputRequest, TaskChannel};
 use crate::kernel::BoxFuture;
+use crate::kernel::Locked as _;
 use crate::protocol::{ErrorObject, codes};
 
 /// The input side of one running task (shared by its handler and `tasks/update`).
@@ -34,10 +35,10 @@ impl std::fmt::Debug for TaskInput {
     }
 }
 
-fn store_error(e: impl std::fmt::Display) -> ErrorObject {
+pub(super) fn store_error(e: &crate::store::StoreError) -> ErrorObject {
     ErrorObject::new(
         codes::INTERNAL_ERROR,
-        format!("Internal error: the task store failed: {e}"),
+        format!("Internal error: the task store failed: {}", e.message()),
     )
 }
 
@@ -80,8 +81,8 @@ impl TaskInput {
     /// Takes the answers to keys the task waits for (others are ignored, as the extension
     /// says) and wakes the handler.
     pub(crate) fn deliver(&self, responses: Map<String, Value>) {
-        let pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut answers = self.answers.lock().unwrap_or_else(PoisonError::into_inner);
+        let pending = self.pending.locked();
+        let mut answers = self.answers.locked();
         for (key, value) in responses {
             if pending.contains(&key) {
                 answers.insert(key, value);
@@ -94,7 +95,11 @@ impl TaskInput {
     /// Changes the stored task (unless it ended meanwhile: then the handler is being stopped).
     async fn change(&self, f: impl FnOnce(Task) -> Task) -> Result<(), ErrorObject> {
         let store = self.recorder.store();
-        let Some(current) = store.get(&self.task_id).await.map_err(store_error)? else {
+        let Some(current) = store
+            .get(&self.task_id)
+            .await
+            .map_err(|e| store_error(&e))?
+        else {
             return Err(ErrorObject::new(
                 codes::INTERNAL_ERROR,
                 "Internal error: the task is gone",
@@ -110,7 +115,7 @@ impl TaskInput {
         self.recorder
             .record(StoredTask { task, ..current })
             .await
-            .map_err(store_error)
+            .map_err(|e| store_error(&e))
     }
 
     /// Sets the task's status message (`ctx.status(…)`); listens that follow it hear of it.
@@ -127,7 +132,7 @@ impl TaskInput {
             tokio::pin!(notified);
             notified.as_mut().enable();
             let missing: Map<String, Value> = {
-                let answers = self.answers.lock().unwrap_or_else(PoisonError::into_inner);
+                let answers = self.answers.locked();
                 requests
                     .iter()
                     .filter(|r| !answers.contains_key(r.key()))
@@ -137,20 +142,16 @@ impl TaskInput {
             if missing.is_empty() {
                 break;
             }
-            *self.pending.lock().unwrap_or_else(PoisonError::into_inner) =
-                missing.keys().cloned().collect();
+            *self.pending.locked() = missing.keys().cloned().collect();
             self.change(|task| task.input_required(missing)).await?;
             asked = true;
             notified.await;
         }
-        self.pending
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clear();
+        self.pending.locked().clear();
         if asked {
             self.change(Task::resumed).await?;
         }
-        let answers = self.answers.lock().unwrap_or_else(PoisonError::into_inner);
+        let answers = self.answers.locked();
         Ok(requests
             .iter()
             .map(|r| answers.get(r.key()).cloned().unwrap_or(Value::Null))

@@ -13,6 +13,7 @@ use super::{StoredTask, Task, TaskInput, new_task_id};
 use crate::dispatch::Dispatcher;
 use crate::extract::Context;
 use crate::input::{Engine, Exchange};
+use crate::kernel::Locked as _;
 use crate::kernel::{Body, Failure, Outbound, Status, invalid, parse_params};
 use crate::protocol::{ErrorObject, Method, codes};
 use crate::server::{Callback, Server};
@@ -30,9 +31,7 @@ type RunningMap = HashMap<String, (tokio::task::AbortHandle, Arc<TaskInput>)>;
 
 impl Running {
     fn map(&self) -> std::sync::MutexGuard<'_, RunningMap> {
-        self.0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.0.locked()
     }
 
     /// Stops a task's handler (`tasks/cancel`): it is dropped, and work it handed a `Ctx`
@@ -89,11 +88,8 @@ struct TaskParams {
     task_id: String,
 }
 
-pub(super) fn store_failure(crate::store::StoreError(why): crate::store::StoreError) -> Failure {
-    Failure::from(ErrorObject::new(
-        codes::INTERNAL_ERROR,
-        format!("Internal error: the task store failed: {why}"),
-    ))
+pub(super) fn store_failure(error: &crate::store::StoreError) -> Failure {
+    Failure::from(super::input::store_error(error))
 }
 
 /// A task as a JSON object (its fields at the top level).
@@ -255,7 +251,7 @@ impl<S: Server> Dispatcher<S> {
         let stored = store
             .get(&p.task_id)
             .await
-            .map_err(store_failure)?
+            .map_err(|e| store_failure(&e))?
             .filter(|s| s.owner == session.task_owner());
         let task = if router.overrides(Callback::GetTask) {
             self.find_task(&p.task_id, session)
@@ -303,7 +299,7 @@ impl<S: Server> Dispatcher<S> {
                     self.recorder()
                         .record(cancelled)
                         .await
-                        .map_err(store_failure)?;
+                        .map_err(|e| store_failure(&e))?;
                 }
                 if router.overrides(Callback::CancelTask) && !task.status.is_terminal() {
                     self.inner.server.cancel_task(task, session).await?;

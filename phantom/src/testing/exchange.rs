@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Client, Response, with_envelope};
 use crate::dispatch::Dispatcher;
-use crate::kernel::{Outbound, Reply};
+use crate::kernel::{Frame, Outbound, Reply};
 use crate::protocol::{Era, Method};
 use crate::server::Server;
 use crate::session::SessionSlot;
@@ -159,13 +159,13 @@ impl<S: Server> Client<S> {
         dispatcher: &Dispatcher<S>,
         answers: &Answers,
         key: &str,
-        text: &str,
+        frame: &Frame,
         notifications: &mut Vec<Value>,
         requests: &mut Vec<Value>,
     ) {
-        if Outbound::is_signal(text) {
+        let Frame::Message(text) = frame else {
             return;
-        }
+        };
         let message: Value = serde_json::from_str(text).expect("outbound messages are JSON");
         let (Some(id), Some(method)) = (message.get("id"), message["method"].as_str()) else {
             notifications.push(message);
@@ -227,8 +227,8 @@ impl<S: Server> Client<S> {
             tokio::select! {
                 biased;
                 reply = &mut handling => panic!("`{name}` finished before it was cancelled: {reply:?}"),
-                Some(out) = rx.recv() => {
-                    if !Outbound::is_signal(&out) {
+                Some(frame) = rx.recv() => {
+                    if let Frame::Message(out) = frame {
                         notifications.push(serde_json::from_str(&out).expect("outbound messages are JSON"));
                     }
                 }
@@ -247,8 +247,8 @@ impl<S: Server> Client<S> {
                 .expect("a cancelled call ends");
             assert!(reply.is_none(), "a cancelled call gets no reply: {reply:?}");
         }
-        while let Ok(out) = rx.try_recv() {
-            if !Outbound::is_signal(&out) {
+        while let Ok(frame) = rx.try_recv() {
+            if let Frame::Message(out) = frame {
                 notifications.push(serde_json::from_str(&out).expect("outbound messages are JSON"));
             }
         }

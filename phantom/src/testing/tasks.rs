@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use super::{Client, Response, with_envelope};
-use crate::kernel::Outbound;
+use crate::kernel::{Frame, Outbound};
 use crate::protocol::{Era, Method};
 use crate::server::Server;
 use crate::session::SessionSlot;
@@ -108,7 +108,7 @@ impl<S: Server> Client<S> {
 /// acknowledgement first, the final result or an error last).
 #[derive(Debug)]
 pub struct Listen {
-    rx: mpsc::UnboundedReceiver<String>,
+    rx: mpsc::UnboundedReceiver<Frame>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -117,8 +117,7 @@ impl Listen {
     /// everything was read.
     pub async fn next(&mut self) -> Option<Value> {
         loop {
-            let text = self.rx.recv().await?;
-            if !Outbound::is_signal(&text) {
+            if let Frame::Message(text) = self.rx.recv().await? {
                 return Some(
                     serde_json::from_str(&text).expect("the dispatcher writes valid JSON"),
                 );

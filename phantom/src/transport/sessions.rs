@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use tokio::sync::mpsc;
 
+use crate::kernel::Locked as _;
 use crate::session::Session;
 
 const SHARDS: usize = 16;
@@ -124,12 +125,7 @@ impl Sessions {
 
     fn peers(&self) -> Option<(usize, std::sync::MutexGuard<'_, HashMap<IpAddr, usize>>)> {
         let (max, peers) = self.peers.as_ref()?;
-        Some((
-            *max,
-            peers
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        ))
+        Some((*max, peers.locked()))
     }
 
     /// Counts removed rows off their peers and the total.
@@ -151,9 +147,7 @@ impl Sessions {
     }
 
     fn shard(&self, id: &str) -> std::sync::MutexGuard<'_, Shard> {
-        self.shards[shard_of(id)]
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.shards[shard_of(id)].locked()
     }
 
     /// Number of live sessions.
@@ -320,9 +314,7 @@ impl Sessions {
     }
 
     fn evicted_ids(&self) -> std::sync::MutexGuard<'_, Vec<Arc<str>>> {
-        self.evicted
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.evicted.locked()
     }
 
     /// The ids evicted for idleness since the last call (their stored events are to be dropped).
@@ -349,9 +341,7 @@ impl Sessions {
     /// Evicts every idle row.
     pub(crate) fn sweep(&self) {
         for shard in &self.shards {
-            let mut shard = shard
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut shard = shard.locked();
             self.sweep_shard(&mut shard);
         }
     }

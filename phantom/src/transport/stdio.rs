@@ -99,8 +99,8 @@ where
                 tokio::select! {
                     biased;
                     reply = &mut handling => break reply,
-                    Some(message) = rx.recv() => {
-                        if !Outbound::is_signal(&message) {
+                    Some(frame) = rx.recv() => {
+                        if let Some(message) = frame.into_message() {
                             write_line(&mut output, message).await?;
                         }
                     }
@@ -127,8 +127,8 @@ where
                 }
             }
         };
-        while let Ok(message) = rx.try_recv() {
-            if !Outbound::is_signal(&message) {
+        while let Ok(frame) = rx.try_recv() {
+            if let Some(message) = frame.into_message() {
                 write_line(&mut output, message).await?;
             }
         }
@@ -198,15 +198,15 @@ async fn listen<S: Server>(
         tokio::select! {
             biased;
             reply = &mut handling => break reply,
-            Some(message) = rx.recv() => {
-                if !Outbound::is_signal(&message) {
+            Some(frame) = rx.recv() => {
+                if let Some(message) = frame.into_message() {
                     let _ = out.send(message);
                 }
             }
         }
     };
-    while let Ok(message) = rx.try_recv() {
-        if !Outbound::is_signal(&message) {
+    while let Ok(frame) = rx.try_recv() {
+        if let Some(message) = frame.into_message() {
             let _ = out.send(message);
         }
     }

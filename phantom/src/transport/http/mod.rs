@@ -54,6 +54,7 @@ use response::{empty, json_response, plain};
 
 use super::sessions::Sessions;
 use crate::dispatch::Dispatcher;
+use crate::kernel::Locked as _;
 use crate::protocol::codes;
 use crate::server::Server;
 use crate::session::{Request, Transport};
@@ -70,9 +71,7 @@ pub(super) struct HttpState<S: Server> {
 
 impl<S: Server> HttpState<S> {
     fn live(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<String>> {
-        self.live
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.live.locked()
     }
 
     /// Whether the request of a POST stream is still being handled.

@@ -19,7 +19,7 @@ use tokio::sync::mpsc;
 use super::HttpState;
 use super::headers::SESSION_HEADER;
 use super::post::Inspected;
-use crate::kernel::{Outbound, Reply, Status};
+use crate::kernel::{Frame, Reply, Status};
 use crate::protocol::{ProtocolVersion, RequestId};
 use crate::server::Server;
 use crate::session::Session;
@@ -164,14 +164,14 @@ pub(super) type Handling = Pin<Box<dyn Future<Output = Response> + Send>>;
 /// then every later message, then the result (a JSON reply becomes the last event; an SSE reply is
 /// passed through as it is), in the order they were sent.
 pub(super) fn streaming(
-    first: String,
-    rx: mpsc::UnboundedReceiver<String>,
+    first: Frame,
+    rx: mpsc::UnboundedReceiver<Frame>,
     handling: Handling,
     session: Option<HeaderValue>,
 ) -> Response {
     struct State {
-        first: Option<String>,
-        rx: mpsc::UnboundedReceiver<String>,
+        first: Option<Frame>,
+        rx: mpsc::UnboundedReceiver<Frame>,
         handling: Option<Handling>,
     }
     let state = State {
@@ -180,15 +180,11 @@ pub(super) fn streaming(
         handling: Some(handling),
     };
     // A stream without event ids cannot be resumed, so a request to close it early
-    // (`Outbound::CLOSE`) is ignored: it becomes an empty frame.
-    let frame = |message: &str| {
-        if message == Outbound::CLOSE {
-            Bytes::new()
-        } else if message == Outbound::KEEP_ALIVE {
-            sse::keep_alive()
-        } else {
-            sse::event(None, message)
-        }
+    // (`Frame::Close`) is ignored: it becomes an empty frame.
+    let frame = |frame: &Frame| match frame {
+        Frame::Close => Bytes::new(),
+        Frame::KeepAlive => sse::keep_alive(),
+        Frame::Message(message) => sse::event(None, message),
     };
     let stream = futures_util::stream::unfold(state, move |mut st| async move {
         if let Some(first) = st.first.take() {
@@ -263,8 +259,8 @@ pub(super) fn listen_response<S: Server>(
 pub(super) fn resumable<S: Server>(
     st: &Arc<HttpState<S>>,
     session: &str,
-    first: String,
-    mut rx: mpsc::UnboundedReceiver<String>,
+    first: Frame,
+    mut rx: mpsc::UnboundedReceiver<Frame>,
     mut handling: Handling,
 ) -> Response {
     let (tx, body) = mpsc::unbounded_channel::<Bytes>();
@@ -346,16 +342,19 @@ impl<S: Server> Events<S> {
         self.send(sse::priming(&id, retry));
     }
 
-    async fn message(&mut self, message: String) {
-        if message == Outbound::CLOSE {
-            // The client reconnects with `Last-Event-ID` for the rest.
-            self.tx = None;
-            return;
-        }
-        if message == Outbound::KEEP_ALIVE {
-            self.send(sse::keep_alive());
-            return;
-        }
+    async fn message(&mut self, frame: Frame) {
+        let message = match frame {
+            Frame::Close => {
+                // The client reconnects with `Last-Event-ID` for the rest.
+                self.tx = None;
+                return;
+            }
+            Frame::KeepAlive => {
+                self.send(sse::keep_alive());
+                return;
+            }
+            Frame::Message(message) => message,
+        };
         let seq = self.st.sessions.next_event(&self.session).unwrap_or(1);
         let id = format!("{}.{seq}", self.stream);
         self.store(&id, &message).await;
@@ -377,7 +376,7 @@ impl<S: Server> Events<S> {
             // Already framed, with ids, and stored (the SSE response mode).
             self.send(body);
         } else if !body.is_empty() {
-            self.message(String::from_utf8_lossy(&body).into_owned())
+            self.message(Frame::Message(String::from_utf8_lossy(&body).into_owned()))
                 .await;
         }
     }
