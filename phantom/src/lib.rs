@@ -35,12 +35,13 @@ pub use transport::stdio;
 /// Middleware: code that runs around every feature request, in both eras
 /// ([`Config::middleware`]).
 pub mod middleware {
-    pub use crate::server::middleware::{Call, Hook, Middleware, Outcome};
+    pub use crate::server::middleware::{Call, Middleware, Outcome};
 }
 
 pub use content::Content;
 pub use error::Error;
 pub use extract::ctx::Ctx;
+pub use kernel::BoxFuture;
 pub use protocol::cache::CacheScope;
 pub use server::{Config, Connect, Cursor, Page, Server};
 pub use session::{AllowList, Request, Session};

@@ -5,8 +5,8 @@ use std::sync::{Arc, Mutex};
 
 use phantom::testing::Client;
 use phantom::{
-    Config, Error,
-    middleware::{Call, Hook, Middleware, Outcome},
+    BoxFuture, Config, Error,
+    middleware::{Call, Middleware, Outcome},
     protocol::Method,
 };
 use serde_json::json;
@@ -20,7 +20,7 @@ struct Audit {
 }
 
 impl Middleware for Audit {
-    fn before<'a>(&'a self, call: &'a Call<'a>) -> Hook<'a, Result<(), Error>> {
+    fn before<'a>(&'a self, call: &'a Call<'a>) -> BoxFuture<'a, Result<(), Error>> {
         let refused = call.method == Method::ToolsCall && call.name == Some("boom");
         Box::pin(async move {
             if refused {
@@ -30,7 +30,7 @@ impl Middleware for Audit {
         })
     }
 
-    fn after<'a>(&'a self, call: &'a Call<'a>, outcome: Outcome<'a>) -> Hook<'a, ()> {
+    fn after<'a>(&'a self, call: &'a Call<'a>, outcome: Outcome<'a>) -> BoxFuture<'a, ()> {
         let line = match outcome {
             Outcome::Ok => format!("{} {} ok", call.method, call.name.unwrap_or("-")),
             Outcome::Error(e) => format!("{} {} {}", call.method, call.name.unwrap_or("-"), e.code),

@@ -11,9 +11,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use phantom::BoxFuture;
 use phantom::http::HttpConfig;
 use phantom::prelude::*;
-use phantom::store::BoxFuture;
 use phantom::store::{EventStore, MemoryEventStore, StoredEvent};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;

@@ -4,8 +4,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use http::{Method, StatusCode};
+use phantom::BoxFuture;
 use phantom::http::{HttpConfig, ResponseMode};
-use phantom::store::BoxFuture;
 use phantom::store::{EventStore, MemoryEventStore, StoredEvent};
 use serde_json::json;
 

@@ -4,7 +4,6 @@
 use std::fmt;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
-use std::pin::Pin;
 use std::sync::Arc;
 
 use futures_util::FutureExt as _;
@@ -116,7 +115,7 @@ pub trait TokenVerifier: Send + Sync + 'static {
     fn verify(&self, token: &str) -> impl Future<Output = Result<AuthInfo, InvalidToken>> + Send;
 }
 
-type Verified<'a> = Pin<Box<dyn Future<Output = Result<AuthInfo, InvalidToken>> + Send + 'a>>;
+type Verified<'a> = crate::kernel::BoxFuture<'a, Result<AuthInfo, InvalidToken>>;
 
 /// [`TokenVerifier`], object-safe.
 trait DynVerifier: Send + Sync {

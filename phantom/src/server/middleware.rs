@@ -1,15 +1,10 @@
 //! [`Middleware`]: a seam around every feature request, for rate limits, audit logs and metrics
 //! without forking the dispatcher.
 
-use std::future::Future;
-use std::pin::Pin;
-
 use crate::error::Error;
+use crate::kernel::BoxFuture;
 use crate::protocol::{ErrorObject, Method};
 use crate::session::{Request, Session};
-
-/// A boxed `Send` future, as [`Middleware`] hooks return.
-pub type Hook<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// One feature request as middleware sees it: after `connect`, before the method runs.
 #[derive(Debug, Clone, Copy)]
@@ -47,7 +42,7 @@ pub enum Outcome<'a> {
 /// struct Quota(AtomicUsize);
 ///
 /// impl Middleware for Quota {
-///     fn before<'a>(&'a self, call: &'a Call<'a>) -> Hook<'a, Result<(), Error>> {
+///     fn before<'a>(&'a self, call: &'a Call<'a>) -> BoxFuture<'a, Result<(), Error>> {
 ///         let spent = self.0.fetch_add(1, Ordering::Relaxed);
 ///         Box::pin(async move {
 ///             if spent >= 1000 {
@@ -61,13 +56,13 @@ pub enum Outcome<'a> {
 pub trait Middleware: Send + Sync + 'static {
     /// Runs before the method: an `Err` is sent instead of the result, and the method does not run.
     /// Default: let it through.
-    fn before<'a>(&'a self, call: &'a Call<'a>) -> Hook<'a, Result<(), Error>> {
+    fn before<'a>(&'a self, call: &'a Call<'a>) -> BoxFuture<'a, Result<(), Error>> {
         let _ = call;
         Box::pin(std::future::ready(Ok(())))
     }
 
     /// Runs after the method (or after `before` refused it), with the outcome. Default: nothing.
-    fn after<'a>(&'a self, call: &'a Call<'a>, outcome: Outcome<'a>) -> Hook<'a, ()> {
+    fn after<'a>(&'a self, call: &'a Call<'a>, outcome: Outcome<'a>) -> BoxFuture<'a, ()> {
         let _ = (call, outcome);
         Box::pin(std::future::ready(()))
     }

@@ -8,7 +8,7 @@ use crate::kernel::Locked as _;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
-pub use crate::kernel::BoxFuture;
+use crate::kernel::BoxFuture;
 mod bus;
 pub(crate) mod notifier;
 

@@ -1,8 +1,6 @@
 //! Responses: JSON-RPC error bodies, replies mapped to HTTP statuses, and short SSE answers.
 
 use std::convert::Infallible;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -158,7 +156,7 @@ pub(super) async fn sse_reply<S: Server>(
 }
 
 /// A POST's handling, owned, so that it can carry on inside a streamed response.
-pub(super) type Handling = Pin<Box<dyn Future<Output = Response> + Send>>;
+pub(super) type Handling = crate::kernel::BoxFuture<'static, Response>;
 
 /// Turns a POST into an SSE stream once its handling sends something before its result: `first`,
 /// then every later message, then the result (a JSON reply becomes the last event; an SSE reply is
