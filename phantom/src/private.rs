@@ -1,18 +1,21 @@
 //! Items generated code (and the crate's own benches) refer to. Not a public API.
 
 pub use crate::apps::{ResourceUi, ToolUi};
+pub use crate::completion::CompleteFn;
 pub use crate::completion::{CompleteContext, Completion, IntoCompletion};
 pub use crate::extract::{ArgsBuilder, CallParam, CallParts, FromContext};
 pub use crate::kernel::BoxFuture;
+pub use crate::prompts::table::PromptDef;
 pub use crate::prompts::{IntoPromptReply, PromptReply};
+pub use crate::protocol::MetaValue;
+pub use crate::resources::table::{ReadParts, ResourceDef};
 pub use crate::resources::{FromUriParam, IntoContents};
-pub use crate::router::{
-    CompleteFn, MetaValue, PromptDef, ReadParts, ResourceDef, Router, RouterDef, RouterInfo,
-    SkillDef, TaskSupport, ToolDef,
-};
+pub use crate::router::{Router, RouterDef, RouterInfo};
 pub use crate::server::Callback;
+pub use crate::skills::table::SkillDef;
 pub use crate::skills::{IntoSkill, Skill};
 pub use crate::tools::ToolAnnotations;
+pub use crate::tools::table::{TaskSupport, ToolDef};
 pub use crate::tools::{IntoToolResult, ToolResult};
 pub use crate::{Error, Server};
 pub use phantom_macros::embed_skill;

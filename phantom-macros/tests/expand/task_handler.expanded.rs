@@ -1,7 +1,7 @@
 //! A task handler (required, with a time to live and a poll interval) and the `cancel_task`
 //! callback, which the generated `Server` impl lists among its overrides.
 use phantom::prelude::*;
-use phantom::{ErrorObject, Task};
+use phantom::{protocol::ErrorObject, tasks::Task};
 #[derive(Clone)]
 struct Exports;
 impl Exports {

@@ -2,7 +2,7 @@
 //! callback, which the generated `Server` impl lists among its overrides.
 
 use phantom::prelude::*;
-use phantom::{ErrorObject, Task};
+use phantom::{protocol::ErrorObject, tasks::Task};
 
 #[derive(Clone)]
 struct Exports;

@@ -8,8 +8,14 @@ use std::fmt::Display;
 use serde::Serialize;
 
 use crate::error::Error;
+use crate::kernel::BoxFuture;
 use crate::session::Request;
 use crate::session::Session;
+
+/// Generated completion trampoline.
+#[doc(hidden)]
+pub type CompleteFn<S> =
+    for<'a> fn(&'a S, &'a str, &'a CompleteContext<'a>) -> BoxFuture<'a, Result<Completion, Error>>;
 
 /// The most values one completion may carry.
 pub(crate) const MAX_VALUES: usize = 100;

@@ -5,8 +5,8 @@ use serde_json::value::RawValue;
 use crate::dispatch::Dispatcher;
 use crate::extract::{Args, CallParts, Context};
 use crate::kernel::{Body, Failure, guarded, invalid, members_of, parse_params};
+use crate::prompts::PromptEntry;
 use crate::registry::EntryKind;
-use crate::router::PromptEntry;
 use crate::server::Server;
 use crate::tools::NameParams;
 

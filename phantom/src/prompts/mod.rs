@@ -1,6 +1,9 @@
 //! Prompts: what `#[prompt]` handlers return ([`IntoPromptReply`]).
 
 pub(crate) mod get;
+pub(crate) mod table;
+
+pub(crate) use table::{PromptDef, PromptEntry};
 
 use std::fmt::Display;
 

@@ -28,6 +28,17 @@ pub enum Era {
 }
 
 /// The `_meta` keys of the 2026-07-28 envelope.
+/// A `_meta` value written in an attribute: `meta(key = "text" | 1 | true)`.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+#[allow(missing_docs)]
+pub enum MetaValue {
+    Str(&'static str),
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+}
+
 /// The names of the extensions phantom speaks, as clients declare them and servers advertise them.
 pub(crate) mod extension {
     /// MCP Apps.

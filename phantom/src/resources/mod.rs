@@ -1,12 +1,14 @@
 //! Resources: what `#[resource]` handlers return ([`IntoContents`]) and the `resources/list` items.
 
 pub(crate) mod read;
+pub(crate) mod table;
 pub(crate) mod uri;
 
 mod resolved;
 
 pub use crate::content::ResourceContents;
 pub use resolved::{Authorized, ResolvedResource, TemplateInfo};
+pub(crate) use table::{ReadParts, ResourceDef, ResourceEntry};
 pub use uri::FromUriParam;
 
 use std::fmt::Display;

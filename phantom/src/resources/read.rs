@@ -9,7 +9,7 @@ use crate::dispatch::Dispatcher;
 use crate::error::Error;
 use crate::extract::Context;
 use crate::kernel::{Body, Failure, guarded, parse_params};
-use crate::router::{ReadParts, ResourceEntry};
+use crate::resources::{ReadParts, ResourceEntry};
 use crate::server::Server;
 use crate::session::allowed;
 

@@ -4,29 +4,28 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use schemars::{Schema, SchemaGenerator};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use crate::completion::{CompleteContext, Completion};
-use crate::content::ResourceContents;
 use crate::error::Error;
-use crate::extract::{ArgSpec, ArgsBuilder, CallParts, Context};
-use crate::kernel::{BoxFuture, Failure, unknown};
-use crate::prompts::PromptReply;
+use crate::kernel::{Failure, unknown};
 use crate::protocol::{Icon, Implementation};
 use crate::resources::uri::{Matcher, Template};
-use crate::resources::{ReadTarget, Resource, TemplateInfo};
+use crate::resources::{Resource, TemplateInfo};
 use crate::server::{Callback, Cursor, Overrides, Page};
 use crate::session::Session;
 use crate::session::{AllowList, allowed};
-use crate::tools::{ToolAnnotations, ToolResult};
 
 mod page;
 mod portable;
 mod schema;
-mod validator;
 
+use crate::prompts::{PromptDef, PromptEntry};
+use crate::protocol::MetaValue;
+use crate::resources::{ResourceDef, ResourceEntry};
+use crate::skills::{SkillDef, SkillEntry};
+use crate::tools::validator::Validator;
+use crate::tools::{ToolDef, ToolEntry};
 #[cfg(feature = "fuzzing")]
 pub(crate) use page::decode_cursor as decode_cursor_for_fuzzing;
 pub(crate) use page::{ListKind, paginate};
@@ -34,32 +33,6 @@ use portable::portable_descriptor;
 use schema::{
     arg_validator, describe_args, generator, has_constraints, input_schema, output_schema,
 };
-use validator::Validator;
-
-/// Generated tool trampoline.
-pub(crate) type ToolFn<S> = for<'a> fn(&'a S, CallParts<'a>) -> BoxFuture<'a, ToolResult>;
-/// Generated prompt trampoline.
-pub(crate) type PromptFn<S> =
-    for<'a> fn(&'a S, CallParts<'a>) -> BoxFuture<'a, Result<PromptReply, Error>>;
-/// Generated resource trampoline.
-pub(crate) type ReadFn<S> =
-    for<'a> fn(&'a S, ReadParts<'a>) -> BoxFuture<'a, Result<Option<Vec<ResourceContents>>, Error>>;
-/// Generated skill trampoline (its `ReadParts` carry the skill's URI parameters).
-pub(crate) type SkillFn<S> =
-    for<'a> fn(&'a S, ReadParts<'a>) -> BoxFuture<'a, Result<Option<crate::skills::Skill>, Error>>;
-/// Generated completion trampoline.
-pub type CompleteFn<S> =
-    for<'a> fn(&'a S, &'a str, &'a CompleteContext<'a>) -> BoxFuture<'a, Result<Completion, Error>>;
-
-/// A `_meta` value written in an attribute: `meta(key = "text" | 1 | true)`.
-#[derive(Debug, Clone, Copy)]
-#[allow(missing_docs)]
-pub enum MetaValue {
-    Str(&'static str),
-    Int(i64),
-    Float(f64),
-    Bool(bool),
-}
 
 fn meta_map(meta: &[(&'static str, MetaValue)]) -> Map<String, Value> {
     meta.iter()
@@ -119,80 +92,6 @@ impl RouterInfo {
     }
 }
 
-/// One `#[tool]`.
-#[allow(missing_debug_implementations, missing_docs)]
-pub struct ToolDef<S> {
-    pub name: &'static str,
-    pub title: Option<&'static str>,
-    pub description: Option<&'static str>,
-    pub annotations: ToolAnnotations,
-    pub icons: &'static [&'static str],
-    pub meta: &'static [(&'static str, MetaValue)],
-    /// Client capabilities the tool needs: `"sampling"`, `"elicitation.url"`.
-    pub requires: &'static [&'static str],
-    /// `scopes`: OAuth scopes the caller's token must grant (`"notes:write"`).
-    pub scopes: &'static [&'static str],
-    /// `timeout`: the handler's time limit, in milliseconds (client input time excluded).
-    pub timeout_ms: Option<u64>,
-    /// `#[task_handler]`: how the tool runs as a task.
-    pub task: Option<TaskSupport>,
-    /// `ui = "ui://…"`: the MCP Apps view of the tool's result.
-    pub ui: Option<crate::apps::ToolUi>,
-    pub args: fn(&mut ArgsBuilder<'_>),
-    pub output: fn(&mut SchemaGenerator) -> Option<Schema>,
-    pub call: ToolFn<S>,
-}
-
-/// The options of a `#[task_handler]` tool.
-#[derive(Debug, Clone, Copy)]
-#[allow(missing_docs)]
-pub struct TaskSupport {
-    /// `mode = "required"`: only as a task (a request without the extension gets `-32021`).
-    pub required: bool,
-    pub ttl_ms: Option<u64>,
-    pub poll_interval_ms: Option<u64>,
-    /// `prepare`: inline (MRTR rounds) until the handler calls `ctx.task()`.
-    pub prepare: bool,
-}
-
-/// One `#[prompt]`.
-#[allow(missing_debug_implementations, missing_docs)]
-pub struct PromptDef<S> {
-    pub name: &'static str,
-    pub title: Option<&'static str>,
-    pub description: Option<&'static str>,
-    pub icons: &'static [&'static str],
-    pub args: fn(&mut ArgsBuilder<'_>),
-    pub get: PromptFn<S>,
-    pub completions: Vec<(&'static str, CompleteFn<S>)>,
-}
-
-/// One `#[resource]`.
-#[allow(missing_debug_implementations, missing_docs)]
-pub struct ResourceDef<S> {
-    pub template: &'static str,
-    pub name: &'static str,
-    pub title: Option<&'static str>,
-    pub description: Option<&'static str>,
-    pub mime_type: Option<&'static str>,
-    pub size: Option<u64>,
-    pub icons: &'static [&'static str],
-    /// A `ui://` resource's `_meta.ui` (MCP Apps).
-    pub ui: Option<crate::apps::ResourceUi>,
-    pub read: ReadFn<S>,
-    pub completions: Vec<(&'static str, CompleteFn<S>)>,
-}
-
-/// One `#[skill]`.
-#[allow(missing_debug_implementations, missing_docs)]
-pub struct SkillDef<S> {
-    /// The skill's directory URI as written (`skill://studies/<id>/study-review`).
-    pub template: &'static str,
-    /// Its last segment: the skill's name.
-    pub name: &'static str,
-    pub get: SkillFn<S>,
-}
-
 /// Everything `#[mcp_router]` generates, handed to [`Router::build`] once.
 #[allow(missing_debug_implementations, missing_docs)]
 pub struct RouterDef<S> {
@@ -203,84 +102,6 @@ pub struct RouterDef<S> {
     pub skills: Vec<SkillDef<S>>,
     /// Names of the callbacks the impl overrides.
     pub overrides: &'static [Callback],
-}
-
-/// What a resource trampoline receives.
-#[derive(Debug)]
-pub struct ReadParts<'a> {
-    /// The URI read.
-    pub uri: &'a str,
-    /// Decoded parameters, in template order.
-    pub params: Vec<Cow<'a, str>>,
-    /// The request's context.
-    pub cx: Context<'a>,
-    /// The template's MIME type.
-    pub mime_type: Option<&'static str>,
-}
-
-impl<'a> ReadParts<'a> {
-    /// The `i`-th parameter.
-    pub fn param(&self, i: usize) -> &str {
-        &self.params[i]
-    }
-
-    /// Where the handler's value goes.
-    pub fn target(&self) -> ReadTarget<'_> {
-        ReadTarget {
-            uri: self.uri,
-            mime_type: self.mime_type,
-        }
-    }
-
-    /// The error for a context parameter the request cannot give (e.g. no bearer token).
-    pub fn bad_context(&self, reason: &str) -> Error {
-        Error::invalid_params(reason.to_owned()).with_data(json!({ "uri": self.uri }))
-    }
-
-    /// The error for a parameter that does not parse.
-    pub fn bad_param(&self, name: &str, reason: &str) -> Error {
-        Error::invalid_params(format!("invalid URI parameter `{name}`: {reason}"))
-            .with_data(json!({ "uri": self.uri, "param": name }))
-    }
-}
-
-pub(crate) struct ToolEntry<S> {
-    pub(crate) def: ToolDef<S>,
-    pub(crate) specs: Vec<ArgSpec>,
-    /// Compiled validators of the arguments whose schemas declare constraints, by wire name.
-    pub(crate) validators: Vec<(&'static str, Validator)>,
-    /// Whether one [`Arguments`](crate::extract::Arguments) parameter takes the whole object (its
-    /// schema, not phantom, decides which names are allowed; its validator is named `""`).
-    pub(crate) takes_all: bool,
-    pub(crate) wrap_output: bool,
-    /// The descriptor as listed by default, its schemas in portable spelling.
-    pub(crate) json: Box<RawValue>,
-    /// The descriptor with schemas as schemars generated them, when that differs
-    /// ([`Config::portable_schemas`](crate::Config::portable_schemas) off).
-    pub(crate) schemars_json: Option<Box<RawValue>>,
-}
-
-pub(crate) struct PromptEntry<S> {
-    pub(crate) def: PromptDef<S>,
-    pub(crate) specs: Vec<ArgSpec>,
-    pub(crate) json: Box<RawValue>,
-}
-
-pub(crate) struct ResourceEntry<S> {
-    pub(crate) def: ResourceDef<S>,
-    pub(crate) info: Arc<TemplateInfo>,
-    pub(crate) concrete_uri: Option<String>,
-    pub(crate) json: Box<RawValue>,
-}
-
-pub(crate) struct SkillEntry<S> {
-    pub(crate) def: SkillDef<S>,
-    /// How many URI parameters the skill's own template has.
-    pub(crate) params: usize,
-    /// How many segments (the authority included) its directory URI has.
-    pub(crate) segments: usize,
-    /// Whether its URI has no parameters (the default `list_skills` lists those).
-    pub(crate) concrete: bool,
 }
 
 /// The router built once from the generated [`RouterDef`]: schemas, validators, serialized list

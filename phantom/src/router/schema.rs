@@ -5,8 +5,8 @@ use schemars::generate::SchemaSettings;
 use schemars::{Schema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
-use super::validator::Validator;
 use crate::extract::{ArgSpec, ArgsBuilder};
+use crate::tools::validator::Validator;
 
 pub(super) fn generator() -> SchemaGenerator {
     SchemaSettings::draft2020_12().into_generator()

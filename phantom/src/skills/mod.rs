@@ -3,7 +3,9 @@
 //! `skills/get`, `resources/directory/read` and the skill files' `resources/read` (`serve.rs`).
 
 mod serve;
+pub(crate) mod table;
 pub(crate) use serve::capability;
+pub(crate) use table::{SkillDef, SkillEntry};
 pub(crate) mod uri;
 
 use std::borrow::Cow;

@@ -14,9 +14,11 @@ use crate::error::Error;
 use crate::extract::Context;
 use crate::kernel::{Body, Failure, guarded, invalid, parse_params};
 use crate::protocol::cache::CacheScope;
-use crate::router::{ListKind, ReadParts, Router, SkillEntry, paginate};
+use crate::resources::ReadParts;
+use crate::router::{ListKind, Router, paginate};
 use crate::server::{Callback, Cursor, Page, Server};
 use crate::session::{Session, allowed};
+use crate::skills::SkillEntry;
 
 #[derive(Deserialize)]
 struct UriParams {

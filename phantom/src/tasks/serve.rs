@@ -120,7 +120,7 @@ impl<S: Server> Dispatcher<S> {
         answers: Map<String, Value>,
     ) -> Result<Body, Failure> {
         let entry = &self.inner.router.tools[index];
-        let support = entry.def.task.unwrap_or(crate::router::TaskSupport {
+        let support = entry.def.task.unwrap_or(crate::tools::TaskSupport {
             required: false,
             ttl_ms: None,
             poll_interval_ms: None,

@@ -12,8 +12,8 @@ use crate::input::{limited, missing_capabilities};
 use crate::kernel::Status;
 use crate::kernel::{Body, Failure, guarded, invalid, members_of, parse_params};
 use crate::protocol::{ErrorObject, codes};
-use crate::router::ToolEntry;
 use crate::server::Server;
+use crate::tools::ToolEntry;
 
 #[derive(Deserialize)]
 pub(crate) struct NameParams<'a> {

@@ -2,9 +2,12 @@
 
 mod call;
 pub(crate) mod json;
+pub(crate) mod table;
+pub(crate) mod validator;
 
 pub(crate) use call::{NameParams, run_tool};
 pub(crate) use json::Json;
+pub(crate) use table::{TaskSupport, ToolDef, ToolEntry};
 
 use std::fmt::Display;
 
