@@ -118,13 +118,10 @@ impl Overrides {
 /// | [`list_resources`](Server::list_resources) | `resources/list` | the parameter-less `#[resource]`s, paginated, allow-list applied |
 /// | [`list_skills`](Server::list_skills) | `skills/list`: the `SKILL.md` URIs of one page, each then built as `skills/get` builds it | the `#[skill]`s without URI parameters, paginated, allow-list applied |
 /// | [`authorize_resource_subscriptions`](Server::authorize_resource_subscriptions) | legacy `resources/subscribe` (one resource); a 2026-07-28 `subscriptions/listen` as it opens (the resources it asks for); once per open stream per batch of updated resources | every resource |
-/// | [`authorize_task_subscriptions`](Server::authorize_task_subscriptions) | not yet: task status notifications, once the tasks extension lands | the ids `get_task` finds |
+/// | [`authorize_task_subscriptions`](Server::authorize_task_subscriptions) | a 2026-07-28 `subscriptions/listen` that asks for `taskIds`, as it opens: the ids it may follow (`notifications/tasks` on each change) | the ids `get_task` finds |
 /// | [`get_task`](Server::get_task) | `tasks/get`, `tasks/update`, `tasks/cancel` when defined: the app's tasks and its access check (defining it advertises the tasks extension) | the task store's tasks of `#[task_handler]` tools, for their owner |
 /// | [`update_task`](Server::update_task) | `tasks/update`, with the answers to the keys the task asks for | acknowledge |
 /// | [`cancel_task`](Server::cancel_task) | `tasks/cancel` of a task not yet ended | acknowledge |
-///
-/// The "not yet" callback can be written today (the macro checks its signature), but no request
-/// reaches it until task notifications are served.
 pub trait Server: Clone + Send + Sync + 'static {
     /// Runs on every request, before anything else: over HTTP on every POST (requests,
     /// notifications and client responses alike), GET and DELETE; on every 2026-07-28 request
