@@ -7,12 +7,12 @@ use axum::response::Response;
 use bytes::Bytes;
 use http::StatusCode;
 use http::header::{self, HeaderValue};
-use http_body_util::BodyExt as _;
 use std::borrow::Cow;
 
 use serde_json::value::RawValue;
 
 use super::HttpState;
+use super::body::read_body;
 use super::config::ResponseMode;
 use super::headers::{
     SESSION_HEADER, VERSION_HEADER, accepts_all, check_modern_headers, check_param_headers,
@@ -114,118 +114,6 @@ async fn dispatch<S: Server>(
         }
         None => Box::pin(st.dispatcher.handle(text, request, slot, out)).await,
     }
-}
-
-/// Reads a request body within [`HttpConfig`](super::HttpConfig)'s limits: at most `body_limit`
-/// bytes, counted on what arrives (a `Content-Length` is not trusted), all of it within
-/// `body_read_timeout`. A body past the limit is read on and thrown away (up to `drain_limit`)
-/// before the `413`, so that a client still writing it reads the answer instead of a reset.
-async fn read_body(
-    mut body: Body,
-    headers: &http::HeaderMap,
-    cfg: &super::HttpConfig,
-) -> Result<Bytes, Response> {
-    let limit = cfg.body_limit;
-    let deadline = tokio::time::Instant::now() + cfg.body_read_timeout;
-    let declared = header_str(headers, header::CONTENT_LENGTH).and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > limit as u64) {
-        // A client that waits for `100 Continue` has sent nothing yet: refuse before it does.
-        let waits = header_str(headers, header::EXPECT)
-            .is_some_and(|v| v.eq_ignore_ascii_case("100-continue"));
-        let drained = !waits && drain(body, 0, deadline, cfg.drain_limit).await;
-        return Err(too_large(limit, drained));
-    }
-    // One frame (the usual case) is kept as it came, without a copy.
-    let mut first: Option<Bytes> = None;
-    let mut rest: Vec<u8> = Vec::new();
-    loop {
-        let frame = match tokio::time::timeout_at(deadline, body.frame()).await {
-            Err(_) => return Err(too_slow(cfg.body_read_timeout)),
-            Ok(None) => break,
-            Ok(Some(Err(_))) => {
-                return Err(plain(
-                    StatusCode::BAD_REQUEST,
-                    codes::PARSE_ERROR,
-                    "Parse error: could not read the body",
-                ));
-            }
-            Ok(Some(Ok(frame))) => frame,
-        };
-        let Ok(data) = frame.into_data() else {
-            continue;
-        };
-        let seen = first.as_ref().map_or(0, Bytes::len) + rest.len() + data.len();
-        if seen > limit {
-            let drained = drain(body, seen, deadline, cfg.drain_limit).await;
-            return Err(too_large(limit, drained));
-        }
-        match &first {
-            None => first = Some(data),
-            Some(head) => {
-                if rest.is_empty() {
-                    rest.reserve(seen);
-                    rest.extend_from_slice(head);
-                }
-                rest.extend_from_slice(&data);
-            }
-        }
-    }
-    Ok(if rest.is_empty() {
-        first.unwrap_or_default()
-    } else {
-        Bytes::from(rest)
-    })
-}
-
-/// Reads the rest of a body and throws it away. `true` when it ended within `bound` bytes
-/// (counting the `seen` ones) and before `deadline`, so the connection can serve another request.
-async fn drain(
-    mut body: Body,
-    mut seen: usize,
-    deadline: tokio::time::Instant,
-    bound: usize,
-) -> bool {
-    loop {
-        match tokio::time::timeout_at(deadline, body.frame()).await {
-            Ok(None) => return true,
-            Ok(Some(Ok(frame))) => {
-                seen += frame.data_ref().map_or(0, Bytes::len);
-                if seen > bound {
-                    return false;
-                }
-            }
-            Err(_) | Ok(Some(Err(_))) => return false,
-        }
-    }
-}
-
-/// `413`; `Connection: close` when the body was not read to its end.
-fn too_large(limit: usize, drained: bool) -> Response {
-    let mut resp = plain(
-        StatusCode::PAYLOAD_TOO_LARGE,
-        codes::INVALID_REQUEST,
-        &format!("Payload too large: the body exceeds {limit} bytes (HttpConfig::body_limit)"),
-    );
-    if !drained {
-        resp.headers_mut()
-            .insert(header::CONNECTION, HeaderValue::from_static("close"));
-    }
-    resp
-}
-
-/// `408`: the body did not arrive in time; the connection is closed after the answer.
-fn too_slow(timeout: std::time::Duration) -> Response {
-    let mut resp = plain(
-        StatusCode::REQUEST_TIMEOUT,
-        codes::INVALID_REQUEST,
-        &format!(
-            "Request Timeout: the body did not arrive within {} ms (HttpConfig::body_read_timeout)",
-            timeout.as_millis()
-        ),
-    );
-    resp.headers_mut()
-        .insert(header::CONNECTION, HeaderValue::from_static("close"));
-    resp
 }
 
 pub(super) async fn post<S: Server>(

@@ -1,0 +1,148 @@
+//! Serving on a TCP listener: [`serve`], [`serve_listener`] and [`serve_dispatcher`], with graceful
+//! shutdown.
+
+use std::time::Duration;
+
+use super::{AtMcp, HttpConfig, endpoint_for, metadata_body};
+use crate::dispatch::Dispatcher;
+use crate::server::Server;
+
+/// Serves `server` at `http://<addr>/mcp` until Ctrl-C, with `TCP_NODELAY` on every socket and the
+/// safe defaults of [`HttpConfig::for_addr`].
+pub async fn serve<S: Server>(
+    server: S,
+    addr: impl tokio::net::ToSocketAddrs,
+) -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let cfg = HttpConfig::for_addr(listener.local_addr()?);
+    serve_listener(listener, server, cfg, shutdown_signal()).await
+}
+
+/// Serves on a bound listener at `/mcp` until `shutdown` completes (tests bind `127.0.0.1:0`).
+pub async fn serve_listener<S, F>(
+    listener: tokio::net::TcpListener,
+    server: S,
+    config: HttpConfig,
+    shutdown: F,
+) -> std::io::Result<()>
+where
+    S: Server,
+    F: std::future::Future<Output = ()> + Send + 'static,
+{
+    let dispatcher = Dispatcher::with_config(server, config.config.clone());
+    serve_dispatcher(listener, dispatcher, config, shutdown).await
+}
+
+/// [`serve_listener`] for a dispatcher made beforehand: keep a clone of it to reach the served
+/// instance while it runs (its [`registry`](Dispatcher::registry), its
+/// [`notifier`](Dispatcher::notifier)). The dispatcher's own `Config` applies; `config.config`
+/// is not used.
+pub async fn serve_dispatcher<S, F>(
+    listener: tokio::net::TcpListener,
+    dispatcher: Dispatcher<S>,
+    config: HttpConfig,
+    shutdown: F,
+) -> std::io::Result<()>
+where
+    S: Server,
+    F: std::future::Future<Output = ()> + Send + 'static,
+{
+    // hyper serves each connection directly (no axum `serve`, no router): the peer address
+    // travels in the connection's endpoint rather than in a per-request extension.
+    let local = listener.local_addr()?;
+    let mut builder =
+        hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
+    // A client that sends half a request head (or idles on a kept-alive connection) is dropped
+    // after the header timeout instead of holding its connection forever.
+    builder
+        .http1()
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(config.header_read_timeout);
+    builder.http2().timer(hyper_util::rt::TokioTimer::new());
+    let header_timeout = config.header_read_timeout;
+    let metadata = config.protected_resource.as_ref().map(metadata_body);
+    let app = AtMcp {
+        mcp: endpoint_for(dispatcher, config),
+        metadata,
+    };
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    tracing::info!(%local, "serving MCP at http://{local}/mcp");
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let (tcp, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(a) => a,
+                Err(e) => {
+                    // Out of file descriptors and the like: wait instead of spinning.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::warn!(error = %e, "could not set TCP_NODELAY");
+        }
+        let mut app = app.clone();
+        app.mcp.plain.peer = Some(peer);
+        let svc = hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
+            tower::Service::call(&mut app.clone(), req.map(axum::body::Body::new))
+        });
+        let (builder, watcher) = (builder.clone(), graceful.watcher());
+        tokio::spawn(async move {
+            if !sent_a_version(&tcp, header_timeout).await {
+                return;
+            }
+            let conn = builder
+                .serve_connection_with_upgrades(hyper_util::rt::TokioIo::new(tcp), svc)
+                .into_owned();
+            if let Err(e) = watcher.watch(conn).await {
+                tracing::debug!(error = %e, "connection ended with an error");
+            }
+        });
+    }
+    // Stop accepting, end the listen streams (each with its final result), then let open
+    // connections finish their requests (as `axum::serve` does).
+    drop(listener);
+    app.mcp.plain.st.dispatcher.close_listens();
+    graceful.shutdown().await;
+    Ok(())
+}
+
+/// Waits until a new connection has sent enough for hyper to tell HTTP/1 from HTTP/2, for at most
+/// `within`: hyper's version sniffing has no time limit of its own, so a peer that connects and
+/// sends nothing (or a few bytes of the HTTP/2 preface) would hold its connection for ever.
+/// `false` when the peer sent too little in time, or closed.
+async fn sent_a_version(tcp: &tokio::net::TcpStream, within: Duration) -> bool {
+    const PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+    let deadline = tokio::time::Instant::now() + within;
+    let mut buf = [0u8; 24];
+    let mut seen = 0;
+    loop {
+        if tokio::time::Instant::now() >= deadline {
+            return false;
+        }
+        let n = match tokio::time::timeout_at(deadline, tcp.peek(&mut buf)).await {
+            Ok(Ok(n)) if n > 0 => n,
+            _ => return false,
+        };
+        if n == PREFACE.len() || buf[..n] != PREFACE[..n] {
+            return true;
+        }
+        if n == seen {
+            // A prefix of the preface and nothing new: `peek` would return at once again.
+            tokio::time::sleep_until(
+                deadline.min(tokio::time::Instant::now() + Duration::from_millis(20)),
+            )
+            .await;
+        }
+        seen = n;
+    }
+}
+
+async fn shutdown_signal() {
+    if tokio::signal::ctrl_c().await.is_err() {
+        std::future::pending::<()>().await;
+    }
+}
