@@ -49,11 +49,11 @@ use tower_http::cors::{AllowHeaders, AllowOrigin, CorsLayer};
 
 use config::host_part;
 pub use config::{HttpConfig, ResponseMode};
-pub use serve::{serve, serve_dispatcher, serve_listener};
 #[cfg(feature = "fuzzing")]
 pub(crate) use headers::decode_header as decode_header_for_fuzzing;
 use headers::{SESSION_HEADER, VERSION_HEADER, header_str};
 use response::{empty, json_response, plain};
+pub use serve::{serve, serve_dispatcher, serve_listener};
 
 use super::sessions::Sessions;
 use crate::dispatch::Dispatcher;
@@ -127,7 +127,10 @@ fn endpoint<S: Server>(server: S, config: HttpConfig) -> OriginAware<S> {
 }
 
 /// The endpoint of a dispatcher made beforehand (its own `Config` applies, not `config.config`).
-pub(super) fn endpoint_for<S: Server>(dispatcher: Dispatcher<S>, config: HttpConfig) -> OriginAware<S> {
+pub(super) fn endpoint_for<S: Server>(
+    dispatcher: Dispatcher<S>,
+    config: HttpConfig,
+) -> OriginAware<S> {
     let state = Arc::new(HttpState {
         dispatcher,
         sessions: Sessions::new(
