@@ -36,7 +36,7 @@ pub enum Outcome<'a> {
 ///
 /// ```
 /// use std::sync::atomic::{AtomicUsize, Ordering};
-/// use phantom::{Error, middleware::{Call, Hook, Middleware, Outcome}};
+/// use phantom::{BoxFuture, Error, middleware::{Call, Middleware}};
 ///
 /// /// Refuses every call after the first 1000.
 /// struct Quota(AtomicUsize);
