@@ -10,6 +10,7 @@ mod error;
 pub mod extract;
 pub mod input;
 mod kernel;
+mod node;
 pub mod prompts;
 pub mod protocol;
 pub mod registry;

@@ -83,7 +83,7 @@ impl<S: Server> Dispatcher<S> {
                     Engine::Legacy {
                         outbound: out.outbound.clone(),
                         session: session_key(session),
-                        replies: Arc::clone(&self.inner.replies),
+                        replies: Arc::clone(&self.inner.node.replies),
                     }
                 }
             }

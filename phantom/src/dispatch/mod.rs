@@ -9,7 +9,6 @@
 mod connect;
 mod envelope;
 mod feature;
-mod inflight;
 mod legacy;
 mod modern;
 mod reply;
@@ -18,8 +17,8 @@ use std::sync::Arc;
 
 use serde_json::value::RawValue;
 
-use crate::input::Replies;
 use crate::kernel::{Failure, guarded};
+use crate::node::Node;
 use crate::protocol::{Era, ErrorObject, Incoming, Method, ProtocolVersion, codes};
 use crate::router::{ListKind, Router};
 use crate::server::{Config, Server};
@@ -46,16 +45,10 @@ pub(crate) struct Inner<S: 'static> {
     pub(crate) server_info: String,
     /// The last `_meta` clientInfo decoded (2026-07-28 requests repeat it).
     pub(crate) client_info: envelope::ClientInfoCache,
-    /// Server-to-client requests waiting for the client's answers (2025-11-25).
-    pub(crate) replies: Arc<Replies>,
-    /// Requests in flight on legacy sessions.
-    pub(crate) inflight: inflight::InFlight,
-    /// The streams open on this node that hear of changes.
-    pub(crate) hub: crate::subscriptions::Hub,
+    /// What stays on this node: open streams, requests in flight, waiting handlers, running tasks.
+    pub(crate) node: Node,
     /// What runtime registration changed in this instance's tables.
     pub(crate) overlay: crate::registry::Overlays,
-    /// The tasks running on this node.
-    pub(crate) running: crate::tasks::Running,
 }
 
 impl<S> Inner<S> {
@@ -104,7 +97,7 @@ impl<S: Server> Dispatcher<S> {
                 .unwrap_or_else(|_| unreachable!("no cursor, no error"))
         });
         let server_info = serde_json::to_string(&router.info.implementation()).unwrap_or_default();
-        let replies = Arc::new(Replies::new(Arc::clone(&config.reply_bus)));
+        let node = Node::new(Arc::clone(&config.reply_bus));
         Self {
             inner: Arc::new(Inner {
                 server,
@@ -113,11 +106,8 @@ impl<S: Server> Dispatcher<S> {
                 first_pages,
                 server_info,
                 client_info: envelope::ClientInfoCache::default(),
-                replies,
-                inflight: inflight::InFlight::default(),
-                hub: crate::subscriptions::Hub::default(),
+                node,
                 overlay: crate::registry::Overlays::default(),
-                running: crate::tasks::Running::default(),
             }),
         }
     }
@@ -140,13 +130,13 @@ impl<S: Server> Dispatcher<S> {
     /// Ends every `subscriptions/listen` stream open on this node (each gets
     /// `notifications/cancelled` and its final result): the server is shutting down.
     pub fn close_listens(&self) {
-        self.inner.hub.close();
+        self.inner.node.hub.close();
     }
 
     /// The streams open on this node that hear of changes (legacy GET streams, stdio, listens).
     #[doc(hidden)]
     pub fn open_listeners(&self) -> usize {
-        self.inner.hub.len()
+        self.inner.node.hub.len()
     }
 
     /// Handles one message (or a batch array) from a client. Returns `None` when nothing is to be
@@ -350,7 +340,12 @@ impl<S: Server> Dispatcher<S> {
         match params.map(|p| serde_json::from_str::<Cancelled>(p.get())) {
             Some(Ok(c)) => {
                 let id = c.request_id.to_string();
-                if !self.inner.inflight.cancel(session_key(session), id.clone()) {
+                if !self
+                    .inner
+                    .node
+                    .inflight
+                    .cancel(session_key(session), id.clone())
+                {
                     tracing::debug!(%id, "cancellation of a request not in flight; ignored");
                 }
             }
@@ -378,6 +373,7 @@ impl<S: Server> Dispatcher<S> {
         let delivered = match session {
             Some(session) => {
                 self.inner
+                    .node
                     .replies
                     .deliver(reply_key(session), &key, answer)
                     .await

@@ -173,7 +173,7 @@ impl<S: Server> Dispatcher<S> {
         kind: Kind,
     ) -> (Registration, mpsc::Receiver<String>) {
         self.start_fan_out();
-        let hub = &self.inner.hub;
+        let hub = &self.inner.node.hub;
         let (tx, rx) = mpsc::channel(BACKLOG);
         let id = hub.next.fetch_add(1, Ordering::Relaxed);
         let key = crate::dispatch::session_key(&session);
@@ -193,7 +193,7 @@ impl<S: Server> Dispatcher<S> {
 
     /// Subscribes this router to the notification bus, once.
     fn start_fan_out(&self) {
-        self.inner.hub.pump.get_or_init(|| {
+        self.inner.node.hub.pump.get_or_init(|| {
             let mut changes = self.inner.config.notifier.bus().subscribe();
             let weak = Arc::downgrade(&self.inner);
             tokio::spawn(async move {
@@ -208,7 +208,7 @@ impl<S: Server> Dispatcher<S> {
 
     /// Delivers one change to every stream open now that may hear of it.
     pub(crate) async fn fan_out(&self, change: Change) {
-        let listeners = self.inner.hub.snapshot();
+        let listeners = self.inner.node.hub.snapshot();
         let list = |method: Method,
                     names: &[String],
                     wanted: fn(&Honoured) -> bool,

@@ -236,7 +236,7 @@ impl<S: Server> Dispatcher<S> {
             _registration: registration,
             rx,
             tag,
-            closing: self.inner.hub.closing(),
+            closing: self.inner.node.hub.closing(),
             tick: tokio::time::interval_at(tokio::time::Instant::now() + every, every),
             ack: Some(ack),
             ended: false,

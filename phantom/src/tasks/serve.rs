@@ -158,18 +158,18 @@ impl<S: Server> Dispatcher<S> {
                     &request,
                 )
                 .await;
-            dispatcher.inner.running.forget(&task_id);
+            dispatcher.inner.node.running.forget(&task_id);
         };
         // The map stays locked until the task is in it: a handler that ends at once forgets its
         // task only after it was recorded, so no entry outlives its handler.
-        let mut running = self.inner.running.map();
+        let mut running = self.inner.node.running.map();
         let handle = match support.ttl_ms {
             Some(ttl) => tokio::spawn(async move {
                 // Past its TTL the task is gone from the store; its handler stops too.
                 let ttl = std::time::Duration::from_millis(ttl);
                 if tokio::time::timeout(ttl, run).await.is_err() {
                     expired.stop();
-                    keeper.inner.running.forget(&expired_id);
+                    keeper.inner.node.running.forget(&expired_id);
                 }
             }),
             None => tokio::spawn(run),
@@ -273,7 +273,7 @@ impl<S: Server> Dispatcher<S> {
                 }
                 let update: Update = parse_params(params)?;
                 let responses = update.input_responses.unwrap_or_default();
-                if let Some(input) = self.inner.running.input(&p.task_id) {
+                if let Some(input) = self.inner.node.running.input(&p.task_id) {
                     input.deliver(responses.clone());
                 }
                 if router.overrides(Callback::UpdateTask) {
@@ -291,7 +291,7 @@ impl<S: Server> Dispatcher<S> {
             }
             _ => {
                 if let Some(stored) = stored.filter(|s| !s.task.status.is_terminal()) {
-                    self.inner.running.stop(&p.task_id);
+                    self.inner.node.running.stop(&p.task_id);
                     let cancelled = StoredTask {
                         task: stored.task.cancelled(),
                         ..stored

@@ -184,7 +184,12 @@ impl<S: Server> Client<S> {
             ),
         };
         requests.push(json!({"method": method, "params": message["params"]}));
-        dispatcher.inner.replies.deliver(key, &id, answer).await;
+        dispatcher
+            .inner
+            .node
+            .replies
+            .deliver(key, &id, answer)
+            .await;
     }
 
     /// Calls a tool and cancels the call after `after`, as a client does: on a legacy session
