@@ -5,18 +5,21 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use http::StatusCode;
+use phantom::apps::ToolUi;
+use phantom::auth::{AuthInfo, BearerAuth, StaticTokens};
 use phantom::http::HttpConfig;
 use phantom::prelude::*;
 use phantom::{
     Config, Notifier,
     dispatch::Dispatcher,
     prompts::PromptMessage,
-    registry::{DynamicPrompt, DynamicResource, EntryKind, RegistryError},
+    registry::{DynamicPrompt, DynamicResource, DynamicTool, EntryKind, RegistryError},
 };
 use serde_json::{Value, json};
 
 use crate::subscriptions::{next_message, open_stream};
-use crate::support::{LEGACY, TestServer, first_text, request};
+use crate::support::{Call, LEGACY, Reply, TestServer, first_text, request};
 
 /// The outer router: one tool, one prompt, one resource; `x-only` narrows the tool allow-list.
 #[derive(Clone, Default)]
@@ -499,4 +502,452 @@ async fn skills_added_at_run_time_are_listed_served_and_announced_as_resource_ch
     )
     .await;
     assert_eq!(gone["error"]["code"], -32602, "{gone}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// What a composed or added entry must carry over from its declaration: completions, `Mcp-Param-*`
+// headers, scopes and the app view.
+
+/// A router with completion functions, merged or mounted into `Front` (which has none).
+mod catalog {
+    use phantom::prelude::*;
+    use phantom::prompts::PromptMessage;
+
+    #[derive(Clone, Default)]
+    pub(crate) struct Catalog;
+
+    #[mcp_router(name = "catalog", version = "1.0.0")]
+    impl Catalog {
+        /// Paints in a colour.
+        #[prompt]
+        async fn paint(
+            &self,
+            #[complete(with = "Self::colours")] colour: String,
+        ) -> Vec<PromptMessage> {
+            vec![PromptMessage::user(format!("Paint it {colour}"))]
+        }
+
+        /// An item by SKU.
+        #[resource("catalog:///items/<sku>", mime_type = "text/plain")]
+        async fn item(&self, #[complete(with = "Self::skus")] sku: String) -> String {
+            format!("item {sku}")
+        }
+
+        async fn colours(&self, value: &str, _cx: &CompleteContext<'_>) -> Vec<String> {
+            starting(["red", "rose", "blue"], value)
+        }
+
+        async fn skus(&self, value: &str, _cx: &CompleteContext<'_>) -> Vec<String> {
+            starting(["a-1", "a-2", "b-1"], value)
+        }
+    }
+
+    fn starting<const N: usize>(all: [&str; N], value: &str) -> Vec<String> {
+        all.into_iter()
+            .filter(|v| v.starts_with(value))
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+use catalog::Catalog;
+
+fn complete_prompt(name: &str, argument: &str, value: &str) -> Value {
+    json!({
+        "ref": {"type": "ref/prompt", "name": name},
+        "argument": {"name": argument, "value": value},
+    })
+}
+
+fn complete_template(uri: &str, argument: &str, value: &str) -> Value {
+    json!({
+        "ref": {"type": "ref/resource", "uri": uri},
+        "argument": {"name": argument, "value": value},
+    })
+}
+
+#[tokio::test]
+async fn a_merged_routers_prompt_completes() {
+    let colours = json!({"values": ["red", "rose"], "total": 2, "hasMore": false});
+    let skus = json!({"values": ["a-1", "a-2"], "total": 2, "hasMore": false});
+    let template = "catalog:///items/{sku}";
+
+    // What the router answers served on its own.
+    let alone = TestServer::start_with(Catalog, HttpConfig::default()).await;
+    let session = alone.initialize(LEGACY).await;
+    let got = post(
+        &alone,
+        &session,
+        2,
+        "completion/complete",
+        complete_prompt("paint", "colour", "r"),
+    )
+    .await;
+    assert_eq!(got["result"]["completion"], colours, "{got}");
+    let got = post(
+        &alone,
+        &session,
+        3,
+        "completion/complete",
+        complete_template(template, "sku", "a"),
+    )
+    .await;
+    assert_eq!(got["result"]["completion"], skus, "{got}");
+    let modern = alone
+        .post_modern(
+            "completion/complete",
+            complete_prompt("paint", "colour", "r"),
+        )
+        .send()
+        .await
+        .json()
+        .await;
+    assert_eq!(modern["result"]["completion"], colours, "{modern}");
+
+    // The same, merged under its own names and mounted under `shop_` (URIs stay as they are).
+    let merged = Dispatcher::new(Front::default())
+        .merge(Catalog)
+        .expect("free names");
+    let mounted = Dispatcher::new(Front::default())
+        .mount("shop", Catalog)
+        .expect("free names");
+    for (dispatcher, prompt) in [(merged, "paint"), (mounted, "shop_paint")] {
+        let server = TestServer::start_dispatcher(dispatcher, HttpConfig::default()).await;
+        let session = server.initialize(LEGACY).await;
+        // The prompt itself is served under that name.
+        let get = json!({"name": prompt, "arguments": {"colour": "red"}});
+        let got = post(&server, &session, 2, "prompts/get", get).await;
+        assert_eq!(
+            got["result"]["messages"][0]["content"]["text"], "Paint it red",
+            "{prompt}: {got}"
+        );
+
+        let by_prompt = complete_prompt(prompt, "colour", "r");
+        let by_template = complete_template(template, "sku", "a");
+        let legacy = post(
+            &server,
+            &session,
+            3,
+            "completion/complete",
+            by_prompt.clone(),
+        )
+        .await;
+        assert_eq!(
+            legacy["result"]["completion"], colours,
+            "legacy {prompt}: {legacy}"
+        );
+        let legacy = post(
+            &server,
+            &session,
+            4,
+            "completion/complete",
+            by_template.clone(),
+        )
+        .await;
+        assert_eq!(
+            legacy["result"]["completion"], skus,
+            "legacy {prompt}'s template: {legacy}"
+        );
+
+        for (params, expected) in [(by_prompt, &colours), (by_template, &skus)] {
+            let reply = server
+                .post_modern("completion/complete", params)
+                .send()
+                .await;
+            assert_eq!(reply.status, StatusCode::OK, "modern {prompt}");
+            let modern = reply.json().await;
+            assert_eq!(
+                modern["result"]["completion"], *expected,
+                "modern {prompt}: {modern}"
+            );
+        }
+    }
+}
+
+/// A router with an argument mirrored in `Mcp-Param-Region`; `calls` counts handler runs.
+#[derive(Clone, Default)]
+struct Geo {
+    calls: Arc<AtomicUsize>,
+}
+
+#[mcp_router(name = "geo", version = "1.0.0")]
+impl Geo {
+    /// The forecast for a region.
+    #[tool]
+    async fn forecast(&self, #[arg(header = "Region")] region: String) -> String {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        format!("sunny in {region}")
+    }
+}
+
+/// A 2026-07-28 `tools/call` of `name` for `eu-west-1`, with `Mcp-Param-Region: header` if any.
+fn forecast_call(server: &TestServer, name: &str, header: Option<&str>) -> Call {
+    let params = json!({"name": name, "arguments": {"region": "eu-west-1"}});
+    let call = server.post_modern("tools/call", params);
+    match header {
+        Some(value) => call.header("mcp-param-region", value),
+        None => call,
+    }
+}
+
+#[tokio::test]
+async fn a_merged_tools_param_header_is_checked() {
+    let geo = Geo::default();
+    let declared = TestServer::start_with(geo.clone(), HttpConfig::default()).await;
+    let dispatcher = Dispatcher::new(Front::default())
+        .merge(geo.clone())
+        .expect("free names")
+        .mount("weather", geo.clone())
+        .expect("free names");
+    let composed = TestServer::start_dispatcher(dispatcher, HttpConfig::default()).await;
+
+    let cases = [
+        (
+            Some("us-east-1"),
+            r#"Header mismatch: Mcp-Param-Region 'us-east-1' != argument `region` "eu-west-1""#,
+        ),
+        (
+            None,
+            "Header mismatch: missing Mcp-Param-Region header for argument `region`",
+        ),
+    ];
+    for (header, message) in cases {
+        // The declared tool is refused with 400 / -32020 before its handler runs ...
+        let reply = forecast_call(&declared, "forecast", header).send().await;
+        assert_eq!(
+            reply.status,
+            StatusCode::BAD_REQUEST,
+            "declared, {header:?}"
+        );
+        let refused = reply.json().await;
+        assert_eq!(refused["id"], 1, "{refused}");
+        assert_eq!(refused["error"]["code"], -32020, "{refused}");
+        assert_eq!(refused["error"]["message"], message, "{refused}");
+        // ... and so is the same tool merged, or mounted under a prefix.
+        for name in ["forecast", "weather_forecast"] {
+            let reply = forecast_call(&composed, name, header).send().await;
+            let status = reply.status;
+            let body = reply.json().await;
+            assert_eq!(
+                status,
+                StatusCode::BAD_REQUEST,
+                "{name}, {header:?}: {body}"
+            );
+            assert_eq!(body, refused, "{name}, {header:?}");
+        }
+    }
+    assert_eq!(geo.calls.load(Ordering::SeqCst), 0, "no handler may run");
+
+    // A matching header is accepted by all three.
+    for (server, name) in [
+        (&declared, "forecast"),
+        (&composed, "forecast"),
+        (&composed, "weather_forecast"),
+    ] {
+        let reply = forecast_call(server, name, Some("eu-west-1")).send().await;
+        assert_eq!(reply.status, StatusCode::OK, "{name}");
+        let body = reply.json().await;
+        assert_eq!(first_text(&body["result"]), "sunny in eu-west-1", "{body}");
+    }
+    assert_eq!(geo.calls.load(Ordering::SeqCst), 3);
+}
+
+/// The resource metadata URL in `Desk`'s challenges.
+const DESK_METADATA: &str = "https://desk.example/.well-known/oauth-protected-resource";
+
+/// A router whose declared tool needs `notes:write`.
+#[derive(Clone, Default)]
+struct Desk;
+
+#[mcp_router(name = "desk", version = "1.0.0")]
+impl Desk {
+    /// Publishes a note.
+    #[tool(scopes = ["notes:write"])]
+    async fn publish(&self, text: String) -> String {
+        format!("published {text}")
+    }
+}
+
+/// The arguments of the added `draft` tool.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Note {
+    text: String,
+}
+
+/// `reader` grants `notes:read`, `writer` also `notes:write`.
+fn desk_config() -> Config {
+    let tokens = StaticTokens::new()
+        .token("reader", AuthInfo::new("ada").scopes(["notes:read"]))
+        .token(
+            "writer",
+            AuthInfo::new("ada").scopes(["notes:read", "notes:write"]),
+        );
+    Config::default().bearer_auth(BearerAuth::new(tokens).resource_metadata(DESK_METADATA))
+}
+
+/// The 403 challenge of `tool` needing `notes:write`.
+fn needs_write(tool: &str) -> String {
+    format!(
+        "Bearer error=\"insufficient_scope\", error_description=\"tool `{tool}` needs the scopes `notes:write`\", scope=\"notes:write\", resource_metadata=\"{DESK_METADATA}\""
+    )
+}
+
+/// A reply's status, `WWW-Authenticate` and JSON body.
+async fn answer(reply: Reply) -> (StatusCode, Option<String>, Value) {
+    let challenge = reply.header("www-authenticate").map(str::to_owned);
+    (reply.status, challenge, reply.json().await)
+}
+
+#[tokio::test]
+async fn an_added_tool_honours_scopes() {
+    let config = desk_config();
+    let dispatcher = Dispatcher::with_config(Desk, config.clone());
+    let draft = DynamicTool::new("draft", |note: Note| async move {
+        format!("drafted {}", note.text)
+    })
+    .description("Drafts a note")
+    .scopes(["notes:write"]);
+    dispatcher
+        .registry()
+        .add_tool(draft)
+        .await
+        .expect("a free name");
+    let server =
+        TestServer::start_dispatcher(dispatcher, HttpConfig::default().config(config)).await;
+    let modern = |token: &str, tool: &str| {
+        server
+            .post_modern(
+                "tools/call",
+                json!({"name": tool, "arguments": {"text": "hi"}}),
+            )
+            .header("authorization", &format!("Bearer {token}"))
+    };
+
+    // Without the scope, the added tool is refused exactly as the declared one is.
+    for tool in ["publish", "draft"] {
+        let (status, challenge, body) = answer(modern("reader", tool).send().await).await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{tool}: {body}");
+        assert_eq!(
+            challenge.as_deref(),
+            Some(needs_write(tool).as_str()),
+            "{tool}"
+        );
+        assert_eq!(body["id"], 1, "{body}");
+        assert_eq!(body["error"]["code"], -32001, "{tool}: {body}");
+        assert_eq!(
+            body["error"]["data"],
+            json!({"requiredScopes": ["notes:write"]}),
+            "{tool}"
+        );
+    }
+    // With it, both run.
+    for (tool, said) in [("publish", "published hi"), ("draft", "drafted hi")] {
+        let (status, _, body) = answer(modern("writer", tool).send().await).await;
+        assert_eq!(status, StatusCode::OK, "{tool}: {body}");
+        assert_eq!(first_text(&body["result"]), said);
+    }
+
+    // The same in a legacy session opened with the reader's token.
+    let opened = server
+        .post(&crate::support::initialize_request(LEGACY))
+        .header("authorization", "Bearer reader")
+        .send()
+        .await;
+    assert_eq!(opened.status, StatusCode::OK, "initialize");
+    let session = opened.session_id().expect("a session id");
+    let _ = opened.text().await;
+    let acked = server
+        .post_in(
+            &session,
+            &crate::support::notification("notifications/initialized"),
+        )
+        .header("authorization", "Bearer reader")
+        .send()
+        .await;
+    assert_eq!(acked.status, StatusCode::ACCEPTED);
+    for (id, tool) in [(2, "publish"), (3, "draft")] {
+        let body = request(
+            id,
+            "tools/call",
+            json!({"name": tool, "arguments": {"text": "x"}}),
+        );
+        let reply = server
+            .post_in(&session, &body)
+            .header("authorization", "Bearer reader")
+            .send()
+            .await;
+        let (status, challenge, body) = answer(reply).await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "legacy {tool}: {body}");
+        assert_eq!(
+            challenge.as_deref(),
+            Some(needs_write(tool).as_str()),
+            "legacy {tool}"
+        );
+        assert_eq!(body["error"]["code"], -32001, "legacy {tool}: {body}");
+    }
+}
+
+/// A router with a declared app tool and its `ui://` view.
+#[derive(Clone, Default)]
+struct Cards;
+
+#[mcp_router(name = "cards", version = "1.0.0")]
+impl Cards {
+    /// Shows a card.
+    #[tool(ui = "ui://cards/card", visibility = ["model", "app"])]
+    async fn show(&self, id: u64) -> String {
+        format!("card {id}")
+    }
+
+    /// The card's view.
+    #[resource("ui://cards/card")]
+    async fn card(&self) -> &'static str {
+        "<!doctype html><div id=card></div>"
+    }
+}
+
+/// The arguments of the added `peek` tool.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct CardId {
+    id: u64,
+}
+
+#[tokio::test]
+async fn an_added_tool_carries_its_ui() {
+    let dispatcher = Dispatcher::new(Cards);
+    let peek = DynamicTool::new("peek", |card: CardId| async move {
+        format!("peeked at card {}", card.id)
+    })
+    .ui(ToolUi {
+        resource_uri: "ui://cards/card",
+        visibility: &["model", "app"],
+    });
+    dispatcher
+        .registry()
+        .add_tool(peek)
+        .await
+        .expect("a free name");
+    let server = TestServer::start_dispatcher(dispatcher, HttpConfig::default()).await;
+    let session = server.initialize(LEGACY).await;
+    let legacy = post(&server, &session, 2, "tools/list", json!({})).await;
+    let modern = server
+        .post_modern("tools/list", json!({}))
+        .send()
+        .await
+        .json()
+        .await;
+
+    let expected = json!({
+        "ui": {"resourceUri": "ui://cards/card", "visibility": ["model", "app"]},
+        "ui/resourceUri": "ui://cards/card",
+    });
+    for (era, list) in [("legacy", legacy), ("modern", modern)] {
+        assert_eq!(names(&list, "tools"), ["show", "peek"], "{era}");
+        let tools = &list["result"]["tools"];
+        assert_eq!(
+            tools[0]["_meta"], expected,
+            "{era}: the declared tool: {list}"
+        );
+        assert_eq!(tools[1]["_meta"], expected, "{era}: the added tool: {list}");
+    }
 }

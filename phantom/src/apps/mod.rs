@@ -8,9 +8,6 @@ pub(crate) mod preview;
 
 use serde_json::{Map, Value, json};
 
-use crate::dispatch::Dispatcher;
-use crate::server::Server;
-
 /// The extension's name, as clients declare it and servers advertise it.
 pub const EXTENSION: &str = crate::protocol::extension::APPS;
 
@@ -96,16 +93,6 @@ impl ResourceUi {
     /// `{"ui": …}`, the `_meta` of the resource's list entry and of its contents.
     pub(crate) fn meta(&self) -> Map<String, Value> {
         Map::from_iter([("ui".to_owned(), self.to_value())])
-    }
-}
-
-impl<S: Server> Dispatcher<S> {
-    /// Whether the router declares an app (a tool with a view, or a `ui://` resource): the
-    /// extension is then advertised.
-    pub(crate) fn serves_apps(&self) -> bool {
-        let router = self.inner.router;
-        router.tools.iter().any(|t| t.def.ui.is_some())
-            || router.resources.iter().any(|r| r.def.ui.is_some())
     }
 }
 

@@ -6,13 +6,10 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, json};
 
-use super::CompleteContext;
-use crate::dispatch::Dispatcher;
+use super::{CompleteContext, CompleteFn, Completer};
 use crate::extract::Context;
 use crate::kernel::{Body, Failure, guarded, parse_params, unknown};
 use crate::protocol::{ErrorObject, Method, codes};
-use crate::server::Server;
-use crate::session::allowed;
 
 #[derive(Deserialize)]
 #[serde(tag = "type")]
@@ -44,83 +41,109 @@ struct CompleteParams {
     context: Option<CompleteContextParams>,
 }
 
-impl<S: Server> Dispatcher<S> {
-    pub(crate) async fn complete(
-        &self,
-        params: Option<&RawValue>,
-        cx: Context<'_>,
-    ) -> Result<Body, Failure> {
-        let session = cx.session;
-        let router = self.inner.router;
-        if !router.has_completions {
-            return Err(Failure::from(
-                ErrorObject::new(
-                    codes::METHOD_NOT_FOUND,
-                    "Method not found: this server offers no completions",
-                )
-                .with_data(json!({ "method": Method::CompletionComplete.as_str() })),
-            ));
-        }
-        let p: CompleteParams = parse_params(params)?;
-        let (completions, declared): (&[(&'static str, _)], Vec<&str>) = match &p.reference {
-            CompleteRef::Prompt { name } => {
-                let entry = router.prompt(name, session)?;
-                (
-                    &entry.def.completions,
+/// What `completion/complete` may use: the server, and the tables of the two rooms whose entries
+/// complete (prompts and resource templates).
+pub(crate) trait Env {
+    type Server: Send + Sync + 'static;
+    fn server(&self) -> &Self::Server;
+    fn prompts(&self) -> &crate::prompts::Table<Self::Server>;
+    fn resources(&self) -> &crate::resources::Table<Self::Server>;
+}
+
+/// The completion functions of the entry a `ref` names: declared (run with the server) or added
+/// (each carries its own).
+enum Completions<'a, S> {
+    Declared(&'a [(&'static str, CompleteFn<S>)]),
+    Added(&'a [(String, Completer)]),
+}
+
+/// `completion/complete`: find the prompt argument or URI parameter (declared or added entry),
+/// run its completion function.
+pub(crate) async fn complete<E: Env>(
+    env: &E,
+    params: Option<&RawValue>,
+    cx: Context<'_>,
+) -> Result<Body, Failure> {
+    let session = cx.session;
+    if !env.prompts().completes() && !env.resources().completes() {
+        return Err(Failure::from(
+            ErrorObject::new(
+                codes::METHOD_NOT_FOUND,
+                "Method not found: this server offers no completions",
+            )
+            .with_data(json!({ "method": Method::CompletionComplete.as_str() })),
+        ));
+    }
+    let p: CompleteParams = parse_params(params)?;
+    let prompt;
+    let template;
+    let (completions, declared): (Completions<'_, E::Server>, Vec<&str>) = match &p.reference {
+        CompleteRef::Prompt { name } => {
+            prompt = env.prompts().find(name, session)?;
+            match &prompt {
+                crate::prompts::Found::Declared(entry) => (
+                    Completions::Declared(&entry.def.completions),
                     entry.specs.iter().map(|s| s.name).collect(),
-                )
+                ),
+                crate::prompts::Found::Added(added) => (
+                    Completions::Added(&added.completions),
+                    added.arguments.iter().map(String::as_str).collect(),
+                ),
             }
-            CompleteRef::Resource { uri } => {
-                let entry = router
-                    .template_index
-                    .get(uri.as_str())
-                    .map(|&i| &router.resources[i])
-                    .or_else(|| router.resources.iter().find(|r| r.def.template == uri))
-                    .filter(|r| allowed(&session.allowed_resource_templates, r.def.name))
-                    .ok_or_else(|| unknown("resource template", "uri", uri))?;
-                (
-                    &entry.def.completions,
-                    entry.info.params.iter().map(String::as_str).collect(),
-                )
-            }
-        };
-        let arg = p.argument.name.as_str();
-        if !declared.contains(&arg) {
-            return Err(Failure::from(
-                ErrorObject::new(
-                    codes::INVALID_PARAMS,
-                    format!("Invalid params: unknown argument `{arg}`"),
-                )
-                .with_data(json!({ "argument": arg })),
-            ));
         }
-        let completion = match completions.iter().find(|(n, _)| *n == arg) {
+        CompleteRef::Resource { uri } => {
+            template = env
+                .resources()
+                .named(uri, session)
+                .ok_or_else(|| unknown("resource template", "uri", uri))?;
+            match &template {
+                crate::resources::Named::Declared(entry) => (
+                    Completions::Declared(&entry.def.completions),
+                    entry.info.params.iter().map(String::as_str).collect(),
+                ),
+                crate::resources::Named::Added(added) => (
+                    Completions::Added(&added.completions),
+                    added.info.params.iter().map(String::as_str).collect(),
+                ),
+            }
+        }
+    };
+    let arg = p.argument.name.as_str();
+    if !declared.contains(&arg) {
+        return Err(Failure::from(
+            ErrorObject::new(
+                codes::INVALID_PARAMS,
+                format!("Invalid params: unknown argument `{arg}`"),
+            )
+            .with_data(json!({ "argument": arg })),
+        ));
+    }
+    let arguments = p.context.unwrap_or_default().arguments;
+    let ccx = CompleteContext {
+        argument: arg,
+        arguments: &arguments,
+        session,
+        request: cx.request,
+        ctx: <crate::extract::Ctx as crate::extract::FromContext<'_>>::from_context(&cx)
+            .map_err(|_| Failure::internal())?,
+    };
+    let value = &p.argument.value;
+    let completion = match completions {
+        Completions::Declared(list) => match list.iter().find(|(n, _)| *n == arg) {
             None => crate::completion::Completion::default(),
             Some((_, f)) => {
-                let arguments = p.context.unwrap_or_default().arguments;
-                let cx = CompleteContext {
-                    argument: arg,
-                    arguments: &arguments,
-                    session,
-                    request: cx.request,
-                    ctx: <crate::extract::Ctx as crate::extract::FromContext<'_>>::from_context(
-                        &cx,
-                    )
-                    .map_err(|_| Failure::internal())?,
-                };
-                guarded(
-                    "completion function",
-                    arg,
-                    f(&self.inner.server, &p.argument.value, &cx),
-                )
-                .await??
+                guarded("completion function", arg, f(env.server(), value, &ccx)).await??
             }
-        };
-        let mut map = Map::new();
-        map.insert(
-            "completion".into(),
-            serde_json::to_value(completion).unwrap_or_default(),
-        );
-        Ok(Body::Map(map))
-    }
+        },
+        Completions::Added(list) => match list.iter().find(|(n, _)| n == arg) {
+            None => crate::completion::Completion::default(),
+            Some((_, f)) => guarded("completion function", arg, f(value, &ccx)).await??,
+        },
+    };
+    let mut map = Map::new();
+    map.insert(
+        "completion".into(),
+        serde_json::to_value(completion).unwrap_or_default(),
+    );
+    Ok(Body::Map(map))
 }

@@ -1,6 +1,7 @@
 //! `completion/complete`: what `#[complete(with = "…")]` functions receive and return.
 
 mod complete;
+pub(crate) use complete::{Env, complete};
 
 use std::collections::BTreeMap;
 use std::fmt::Display;
@@ -94,3 +95,10 @@ impl<T: IntoCompletion, E: Display + 'static> IntoCompletion for Result<T, E> {
         self.map_err(Error::from_handler)?.into_completion()
     }
 }
+
+/// A completion function of an entry added at run time or merged in from another router.
+pub(crate) type Completer = std::sync::Arc<
+    dyn for<'a> Fn(&'a str, &'a CompleteContext<'a>) -> BoxFuture<'a, Result<Completion, Error>>
+        + Send
+        + Sync,
+>;

@@ -2,9 +2,10 @@
 //! request's session, and for messages that are not requests.
 
 use super::Dispatcher;
+use crate::kernel::Callback;
 use crate::kernel::{Failure, Status};
 use crate::protocol::{ErrorObject, ProtocolVersion, codes};
-use crate::server::{Callback, Connect, Server};
+use crate::server::{Connect, Server};
 use crate::session::{Request, Session, SessionSlot, Transport};
 
 impl<S: Server> Dispatcher<S> {

@@ -11,9 +11,9 @@ use crate::extract::Context;
 use crate::input::{Binding, Engine, Exchange, Interrupt, Unavailable, interruptible, open, seal};
 use crate::kernel::{Body, Failure, invalid, parse_params};
 use crate::protocol::{ErrorObject, Method, codes};
-use crate::router::ListKind;
 use crate::server::{Call, Outcome, Server};
-use crate::session::{Request, Session};
+use crate::session::{ListKind, Request, Session};
+use crate::{completion, prompts, resources, skills, tasks, tools};
 
 impl<S: Server> Dispatcher<S> {
     /// Routes a method both eras share to the room that serves it, inside the configured
@@ -93,7 +93,7 @@ impl<S: Server> Dispatcher<S> {
         if method == Method::ToolsCall
             && session.is_modern()
             && crate::tasks::declares_tasks(session)
-            && self.prepares_task(params)
+            && crate::tasks::prepares(&self.inner.tables.tools, params)
         {
             exchange.escalates();
         }
@@ -150,11 +150,14 @@ impl<S: Server> Dispatcher<S> {
             Err(Interrupt::Failed(f)) => Err(f),
             Err(Interrupt::Escalate(answers)) => {
                 let p: crate::tools::NameParams<'_> = parse_params(params)?;
-                let router = self.inner.router;
-                let index = router
-                    .tool_position(&p.name)
+                let index = self
+                    .inner
+                    .tables
+                    .tools
+                    .declared
+                    .position(&p.name)
                     .ok_or_else(Failure::internal)?;
-                self.start_task(index, p.arguments, cx, answers).await
+                crate::tasks::start(self, index, p.arguments, cx, answers).await
             }
             Err(Interrupt::InputRequired(requests)) => {
                 let input_requests = requests
@@ -204,18 +207,30 @@ impl<S: Server> Dispatcher<S> {
             }
             Method::ResourcesList => {
                 let page = self.list(ListKind::Resources, params, session).await?;
-                self.with_skill_files(page, cx).await
+                skills::with_skill_files(self, page, cx).await
             }
-            Method::ToolsCall => self.call_tool(params, cx, named).await,
-            Method::PromptsGet => self.get_prompt(params, cx).await,
-            Method::ResourcesRead => self.read_resource(params, cx).await,
-            Method::CompletionComplete => self.complete(params, cx).await,
-            Method::SkillsList => self.list_skills(params, cx).await,
-            Method::SkillsGet => self.get_skill(params, cx).await,
-            Method::ResourcesDirectoryRead => self.read_skill_directory(params, cx).await,
-            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
-                self.task_method(method, params, cx).await
+            Method::ToolsCall => tools::call(self, params, cx, named).await,
+            Method::PromptsGet => prompts::get(self, params, cx).await,
+            Method::ResourcesRead => {
+                // Templates (declared, then added) first, then the files of skills.
+                let uri = resources::uri_of(params)?;
+                if let Some(body) = resources::read(self, &uri, cx).await? {
+                    return Ok(body);
+                }
+                match skills::read_skill_file(self, &uri, cx).await? {
+                    Some(body) => Ok(body),
+                    None => Err(Failure::from(crate::Error::resource_not_found(
+                        uri.as_str(),
+                    ))),
+                }
             }
+            Method::CompletionComplete => completion::complete(self, params, cx).await,
+            Method::SkillsList => skills::list_skills(self, params, cx).await,
+            Method::SkillsGet => skills::get_skill(self, params, cx).await,
+            Method::ResourcesDirectoryRead => skills::read_skill_directory(self, params, cx).await,
+            Method::TasksGet => tasks::get(self, params, cx).await,
+            Method::TasksUpdate => tasks::update(self, params, cx).await,
+            Method::TasksCancel => tasks::cancel(self, params, cx).await,
             _ => Err(method_not_found(method.as_str())),
         }
     }

@@ -156,7 +156,12 @@ impl<S: Server> Dispatcher<S> {
                 )));
             }
             let session = slot.get().ok_or_else(no_session)?;
-            return self.subscription(method, params, session).await;
+            return match method {
+                Method::ResourcesSubscribe => {
+                    crate::subscriptions::subscribe(self, params, session).await
+                }
+                _ => crate::subscriptions::unsubscribe(self, params, session).await,
+            };
         }
         let session = slot.get().ok_or_else(no_session)?;
         self.feature(method, params, session, request, out).await

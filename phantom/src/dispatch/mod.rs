@@ -7,9 +7,11 @@
 //! the room that serves it.
 
 mod connect;
+mod env;
 mod envelope;
 mod feature;
 mod legacy;
+mod list;
 mod modern;
 mod reply;
 
@@ -20,9 +22,12 @@ use serde_json::value::RawValue;
 use crate::kernel::{Failure, guarded};
 use crate::node::Node;
 use crate::protocol::{Era, ErrorObject, Incoming, Method, ProtocolVersion, codes};
-use crate::router::{ListKind, Router};
+use crate::registry::{Parts, Registry, RegistryError, Tables};
+use crate::router::Router;
 use crate::server::{Config, Server};
+use crate::session::ListKind;
 use crate::session::{Request, Session};
+pub(crate) use crate::session::{reply_key, session_key};
 
 pub use crate::kernel::{Frame, Outbound, Reply, Status};
 pub(crate) use crate::protocol::raw_str;
@@ -35,20 +40,22 @@ pub use envelope::ParamsHead;
 /// `params.name` and `params.arguments` as the transport already read them.
 pub(crate) type Named<'a> = Option<(&'a RawValue, Option<&'a RawValue>)>;
 
+/// The state of one served instance, private to the dispatcher: rooms see what their `Env`
+/// trait names (`env.rs`).
 pub(crate) struct Inner<S: 'static> {
-    pub(crate) server: S,
-    pub(crate) router: &'static Router<S>,
-    pub(crate) config: Config,
+    server: S,
+    router: &'static Router<S>,
+    config: Config,
     /// Serialized first pages of the cached lists (no allow-list, no cursor), by
-    /// [`ListKind::CACHED`] position.
+    /// [`ListKind::CACHED`] position, as declared.
     first_pages: [String; 3],
-    pub(crate) server_info: String,
+    server_info: String,
     /// The last `_meta` clientInfo decoded (2026-07-28 requests repeat it).
-    pub(crate) client_info: envelope::ClientInfoCache,
+    client_info: envelope::ClientInfoCache,
     /// What stays on this node: open streams, requests in flight, waiting handlers, running tasks.
-    pub(crate) node: Node,
-    /// What runtime registration changed in this instance's tables.
-    pub(crate) overlay: crate::registry::Overlays,
+    node: Node,
+    /// Each room's table: declared entries and those added at run time.
+    tables: Arc<Tables<S>>,
 }
 
 impl<S> Inner<S> {
@@ -91,9 +98,10 @@ impl<S: Server> Dispatcher<S> {
     pub fn with_config(server: S, config: Config) -> Self {
         let router = S::__router();
         let everyone = Session::default();
+        let tables = Arc::new(Tables::new(router, &config));
         let first_pages = ListKind::CACHED.map(|kind| {
-            router
-                .list_page(kind, &everyone, None, &config)
+            tables
+                .list_page(kind, &everyone, None)
                 .unwrap_or_else(|_| unreachable!("no cursor, no error"))
         });
         let server_info = serde_json::to_string(&router.info.implementation()).unwrap_or_default();
@@ -107,7 +115,7 @@ impl<S: Server> Dispatcher<S> {
                 server_info,
                 client_info: envelope::ClientInfoCache::default(),
                 node,
-                overlay: crate::registry::Overlays::default(),
+                tables,
             }),
         }
     }
@@ -125,6 +133,61 @@ impl<S: Server> Dispatcher<S> {
     /// What announces changes to this server's clients (the config's notifier).
     pub fn notifier(&self) -> &crate::Notifier {
         &self.inner.config.notifier
+    }
+
+    /// Runtime registration for this served instance.
+    pub fn registry(&self) -> Registry<S> {
+        Registry::new(
+            Arc::clone(&self.inner.tables),
+            self.inner.config.notifier.clone(),
+        )
+    }
+
+    /// Serves the tools, prompts and resources of another `#[mcp_router]` impl beside this
+    /// one's, under their own names. `other` keeps its own state; the callbacks (`connect`,
+    /// `list_resources`, the allow-lists, …) stay this router's.
+    ///
+    /// A name or URI template that is taken already is an `Err`, and nothing is merged.
+    pub fn merge<T: Server>(self, other: T) -> Result<Self, RegistryError> {
+        Parts::of(None, other)?.compose(&self.registry())?;
+        Ok(self)
+    }
+
+    /// [`merge`](Self::merge) with the tools, prompts and resources renamed
+    /// `<prefix>_<name>` (URIs stay as they are). The prefixed tool names must still obey MCP's
+    /// tool-name rule.
+    pub fn mount<T: Server>(self, prefix: &str, other: T) -> Result<Self, RegistryError> {
+        Parts::of(Some(prefix), other)?.compose(&self.registry())?;
+        Ok(self)
+    }
+
+    /// Registers a stream that hears of changes; the messages come on the receiver.
+    pub(crate) fn listen_for_changes(
+        &self,
+        session: Arc<Session>,
+        kind: crate::subscriptions::Kind,
+    ) -> (
+        crate::subscriptions::Registration,
+        tokio::sync::mpsc::Receiver<String>,
+    ) {
+        crate::subscriptions::listen_for_changes(self, session, kind)
+    }
+
+    /// The `(argument, header)` pairs of a tool's `Mcp-Param-*` headers (declared or added).
+    #[cfg(feature = "http")]
+    pub(crate) fn tool_headers(&self, name: &str) -> Vec<(&'static str, &'static str)> {
+        self.inner.tables.tools.headers(name)
+    }
+
+    /// Hands a client's answer to the request waiting for it on this node (the test kit's
+    /// client answers this way).
+    pub(crate) async fn deliver_answer(
+        &self,
+        session: &str,
+        id: &str,
+        answer: crate::store::ClientAnswer,
+    ) -> bool {
+        self.inner.node.replies.deliver(session, id, answer).await
     }
 
     /// Ends every `subscriptions/listen` stream open on this node (each gets
@@ -405,16 +468,6 @@ pub(crate) struct Out<'a> {
     pub(crate) responses: Option<&'a RawValue>,
     /// `params.requestState` of a 2026-07-28 retry.
     pub(crate) state: Option<&'a RawValue>,
-}
-
-/// The session part of a reply-bus key: the session id (stdio has one session and no id).
-pub(crate) fn reply_key(session: &Session) -> &str {
-    session.id.as_deref().unwrap_or("")
-}
-
-/// [`reply_key`], shared: the session's own id when it has one (no allocation).
-pub(crate) fn session_key(session: &Session) -> Arc<str> {
-    session.id.clone().unwrap_or_else(|| Arc::from(""))
 }
 
 /// `-32601 Method not found` naming the method.

@@ -6,10 +6,11 @@ use serde_json::{Map, Value, json};
 use super::envelope::{MetaProbe, envelope_session};
 use super::reply::{Envelope, ResultType};
 use super::{Dispatcher, Out, method_not_found};
+use crate::kernel::Callback;
 use crate::kernel::Failure;
 use crate::kernel::{Body, Reply, Status};
 use crate::protocol::{Capability, Era, Method, ProtocolVersion, RequestId, codes};
-use crate::server::{Callback, Server};
+use crate::server::Server;
 use crate::session::{Request, Session};
 #[cfg(feature = "http")]
 use crate::subscriptions::Listening;
@@ -54,7 +55,7 @@ impl<S: Server> Dispatcher<S> {
         let body = if method == Method::ServerDiscover {
             Ok(self.discover(&session).await)
         } else if method == Method::SubscriptionsListen {
-            self.listen(id, params, &session, out.outbound).await
+            crate::subscriptions::listen(self, id, params, &session, out.outbound).await
         } else {
             // A method this server lacks (`completion/complete` without completions) is a 404 in
             // the modern era, like a method the era lacks.
@@ -85,7 +86,7 @@ impl<S: Server> Dispatcher<S> {
         let fail = |f: Failure| self.error_reply(Some(id), f.error, f.status, Era::Modern);
         let mut session = envelope_session(meta, &self.inner.client_info).map_err(fail)?;
         self.connect(&mut session, request).await.map_err(fail)?;
-        let opened = self.open_listen(id, params, &session).await;
+        let opened = crate::subscriptions::open_listen(self, id, params, &session).await;
         match opened {
             Ok(listening) => Ok((listening, std::sync::Arc::new(session))),
             Err(f) => {
@@ -136,21 +137,16 @@ impl<S: Server> Dispatcher<S> {
 
     /// Whether the server offers a capability (in either era; logging aside).
     pub(crate) fn offers(&self, capability: Capability) -> bool {
-        let router = self.inner.router;
+        let tables = &self.inner.tables;
         match capability {
-            Capability::Tools => {
-                !router.tools.is_empty() || !self.inner.overlay.load().tools.is_empty()
-            }
-            Capability::Prompts => {
-                !router.prompts.is_empty() || !self.inner.overlay.load().prompts.is_empty()
-            }
+            Capability::Tools => !tables.tools.is_empty(),
+            Capability::Prompts => !tables.prompts.is_empty(),
             Capability::Resources => {
-                !router.resources.is_empty()
-                    || self.serves_skills()
-                    || router.overrides(Callback::ListResources)
-                    || !self.inner.overlay.load().resources.is_empty()
+                !tables.resources.is_empty()
+                    || tables.skills.serves()
+                    || self.inner.router.overrides(Callback::ListResources)
             }
-            Capability::Completions => router.has_completions,
+            Capability::Completions => tables.completes(),
             Capability::Logging => true,
         }
     }
@@ -177,16 +173,20 @@ impl<S: Server> Dispatcher<S> {
         // Extensions are a 2026-07-28 field; a 2025-11-25 client that knows them finds them in
         // `initialize` at the same place.
         let mut extensions = Map::new();
-        if self.serves_skills() {
+        let tables = &self.inner.tables;
+        if tables.skills.serves() {
             extensions.insert(
                 "io.modelcontextprotocol/skills".into(),
                 crate::skills::capability(),
             );
         }
-        if self.serves_tasks() {
+        if crate::tasks::served(
+            &tables.tools,
+            self.inner.router.overrides(Callback::GetTask),
+        ) {
             extensions.insert(crate::tasks::EXTENSION.into(), json!({}));
         }
-        if self.serves_apps() {
+        if tables.tools.any_ui() || tables.resources.any_ui() {
             extensions.insert(
                 crate::apps::EXTENSION.into(),
                 json!({ "mimeTypes": [crate::apps::MIME_TYPE] }),

@@ -141,7 +141,7 @@ impl<S: Server> Dispatcher<S> {
         if self
             .inner
             .router
-            .overrides(crate::server::Callback::ServerInfo)
+            .overrides(crate::kernel::Callback::ServerInfo)
         {
             let info = self.inner.server.server_info(session).await;
             Cow::Owned(serde_json::to_string(&info).unwrap_or_else(|_| "{}".into()))

@@ -104,6 +104,19 @@ pub struct Context<'a> {
     pub(crate) notifier: &'a crate::Notifier,
 }
 
+/// Runs an entry added at run time or merged in from another router: its arguments and the
+/// request's context in, the result out.
+pub(crate) type Handler = std::sync::Arc<
+    dyn for<'a> Fn(
+            Option<&'a RawValue>,
+            Context<'a>,
+        ) -> crate::kernel::BoxFuture<
+            'a,
+            Result<crate::kernel::Body, crate::kernel::Failure>,
+        > + Send
+        + Sync,
+>;
+
 /// A handler parameter read from the request's context rather than from its arguments or URI:
 /// the one extractor trait of every handler kind (tools, prompts, resources).
 ///

@@ -3,21 +3,26 @@
 //! [`Body`] and the [`Reply`] with its transport [`Status`], the [`Outbound`] path of messages sent
 //! before a result, and the one boxed-future alias.
 
+mod callback;
 mod challenge;
 mod failure;
 mod ids;
 mod lock;
 mod outbound;
+mod page;
 mod reply;
 
 use std::future::Future;
 use std::pin::Pin;
 
+pub use callback::Callback;
+pub(crate) use callback::Overrides;
 pub use challenge::WwwAuthenticate;
 pub(crate) use failure::{Failure, bad_request, guarded, invalid, parse_params, unknown};
 pub(crate) use ids::{random_bytes, random_id};
 pub(crate) use lock::Locked;
 pub use outbound::{Frame, Outbound};
+pub use page::{Cursor, Page};
 pub(crate) use reply::{Body, members, members_of};
 pub use reply::{Reply, Status};
 

@@ -2,26 +2,36 @@
 
 use serde_json::value::RawValue;
 
-use crate::dispatch::Dispatcher;
+use super::{Found, PromptEntry, Table};
 use crate::extract::{Args, CallParts, Context};
 use crate::kernel::{Body, Failure, guarded, invalid, members_of, parse_params};
-use crate::prompts::PromptEntry;
-use crate::registry::EntryKind;
-use crate::server::Server;
 use crate::tools::NameParams;
 
-impl<S: Server> Dispatcher<S> {
-    pub(crate) async fn get_prompt(
-        &self,
-        params: Option<&RawValue>,
-        cx: Context<'_>,
-    ) -> Result<Body, Failure> {
-        let p: NameParams<'_> = parse_params(params)?;
-        if let Some(body) = self.run_added(EntryKind::Prompt, &p, cx).await? {
-            return Ok(body);
+/// What `prompts/get` may use: the server and its prompts table.
+pub(crate) trait Env {
+    type Server: Send + Sync + 'static;
+    fn server(&self) -> &Self::Server;
+    fn prompts(&self) -> &Table<Self::Server>;
+}
+
+/// `prompts/get`: the prompt found in the table (declared or added), its arguments checked, its
+/// handler run.
+pub(crate) async fn get<E: Env>(
+    env: &E,
+    params: Option<&RawValue>,
+    cx: Context<'_>,
+) -> Result<Body, Failure> {
+    let p: NameParams<'_> = parse_params(params)?;
+    match env.prompts().find(&p.name, cx.session)? {
+        Found::Declared(entry) => run_prompt(env.server(), entry, p.arguments, cx).await,
+        Found::Added(prompt) => {
+            guarded(
+                "prompt handler",
+                &prompt.name,
+                (prompt.handler)(p.arguments, cx),
+            )
+            .await?
         }
-        let entry = self.inner.router.prompt(&p.name, cx.session)?;
-        run_prompt(&self.inner.server, entry, p.arguments, cx).await
     }
 }
 

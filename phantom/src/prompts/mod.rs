@@ -1,8 +1,11 @@
 //! Prompts: what `#[prompt]` handlers return ([`IntoPromptReply`]).
 
-pub(crate) mod get;
+mod added;
+mod get;
 pub(crate) mod table;
 
+pub(crate) use added::{Added, AddedPrompt, Declared, Found, Table};
+pub(crate) use get::{Env, get, run_prompt};
 pub(crate) use table::{PromptDef, PromptEntry};
 
 use std::fmt::Display;

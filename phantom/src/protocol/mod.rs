@@ -1,6 +1,7 @@
 //! Wire types shared by both protocol eras: JSON-RPC envelope, error codes, versions, metadata.
 
 pub(crate) mod cache;
+pub(crate) mod descriptor;
 mod jsonrpc;
 mod method;
 pub(crate) mod task;

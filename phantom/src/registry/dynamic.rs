@@ -10,15 +10,16 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::RegistryError;
-use super::overlay::{Added, AddedResource, Handler, Reader};
+use crate::extract::Handler;
 use crate::kernel::BoxFuture;
 use crate::kernel::{Body, Failure, invalid, members_of};
+use crate::prompts::AddedPrompt;
 use crate::prompts::IntoPromptReply;
-use crate::resources::TemplateInfo;
+use crate::protocol::descriptor::raw;
 use crate::resources::uri::Template;
+use crate::resources::{AddedResource, Reader, TemplateInfo};
 use crate::resources::{IntoContents, ReadTarget};
-use crate::router::raw;
-use crate::tools::{IntoToolResult, ToolResult};
+use crate::tools::{AddedTool, IntoToolResult, ToolResult};
 
 /// The JSON Schema of `A`, as an input schema (no `$schema`, no `title`).
 fn schema_of<A: JsonSchema>() -> Value {
@@ -82,6 +83,8 @@ pub struct DynamicTool {
     name: String,
     description: Option<String>,
     input_schema: Value,
+    scopes: Vec<String>,
+    ui: Option<crate::apps::ToolUi>,
     handler: Handler,
 }
 
@@ -117,8 +120,30 @@ impl DynamicTool {
             name,
             description: None,
             input_schema: schema_of::<A>(),
+            scopes: Vec::new(),
+            ui: None,
             handler,
         }
+    }
+
+    /// OAuth scopes the caller's token must grant, as `#[tool(scopes = […])]` says for a declared
+    /// tool: a call without them gets `403` with an `insufficient_scope` challenge naming them.
+    #[must_use]
+    pub fn scopes<I, T>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<String>,
+    {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The MCP Apps view of the tool's result, as `#[tool(ui = "ui://…")]` declares one: listed
+    /// as the tool's `_meta.ui`.
+    #[must_use]
+    pub fn ui(mut self, ui: crate::apps::ToolUi) -> Self {
+        self.ui = Some(ui);
+        self
     }
 
     /// Sets the description clients show.
@@ -133,13 +158,21 @@ impl DynamicTool {
         &self.name
     }
 
-    pub(crate) fn into_added(self) -> Added {
+    pub(crate) fn into_added(self) -> AddedTool {
         let mut obj = Map::new();
         obj.insert("name".into(), self.name.as_str().into());
         obj.insert("inputSchema".into(), self.input_schema);
-        Added {
+        if let Some(ui) = &self.ui {
+            let mut meta = Map::new();
+            ui.write(&mut meta);
+            obj.insert("_meta".into(), Value::Object(meta));
+        }
+        AddedTool {
             json: item(obj, self.description.as_ref()),
             name: self.name,
+            scopes: self.scopes,
+            headers: Vec::new(),
+            has_ui: self.ui.is_some(),
             handler: self.handler,
         }
     }
@@ -217,15 +250,22 @@ impl DynamicPrompt {
         &self.name
     }
 
-    pub(crate) fn into_added(self) -> Added {
+    pub(crate) fn into_added(self) -> AddedPrompt {
         let mut obj = Map::new();
         obj.insert("name".into(), self.name.as_str().into());
+        let arguments = self
+            .arguments
+            .iter()
+            .filter_map(|a| a["name"].as_str().map(str::to_owned))
+            .collect();
         if !self.arguments.is_empty() {
             obj.insert("arguments".into(), self.arguments.into());
         }
-        Added {
+        AddedPrompt {
             json: item(obj, self.description.as_ref()),
             name: self.name,
+            arguments,
+            completions: Vec::new(),
             handler: self.handler,
         }
     }
@@ -381,82 +421,16 @@ impl DynamicResource {
                 let contents = fut.await.map_err(Failure::from)?.ok_or_else(|| {
                     Failure::from(crate::error::Error::resource_not_found(uri.as_str()))
                 })?;
-                crate::resources::read::contents_body(&contents)
+                crate::resources::contents_body(&contents)
             })
         });
         Ok(AddedResource {
             info,
             template,
             json,
+            completions: Vec::new(),
+            has_ui: false,
             read,
-        })
-    }
-}
-
-/// A skill made at run time: its directory URI (the `#[skill]` grammar: `skill://`, a literal
-/// prefix, `<param>` segments, its name last) and a handler building it from the URI's
-/// parameters (`None`: no skill there). Add it with
-/// [`Registry::add_skill`](super::Registry::add_skill).
-///
-/// ```
-/// use std::collections::HashMap;
-/// use phantom::{registry::DynamicSkill, skills::Skill};
-/// let runbook = DynamicSkill::new("skill://ops/<service>/runbook", |p: HashMap<String, String>| async move {
-///     Some(Skill::new("runbook", format!("How to operate {}", p["service"])))
-/// });
-/// assert_eq!(runbook.uri(), "skill://ops/<service>/runbook");
-/// ```
-#[derive(Clone)]
-pub struct DynamicSkill {
-    uri: String,
-    build: super::overlay::SkillBuilder,
-}
-
-impl std::fmt::Debug for DynamicSkill {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DynamicSkill")
-            .field("uri", &self.uri)
-            .finish_non_exhaustive()
-    }
-}
-
-impl DynamicSkill {
-    /// A skill at `uri` (checked when it is added), built by `handler`. Whatever a `#[skill]`
-    /// method may return, the handler may too.
-    pub fn new<F, Fut, R>(uri: impl Into<String>, handler: F) -> Self
-    where
-        F: Fn(HashMap<String, String>) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: crate::skills::IntoSkill + Send + 'static,
-    {
-        let build: super::overlay::SkillBuilder = Arc::new(move |params| {
-            let fut = handler(params);
-            Box::pin(async move { fut.await.into_skill() })
-        });
-        Self {
-            uri: uri.into(),
-            build,
-        }
-    }
-
-    /// The skill's directory URI, as given.
-    pub fn uri(&self) -> &str {
-        &self.uri
-    }
-
-    pub(crate) fn into_added(self) -> Result<super::overlay::AddedSkill, RegistryError> {
-        let invalid = |message: String| RegistryError::InvalidTemplate {
-            template: self.uri.clone(),
-            message,
-        };
-        let template = Template::parse(&self.uri)
-            .map_err(|e| invalid(format!("{}; {}", e.message(), e.help())))?;
-        let name = phantom_uri::skill::route_name(&template).map_err(invalid)?;
-        Ok(super::overlay::AddedSkill {
-            template,
-            name,
-            uri: self.uri,
-            build: self.build,
         })
     }
 }

@@ -1,29 +1,35 @@
 //! Runtime registration and composition: tools, prompts and resources added, removed, disabled
 //! and enabled while a server runs, and other `#[mcp_router]` impls merged or mounted into it,
-//! for one served instance (a [`Dispatcher`]) on top of what its own impl declares.
+//! for one served instance (a [`Dispatcher`](crate::dispatch::Dispatcher)) on top of what its own
+//! impl declares.
 //!
-//! The changes live in an overlay that readers load without locking (`arc-swap`): a change
-//! builds a new overlay (its URI matcher and the first page of each list built once) and swaps
-//! it in, so a request sees the tables before or after a change, never half of one. Every change
+//! Added entries are entries of the rooms' own tables, beside the declared ones, so each gets
+//! what a declared one gets (allow-lists, scopes, completions, `Mcp-Param-*` checks). What was
+//! added sits in an `arc-swap` per table that readers load without locking: a change stages a
+//! copy of every table's part (URI matchers and the first page of each list built once) and swaps
+//! them in, so a request sees a table before or after a change, never half of one. Every change
 //! made through a [`Registry`] announces the list's `list_changed` through the server's
 //! [`Notifier`](crate::Notifier). Names and URI templates are checked as the macros check
 //! declared ones: a bad name, a taken name or a colliding template is an [`Err`], not a panic.
 
 mod dynamic;
 mod mount;
-mod overlay;
+mod skill;
+mod tables;
 
 use std::sync::Arc;
 
-pub use dynamic::{DynamicPrompt, DynamicResource, DynamicSkill, DynamicTool};
-use overlay::{Added, AddedResource};
-pub(crate) use overlay::{Overlay, Overlays};
+pub use dynamic::{DynamicPrompt, DynamicResource, DynamicTool};
+pub(crate) use mount::Parts;
+pub use skill::DynamicSkill;
+pub(crate) use tables::{Staged, Tables};
 
-use crate::dispatch::Dispatcher;
+use crate::Notifier;
+use crate::prompts::AddedPrompt;
+use crate::resources::AddedResource;
 use crate::resources::uri::Template;
-use crate::server::Server;
-use crate::store::Change;
-use crate::store::StoreError;
+use crate::store::{Change, StoreError};
+use crate::tools::AddedTool;
 
 /// What a registration names: a tool, a prompt or a resource (template).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,14 +50,6 @@ impl EntryKind {
             Self::Tool => "tool",
             Self::Prompt => "prompt",
             Self::Resource => "resource",
-        }
-    }
-
-    pub(crate) fn what(self) -> &'static str {
-        match self {
-            Self::Tool => "tool handler",
-            Self::Prompt => "prompt handler",
-            Self::Resource => "resource handler",
         }
     }
 
@@ -126,19 +124,22 @@ pub enum RegistryError {
 }
 
 /// Adds, removes, disables and enables tools, prompts and resources of one served instance while
-/// it runs. Cheap to clone; get one with [`Dispatcher::registry`].
+/// it runs. Cheap to clone; get one with
+/// [`Dispatcher::registry`](crate::dispatch::Dispatcher::registry).
 ///
 /// Declared entries (those of the `#[mcp_router]` impl) can be disabled and enabled, not removed.
 /// A disabled entry is unlisted and answers as an unknown one. Each change sends the list's
 /// `list_changed` notification to the sessions and listens that follow it.
 pub struct Registry<S: 'static> {
-    dispatcher: Dispatcher<S>,
+    tables: Arc<Tables<S>>,
+    notifier: Notifier,
 }
 
 impl<S: 'static> Clone for Registry<S> {
     fn clone(&self) -> Self {
         Self {
-            dispatcher: self.dispatcher.clone(),
+            tables: Arc::clone(&self.tables),
+            notifier: self.notifier.clone(),
         }
     }
 }
@@ -149,53 +150,30 @@ impl<S: 'static> std::fmt::Debug for Registry<S> {
     }
 }
 
-impl<S: Server> Dispatcher<S> {
-    /// Runtime registration for this served instance.
-    pub fn registry(&self) -> Registry<S> {
-        Registry {
-            dispatcher: self.clone(),
-        }
-    }
-
-    /// Applies `change` to a copy of the overlay and swaps it in (nothing changes on `Err`).
-    pub(crate) fn change_overlay(
-        &self,
-        mut change: impl FnMut(&mut Overlay) -> Result<(), RegistryError>,
-    ) -> Result<(), RegistryError> {
-        let inner = &self.inner;
-        let mut result = Ok(());
-        inner.overlay.rcu(|current| {
-            let mut next = Overlay::clone(current);
-            result = change(&mut next);
-            if result.is_err() {
-                return Arc::clone(current);
-            }
-            next.rebuild(inner.router, &inner.config);
-            Arc::new(next)
-        });
-        result
-    }
-
+impl<S: 'static> Tables<S> {
     /// Whether the impl itself declares `name`.
     fn declares(&self, kind: EntryKind, name: &str) -> bool {
-        let router = self.inner.router;
         match kind {
-            EntryKind::Tool => router.tool_index.contains_key(name),
-            EntryKind::Prompt => router.prompt_index.contains_key(name),
-            EntryKind::Resource => router.resources.iter().any(|r| r.info.name == name),
+            EntryKind::Tool => self.tools.declared.get(name).is_some(),
+            EntryKind::Prompt => self.prompts.declared.get(name).is_some(),
+            EntryKind::Resource => self
+                .resources
+                .declared
+                .entries
+                .iter()
+                .any(|r| r.info.name == name),
         }
     }
 
-    /// Checks that an entry may join `overlay`: a valid, free name (and for a resource, a
-    /// template no served one collides with).
-    fn admit(&self, overlay: &Overlay, kind: EntryKind, name: &str) -> Result<(), RegistryError> {
+    /// Checks that an entry may join `staged`: a valid, free name.
+    fn admit(&self, staged: &Staged, kind: EntryKind, name: &str) -> Result<(), RegistryError> {
         if !valid_name(kind, name) {
             return Err(RegistryError::InvalidName {
                 kind,
                 name: name.to_owned(),
             });
         }
-        if self.declares(kind, name) || overlay.has(kind, name) {
+        if self.declares(kind, name) || staged.has(kind, name) {
             return Err(RegistryError::Duplicate {
                 kind,
                 name: name.to_owned(),
@@ -204,13 +182,10 @@ impl<S: Server> Dispatcher<S> {
         Ok(())
     }
 
-    fn admit_template(
-        &self,
-        overlay: &Overlay,
-        added: &AddedResource,
-    ) -> Result<(), RegistryError> {
-        let declared = self.inner.router.resources.iter().map(|r| &r.info);
-        let others = overlay.resources.iter().map(|r| &r.info);
+    /// Checks that no template served collides with an added resource's.
+    fn admit_template(&self, staged: &Staged, added: &AddedResource) -> Result<(), RegistryError> {
+        let declared = self.resources.declared.entries.iter().map(|r| &r.info);
+        let others = staged.resources.entries.iter().map(|r| &r.info);
         for info in declared.chain(others) {
             let Ok(other) = Template::parse(&info.template) else {
                 continue;
@@ -226,35 +201,61 @@ impl<S: Server> Dispatcher<S> {
         Ok(())
     }
 
-    /// Adds entries to `overlay`, all or none.
-    fn add_all(
+    /// Adds entries to the tables, all or none.
+    pub(crate) fn add_all(
         &self,
-        overlay: &mut Overlay,
-        tools: &[Added],
-        prompts: &[Added],
-        resources: &[AddedResource],
+        tools: &[Arc<AddedTool>],
+        prompts: &[Arc<AddedPrompt>],
+        resources: &[Arc<AddedResource>],
     ) -> Result<(), RegistryError> {
-        for tool in tools {
-            self.admit(overlay, EntryKind::Tool, &tool.name)?;
-            overlay.tools.push(tool.clone());
-        }
-        for prompt in prompts {
-            self.admit(overlay, EntryKind::Prompt, &prompt.name)?;
-            overlay.prompts.push(prompt.clone());
-        }
-        for resource in resources {
-            self.admit(overlay, EntryKind::Resource, &resource.info.name)?;
-            self.admit_template(overlay, resource)?;
-            overlay.resources.push(resource.clone());
-        }
-        Ok(())
+        self.change(|staged| {
+            for tool in tools {
+                self.admit(staged, EntryKind::Tool, &tool.name)?;
+                staged.tools.entries.push(Arc::clone(tool));
+            }
+            for prompt in prompts {
+                self.admit(staged, EntryKind::Prompt, &prompt.name)?;
+                staged.prompts.entries.push(Arc::clone(prompt));
+            }
+            for resource in resources {
+                self.admit(staged, EntryKind::Resource, &resource.info.name)?;
+                self.admit_template(staged, resource)?;
+                staged.resources.entries.push(Arc::clone(resource));
+            }
+            Ok(())
+        })
     }
 }
 
-impl<S: Server> Registry<S> {
+impl Staged {
+    /// Whether `name` is taken by an added entry of `kind`.
+    fn has(&self, kind: EntryKind, name: &str) -> bool {
+        match kind {
+            EntryKind::Tool => self.tools.get(name).is_some(),
+            EntryKind::Prompt => self.prompts.get(name).is_some(),
+            EntryKind::Resource => self.resources.entries.iter().any(|r| r.info.name == name),
+        }
+    }
+
+    /// The disabled names of `kind`.
+    fn disabled(&mut self, kind: EntryKind) -> &mut std::collections::HashSet<String> {
+        match kind {
+            EntryKind::Tool => &mut self.tools.disabled,
+            EntryKind::Prompt => &mut self.prompts.disabled,
+            EntryKind::Resource => &mut self.resources.disabled,
+        }
+    }
+}
+
+impl<S: 'static> Registry<S> {
+    /// The registry of an instance's tables; changes are announced through `notifier`.
+    pub(crate) fn new(tables: Arc<Tables<S>>, notifier: Notifier) -> Self {
+        Self { tables, notifier }
+    }
+
     async fn announce(&self, kind: EntryKind, name: &str) -> Result<(), RegistryError> {
         let change = kind.change(vec![name.to_owned()]);
-        self.dispatcher.notifier().publish(change).await?;
+        self.notifier.publish(change).await?;
         Ok(())
     }
 
@@ -262,33 +263,44 @@ impl<S: Server> Registry<S> {
         &self,
         kind: EntryKind,
         name: &str,
-        tools: &[Added],
-        prompts: &[Added],
-        resources: &[AddedResource],
+        tools: &[Arc<AddedTool>],
+        prompts: &[Arc<AddedPrompt>],
+        resources: &[Arc<AddedResource>],
     ) -> Result<(), RegistryError> {
-        let d = &self.dispatcher;
-        d.change_overlay(|overlay| d.add_all(overlay, tools, prompts, resources))?;
+        self.tables.add_all(tools, prompts, resources)?;
         self.announce(kind, name).await
     }
 
     /// Adds a tool. Its name must be valid and free (neither declared nor added).
     pub async fn add_tool(&self, tool: DynamicTool) -> Result<(), RegistryError> {
-        let added = tool.into_added();
-        self.add(EntryKind::Tool, &added.name.clone(), &[added], &[], &[])
-            .await
+        let added = Arc::new(tool.into_added());
+        self.add(
+            EntryKind::Tool,
+            &added.name,
+            &[Arc::clone(&added)],
+            &[],
+            &[],
+        )
+        .await
     }
 
     /// Adds a prompt. Its name must be valid and free.
     pub async fn add_prompt(&self, prompt: DynamicPrompt) -> Result<(), RegistryError> {
-        let added = prompt.into_added();
-        self.add(EntryKind::Prompt, &added.name.clone(), &[], &[added], &[])
-            .await
+        let added = Arc::new(prompt.into_added());
+        self.add(
+            EntryKind::Prompt,
+            &added.name,
+            &[],
+            &[Arc::clone(&added)],
+            &[],
+        )
+        .await
     }
 
     /// Adds a resource or resource template. Its name must be valid and free, and its template
     /// must not match the same URIs as one served already.
     pub async fn add_resource(&self, resource: DynamicResource) -> Result<(), RegistryError> {
-        let added = resource.into_added()?;
+        let added = Arc::new(resource.into_added()?);
         let name = added.info.name.clone();
         self.add(EntryKind::Resource, &name, &[], &[], &[added])
             .await
@@ -299,16 +311,17 @@ impl<S: Server> Registry<S> {
     /// extension defines no skills `list_changed`).
     pub async fn add_skill(&self, skill: DynamicSkill) -> Result<(), RegistryError> {
         let added = skill.into_added()?;
-        let d = &self.dispatcher;
-        d.change_overlay(|overlay| {
-            let declared = d
-                .inner
-                .router
+        let tables = &self.tables;
+        tables.change(|staged| {
+            let declared = tables
                 .skills
+                .declared
+                .entries
                 .iter()
                 .map(|s| s.def.template.to_owned());
-            let others = overlay.skills.iter().map(|s| s.uri.clone());
-            for other in declared.chain(others) {
+            let others = staged.skills.entries.iter().map(|s| s.uri.clone());
+            let declared: Vec<String> = declared.collect();
+            for other in declared.into_iter().chain(others) {
                 let collides = Template::parse(&other)
                     .is_ok_and(|t| t == added.template || t.collides_with(&added.template));
                 if collides {
@@ -319,7 +332,7 @@ impl<S: Server> Registry<S> {
                     });
                 }
             }
-            overlay.skills.push(added.clone());
+            staged.skills.entries.push(added.clone());
             Ok(())
         })?;
         self.announce(EntryKind::Resource, &added.name).await
@@ -328,15 +341,15 @@ impl<S: Server> Registry<S> {
     /// Removes a skill added at run time, by its URI as given to [`DynamicSkill::new`].
     pub async fn remove_skill(&self, uri: &str) -> Result<(), RegistryError> {
         let mut name = String::new();
-        self.dispatcher.change_overlay(|overlay| {
-            let Some(at) = overlay.skills.iter().position(|s| s.uri == uri) else {
+        self.tables.change(|staged| {
+            let Some(at) = staged.skills.entries.iter().position(|s| s.uri == uri) else {
                 return Err(RegistryError::Unknown {
                     kind: EntryKind::Resource,
                     name: uri.to_owned(),
                     hint: " (no skill added at run time has that URI)",
                 });
             };
-            name = overlay.skills.remove(at).name;
+            name = staged.skills.entries.remove(at).name;
             Ok(())
         })?;
         self.announce(EntryKind::Resource, &name).await
@@ -344,14 +357,14 @@ impl<S: Server> Registry<S> {
 
     /// Removes an entry added at run time (declared ones can be disabled, not removed).
     pub async fn remove(&self, kind: EntryKind, name: &str) -> Result<(), RegistryError> {
-        self.dispatcher.change_overlay(|overlay| {
+        self.tables.change(|staged| {
             let found = match kind {
-                EntryKind::Tool => take(&mut overlay.tools, |a| a.name == name),
-                EntryKind::Prompt => take(&mut overlay.prompts, |a| a.name == name),
-                EntryKind::Resource => take(&mut overlay.resources, |r| r.info.name == name),
+                EntryKind::Tool => take(&mut staged.tools.entries, |a| a.name == name),
+                EntryKind::Prompt => take(&mut staged.prompts.entries, |a| a.name == name),
+                EntryKind::Resource => take(&mut staged.resources.entries, |r| r.info.name == name),
             };
             if !found {
-                let declared = self.dispatcher.declares(kind, name);
+                let declared = self.tables.declares(kind, name);
                 return Err(RegistryError::Unknown {
                     kind,
                     name: name.to_owned(),
@@ -362,7 +375,7 @@ impl<S: Server> Registry<S> {
                     },
                 });
             }
-            overlay.disabled[kind as usize].remove(name);
+            staged.disabled(kind).remove(name);
             Ok(())
         })?;
         self.announce(kind, name).await
@@ -370,16 +383,16 @@ impl<S: Server> Registry<S> {
 
     /// Disables an entry (declared or added): unlisted and unreachable until enabled.
     pub async fn disable(&self, kind: EntryKind, name: &str) -> Result<(), RegistryError> {
-        let declared = self.dispatcher.declares(kind, name);
-        self.dispatcher.change_overlay(|overlay| {
-            if !declared && !overlay.has(kind, name) {
+        let declared = self.tables.declares(kind, name);
+        self.tables.change(|staged| {
+            if !declared && !staged.has(kind, name) {
                 return Err(RegistryError::Unknown {
                     kind,
                     name: name.to_owned(),
                     hint: "",
                 });
             }
-            overlay.disabled[kind as usize].insert(name.to_owned());
+            staged.disabled(kind).insert(name.to_owned());
             Ok(())
         })?;
         self.announce(kind, name).await
@@ -387,8 +400,8 @@ impl<S: Server> Registry<S> {
 
     /// Enables a disabled entry again.
     pub async fn enable(&self, kind: EntryKind, name: &str) -> Result<(), RegistryError> {
-        self.dispatcher.change_overlay(|overlay| {
-            if overlay.disabled[kind as usize].remove(name) {
+        self.tables.change(|staged| {
+            if staged.disabled(kind).remove(name) {
                 Ok(())
             } else {
                 Err(RegistryError::Unknown {

@@ -1,30 +1,43 @@
 //! Composition: the tools, prompts and resources of other `#[mcp_router]` impls served by one
-//! dispatcher, each with its own state, under their names or under a prefix.
+//! dispatcher, each with its own state, under their names or under a prefix. Each becomes an
+//! added entry of its room's table carrying what the declared entry carries — scopes,
+//! `Mcp-Param-*` headers, completions, its view — so it is served as it would be on its own.
 
 use std::sync::Arc;
 
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::overlay::{Added, AddedResource, Handler, Reader};
 use super::{EntryKind, Registry, RegistryError};
-use crate::dispatch::Dispatcher;
-use crate::extract::Context;
-use crate::kernel::BoxFuture;
-use crate::kernel::{Body, Failure};
-use crate::prompts::get::run_prompt;
-use crate::resources::TemplateInfo;
-use crate::resources::read::run_read;
+use crate::completion::{CompleteFn, Completer};
+use crate::extract::{Context, Handler};
+use crate::kernel::{Body, BoxFuture, Failure};
+use crate::prompts::{AddedPrompt, run_prompt};
+use crate::protocol::descriptor::raw;
 use crate::resources::uri::Template;
-use crate::router::raw;
+use crate::resources::{AddedResource, Reader, TemplateInfo, run_read};
 use crate::server::Server;
-use crate::tools::run_tool;
+use crate::tools::{AddedTool, run_tool};
 
-/// The entries of `other`'s router, renamed `<prefix>_<name>` when there is a prefix.
-struct Parts {
-    tools: Vec<Added>,
-    prompts: Vec<Added>,
-    resources: Vec<AddedResource>,
+/// The entries of another router, renamed `<prefix>_<name>` when there is a prefix.
+pub(crate) struct Parts {
+    tools: Vec<Arc<AddedTool>>,
+    prompts: Vec<Arc<AddedPrompt>>,
+    resources: Vec<Arc<AddedResource>>,
+}
+
+impl Parts {
+    /// `other`'s entries, under `prefix` when there is one.
+    pub(crate) fn of<T: Server>(prefix: Option<&str>, other: T) -> Result<Self, RegistryError> {
+        parts(prefix, other)
+    }
+
+    /// Adds them to `registry`'s tables, all or none (nothing is announced).
+    pub(crate) fn compose<S>(&self, registry: &Registry<S>) -> Result<(), RegistryError> {
+        registry
+            .tables
+            .add_all(&self.tools, &self.prompts, &self.resources)
+    }
 }
 
 /// A list item with its `name` replaced.
@@ -34,6 +47,24 @@ fn renamed(json: &RawValue, name: &str) -> Box<RawValue> {
     raw(&item)
 }
 
+/// `T`'s completion functions, each calling into `server`.
+fn completers<T: Server>(
+    server: &Arc<T>,
+    completions: &[(&'static str, CompleteFn<T>)],
+) -> Vec<(String, Completer)> {
+    completions
+        .iter()
+        .map(|&(arg, f)| {
+            let server = Arc::clone(server);
+            let completer: Completer = Arc::new(move |value, cx| {
+                let server = Arc::clone(&server);
+                Box::pin(async move { f(&server, value, cx).await })
+            });
+            (arg.to_owned(), completer)
+        })
+        .collect()
+}
+
 fn parts<T: Server>(prefix: Option<&str>, other: T) -> Result<Parts, RegistryError> {
     let name_of = |name: &str| match prefix {
         Some(p) => format!("{p}_{name}"),
@@ -41,21 +72,39 @@ fn parts<T: Server>(prefix: Option<&str>, other: T) -> Result<Parts, RegistryErr
     };
     let server = Arc::new(other);
     let router = T::__router();
-    let tools = router.tools.iter().enumerate().map(|(i, entry)| {
+    let tools = router.tools.entries.iter().enumerate().map(|(i, entry)| {
         let name = name_of(entry.def.name);
-        added(&server, i, name, &entry.json, tool_at::<T>)
+        Arc::new(AddedTool {
+            json: renamed(&entry.json, &name),
+            name,
+            scopes: entry.def.scopes.iter().map(|s| (*s).to_owned()).collect(),
+            headers: entry
+                .specs
+                .iter()
+                .filter_map(|s| s.header.map(|h| (s.name, h)))
+                .collect(),
+            has_ui: entry.def.ui.is_some(),
+            handler: handler(&server, i, tool_at::<T>),
+        })
     });
-    let prompts = router.prompts.iter().enumerate().map(|(i, entry)| {
+    let prompts = router.prompts.entries.iter().enumerate().map(|(i, entry)| {
         let name = name_of(entry.def.name);
-        added(&server, i, name, &entry.json, prompt_at::<T>)
+        Arc::new(AddedPrompt {
+            json: renamed(&entry.json, &name),
+            name,
+            arguments: entry.specs.iter().map(|s| s.name.to_owned()).collect(),
+            completions: completers(&server, &entry.def.completions),
+            handler: handler(&server, i, prompt_at::<T>),
+        })
     });
-    let mut resources = Vec::with_capacity(router.resources.len());
-    for (i, entry) in router.resources.iter().enumerate() {
-        let server = Arc::clone(&server);
+    let mut resources = Vec::with_capacity(router.resources.entries.len());
+    for (i, entry) in router.resources.entries.iter().enumerate() {
+        let reader = Arc::clone(&server);
         let read: Reader = Arc::new(move |uri, params, cx| {
-            let server = Arc::clone(&server);
+            let server = Arc::clone(&reader);
             Box::pin(async move {
-                run_read(&*server, &T::__router().resources[i], uri, params, cx).await
+                let entry = &T::__router().resources.entries[i];
+                run_read(&*server, entry, uri, params, cx).await
             })
         });
         let template =
@@ -64,15 +113,17 @@ fn parts<T: Server>(prefix: Option<&str>, other: T) -> Result<Parts, RegistryErr
                 message: e.message(),
             })?;
         let name = name_of(&entry.info.name);
-        resources.push(AddedResource {
+        resources.push(Arc::new(AddedResource {
             json: renamed(&entry.json, &name),
             info: Arc::new(TemplateInfo {
                 name,
                 ..TemplateInfo::clone(&entry.info)
             }),
             template,
+            completions: completers(&server, &entry.def.completions),
+            has_ui: entry.def.ui.is_some(),
             read,
-        });
+        }));
     }
     Ok(Parts {
         tools: tools.collect(),
@@ -97,7 +148,13 @@ fn tool_at<'a, T: Server>(
 ) -> BoxFuture<'a, Result<Body, Failure>> {
     let router = T::__router();
     let timeout = router.info.tool_timeout_ms;
-    Box::pin(run_tool(server, &router.tools[i], timeout, arguments, cx))
+    Box::pin(run_tool(
+        server,
+        &router.tools.entries[i],
+        timeout,
+        arguments,
+        cx,
+    ))
 }
 
 fn prompt_at<'a, T: Server>(
@@ -106,67 +163,33 @@ fn prompt_at<'a, T: Server>(
     arguments: Option<&'a RawValue>,
     cx: Context<'a>,
 ) -> BoxFuture<'a, Result<Body, Failure>> {
-    Box::pin(run_prompt(server, &T::__router().prompts[i], arguments, cx))
+    Box::pin(run_prompt(
+        server,
+        &T::__router().prompts.entries[i],
+        arguments,
+        cx,
+    ))
 }
 
-/// The `i`-th tool or prompt of `server`'s router, served as `name`.
-fn added<T: Server>(
-    server: &Arc<T>,
-    i: usize,
-    name: String,
-    json: &RawValue,
-    run: RunAt<T>,
-) -> Added {
+/// The `i`-th tool or prompt of `server`'s router as a handler.
+fn handler<T: Server>(server: &Arc<T>, i: usize, run: RunAt<T>) -> Handler {
     let server = Arc::clone(server);
-    let handler: Handler = Arc::new(move |arguments, cx| {
+    Arc::new(move |arguments, cx| {
         let server = Arc::clone(&server);
         Box::pin(async move { run(&server, i, arguments, cx).await })
-    });
-    Added {
-        json: renamed(json, &name),
-        name,
-        handler,
-    }
+    })
 }
 
-impl<S: Server> Dispatcher<S> {
-    /// Serves the tools, prompts and resources of another `#[mcp_router]` impl beside this
-    /// one's, under their own names. `other` keeps its own state; the callbacks (`connect`,
-    /// `list_resources`, the allow-lists, …) stay this router's.
-    ///
-    /// A name or URI template that is taken already is an `Err`, and nothing is merged.
-    pub fn merge<T: Server>(self, other: T) -> Result<Self, RegistryError> {
-        let parts = parts(None, other)?;
-        self.compose(&parts)?;
-        Ok(self)
-    }
-
-    /// [`merge`](Self::merge) with the tools, prompts and resources renamed
-    /// `<prefix>_<name>` (URIs stay as they are). The prefixed tool names must still obey MCP's
-    /// tool-name rule.
-    pub fn mount<T: Server>(self, prefix: &str, other: T) -> Result<Self, RegistryError> {
-        let parts = parts(Some(prefix), other)?;
-        self.compose(&parts)?;
-        Ok(self)
-    }
-
-    fn compose(&self, parts: &Parts) -> Result<(), RegistryError> {
-        self.change_overlay(|overlay| {
-            self.add_all(overlay, &parts.tools, &parts.prompts, &parts.resources)
-        })
-    }
-}
-
-impl<S: Server> Registry<S> {
-    /// [`Dispatcher::mount`] while the server runs (`prefix: None` merges): the three lists'
-    /// `list_changed` are announced.
+impl<S: 'static> Registry<S> {
+    /// [`Dispatcher::mount`](crate::dispatch::Dispatcher::mount) while the server runs
+    /// (`prefix: None` merges): the three lists' `list_changed` are announced.
     pub async fn mount<T: Server>(
         &self,
         prefix: Option<&str>,
         other: T,
     ) -> Result<(), RegistryError> {
         let parts = parts(prefix, other)?;
-        self.dispatcher.compose(&parts)?;
+        parts.compose(self)?;
         for (kind, empty) in [
             (EntryKind::Tool, parts.tools.is_empty()),
             (EntryKind::Prompt, parts.prompts.is_empty()),

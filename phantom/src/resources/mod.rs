@@ -1,12 +1,15 @@
 //! Resources: what `#[resource]` handlers return ([`IntoContents`]) and the `resources/list` items.
 
-pub(crate) mod read;
+mod added;
+mod read;
 pub(crate) mod table;
 pub(crate) mod uri;
 
 mod resolved;
 
 pub use crate::content::ResourceContents;
+pub(crate) use added::{Added, AddedResource, Declared, Matched, Named, Reader, Table};
+pub(crate) use read::{Env, contents_body, read, run_read, uri_of};
 pub use resolved::{Authorized, ResolvedResource, TemplateInfo};
 pub(crate) use table::{ReadParts, ResourceDef, ResourceEntry};
 pub use uri::FromUriParam;

@@ -5,49 +5,52 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::dispatch::Dispatcher;
+use super::{Matched, ReadParts, ResourceEntry, Table};
 use crate::error::Error;
 use crate::extract::Context;
 use crate::kernel::{Body, Failure, guarded, parse_params};
-use crate::resources::{ReadParts, ResourceEntry};
-use crate::server::Server;
-use crate::session::allowed;
 
 #[derive(Deserialize)]
 struct ReadParams {
     uri: String,
 }
 
-impl<S: Server> Dispatcher<S> {
-    pub(crate) async fn read_resource(
-        &self,
-        params: Option<&RawValue>,
-        cx: Context<'_>,
-    ) -> Result<Body, Failure> {
-        let session = cx.session;
-        let p: ReadParams = parse_params(params)?;
-        let router = self.inner.router;
-        let not_found = || Failure::from(Error::resource_not_found(p.uri.as_str()));
-        let Some(found) = router.matcher.find(&p.uri) else {
-            if let Some(body) = self.read_skill_file(&p.uri, cx).await? {
-                return Ok(body);
-            }
-            return match self.read_added(&p.uri, cx).await? {
-                Some(body) => Ok(body),
-                None => Err(not_found()),
-            };
-        };
-        let entry = &router.resources[found.index];
-        if !allowed(&session.allowed_resource_templates, &entry.info.name)
-            || self
-                .inner
-                .overlay
-                .load()
-                .is_disabled(crate::registry::EntryKind::Resource, &entry.info.name)
-        {
-            return Err(not_found());
+/// What `resources/read` may use: the server and its resources table.
+pub(crate) trait Env {
+    type Server: Send + Sync + 'static;
+    fn server(&self) -> &Self::Server;
+    fn resources(&self) -> &Table<Self::Server>;
+}
+
+/// The URI a `resources/read` names.
+pub(crate) fn uri_of(params: Option<&RawValue>) -> Result<String, Failure> {
+    let p: ReadParams = parse_params(params)?;
+    Ok(p.uri)
+}
+
+/// `resources/read` of `uri` against the table (declared templates, then added ones).
+/// `Ok(None)`: no template matches it (another room may serve it: skill files).
+pub(crate) async fn read<E: Env>(
+    env: &E,
+    uri: &str,
+    cx: Context<'_>,
+) -> Result<Option<Body>, Failure> {
+    let table = env.resources();
+    match table.matched(uri, cx.session) {
+        Some(Matched::Declared(entry, params)) => run_read(env.server(), entry, uri, params, cx)
+            .await
+            .map(Some),
+        Some(Matched::Added(resource, params)) => {
+            let read = guarded(
+                "resource handler",
+                &resource.info.name,
+                (resource.read)(uri, params, cx),
+            );
+            read.await?.map(Some)
         }
-        run_read(&self.inner.server, entry, &p.uri, found.params, cx).await
+        // A hidden or disabled declared template reads as not found.
+        None if table.declares(uri) => Err(Failure::from(Error::resource_not_found(uri))),
+        None => Ok(None),
     }
 }
 

@@ -10,7 +10,6 @@ use crate::store::notifier::Notifier;
 use crate::store::{MemoryReplyBus, MemorySubscriptions, ReplyBus, SubscriptionStore};
 
 /// The default number of items per list page.
-pub(crate) const DEFAULT_PAGE_SIZE: usize = 100;
 
 /// The default [`Config::json_depth`].
 pub(crate) const DEFAULT_JSON_DEPTH: usize = 64;
@@ -78,7 +77,7 @@ impl std::fmt::Debug for Config {
 impl Default for Config {
     fn default() -> Self {
         Self {
-            page_size: DEFAULT_PAGE_SIZE,
+            page_size: crate::session::DEFAULT_PAGE_SIZE,
             cache_ttl_ms: 0,
             cache_scope: CacheScope::Private,
             middleware: None,

@@ -4,15 +4,14 @@
 mod config;
 pub(crate) mod middleware;
 
+pub use crate::kernel::{Cursor, Page};
 pub use config::Config;
 #[cfg(feature = "fuzzing")]
 pub(crate) use config::DEFAULT_JSON_DEPTH;
-pub(crate) use config::DEFAULT_PAGE_SIZE;
 pub(crate) use middleware::{Call, Middleware, Outcome};
 
 use std::future::Future;
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::error::Error;
@@ -40,62 +39,6 @@ pub enum Connect {
     NotFound(String),
     /// Rejected for another reason.
     Error(String),
-}
-
-/// An opaque pagination cursor, as the client sent it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Cursor(pub String);
-
-/// One page of a list.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Page<T> {
-    /// The items.
-    pub items: Vec<T>,
-    /// The cursor of the next page; `None` on the last page.
-    pub next_cursor: Option<String>,
-}
-
-impl<T> Page<T> {
-    /// A last page.
-    pub fn last(items: Vec<T>) -> Self {
-        Self {
-            items,
-            next_cursor: None,
-        }
-    }
-}
-
-/// The twelve router callbacks, as flags: which ones an `#[mcp_router]` impl overrides.
-#[doc(hidden)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[allow(missing_docs)]
-pub enum Callback {
-    Connect,
-    Disconnect,
-    Terminate,
-    Instructions,
-    ServerInfo,
-    ListResources,
-    ListSkills,
-    AuthorizeResourceSubscriptions,
-    AuthorizeTaskSubscriptions,
-    GetTask,
-    UpdateTask,
-    CancelTask,
-}
-
-/// The set of overridden callbacks, built once per router.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Overrides(u16);
-
-impl Overrides {
-    pub(crate) fn of(callbacks: &[Callback]) -> Self {
-        Self(callbacks.iter().fold(0, |bits, &c| bits | 1 << c as u16))
-    }
-
-    pub(crate) fn contains(self, callback: Callback) -> bool {
-        self.0 & (1 << callback as u16) != 0
-    }
 }
 
 /// The server side of phantom: implemented by `#[mcp_router]` on your type.

@@ -9,9 +9,13 @@ use serde_json::Value;
 use crate::protocol::{Implementation, LogLevel, ProtocolVersion};
 use crate::store::Owner;
 
+mod list;
 mod request;
 mod slot;
 
+#[cfg(feature = "fuzzing")]
+pub(crate) use list::decode_cursor;
+pub(crate) use list::{DEFAULT_PAGE_SIZE, ListKind, paginate};
 pub use request::{Request, Transport};
 pub use slot::SessionSlot;
 
@@ -164,6 +168,16 @@ impl Session {
             .get(capability)
             .is_some_and(|v| !v.is_null())
     }
+}
+
+/// The session part of a reply-bus key: the session id (stdio has one session and no id).
+pub(crate) fn reply_key(session: &Session) -> &str {
+    session.id.as_deref().unwrap_or("")
+}
+
+/// [`reply_key`], shared: the session's own id when it has one (no allocation).
+pub(crate) fn session_key(session: &Session) -> Arc<str> {
+    session.id.clone().unwrap_or_else(|| Arc::from(""))
 }
 
 pub(crate) fn allowed(list: &Option<AllowList>, name: &str) -> bool {

@@ -2,9 +2,14 @@
 //! ([`Skill`]), the manifest listed for each, and the room that serves `skills/list`,
 //! `skills/get`, `resources/directory/read` and the skill files' `resources/read` (`serve.rs`).
 
+mod added;
 mod serve;
 pub(crate) mod table;
-pub(crate) use serve::capability;
+pub(crate) use added::{Added, AddedSkill, Declared, SkillBuilder, Table};
+pub(crate) use serve::{
+    Env, capability, get_skill, list_skills, read_skill_directory, read_skill_file,
+    with_skill_files,
+};
 pub(crate) use table::{SkillDef, SkillEntry};
 pub(crate) mod uri;
 

@@ -3,20 +3,20 @@
 //! routes; the route's method builds the skill for that request.
 
 use std::collections::BTreeSet;
+use std::future::Future;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use super::{Skill, entry, uri};
-use crate::dispatch::Dispatcher;
+use super::{Skill, Table, entry, uri};
 use crate::error::Error;
 use crate::extract::Context;
+use crate::kernel::Callback;
 use crate::kernel::{Body, Failure, guarded, invalid, parse_params};
+use crate::kernel::{Cursor, Page};
 use crate::protocol::cache::CacheScope;
 use crate::resources::ReadParts;
-use crate::router::{ListKind, Router, paginate};
-use crate::server::{Callback, Cursor, Page, Server};
 use crate::session::{Session, allowed};
 use crate::skills::SkillEntry;
 
@@ -73,321 +73,301 @@ struct Found {
     path: Option<String>,
 }
 
-impl<S> Router<S> {
-    /// The default `list_skills`: every skill route without URI parameters, paginated, the
-    /// allow-list applied.
-    pub fn concrete_skills(
-        &self,
-        cursor: Option<&Cursor>,
-        session: &Session,
-    ) -> Result<Page<String>, Error> {
-        let page = paginate(
-            ListKind::Skills,
-            self.skills
-                .iter()
-                .filter(|s| s.concrete)
-                .map(|s| (s.def.name, s)),
-            &session.allowed_skills,
-            cursor.map(|c| c.0.as_str()),
-            crate::server::DEFAULT_PAGE_SIZE,
-        )?;
-        Ok(Page {
-            items: page
-                .items
-                .into_iter()
-                .map(|s| format!("{}/SKILL.md", s.def.template))
-                .collect(),
-            next_cursor: page.next_cursor,
-        })
-    }
+/// What the skills room may use: the server, its skills table and the `list_skills` callback.
+pub(crate) trait Env {
+    type Server: Send + Sync + 'static;
+    fn server(&self) -> &Self::Server;
+    fn skills(&self) -> &Table<Self::Server>;
+    /// Whether the impl overrides `callback`.
+    fn overrides(&self, callback: Callback) -> bool;
+    /// The app's `list_skills`.
+    fn list_skills<'a>(
+        &'a self,
+        cursor: Option<Cursor>,
+        session: &'a Session,
+    ) -> impl Future<Output = Result<Page<String>, Error>> + Send + 'a;
+}
 
-    pub(crate) fn has_skills(&self) -> bool {
-        !self.skills.is_empty()
+/// Resolves a canonical skill URI: the route, the session's allow-list, the method's skill
+/// (whose frontmatter name must be the route's). `Ok(None)`: no skill answers there.
+async fn find_skill<E: Env>(env: &E, uri: &str, cx: Context<'_>) -> Result<Option<Found>, Failure> {
+    canonical(uri)?;
+    let declared = env.skills().declared;
+    let Some(found) = declared.matcher.find(uri) else {
+        return find_added_skill(env, uri, cx).await;
+    };
+    let route: &SkillEntry<E::Server> = &declared.entries[found.index / 2];
+    if !allowed(&cx.session.allowed_skills, route.def.name) {
+        return Ok(None);
+    }
+    let (dir, path) = split_at_segment(uri, route.segments);
+    let mut params = found.params;
+    params.truncate(route.params);
+    let parts = ReadParts {
+        uri: dir,
+        params,
+        cx,
+        mime_type: None,
+    };
+    let fut = (route.def.get)(env.server(), parts);
+    let Some(skill) = guarded("skill handler", route.def.name, fut).await?? else {
+        return Ok(None);
+    };
+    found_skill(skill, route.def.name, dir, path)
+}
+
+/// [`find_skill`](Self::find_skill) among the skills added at run time.
+async fn find_added_skill<E: Env>(
+    env: &E,
+    uri: &str,
+    cx: Context<'_>,
+) -> Result<Option<Found>, Failure> {
+    let overlay = env.skills().added.load();
+    let Some(found) = overlay.matcher.find(uri) else {
+        return Ok(None);
+    };
+    let added = overlay.entries[found.index / 2].clone();
+    drop(overlay);
+    if !allowed(&cx.session.allowed_skills, &added.name) {
+        return Ok(None);
+    }
+    let (dir, path) = split_at_segment(uri, added.template.segments.len());
+    let params = added
+        .template
+        .params()
+        .map(str::to_owned)
+        .zip(found.params.into_iter().map(std::borrow::Cow::into_owned))
+        .collect();
+    let fut = (added.build)(params);
+    let Some(skill) = guarded("skill handler", &added.name, fut).await?? else {
+        return Ok(None);
+    };
+    found_skill(skill, &added.name, dir, path)
+}
+
+/// `skills/get`: one skill by the URI of its `SKILL.md`, listed or not.
+pub(crate) async fn get_skill<E: Env>(
+    env: &E,
+    params: Option<&RawValue>,
+    cx: Context<'_>,
+) -> Result<Body, Failure> {
+    let p: UriParams = parse_params(params)?;
+    let (skill, cache) = skill_entry(env, &p.uri, cx).await?;
+    let mut map = Map::new();
+    map.insert("skill".into(), skill);
+    put_hints(&mut map, cache, cx);
+    Ok(Body::Map(map))
+}
+
+/// The listing of the skill whose `SKILL.md` is at `uri`.
+async fn skill_entry<E: Env>(
+    env: &E,
+    uri: &str,
+    cx: Context<'_>,
+) -> Result<(Value, Option<(u64, CacheScope)>), Failure> {
+    canonical(uri)?;
+    let Some(dir) = uri.strip_suffix("/SKILL.md") else {
+        return Err(invalid(format!(
+            "Invalid params: `uri` must name a skill's SKILL.md (`skill://…/<name>/SKILL.md`), found `{uri}`"
+        ))
+        .with_data(json!({ "uri": uri, "field": "uri" })));
+    };
+    match find_skill(env, dir, cx).await? {
+        Some(found) if found.path.is_none() => entry(&found.skill, &found.dir)
+            .map(|e| (e, found.skill.cache))
+            .map_err(Failure::from),
+        _ => Err(no_skill(uri)),
     }
 }
 
-impl<S: Server> Dispatcher<S> {
-    /// Whether any skill is served: declared, or added at run time.
-    pub(crate) fn serves_skills(&self) -> bool {
-        self.inner.router.has_skills() || !self.inner.overlay.load().skills.is_empty()
-    }
-
-    /// Resolves a canonical skill URI: the route, the session's allow-list, the method's skill
-    /// (whose frontmatter name must be the route's). `Ok(None)`: no skill answers there.
-    async fn find_skill(&self, uri: &str, cx: Context<'_>) -> Result<Option<Found>, Failure> {
-        canonical(uri)?;
-        let router = self.inner.router;
-        let Some(found) = router.skill_matcher.find(uri) else {
-            return self.find_added_skill(uri, cx).await;
-        };
-        let route: &SkillEntry<S> = &router.skills[found.index / 2];
-        if !allowed(&cx.session.allowed_skills, route.def.name) {
-            return Ok(None);
+/// `skills/list`: the `list_skills` callback's page (by default every skill route without
+/// parameters), each entry built as `skills/get` builds it. A URI that serves no skill is
+/// left out, and logged.
+pub(crate) async fn list_skills<E: Env>(
+    env: &E,
+    params: Option<&RawValue>,
+    cx: Context<'_>,
+) -> Result<Body, Failure> {
+    let p: ListParams = parse_params(params)?;
+    let cursor = p.cursor.map(Cursor);
+    let page = if env.overrides(Callback::ListSkills) {
+        env.list_skills(cursor, cx.session).await?
+    } else {
+        let mut page = env
+            .skills()
+            .declared
+            .concrete(cursor.as_ref(), cx.session)?;
+        // Skills added at run time without parameters follow the declared ones.
+        if page.next_cursor.is_none() {
+            let overlay = env.skills().added.load();
+            page.items.extend(
+                overlay
+                    .entries
+                    .iter()
+                    .filter(|s| s.template.is_concrete())
+                    .map(|s| format!("{}/SKILL.md", s.uri)),
+            );
         }
-        let (dir, path) = split_at_segment(uri, route.segments);
-        let mut params = found.params;
-        params.truncate(route.params);
-        let parts = ReadParts {
-            uri: dir,
-            params,
-            cx,
-            mime_type: None,
-        };
-        let fut = (route.def.get)(&self.inner.server, parts);
-        let Some(skill) = guarded("skill handler", route.def.name, fut).await?? else {
-            return Ok(None);
-        };
-        found_skill(skill, route.def.name, dir, path)
-    }
-
-    /// [`find_skill`](Self::find_skill) among the skills added at run time.
-    async fn find_added_skill(&self, uri: &str, cx: Context<'_>) -> Result<Option<Found>, Failure> {
-        let overlay = self.inner.overlay.load();
-        let Some(found) = overlay.skill_matcher.find(uri) else {
-            return Ok(None);
-        };
-        let added = overlay.skills[found.index / 2].clone();
-        drop(overlay);
-        if !allowed(&cx.session.allowed_skills, &added.name) {
-            return Ok(None);
+        page
+    };
+    let mut skills = Vec::with_capacity(page.items.len());
+    // The page's hints: the shortest of its skills', public only when all are; none (the
+    // server's) as soon as one skill sets none, or one URI is left out.
+    let mut cache = Some((u64::MAX, CacheScope::Public));
+    for uri in &page.items {
+        match skill_entry(env, uri, cx).await {
+            Ok((skill, hints)) => {
+                skills.push(skill);
+                cache = match (cache, hints) {
+                    (Some((a, sa)), Some((b, sb))) => Some((
+                        a.min(b),
+                        if sa == CacheScope::Public && sb == CacheScope::Public {
+                            CacheScope::Public
+                        } else {
+                            CacheScope::Private
+                        },
+                    )),
+                    _ => None,
+                };
+            }
+            Err(f) => {
+                cache = None;
+                tracing::warn!(%uri, error = %f.error.message, "skills/list leaves out a skill");
+            }
         }
-        let (dir, path) = split_at_segment(uri, added.template.segments.len());
-        let params = added
-            .template
-            .params()
-            .map(str::to_owned)
-            .zip(found.params.into_iter().map(std::borrow::Cow::into_owned))
-            .collect();
-        let fut = (added.build)(params);
-        let Some(skill) = guarded("skill handler", &added.name, fut).await?? else {
-            return Ok(None);
-        };
-        found_skill(skill, &added.name, dir, path)
     }
-
-    /// `skills/get`: one skill by the URI of its `SKILL.md`, listed or not.
-    pub(crate) async fn get_skill(
-        &self,
-        params: Option<&RawValue>,
-        cx: Context<'_>,
-    ) -> Result<Body, Failure> {
-        let p: UriParams = parse_params(params)?;
-        let (skill, cache) = self.skill_entry(&p.uri, cx).await?;
-        let mut map = Map::new();
-        map.insert("skill".into(), skill);
+    let mut map = Map::new();
+    map.insert("skills".into(), skills.into());
+    if let Some(next) = page.next_cursor {
+        map.insert("nextCursor".into(), next.into());
+    }
+    if !skills_empty(&map) {
         put_hints(&mut map, cache, cx);
-        Ok(Body::Map(map))
     }
+    Ok(Body::Map(map))
+}
 
-    /// The listing of the skill whose `SKILL.md` is at `uri`.
-    async fn skill_entry(
-        &self,
-        uri: &str,
-        cx: Context<'_>,
-    ) -> Result<(Value, Option<(u64, CacheScope)>), Failure> {
-        canonical(uri)?;
-        let Some(dir) = uri.strip_suffix("/SKILL.md") else {
-            return Err(invalid(format!(
-                "Invalid params: `uri` must name a skill's SKILL.md (`skill://…/<name>/SKILL.md`), found `{uri}`"
-            ))
-            .with_data(json!({ "uri": uri, "field": "uri" })));
+/// The default `resources/list` with the `SKILL.md` of every skill without URI parameters
+/// the session may use appended to its last page (name, description and MIME type from the
+/// skill), as the extension asks. An overridden `list_resources` lists what it wants.
+pub(crate) async fn with_skill_files<E: Env>(
+    env: &E,
+    page: Body,
+    cx: Context<'_>,
+) -> Result<Body, Failure> {
+    let declared = env.skills().declared;
+    if env.overrides(Callback::ListResources) || !declared.entries.iter().any(|s| s.concrete) {
+        return Ok(page);
+    }
+    let Body::Members(members) = page else {
+        return Ok(page);
+    };
+    let mut map: Map<String, Value> =
+        serde_json::from_str(&format!("{{{members}}}")).map_err(|_| Failure::internal())?;
+    if map.contains_key("nextCursor") {
+        return Ok(Body::Map(map));
+    }
+    let mut added = Vec::new();
+    for route in declared.entries.iter().filter(|s| s.concrete) {
+        let Ok(Some(found)) = find_skill(env, route.def.template, cx).await else {
+            continue;
         };
-        match self.find_skill(dir, cx).await? {
-            Some(found) if found.path.is_none() => entry(&found.skill, &found.dir)
-                .map(|e| (e, found.skill.cache))
-                .map_err(Failure::from),
-            _ => Err(no_skill(uri)),
-        }
+        let md = found.skill.skill_md();
+        added.push(json!({
+            "uri": format!("{}/SKILL.md", found.dir),
+            "name": found.skill.name,
+            "description": found.skill.description,
+            "mimeType": "text/markdown",
+            "size": md.bytes.len(),
+        }));
     }
+    if let Some(Value::Array(items)) = map.get_mut("resources") {
+        items.extend(added);
+    }
+    Ok(Body::Map(map))
+}
 
-    /// `skills/list`: the `list_skills` callback's page (by default every skill route without
-    /// parameters), each entry built as `skills/get` builds it. A URI that serves no skill is
-    /// left out, and logged.
-    pub(crate) async fn list_skills(
-        &self,
-        params: Option<&RawValue>,
-        cx: Context<'_>,
-    ) -> Result<Body, Failure> {
-        let p: ListParams = parse_params(params)?;
-        let cursor = p.cursor.map(Cursor);
-        let router = self.inner.router;
-        let page = if router.overrides(Callback::ListSkills) {
-            self.inner.server.list_skills(cursor, cx.session).await?
-        } else {
-            let mut page = router.concrete_skills(cursor.as_ref(), cx.session)?;
-            // Skills added at run time without parameters follow the declared ones.
-            if page.next_cursor.is_none() {
-                let overlay = self.inner.overlay.load();
-                page.items.extend(
-                    overlay
-                        .skills
-                        .iter()
-                        .filter(|s| s.template.is_concrete())
-                        .map(|s| format!("{}/SKILL.md", s.uri)),
-                );
+/// `resources/directory/read`: the direct children of a skill directory; subdirectories as
+/// `inode/directory`.
+pub(crate) async fn read_skill_directory<E: Env>(
+    env: &E,
+    params: Option<&RawValue>,
+    cx: Context<'_>,
+) -> Result<Body, Failure> {
+    let p: UriParams = parse_params(params)?;
+    let not_dir = || {
+        invalid(format!("Invalid params: no skill directory at {}", p.uri))
+            .with_data(json!({ "uri": p.uri }))
+    };
+    let found = find_skill(env, &p.uri, cx).await?.ok_or_else(not_dir)?;
+    let files = found.skill.all_files(&found.dir).map_err(Failure::from)?;
+    let prefix = found.path.as_deref().map(|p| format!("{p}/"));
+    let mut children = Vec::new();
+    let mut dirs = BTreeSet::new();
+    for file in &files {
+        let rest = match &prefix {
+            Some(prefix) => match file.path.strip_prefix(prefix.as_str()) {
+                Some(rest) => rest,
+                None => continue,
+            },
+            None => &file.path,
+        };
+        let uri = format!("{}/{}", found.dir, file.path);
+        match rest.split_once('/') {
+            Some((sub, _)) => {
+                dirs.insert(sub.to_owned());
             }
-            page
-        };
-        let mut skills = Vec::with_capacity(page.items.len());
-        // The page's hints: the shortest of its skills', public only when all are; none (the
-        // server's) as soon as one skill sets none, or one URI is left out.
-        let mut cache = Some((u64::MAX, CacheScope::Public));
-        for uri in &page.items {
-            match self.skill_entry(uri, cx).await {
-                Ok((skill, hints)) => {
-                    skills.push(skill);
-                    cache = match (cache, hints) {
-                        (Some((a, sa)), Some((b, sb))) => Some((
-                            a.min(b),
-                            if sa == CacheScope::Public && sb == CacheScope::Public {
-                                CacheScope::Public
-                            } else {
-                                CacheScope::Private
-                            },
-                        )),
-                        _ => None,
-                    };
+            None => {
+                let mut item = json!({ "uri": uri, "name": rest, "mimeType": file.mime_type() });
+                if file.path == "SKILL.md" {
+                    item["name"] = found.skill.name.as_str().into();
+                    item["description"] = found.skill.description.as_str().into();
                 }
-                Err(f) => {
-                    cache = None;
-                    tracing::warn!(%uri, error = %f.error.message, "skills/list leaves out a skill");
-                }
-            }
-        }
-        let mut map = Map::new();
-        map.insert("skills".into(), skills.into());
-        if let Some(next) = page.next_cursor {
-            map.insert("nextCursor".into(), next.into());
-        }
-        if !skills_empty(&map) {
-            put_hints(&mut map, cache, cx);
-        }
-        Ok(Body::Map(map))
-    }
-
-    /// The default `resources/list` with the `SKILL.md` of every skill without URI parameters
-    /// the session may use appended to its last page (name, description and MIME type from the
-    /// skill), as the extension asks. An overridden `list_resources` lists what it wants.
-    pub(crate) async fn with_skill_files(
-        &self,
-        page: Body,
-        cx: Context<'_>,
-    ) -> Result<Body, Failure> {
-        let router = self.inner.router;
-        if router.overrides(Callback::ListResources) || !router.skills.iter().any(|s| s.concrete) {
-            return Ok(page);
-        }
-        let Body::Members(members) = page else {
-            return Ok(page);
-        };
-        let mut map: Map<String, Value> =
-            serde_json::from_str(&format!("{{{members}}}")).map_err(|_| Failure::internal())?;
-        if map.contains_key("nextCursor") {
-            return Ok(Body::Map(map));
-        }
-        let mut added = Vec::new();
-        for route in router.skills.iter().filter(|s| s.concrete) {
-            let Ok(Some(found)) = self.find_skill(route.def.template, cx).await else {
-                continue;
-            };
-            let md = found.skill.skill_md();
-            added.push(json!({
-                "uri": format!("{}/SKILL.md", found.dir),
-                "name": found.skill.name,
-                "description": found.skill.description,
-                "mimeType": "text/markdown",
-                "size": md.bytes.len(),
-            }));
-        }
-        if let Some(Value::Array(items)) = map.get_mut("resources") {
-            items.extend(added);
-        }
-        Ok(Body::Map(map))
-    }
-
-    /// `resources/directory/read`: the direct children of a skill directory; subdirectories as
-    /// `inode/directory`.
-    pub(crate) async fn read_skill_directory(
-        &self,
-        params: Option<&RawValue>,
-        cx: Context<'_>,
-    ) -> Result<Body, Failure> {
-        let p: UriParams = parse_params(params)?;
-        let not_dir = || {
-            invalid(format!("Invalid params: no skill directory at {}", p.uri))
-                .with_data(json!({ "uri": p.uri }))
-        };
-        let found = self.find_skill(&p.uri, cx).await?.ok_or_else(not_dir)?;
-        let files = found.skill.all_files(&found.dir).map_err(Failure::from)?;
-        let prefix = found.path.as_deref().map(|p| format!("{p}/"));
-        let mut children = Vec::new();
-        let mut dirs = BTreeSet::new();
-        for file in &files {
-            let rest = match &prefix {
-                Some(prefix) => match file.path.strip_prefix(prefix.as_str()) {
-                    Some(rest) => rest,
-                    None => continue,
-                },
-                None => &file.path,
-            };
-            let uri = format!("{}/{}", found.dir, file.path);
-            match rest.split_once('/') {
-                Some((sub, _)) => {
-                    dirs.insert(sub.to_owned());
-                }
-                None => {
-                    let mut item =
-                        json!({ "uri": uri, "name": rest, "mimeType": file.mime_type() });
-                    if file.path == "SKILL.md" {
-                        item["name"] = found.skill.name.as_str().into();
-                        item["description"] = found.skill.description.as_str().into();
-                    }
-                    children.push(item);
-                }
+                children.push(item);
             }
         }
-        if children.is_empty() && dirs.is_empty() {
-            return Err(not_dir());
-        }
-        let here = match &found.path {
-            Some(p) => format!("{}/{p}", found.dir),
-            None => found.dir.clone(),
-        };
-        for sub in dirs {
-            children.push(json!({
-                "uri": format!("{here}/{sub}"),
-                "name": sub,
-                "mimeType": "inode/directory",
-            }));
-        }
-        let mut map = Map::new();
-        map.insert("resources".into(), children.into());
-        Ok(Body::Map(map))
     }
+    if children.is_empty() && dirs.is_empty() {
+        return Err(not_dir());
+    }
+    let here = match &found.path {
+        Some(p) => format!("{}/{p}", found.dir),
+        None => found.dir.clone(),
+    };
+    for sub in dirs {
+        children.push(json!({
+            "uri": format!("{here}/{sub}"),
+            "name": sub,
+            "mimeType": "inode/directory",
+        }));
+    }
+    let mut map = Map::new();
+    map.insert("resources".into(), children.into());
+    Ok(Body::Map(map))
+}
 
-    /// `resources/read` of a `skill://` URI: one file of a skill (`None`: not a skill URI).
-    pub(crate) async fn read_skill_file(
-        &self,
-        uri: &str,
-        cx: Context<'_>,
-    ) -> Result<Option<Body>, Failure> {
-        let is_skill = uri
-            .get(..8)
-            .is_some_and(|s| s.eq_ignore_ascii_case("skill://"));
-        if !is_skill || !self.serves_skills() {
-            return Ok(None);
-        }
-        let not_found = || Failure::from(Error::resource_not_found(uri));
-        let found = self.find_skill(uri, cx).await?.ok_or_else(not_found)?;
-        let path = found.path.as_deref().ok_or_else(not_found)?;
-        let files = found.skill.all_files(&found.dir).map_err(Failure::from)?;
-        let file = files
-            .iter()
-            .find(|f| f.path == path)
-            .ok_or_else(not_found)?;
-        let contents = [file.contents(uri.to_owned())];
-        crate::resources::read::contents_body(&contents).map(Some)
+/// `resources/read` of a `skill://` URI: one file of a skill (`None`: not a skill URI).
+pub(crate) async fn read_skill_file<E: Env>(
+    env: &E,
+    uri: &str,
+    cx: Context<'_>,
+) -> Result<Option<Body>, Failure> {
+    let is_skill = uri
+        .get(..8)
+        .is_some_and(|s| s.eq_ignore_ascii_case("skill://"));
+    if !is_skill || !env.skills().serves() {
+        return Ok(None);
     }
+    let not_found = || Failure::from(Error::resource_not_found(uri));
+    let found = find_skill(env, uri, cx).await?.ok_or_else(not_found)?;
+    let path = found.path.as_deref().ok_or_else(not_found)?;
+    let files = found.skill.all_files(&found.dir).map_err(Failure::from)?;
+    let file = files
+        .iter()
+        .find(|f| f.path == path)
+        .ok_or_else(not_found)?;
+    let contents = [file.contents(uri.to_owned())];
+    crate::resources::contents_body(&contents).map(Some)
 }
 
 /// A skill found at `dir` (and `path` inside it, percent-decoded), once its name is checked.

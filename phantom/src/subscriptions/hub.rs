@@ -14,13 +14,12 @@ use futures_util::StreamExt as _;
 use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, watch};
 
-use super::Honoured;
-use crate::dispatch::Dispatcher;
+use super::{Env, Honoured};
+use crate::kernel::Callback;
 use crate::kernel::Locked as _;
 use crate::kernel::guarded;
 use crate::protocol::{Method, meta};
 use crate::resources::{Authorized, ResolvedResource};
-use crate::server::{Callback, Server};
 use crate::session::{AllowList, Session, allowed};
 use crate::store::Change;
 
@@ -165,239 +164,227 @@ fn message(method: Method, tag: Option<&Value>, mut params: Map<String, Value>) 
     message.to_string()
 }
 
-impl<S: Server> Dispatcher<S> {
-    /// Registers a stream that hears of changes; the messages come on the receiver.
-    pub(crate) fn listen_for_changes(
-        &self,
-        session: Arc<Session>,
-        kind: Kind,
-    ) -> (Registration, mpsc::Receiver<String>) {
-        self.start_fan_out();
-        let hub = &self.inner.node.hub;
-        let (tx, rx) = mpsc::channel(BACKLOG);
-        let id = hub.next.fetch_add(1, Ordering::Relaxed);
-        let key = crate::dispatch::session_key(&session);
-        let listener = Listener {
-            session,
-            key,
-            kind,
-            tx,
-        };
-        lock(&hub.listeners).insert(id, Arc::new(listener));
-        let registration = Registration {
-            listeners: Arc::downgrade(&hub.listeners),
-            id,
-        };
-        (registration, rx)
-    }
+/// Registers a stream that hears of changes; the messages come on the receiver.
+pub(crate) fn listen_for_changes<E: Env>(
+    env: &E,
+    session: Arc<Session>,
+    kind: Kind,
+) -> (Registration, mpsc::Receiver<String>) {
+    start_fan_out(env);
+    let hub = env.hub();
+    let (tx, rx) = mpsc::channel(BACKLOG);
+    let id = hub.next.fetch_add(1, Ordering::Relaxed);
+    let key = crate::session::session_key(&session);
+    let listener = Listener {
+        session,
+        key,
+        kind,
+        tx,
+    };
+    lock(&hub.listeners).insert(id, Arc::new(listener));
+    let registration = Registration {
+        listeners: Arc::downgrade(&hub.listeners),
+        id,
+    };
+    (registration, rx)
+}
 
-    /// Subscribes this router to the notification bus, once.
-    fn start_fan_out(&self) {
-        self.inner.node.hub.pump.get_or_init(|| {
-            let mut changes = self.inner.config.notifier.bus().subscribe();
-            let weak = Arc::downgrade(&self.inner);
-            tokio::spawn(async move {
-                while let Some(change) = changes.next().await {
-                    let Some(inner) = weak.upgrade() else { break };
-                    Dispatcher { inner }.fan_out(change).await;
-                }
-            })
-            .abort_handle()
-        });
-    }
+/// Subscribes this router to the notification bus, once.
+fn start_fan_out<E: Env>(env: &E) {
+    env.hub().pump.get_or_init(|| {
+        let mut changes = env.notifier().bus().subscribe();
+        let weak = env.downgrade();
+        tokio::spawn(async move {
+            while let Some(change) = changes.next().await {
+                let Some(env) = E::upgrade(&weak) else { break };
+                fan_out(&env, change).await;
+            }
+        })
+        .abort_handle()
+    });
+}
 
-    /// Delivers one change to every stream open now that may hear of it.
-    pub(crate) async fn fan_out(&self, change: Change) {
-        let listeners = self.inner.node.hub.snapshot();
-        let list = |method: Method,
-                    names: &[String],
-                    wanted: fn(&Honoured) -> bool,
-                    list: fn(&Session) -> &Option<AllowList>| {
-            let plain = message(method, None, Map::new());
-            for l in &listeners {
-                if l.hears_list(wanted, list(&l.session), names) {
-                    match &l.kind {
-                        Kind::Session => l.send(plain.clone()),
-                        Kind::Listen { .. } => l.send(l.message(method, Map::new())),
-                    }
-                }
-            }
-        };
-        match change {
-            Change::ToolsChanged { names } => list(
-                Method::ToolsListChanged,
-                &names,
-                |h| h.tools,
-                |s| &s.allowed_tools,
-            ),
-            Change::PromptsChanged { names } => list(
-                Method::PromptsListChanged,
-                &names,
-                |h| h.prompts,
-                |s| &s.allowed_prompts,
-            ),
-            Change::ResourcesChanged { names } => list(
-                Method::ResourcesListChanged,
-                &names,
-                |h| h.resources,
-                |s| &s.allowed_resource_templates,
-            ),
-            Change::ResourcesUpdated { uris } => self.updated(&listeners, uris).await,
-            Change::TaskUpdated { task_id } => self.task_updated(&listeners, &task_id).await,
-            Change::ElicitationComplete {
-                session,
-                elicitation_id,
-            } => {
-                let mut params = Map::new();
-                params.insert("elicitationId".into(), elicitation_id.into());
-                for l in &listeners {
-                    if matches!(l.kind, Kind::Session) && *l.key == *session {
-                        l.send(l.message(Method::ElicitationComplete, params.clone()));
-                    }
-                }
-            }
-        }
-    }
-
-    /// `notifications/tasks` to each listen that follows the task, with the task as the
-    /// listen's session may see it now: a task it can no longer see is no longer followed, and
-    /// neither is one that ended (after this last notification).
-    async fn task_updated(&self, listeners: &[Arc<Listener>], task_id: &str) {
-        for l in listeners {
-            let Kind::Listen { honoured, .. } = &l.kind else {
-                continue;
-            };
-            if !honoured.follows(task_id) {
-                continue;
-            }
-            let task = match self.find_task(task_id, &l.session).await {
-                Ok(Some(task)) => task,
-                Ok(None) => {
-                    honoured.unfollow(task_id);
-                    continue;
-                }
-                Err(failure) => {
-                    tracing::warn!(task = %task_id, error = %failure.error.message, "a followed task could not be fetched; its change was not delivered");
-                    continue;
-                }
-            };
-            if task.status.is_terminal() {
-                honoured.unfollow(task_id);
-            }
-            match serde_json::to_value(&task) {
-                Ok(Value::Object(params)) => l.send(l.message(Method::TaskNotification, params)),
-                _ => tracing::warn!(task = %task_id, "a followed task could not be written"),
-            }
-        }
-    }
-
-    /// `notifications/resources/updated` to each stream subscribed to one of `uris`, after one
-    /// authorization per stream for the whole batch.
-    async fn updated(&self, listeners: &[Arc<Listener>], uris: Vec<String>) {
-        let mut seen = HashSet::new();
-        let resolved: Vec<ResolvedResource> = uris
-            .into_iter()
-            .filter(|u| seen.insert(u.clone()))
-            .filter_map(|u| self.inner.resolve(&u))
-            .collect();
-        if resolved.is_empty() {
-            return;
-        }
-        let all: Vec<String> = resolved.iter().map(|r| r.uri.clone()).collect();
-        let store = &self.inner.config.subscriptions;
-        let asks = self
-            .inner
-            .router
-            .overrides(Callback::AuthorizeResourceSubscriptions);
-        // A legacy stream's notification is the same for every session: written once per URI.
-        let plain: Vec<String> = all
-            .iter()
-            .map(|uri| {
-                let mut params = Map::new();
-                params.insert("uri".into(), uri.as_str().into());
-                message(Method::ResourcesUpdated, None, params)
-            })
-            .collect();
-        for l in listeners {
-            let wanted: Vec<String> = match &l.kind {
-                Kind::Session => match store.subscribed(&l.key, &all).await {
-                    Ok(uris) => uris,
-                    Err(e) => {
-                        tracing::warn!(error = %e, session = %l.key, "subscription store failed; updates not delivered");
-                        continue;
-                    }
-                },
-                Kind::Listen { honoured, .. } => all
-                    .iter()
-                    .filter(|u| honoured.uris.contains(*u))
-                    .cloned()
-                    .collect(),
-            };
-            let offered: Vec<&ResolvedResource> = resolved
-                .iter()
-                .filter(|r| wanted.contains(&r.uri))
-                .filter(|r| allowed(&l.session.allowed_resource_templates, &r.template.name))
-                .collect();
-            if offered.is_empty() {
-                continue;
-            }
-            let granted = if asks {
-                let offered = offered.into_iter().cloned().collect();
-                self.authorize_resources(offered, &l.session).await
-            } else {
-                offered.into_iter().map(|r| r.uri.clone()).collect()
-            };
-            for uri in granted {
+/// Delivers one change to every stream open now that may hear of it.
+pub(crate) async fn fan_out<E: Env>(env: &E, change: Change) {
+    let listeners = env.hub().snapshot();
+    let list = |method: Method,
+                names: &[String],
+                wanted: fn(&Honoured) -> bool,
+                list: fn(&Session) -> &Option<AllowList>| {
+        let plain = message(method, None, Map::new());
+        for l in &listeners {
+            if l.hears_list(wanted, list(&l.session), names) {
                 match &l.kind {
-                    Kind::Session => {
-                        let i = all.iter().position(|u| *u == uri).unwrap_or_default();
-                        l.send(plain[i].clone());
-                    }
-                    Kind::Listen { .. } => {
-                        let mut params = Map::new();
-                        params.insert("uri".into(), uri.into());
-                        l.send(l.message(Method::ResourcesUpdated, params));
-                    }
+                    Kind::Session => l.send(plain.clone()),
+                    Kind::Listen { .. } => l.send(l.message(method, Map::new())),
+                }
+            }
+        }
+    };
+    match change {
+        Change::ToolsChanged { names } => list(
+            Method::ToolsListChanged,
+            &names,
+            |h| h.tools,
+            |s| &s.allowed_tools,
+        ),
+        Change::PromptsChanged { names } => list(
+            Method::PromptsListChanged,
+            &names,
+            |h| h.prompts,
+            |s| &s.allowed_prompts,
+        ),
+        Change::ResourcesChanged { names } => list(
+            Method::ResourcesListChanged,
+            &names,
+            |h| h.resources,
+            |s| &s.allowed_resource_templates,
+        ),
+        Change::ResourcesUpdated { uris } => updated(env, &listeners, uris).await,
+        Change::TaskUpdated { task_id } => task_updated(env, &listeners, &task_id).await,
+        Change::ElicitationComplete {
+            session,
+            elicitation_id,
+        } => {
+            let mut params = Map::new();
+            params.insert("elicitationId".into(), elicitation_id.into());
+            for l in &listeners {
+                if matches!(l.kind, Kind::Session) && *l.key == *session {
+                    l.send(l.message(Method::ElicitationComplete, params.clone()));
                 }
             }
         }
     }
+}
 
-    /// The URIs among `offered` that `authorize_resource_subscriptions` allows `session`. A
-    /// callback that panics, or answers with a resource it was not offered, allows none (fail
-    /// closed), and it is logged.
-    pub(crate) async fn authorize_resources(
-        &self,
-        offered: Vec<ResolvedResource>,
-        session: &Session,
-    ) -> Vec<String> {
-        let asked: Vec<String> = offered.iter().map(|r| r.uri.clone()).collect();
-        if !self
-            .inner
-            .router
-            .overrides(Callback::AuthorizeResourceSubscriptions)
-        {
-            return asked;
-        }
-        let answer = self
-            .inner
-            .server
-            .authorize_resource_subscriptions(offered, session);
-        let Ok(answer) = guarded("authorize_resource_subscriptions", "", answer).await else {
-            return Vec::new();
+/// `notifications/tasks` to each listen that follows the task, with the task as the
+/// listen's session may see it now: a task it can no longer see is no longer followed, and
+/// neither is one that ended (after this last notification).
+async fn task_updated<E: Env>(env: &E, listeners: &[Arc<Listener>], task_id: &str) {
+    for l in listeners {
+        let Kind::Listen { honoured, .. } = &l.kind else {
+            continue;
         };
-        let allowed: Vec<String> = match answer {
-            Authorized::Resources(resources) => resources.into_iter().map(|r| r.uri).collect(),
-            Authorized::Uris(uris) => uris,
-        };
-        if let Some(stray) = allowed.iter().find(|u| !asked.contains(u)) {
-            tracing::error!(
-                uri = %stray,
-                "authorize_resource_subscriptions allowed a resource it was not asked about; all of this batch refused"
-            );
-            return Vec::new();
+        if !honoured.follows(task_id) {
+            continue;
         }
-        // In the order asked, once each.
-        asked.into_iter().filter(|u| allowed.contains(u)).collect()
+        let task = match crate::tasks::find_task(env, task_id, &l.session).await {
+            Ok(Some(task)) => task,
+            Ok(None) => {
+                honoured.unfollow(task_id);
+                continue;
+            }
+            Err(failure) => {
+                tracing::warn!(task = %task_id, error = %failure.error.message, "a followed task could not be fetched; its change was not delivered");
+                continue;
+            }
+        };
+        if task.status.is_terminal() {
+            honoured.unfollow(task_id);
+        }
+        match serde_json::to_value(&task) {
+            Ok(Value::Object(params)) => l.send(l.message(Method::TaskNotification, params)),
+            _ => tracing::warn!(task = %task_id, "a followed task could not be written"),
+        }
     }
+}
+
+/// `notifications/resources/updated` to each stream subscribed to one of `uris`, after one
+/// authorization per stream for the whole batch.
+async fn updated<E: Env>(env: &E, listeners: &[Arc<Listener>], uris: Vec<String>) {
+    let mut seen = HashSet::new();
+    let resolved: Vec<ResolvedResource> = uris
+        .into_iter()
+        .filter(|u| seen.insert(u.clone()))
+        .filter_map(|u| env.resolve(&u))
+        .collect();
+    if resolved.is_empty() {
+        return;
+    }
+    let all: Vec<String> = resolved.iter().map(|r| r.uri.clone()).collect();
+    let store = env.subscription_store();
+    let asks = env.defines(Callback::AuthorizeResourceSubscriptions);
+    // A legacy stream's notification is the same for every session: written once per URI.
+    let plain: Vec<String> = all
+        .iter()
+        .map(|uri| {
+            let mut params = Map::new();
+            params.insert("uri".into(), uri.as_str().into());
+            message(Method::ResourcesUpdated, None, params)
+        })
+        .collect();
+    for l in listeners {
+        let wanted: Vec<String> = match &l.kind {
+            Kind::Session => match store.subscribed(&l.key, &all).await {
+                Ok(uris) => uris,
+                Err(e) => {
+                    tracing::warn!(error = %e, session = %l.key, "subscription store failed; updates not delivered");
+                    continue;
+                }
+            },
+            Kind::Listen { honoured, .. } => all
+                .iter()
+                .filter(|u| honoured.uris.contains(*u))
+                .cloned()
+                .collect(),
+        };
+        let offered: Vec<&ResolvedResource> = resolved
+            .iter()
+            .filter(|r| wanted.contains(&r.uri))
+            .filter(|r| allowed(&l.session.allowed_resource_templates, &r.template.name))
+            .collect();
+        if offered.is_empty() {
+            continue;
+        }
+        let granted = if asks {
+            let offered = offered.into_iter().cloned().collect();
+            authorize_resources(env, offered, &l.session).await
+        } else {
+            offered.into_iter().map(|r| r.uri.clone()).collect()
+        };
+        for uri in granted {
+            match &l.kind {
+                Kind::Session => {
+                    let i = all.iter().position(|u| *u == uri).unwrap_or_default();
+                    l.send(plain[i].clone());
+                }
+                Kind::Listen { .. } => {
+                    let mut params = Map::new();
+                    params.insert("uri".into(), uri.into());
+                    l.send(l.message(Method::ResourcesUpdated, params));
+                }
+            }
+        }
+    }
+}
+
+/// The URIs among `offered` that `authorize_resource_subscriptions` allows `session`. A
+/// callback that panics, or answers with a resource it was not offered, allows none (fail
+/// closed), and it is logged.
+pub(crate) async fn authorize_resources<E: Env>(
+    env: &E,
+    offered: Vec<ResolvedResource>,
+    session: &Session,
+) -> Vec<String> {
+    let asked: Vec<String> = offered.iter().map(|r| r.uri.clone()).collect();
+    if !env.defines(Callback::AuthorizeResourceSubscriptions) {
+        return asked;
+    }
+    let answer = env.authorize_resource_subscriptions(offered, session);
+    let Ok(answer) = guarded("authorize_resource_subscriptions", "", answer).await else {
+        return Vec::new();
+    };
+    let allowed: Vec<String> = match answer {
+        Authorized::Resources(resources) => resources.into_iter().map(|r| r.uri).collect(),
+        Authorized::Uris(uris) => uris,
+    };
+    if let Some(stray) = allowed.iter().find(|u| !asked.contains(u)) {
+        tracing::error!(
+            uri = %stray,
+            "authorize_resource_subscriptions allowed a resource it was not asked about; all of this batch refused"
+        );
+        return Vec::new();
+    }
+    // In the order asked, once each.
+    asked.into_iter().filter(|u| allowed.contains(u)).collect()
 }

@@ -12,13 +12,12 @@ use serde_json::{Map, Value, json};
 
 use tokio::sync::{mpsc, watch};
 
-use super::{Kind, Registration};
-use crate::dispatch::Dispatcher;
+use super::{Env, Kind, Registration};
+use crate::kernel::Callback;
 use crate::kernel::Locked as _;
 use crate::kernel::{Body, Failure, Outbound, parse_params};
 use crate::protocol::{Capability, ErrorObject, Method, RequestId, codes, meta};
 use crate::resources::ResolvedResource;
-use crate::server::Server;
 use crate::session::{Session, allowed};
 
 /// What a listen asked for and the server grants.
@@ -130,116 +129,115 @@ fn tagged(tag: &Value, method: Method, mut params: Map<String, Value>) -> String
     json!({ "jsonrpc": "2.0", "method": method.as_str(), "params": params }).to_string()
 }
 
-impl<S: Server> Dispatcher<S> {
-    /// `subscriptions/listen` on a transport that streams through `outbound` (stdio, a POST
-    /// that turned into SSE): runs until the listen ends, and answers its final result.
-    pub(crate) async fn listen(
-        &self,
-        id: &RequestId,
-        params: Option<&RawValue>,
-        session: &Session,
-        outbound: &Outbound,
-    ) -> Result<Body, Failure> {
-        if !outbound.is_open() {
-            return Err(Failure::from(ErrorObject::new(
-                codes::INTERNAL_ERROR,
-                "Internal error: `subscriptions/listen` needs a transport that streams its answer",
-            )));
-        }
-        let mut listening = self.open_listen(id, params, session).await?;
-        loop {
-            let sent = match listening.next().await {
-                Next::Message(message) => outbound.send(message),
-                Next::KeepAlive => outbound.keep_alive(),
-                Next::End => break,
-            };
-            // The client closed the stream.
-            if !sent {
-                break;
-            }
-        }
-        Ok(listening.result())
+/// `subscriptions/listen` on a transport that streams through `outbound` (stdio, a POST
+/// that turned into SSE): runs until the listen ends, and answers its final result.
+pub(crate) async fn listen<E: Env>(
+    env: &E,
+    id: &RequestId,
+    params: Option<&RawValue>,
+    session: &Session,
+    outbound: &Outbound,
+) -> Result<Body, Failure> {
+    if !outbound.is_open() {
+        return Err(Failure::from(ErrorObject::new(
+            codes::INTERNAL_ERROR,
+            "Internal error: `subscriptions/listen` needs a transport that streams its answer",
+        )));
     }
+    let mut listening = open_listen(env, id, params, session).await?;
+    loop {
+        let sent = match listening.next().await {
+            Next::Message(message) => outbound.send(message),
+            Next::KeepAlive => outbound.keep_alive(),
+            Next::End => break,
+        };
+        // The client closed the stream.
+        if !sent {
+            break;
+        }
+    }
+    Ok(listening.result())
+}
 
-    /// Opens a listen: reads the filter, grants what the server honours (`resourceSubscriptions`
-    /// authorized all at once), registers it and prepares its acknowledgement.
-    pub(crate) async fn open_listen(
-        &self,
-        id: &RequestId,
-        params: Option<&RawValue>,
-        session: &Session,
-    ) -> Result<Listening, Failure> {
-        let p: ListenParams =
-            parse_params(params).map_err(|f| f.with_data(json!({ "field": "notifications" })))?;
-        let f = p.notifications;
-        if f.task_ids.is_some() && !crate::tasks::declares_tasks(session) {
-            return Err(
-                crate::tasks::needs_tasks("`taskIds` in `subscriptions/listen`", session)
-                    .with_data(json!({
-                        "field": "notifications.taskIds",
-                        "requiredCapabilities": { "extensions": { crate::tasks::EXTENSION: {} } },
-                    })),
-            );
-        }
-        let mut honoured = Honoured {
-            tools: f.tools_list_changed && self.offers(Capability::Tools),
-            prompts: f.prompts_list_changed && self.offers(Capability::Prompts),
-            resources: f.resources_list_changed && self.offers(Capability::Resources),
-            ..Honoured::default()
-        };
-        let mut ack = Map::new();
-        for (key, on) in [
-            ("toolsListChanged", honoured.tools),
-            ("promptsListChanged", honoured.prompts),
-            ("resourcesListChanged", honoured.resources),
-        ] {
-            if on {
-                ack.insert(key.into(), true.into());
-            }
-        }
-        if let Some(asked) = f.resource_subscriptions {
-            let mut seen = HashSet::new();
-            let offered: Vec<ResolvedResource> = asked
-                .iter()
-                .filter(|u| seen.insert(u.as_str()))
-                .filter_map(|u| self.inner.resolve(u))
-                .filter(|r| allowed(&session.allowed_resource_templates, &r.template.name))
-                .collect();
-            let granted = if offered.is_empty() {
-                Vec::new()
-            } else {
-                self.authorize_resources(offered, session).await
-            };
-            ack.insert("resourceSubscriptions".into(), json!(granted));
-            honoured.uris = granted.into_iter().collect();
-        }
-        if let Some(asked) = f.task_ids {
-            let granted = if self.serves_tasks() {
-                self.authorize_tasks(asked, session).await
-            } else {
-                Vec::new()
-            };
-            ack.insert("taskIds".into(), json!(granted));
-            honoured.tasks = Mutex::new(granted.into_iter().collect());
-        }
-        let tag = serde_json::to_value(id).unwrap_or(Value::Null);
-        let kind = Kind::Listen {
-            id: tag.clone(),
-            honoured,
-        };
-        let (registration, rx) = self.listen_for_changes(Arc::new(session.clone()), kind);
-        let mut params = Map::new();
-        params.insert("notifications".into(), Value::Object(ack));
-        let ack = tagged(&tag, Method::SubscriptionsAcknowledged, params);
-        let every = self.inner.config.keep_alive;
-        Ok(Listening {
-            _registration: registration,
-            rx,
-            tag,
-            closing: self.inner.node.hub.closing(),
-            tick: tokio::time::interval_at(tokio::time::Instant::now() + every, every),
-            ack: Some(ack),
-            ended: false,
-        })
+/// Opens a listen: reads the filter, grants what the server honours (`resourceSubscriptions`
+/// authorized all at once), registers it and prepares its acknowledgement.
+pub(crate) async fn open_listen<E: Env>(
+    env: &E,
+    id: &RequestId,
+    params: Option<&RawValue>,
+    session: &Session,
+) -> Result<Listening, Failure> {
+    let p: ListenParams =
+        parse_params(params).map_err(|f| f.with_data(json!({ "field": "notifications" })))?;
+    let f = p.notifications;
+    if f.task_ids.is_some() && !crate::tasks::declares_tasks(session) {
+        return Err(
+            crate::tasks::needs_tasks("`taskIds` in `subscriptions/listen`", session).with_data(
+                json!({
+                    "field": "notifications.taskIds",
+                    "requiredCapabilities": { "extensions": { crate::tasks::EXTENSION: {} } },
+                }),
+            ),
+        );
     }
+    let mut honoured = Honoured {
+        tools: f.tools_list_changed && env.offers(Capability::Tools),
+        prompts: f.prompts_list_changed && env.offers(Capability::Prompts),
+        resources: f.resources_list_changed && env.offers(Capability::Resources),
+        ..Honoured::default()
+    };
+    let mut ack = Map::new();
+    for (key, on) in [
+        ("toolsListChanged", honoured.tools),
+        ("promptsListChanged", honoured.prompts),
+        ("resourcesListChanged", honoured.resources),
+    ] {
+        if on {
+            ack.insert(key.into(), true.into());
+        }
+    }
+    if let Some(asked) = f.resource_subscriptions {
+        let mut seen = HashSet::new();
+        let offered: Vec<ResolvedResource> = asked
+            .iter()
+            .filter(|u| seen.insert(u.as_str()))
+            .filter_map(|u| env.resolve(u))
+            .filter(|r| allowed(&session.allowed_resource_templates, &r.template.name))
+            .collect();
+        let granted = if offered.is_empty() {
+            Vec::new()
+        } else {
+            super::authorize_resources(env, offered, session).await
+        };
+        ack.insert("resourceSubscriptions".into(), json!(granted));
+        honoured.uris = granted.into_iter().collect();
+    }
+    if let Some(asked) = f.task_ids {
+        let granted = if crate::tasks::served(env.tools(), env.defines(Callback::GetTask)) {
+            crate::tasks::authorize_tasks(env, asked, session).await
+        } else {
+            Vec::new()
+        };
+        ack.insert("taskIds".into(), json!(granted));
+        honoured.tasks = Mutex::new(granted.into_iter().collect());
+    }
+    let tag = serde_json::to_value(id).unwrap_or(Value::Null);
+    let kind = Kind::Listen {
+        id: tag.clone(),
+        honoured,
+    };
+    let (registration, rx) = super::listen_for_changes(env, Arc::new(session.clone()), kind);
+    let mut params = Map::new();
+    params.insert("notifications".into(), Value::Object(ack));
+    let ack = tagged(&tag, Method::SubscriptionsAcknowledged, params);
+    let every = env.keep_alive();
+    Ok(Listening {
+        _registration: registration,
+        rx,
+        tag,
+        closing: env.hub().closing(),
+        tick: tokio::time::interval_at(tokio::time::Instant::now() + every, every),
+        ack: Some(ack),
+        ended: false,
+    })
 }

@@ -11,7 +11,32 @@ mod hub;
 mod listen;
 mod subscribe;
 
-pub(crate) use hub::{Hub, Kind, Registration};
-pub(crate) use listen::Honoured;
+pub(crate) use hub::{Hub, Kind, Registration, authorize_resources, listen_for_changes};
+pub(crate) use listen::{Honoured, listen, open_listen};
+pub(crate) use subscribe::{subscribe, unsubscribe};
+
+/// What the subscriptions room may use: the tasks room (listens follow tasks), the streams open
+/// on this node, the subscription store, the URIs the resources table resolves, what the server
+/// offers, and the app's `authorize_resource_subscriptions`. A weak handle lets the fan-out task
+/// end once the served instance is gone.
+pub(crate) trait Env: crate::tasks::Env {
+    type Weak: Send + Sync + 'static;
+    fn hub(&self) -> &Hub;
+    fn subscription_store(&self) -> &std::sync::Arc<dyn crate::store::SubscriptionStore>;
+    /// A URI resolved against the templates served.
+    fn resolve(&self, uri: &str) -> Option<crate::resources::ResolvedResource>;
+    /// Whether the server offers a capability.
+    fn offers(&self, capability: crate::protocol::Capability) -> bool;
+    /// How often a listen's stream gets a keep-alive.
+    fn keep_alive(&self) -> std::time::Duration;
+    /// The app's `authorize_resource_subscriptions`.
+    fn authorize_resource_subscriptions<'a>(
+        &'a self,
+        offered: Vec<crate::resources::ResolvedResource>,
+        session: &'a crate::session::Session,
+    ) -> impl std::future::Future<Output = crate::resources::Authorized> + Send + 'a;
+    fn downgrade(&self) -> Self::Weak;
+    fn upgrade(weak: &Self::Weak) -> Option<Self>;
+}
 #[cfg(feature = "http")]
 pub(crate) use listen::{Listening, Next};

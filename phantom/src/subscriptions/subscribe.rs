@@ -5,55 +5,69 @@ use serde::Deserialize;
 use serde_json::Map;
 use serde_json::value::RawValue;
 
-use crate::dispatch::{Dispatcher, reply_key};
+use super::Env;
 use crate::error::Error;
 use crate::kernel::{Body, Failure, parse_params};
-use crate::protocol::{ErrorObject, Method, codes};
-use crate::server::Server;
-use crate::session::{Session, allowed};
+use crate::protocol::{ErrorObject, codes};
+use crate::session::{Session, allowed, reply_key};
 
 #[derive(Deserialize)]
 struct UriParams {
     uri: String,
 }
 
-impl<S: Server> Dispatcher<S> {
-    /// `resources/subscribe` (authorized with a one-element list) or `resources/unsubscribe`. A
-    /// URI that names no resource this session may read, or that the callback refuses, is the
-    /// not-found error.
-    pub(crate) async fn subscription(
-        &self,
-        method: Method,
-        params: Option<&RawValue>,
-        session: &Session,
-    ) -> Result<Body, Failure> {
-        let p: UriParams = parse_params(params)?;
-        let not_found = || Failure::from(Error::resource_not_found(p.uri.as_str()));
-        let resolved = self
-            .inner
-            .resolve(&p.uri)
-            .filter(|r| allowed(&session.allowed_resource_templates, &r.template.name))
-            .ok_or_else(not_found)?;
-        let store = &self.inner.config.subscriptions;
-        let key = reply_key(session);
-        let stored = if method == Method::ResourcesSubscribe {
-            if self
-                .authorize_resources(vec![resolved], session)
-                .await
-                .is_empty()
-            {
-                return Err(not_found());
-            }
-            store.add(key, &p.uri).await
-        } else {
-            store.remove(key, &p.uri).await.map(drop)
-        };
-        stored.map_err(|e| {
-            Failure::from(ErrorObject::new(
-                codes::INTERNAL_ERROR,
-                format!("Internal error: {e}"),
-            ))
-        })?;
-        Ok(Body::Map(Map::new()))
+/// `resources/subscribe`, authorized with a one-element list. A URI that names no resource this
+/// session may read, or that the callback refuses, is the not-found error.
+pub(crate) async fn subscribe<E: Env>(
+    env: &E,
+    params: Option<&RawValue>,
+    session: &Session,
+) -> Result<Body, Failure> {
+    let (uri, resolved) = subscribed(env, params, session)?;
+    if super::authorize_resources(env, vec![resolved], session)
+        .await
+        .is_empty()
+    {
+        return Err(Failure::from(Error::resource_not_found(uri.as_str())));
     }
+    let stored = env.subscription_store().add(reply_key(session), &uri).await;
+    stored.map_err(|e| store_failure(&e))?;
+    Ok(Body::Map(Map::new()))
+}
+
+/// `resources/unsubscribe` of a URI this session may read.
+pub(crate) async fn unsubscribe<E: Env>(
+    env: &E,
+    params: Option<&RawValue>,
+    session: &Session,
+) -> Result<Body, Failure> {
+    let (uri, _) = subscribed(env, params, session)?;
+    let removed = env
+        .subscription_store()
+        .remove(reply_key(session), &uri)
+        .await;
+    removed.map_err(|e| store_failure(&e))?;
+    Ok(Body::Map(Map::new()))
+}
+
+/// The URI a `resources/(un)subscribe` names, resolved for the session (`-32002` when it names
+/// no resource the session may read).
+fn subscribed<E: Env>(
+    env: &E,
+    params: Option<&RawValue>,
+    session: &Session,
+) -> Result<(String, crate::resources::ResolvedResource), Failure> {
+    let p: UriParams = parse_params(params)?;
+    let resolved = env
+        .resolve(&p.uri)
+        .filter(|r| allowed(&session.allowed_resource_templates, &r.template.name))
+        .ok_or_else(|| Failure::from(Error::resource_not_found(p.uri.as_str())))?;
+    Ok((p.uri, resolved))
+}
+
+fn store_failure(e: &crate::store::StoreError) -> Failure {
+    Failure::from(ErrorObject::new(
+        codes::INTERNAL_ERROR,
+        format!("Internal error: {e}"),
+    ))
 }

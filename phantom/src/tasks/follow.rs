@@ -6,11 +6,10 @@
 
 use std::sync::Arc;
 
+use super::Env;
 use super::{StoredTask, Task, TaskError, TaskStore};
 use crate::Notifier;
-use crate::dispatch::Dispatcher;
-use crate::kernel::{Failure, guarded};
-use crate::server::{Callback, Server};
+use crate::kernel::{Callback, Failure, guarded};
 use crate::session::Session;
 use crate::store::Change;
 use crate::store::StoreError;
@@ -49,87 +48,64 @@ impl Recorder {
     }
 }
 
-impl<S: Server> Dispatcher<S> {
-    /// The recorder of this server's tasks.
-    pub(crate) fn recorder(&self) -> Recorder {
-        Recorder::new(
-            Arc::clone(&self.inner.config.task_store),
-            self.inner.config.notifier.clone(),
-        )
+/// The task `task_id` as `session` may see it: from `get_task` when the router defines it
+/// (the app's tasks and its access check), else the task store's, for its owner only.
+/// `Ok(None)`: unknown, expired or not this session's.
+pub(crate) async fn find_task<E: Env>(
+    env: &E,
+    task_id: &str,
+    session: &Session,
+) -> Result<Option<Task>, Failure> {
+    if env.defines(Callback::GetTask) {
+        let fetched = guarded("get_task", task_id, env.get_task(task_id, session));
+        return match fetched.await? {
+            Ok(task) => Ok(Some(task)),
+            Err(TaskError::Rpc(error)) => Err(Failure::from(error)),
+            Err(TaskError::NotFound | TaskError::Expired) => Ok(None),
+        };
     }
+    let stored = env
+        .task_store()
+        .get(task_id)
+        .await
+        .map_err(|e| super::serve::store_failure(&e))?;
+    Ok(stored
+        .filter(|s| s.owner == session.task_owner())
+        .map(|s| s.task))
+}
 
-    /// The task `task_id` as `session` may see it: from `get_task` when the router defines it
-    /// (the app's tasks and its access check), else the task store's, for its owner only.
-    /// `Ok(None)`: unknown, expired or not this session's.
-    pub(crate) async fn find_task(
-        &self,
-        task_id: &str,
-        session: &Session,
-    ) -> Result<Option<Task>, Failure> {
-        if self.inner.router.overrides(Callback::GetTask) {
-            let fetched = guarded(
-                "get_task",
-                task_id,
-                self.inner.server.get_task(task_id, session),
-            );
-            return match fetched.await? {
-                Ok(task) => Ok(Some(task)),
-                Err(TaskError::Rpc(error)) => Err(Failure::from(error)),
-                Err(TaskError::NotFound | TaskError::Expired) => Ok(None),
-            };
-        }
-        let stored = self
-            .inner
-            .config
-            .task_store
-            .get(task_id)
-            .await
-            .map_err(|e| super::serve::store_failure(&e))?;
-        Ok(stored
-            .filter(|s| s.owner == session.task_owner())
-            .map(|s| s.task))
+/// The ids among `asked` that `session` may follow, in the order asked, once each:
+/// `authorize_task_subscriptions` when the router defines it (ids it answers that were not
+/// asked are ignored; a panic allows none), else the ids [`find_task`]
+/// finds for the session.
+pub(crate) async fn authorize_tasks<E: Env>(
+    env: &E,
+    asked: Vec<String>,
+    session: &Session,
+) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    let asked: Vec<String> = asked
+        .into_iter()
+        .filter(|id| seen.insert(id.clone()))
+        .collect();
+    if asked.is_empty() {
+        return asked;
     }
-
-    /// The ids among `asked` that `session` may follow, in the order asked, once each:
-    /// `authorize_task_subscriptions` when the router defines it (ids it answers that were not
-    /// asked are ignored; a panic allows none), else the ids [`find_task`](Self::find_task)
-    /// finds for the session.
-    pub(crate) async fn authorize_tasks(
-        &self,
-        asked: Vec<String>,
-        session: &Session,
-    ) -> Vec<String> {
-        let mut seen = std::collections::HashSet::new();
-        let asked: Vec<String> = asked
+    if env.defines(Callback::AuthorizeTaskSubscriptions) {
+        let answer = env.authorize_task_subscriptions(asked.clone(), session);
+        let Ok(allowed) = guarded("authorize_task_subscriptions", "", answer).await else {
+            return Vec::new();
+        };
+        return asked
             .into_iter()
-            .filter(|id| seen.insert(id.clone()))
+            .filter(|id| allowed.contains(id))
             .collect();
-        if asked.is_empty() {
-            return asked;
-        }
-        if self
-            .inner
-            .router
-            .overrides(Callback::AuthorizeTaskSubscriptions)
-        {
-            let answer = self
-                .inner
-                .server
-                .authorize_task_subscriptions(asked.clone(), session);
-            let Ok(allowed) = guarded("authorize_task_subscriptions", "", answer).await else {
-                return Vec::new();
-            };
-            return asked
-                .into_iter()
-                .filter(|id| allowed.contains(id))
-                .collect();
-        }
-        let mut allowed = Vec::with_capacity(asked.len());
-        for id in asked {
-            if matches!(self.find_task(&id, session).await, Ok(Some(_))) {
-                allowed.push(id);
-            }
-        }
-        allowed
     }
+    let mut allowed = Vec::with_capacity(asked.len());
+    for id in asked {
+        if matches!(find_task(env, &id, session).await, Ok(Some(_))) {
+            allowed.push(id);
+        }
+    }
+    allowed
 }

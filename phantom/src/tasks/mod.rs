@@ -7,9 +7,12 @@ mod follow;
 mod input;
 mod serve;
 
-pub(crate) use follow::Recorder;
+pub(crate) use follow::{Recorder, authorize_tasks, find_task};
 pub(crate) use input::TaskInput;
-pub(crate) use serve::{EXTENSION, Running, declares_tasks, needs_tasks};
+pub(crate) use serve::{
+    EXTENSION, Env, Running, cancel, declares_tasks, get, needs_tasks, prepares, served, start,
+    update,
+};
 
 pub use crate::protocol::task::{Task, TaskStatus};
 pub(crate) use crate::store::{MemoryTaskStore, StoredTask, TaskStore, new_task_id};

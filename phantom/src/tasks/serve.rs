@@ -3,6 +3,7 @@
 //! `tasks/cancel` read and change it, for the principal that created it only.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::{Arc, Mutex};
 
 use serde::Deserialize;
@@ -10,13 +11,12 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::{StoredTask, Task, TaskInput, new_task_id};
-use crate::dispatch::Dispatcher;
 use crate::extract::Context;
 use crate::input::{Engine, Exchange};
+use crate::kernel::Callback;
 use crate::kernel::Locked as _;
 use crate::kernel::{Body, Failure, Outbound, Status, invalid, parse_params};
-use crate::protocol::{ErrorObject, Method, codes};
-use crate::server::{Callback, Server};
+use crate::protocol::{ErrorObject, codes};
 use crate::session::{Request, Session};
 
 /// The extension's name, as clients declare it and servers advertise it.
@@ -109,221 +109,271 @@ fn body_value(body: Body) -> Value {
     }
 }
 
-impl<S: Server> Dispatcher<S> {
-    /// Starts tool `index` as a task: stores it, spawns the handler, answers the
-    /// `CreateTaskResult` (the task is in the store before the answer leaves).
-    pub(crate) async fn start_task(
-        &self,
-        index: usize,
-        arguments: Option<&RawValue>,
-        cx: Context<'_>,
-        answers: Map<String, Value>,
-    ) -> Result<Body, Failure> {
-        let entry = &self.inner.router.tools[index];
-        let support = entry.def.task.unwrap_or(crate::tools::TaskSupport {
-            required: false,
-            ttl_ms: None,
-            poll_interval_ms: None,
-            prepare: false,
-        });
-        let id = new_task_id();
-        let mut task = Task::working(id.clone(), support.ttl_ms);
-        if let Some(ms) = support.poll_interval_ms {
-            task = task.poll_interval_ms(ms);
-        }
-        let stored = StoredTask::new(task.clone(), cx.session.task_owner());
-        let store = &self.inner.config.task_store;
-        store.put(stored.clone()).await.map_err(|e| {
-            Failure::from(ErrorObject::new(
-                codes::INTERNAL_ERROR,
-                format!("Internal error: the task could not be stored: {e}"),
-            ))
-        })?;
-        let input = Arc::new(TaskInput::new(id.clone(), self.recorder(), answers));
-        let engine_input = Arc::clone(&input);
-        let dispatcher = self.clone();
-        let session = cx.session.clone();
-        let request = cx.request.clone();
-        let arguments: Option<Box<RawValue>> = arguments.map(ToOwned::to_owned);
-        let task_id = id.clone();
-        let (expired, keeper, expired_id) = (Arc::clone(&input), self.clone(), id.clone());
-        let run = async move {
-            dispatcher
-                .run_task(
-                    index,
-                    stored,
-                    engine_input,
-                    arguments.as_deref(),
-                    &session,
-                    &request,
-                )
-                .await;
-            dispatcher.inner.node.running.forget(&task_id);
-        };
-        // The map stays locked until the task is in it: a handler that ends at once forgets its
-        // task only after it was recorded, so no entry outlives its handler.
-        let mut running = self.inner.node.running.map();
-        let handle = match support.ttl_ms {
-            Some(ttl) => tokio::spawn(async move {
-                // Past its TTL the task is gone from the store; its handler stops too.
-                let ttl = std::time::Duration::from_millis(ttl);
-                if tokio::time::timeout(ttl, run).await.is_err() {
-                    expired.stop();
-                    keeper.inner.node.running.forget(&expired_id);
-                }
-            }),
-            None => tokio::spawn(run),
-        };
-        running.insert(id, (handle.abort_handle(), input));
-        drop(running);
-        Ok(Body::Task(task_map(&task)?))
-    }
+/// What the tasks room may use: the tools it runs (and the server they belong to), the task
+/// store, the notifier, the tasks running on this node, and the app's task callbacks. `Clone` and
+/// `'static`, because a task's handler runs in a spawned task of its own.
+pub(crate) trait Env: crate::tools::Env + Clone + Send + Sync + 'static {
+    fn task_store(&self) -> &Arc<dyn crate::store::TaskStore>;
+    fn notifier(&self) -> &crate::Notifier;
+    /// The tasks running on this node.
+    fn running(&self) -> &Running;
+    /// Whether the impl overrides `callback`.
+    fn defines(&self, callback: Callback) -> bool;
+    /// The app's `get_task`.
+    fn get_task<'a>(
+        &'a self,
+        task_id: &'a str,
+        session: &'a Session,
+    ) -> impl Future<Output = Result<Task, super::TaskError>> + Send + 'a;
+    /// The app's `update_task`.
+    fn update_task<'a>(
+        &'a self,
+        task: Task,
+        responses: Map<String, Value>,
+        session: &'a Session,
+    ) -> impl Future<Output = Result<(), ErrorObject>> + Send + 'a;
+    /// The app's `cancel_task`.
+    fn cancel_task<'a>(
+        &'a self,
+        task: Task,
+        session: &'a Session,
+    ) -> impl Future<Output = Result<(), ErrorObject>> + Send + 'a;
+    /// The app's `authorize_task_subscriptions`.
+    fn authorize_task_subscriptions<'a>(
+        &'a self,
+        task_ids: Vec<String>,
+        session: &'a Session,
+    ) -> impl Future<Output = Vec<String>> + Send + 'a;
+}
 
-    /// Runs a task's handler to its end and stores the outcome: `completed` with the tool's
-    /// result (an `isError` one too), `failed` with a protocol error. A task cancelled meanwhile
-    /// stays cancelled.
-    async fn run_task(
-        &self,
-        index: usize,
-        stored: StoredTask,
-        input: Arc<TaskInput>,
-        arguments: Option<&RawValue>,
-        session: &Session,
-        request: &Request,
-    ) {
-        let outbound = Outbound::none();
-        let exchange = Exchange::new(Engine::Task(input), session);
-        let cx = Context {
-            session,
-            request,
-            outbound: &outbound,
-            progress_token: None,
-            exchange: &exchange,
-            notifier: &self.inner.config.notifier,
-        };
-        let router = self.inner.router;
-        let entry = &router.tools[index];
-        let outcome = crate::tools::run_tool(
-            &self.inner.server,
-            entry,
-            router.info.tool_timeout_ms,
-            arguments,
-            cx,
+/// The recorder of `env`'s tasks.
+pub(crate) fn recorder<E: Env>(env: &E) -> super::Recorder {
+    super::Recorder::new(Arc::clone(env.task_store()), env.notifier().clone())
+}
+
+/// Starts declared tool `index` as a task: stores it, spawns the handler, answers the
+/// `CreateTaskResult` (the task is in the store before the answer leaves).
+pub(crate) async fn start<E: Env>(
+    env: &E,
+    index: usize,
+    arguments: Option<&RawValue>,
+    cx: Context<'_>,
+    answers: Map<String, Value>,
+) -> Result<Body, Failure> {
+    let entry = &env.tools().declared.entries[index];
+    let support = entry.def.task.unwrap_or(crate::tools::TaskSupport {
+        required: false,
+        ttl_ms: None,
+        poll_interval_ms: None,
+        prepare: false,
+    });
+    let id = new_task_id();
+    let mut task = Task::working(id.clone(), support.ttl_ms);
+    if let Some(ms) = support.poll_interval_ms {
+        task = task.poll_interval_ms(ms);
+    }
+    let stored = StoredTask::new(task.clone(), cx.session.task_owner());
+    env.task_store().put(stored.clone()).await.map_err(|e| {
+        Failure::from(ErrorObject::new(
+            codes::INTERNAL_ERROR,
+            format!("Internal error: the task could not be stored: {e}"),
+        ))
+    })?;
+    let input = Arc::new(TaskInput::new(id.clone(), recorder(env), answers));
+    let engine_input = Arc::clone(&input);
+    let runner = env.clone();
+    let session = cx.session.clone();
+    let request = cx.request.clone();
+    let arguments: Option<Box<RawValue>> = arguments.map(ToOwned::to_owned);
+    let task_id = id.clone();
+    let (expired, keeper, expired_id) = (Arc::clone(&input), env.clone(), id.clone());
+    let run = async move {
+        run_task(
+            &runner,
+            index,
+            stored,
+            engine_input,
+            arguments.as_deref(),
+            &session,
+            &request,
         )
         .await;
-        let store = &self.inner.config.task_store;
-        let id = &stored.task.task_id;
-        let current = match store.get(id).await {
-            Ok(Some(current)) if !current.task.status.is_terminal() => current,
-            // Cancelled, expired or gone: nothing to record.
-            _ => return,
-        };
-        let task = match outcome {
-            Ok(body) => current.task.completed(body_value(body)),
-            Err(failure) => current.task.failed(failure.error),
-        };
-        let finished = StoredTask { task, ..current };
-        if let Err(e) = self.recorder().record(finished).await {
-            tracing::warn!(task = %id, error = %e, "the task's outcome could not be stored");
-        }
-    }
+        runner.running().forget(&task_id);
+    };
+    // The map stays locked until the task is in it: a handler that ends at once forgets its
+    // task only after it was recorded, so no entry outlives its handler.
+    let mut running = env.running().map();
+    let handle = match support.ttl_ms {
+        Some(ttl) => tokio::spawn(async move {
+            // Past its TTL the task is gone from the store; its handler stops too.
+            let ttl = std::time::Duration::from_millis(ttl);
+            if tokio::time::timeout(ttl, run).await.is_err() {
+                expired.stop();
+                keeper.running().forget(&expired_id);
+            }
+        }),
+        None => tokio::spawn(run),
+    };
+    running.insert(id, (handle.abort_handle(), input));
+    drop(running);
+    Ok(Body::Task(task_map(&task)?))
+}
 
-    /// `tasks/get`, `tasks/update` and `tasks/cancel`. The task comes from the `get_task`
-    /// callback when the router defines it (the app's tasks, and its access check), else from
-    /// the task store (tasks of `#[task_handler]` tools, for their owner only).
-    pub(crate) async fn task_method(
-        &self,
-        method: Method,
-        params: Option<&RawValue>,
-        cx: Context<'_>,
-    ) -> Result<Body, Failure> {
-        if !declares_tasks(cx.session) {
-            return Err(needs_tasks(method.as_str(), cx.session));
-        }
-        let p: TaskParams = parse_params(params)?;
-        let session = cx.session;
-        let router = self.inner.router;
-        let store = &self.inner.config.task_store;
-        let unknown = || {
-            invalid(format!("Invalid params: no task `{}`", p.task_id))
-                .with_data(json!({ "taskId": p.task_id }))
+/// Runs a task's handler to its end and stores the outcome: `completed` with the tool's
+/// result (an `isError` one too), `failed` with a protocol error. A task cancelled meanwhile
+/// stays cancelled.
+async fn run_task<E: Env>(
+    env: &E,
+    index: usize,
+    stored: StoredTask,
+    input: Arc<TaskInput>,
+    arguments: Option<&RawValue>,
+    session: &Session,
+    request: &Request,
+) {
+    let outbound = Outbound::none();
+    let exchange = Exchange::new(Engine::Task(input), session);
+    let cx = Context {
+        session,
+        request,
+        outbound: &outbound,
+        progress_token: None,
+        exchange: &exchange,
+        notifier: env.notifier(),
+    };
+    let entry = &env.tools().declared.entries[index];
+    let outcome =
+        crate::tools::run_tool(env.server(), entry, env.tool_timeout_ms(), arguments, cx).await;
+    let store = env.task_store();
+    let id = &stored.task.task_id;
+    let current = match store.get(id).await {
+        Ok(Some(current)) if !current.task.status.is_terminal() => current,
+        // Cancelled, expired or gone: nothing to record.
+        _ => return,
+    };
+    let task = match outcome {
+        Ok(body) => current.task.completed(body_value(body)),
+        Err(failure) => current.task.failed(failure.error),
+    };
+    let finished = StoredTask { task, ..current };
+    if let Err(e) = recorder(env).record(finished).await {
+        tracing::warn!(task = %id, error = %e, "the task's outcome could not be stored");
+    }
+}
+
+/// The task a `tasks/*` request names, for `method`: from the `get_task` callback when the router
+/// defines it (the app's tasks, and its access check), else from the task store (tasks of
+/// `#[task_handler]` tools, for their owner only), with the stored copy when there is one.
+async fn named<E: Env>(
+    env: &E,
+    method: &str,
+    params: Option<&RawValue>,
+    session: &Session,
+) -> Result<(String, Task, Option<StoredTask>), Failure> {
+    if !declares_tasks(session) {
+        return Err(needs_tasks(method, session));
+    }
+    let p: TaskParams = parse_params(params)?;
+    let unknown = || {
+        invalid(format!("Invalid params: no task `{}`", p.task_id))
+            .with_data(json!({ "taskId": p.task_id }))
+    };
+    let stored = env
+        .task_store()
+        .get(&p.task_id)
+        .await
+        .map_err(|e| store_failure(&e))?
+        .filter(|s| s.owner == session.task_owner());
+    let task = if env.defines(Callback::GetTask) {
+        super::find_task(env, &p.task_id, session)
+            .await?
+            .ok_or_else(unknown)?
+    } else {
+        stored.as_ref().ok_or_else(unknown)?.task.clone()
+    };
+    Ok((p.task_id, task, stored))
+}
+
+/// `tasks/get`.
+pub(crate) async fn get<E: Env>(
+    env: &E,
+    params: Option<&RawValue>,
+    cx: Context<'_>,
+) -> Result<Body, Failure> {
+    let (_, task, _) = named(env, "tasks/get", params, cx.session).await?;
+    Ok(Body::Map(task_map(&task)?))
+}
+
+/// `tasks/update`: answers go to the handler waiting for them (keys it does not wait for are
+/// ignored, as the extension says); the task resumes once all are in. An app's `update_task`
+/// gets the answers to the keys the task asks for.
+pub(crate) async fn update<E: Env>(
+    env: &E,
+    params: Option<&RawValue>,
+    cx: Context<'_>,
+) -> Result<Body, Failure> {
+    let session = cx.session;
+    let (task_id, task, _) = named(env, "tasks/update", params, session).await?;
+    #[derive(Deserialize)]
+    struct Update {
+        #[serde(rename = "inputResponses", default)]
+        input_responses: Option<Map<String, Value>>,
+    }
+    let update: Update = parse_params(params)?;
+    let responses = update.input_responses.unwrap_or_default();
+    if let Some(input) = env.running().input(&task_id) {
+        input.deliver(responses.clone());
+    }
+    if env.defines(Callback::UpdateTask) {
+        let asked = task.input_requests.clone().unwrap_or_default();
+        let outstanding: Map<String, Value> = responses
+            .into_iter()
+            .filter(|(k, _)| asked.contains_key(k))
+            .collect();
+        env.update_task(task, outstanding, session).await?;
+    }
+    Ok(Body::Map(Map::new()))
+}
+
+/// `tasks/cancel`: a task of this server's store is stopped and stored cancelled; an app's
+/// `cancel_task` hears of a task not yet ended.
+pub(crate) async fn cancel<E: Env>(
+    env: &E,
+    params: Option<&RawValue>,
+    cx: Context<'_>,
+) -> Result<Body, Failure> {
+    let session = cx.session;
+    let (task_id, task, stored) = named(env, "tasks/cancel", params, session).await?;
+    if let Some(stored) = stored.filter(|s| !s.task.status.is_terminal()) {
+        env.running().stop(&task_id);
+        let cancelled = StoredTask {
+            task: stored.task.cancelled(),
+            ..stored
         };
-        let stored = store
-            .get(&p.task_id)
+        recorder(env)
+            .record(cancelled)
             .await
-            .map_err(|e| store_failure(&e))?
-            .filter(|s| s.owner == session.task_owner());
-        let task = if router.overrides(Callback::GetTask) {
-            self.find_task(&p.task_id, session)
-                .await?
-                .ok_or_else(unknown)?
-        } else {
-            stored.as_ref().ok_or_else(unknown)?.task.clone()
-        };
-        match method {
-            Method::TasksGet => Ok(Body::Map(task_map(&task)?)),
-            // Answers go to the handler waiting for them (keys it does not wait for are
-            // ignored, as the extension says); the task resumes once all are in. An app's
-            // `update_task` gets the answers to the keys the task asks for.
-            Method::TasksUpdate => {
-                #[derive(Deserialize)]
-                struct Update {
-                    #[serde(rename = "inputResponses", default)]
-                    input_responses: Option<Map<String, Value>>,
-                }
-                let update: Update = parse_params(params)?;
-                let responses = update.input_responses.unwrap_or_default();
-                if let Some(input) = self.inner.node.running.input(&p.task_id) {
-                    input.deliver(responses.clone());
-                }
-                if router.overrides(Callback::UpdateTask) {
-                    let asked = task.input_requests.clone().unwrap_or_default();
-                    let outstanding: Map<String, Value> = responses
-                        .into_iter()
-                        .filter(|(k, _)| asked.contains_key(k))
-                        .collect();
-                    self.inner
-                        .server
-                        .update_task(task, outstanding, session)
-                        .await?;
-                }
-                Ok(Body::Map(Map::new()))
-            }
-            _ => {
-                if let Some(stored) = stored.filter(|s| !s.task.status.is_terminal()) {
-                    self.inner.node.running.stop(&p.task_id);
-                    let cancelled = StoredTask {
-                        task: stored.task.cancelled(),
-                        ..stored
-                    };
-                    self.recorder()
-                        .record(cancelled)
-                        .await
-                        .map_err(|e| store_failure(&e))?;
-                }
-                if router.overrides(Callback::CancelTask) && !task.status.is_terminal() {
-                    self.inner.server.cancel_task(task, session).await?;
-                }
-                Ok(Body::Map(Map::new()))
-            }
-        }
+            .map_err(|e| store_failure(&e))?;
     }
+    if env.defines(Callback::CancelTask) && !task.status.is_terminal() {
+        env.cancel_task(task, session).await?;
+    }
+    Ok(Body::Map(Map::new()))
+}
 
-    /// Whether a `tools/call` names a `#[task_handler(prepare)]` tool.
-    pub(crate) fn prepares_task(&self, params: Option<&RawValue>) -> bool {
-        let Ok(p) = parse_params::<crate::tools::NameParams<'_>>(params) else {
-            return false;
-        };
-        let router = self.inner.router;
-        router
-            .tool_position(&p.name)
-            .and_then(|i| router.tools[i].def.task)
-            .is_some_and(|t| t.prepare)
-    }
+/// Whether a `tools/call` names a declared `#[task_handler(prepare)]` tool.
+pub(crate) fn prepares<S>(tools: &crate::tools::Table<S>, params: Option<&RawValue>) -> bool {
+    let Ok(p) = parse_params::<crate::tools::NameParams<'_>>(params) else {
+        return false;
+    };
+    tools
+        .declared
+        .get(&p.name)
+        .and_then(|t| t.def.task)
+        .is_some_and(|t| t.prepare)
+}
 
-    /// Whether any tool runs as a task (the extension is then advertised).
-    pub(crate) fn serves_tasks(&self) -> bool {
-        let router = self.inner.router;
-        router.tools.iter().any(|t| t.def.task.is_some()) || router.overrides(Callback::GetTask)
-    }
+/// Whether any tool runs as a task (the extension is then advertised).
+pub(crate) fn served<S>(tools: &crate::tools::Table<S>, get_task: bool) -> bool {
+    tools.declared.entries.iter().any(|t| t.def.task.is_some()) || get_task
 }

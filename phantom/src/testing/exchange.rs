@@ -184,12 +184,7 @@ impl<S: Server> Client<S> {
             ),
         };
         requests.push(json!({"method": method, "params": message["params"]}));
-        dispatcher
-            .inner
-            .node
-            .replies
-            .deliver(key, &id, answer)
-            .await;
+        dispatcher.deliver_answer(key, &id, answer).await;
     }
 
     /// Calls a tool and cancels the call after `after`, as a client does: on a legacy session

@@ -6,13 +6,12 @@ use serde_json::Value;
 use serde_json::json;
 use serde_json::value::RawValue;
 
-use crate::dispatch::Dispatcher;
+use super::{Found, Table};
 use crate::extract::{Args, CallParts, Context};
 use crate::input::{limited, missing_capabilities};
 use crate::kernel::Status;
 use crate::kernel::{Body, Failure, guarded, invalid, members_of, parse_params};
 use crate::protocol::{ErrorObject, codes};
-use crate::server::Server;
 use crate::tools::ToolEntry;
 
 #[derive(Deserialize)]
@@ -23,59 +22,69 @@ pub(crate) struct NameParams<'a> {
     pub(crate) arguments: Option<&'a RawValue>,
 }
 
-impl<S: Server> Dispatcher<S> {
-    pub(crate) async fn call_tool(
-        &self,
-        params: Option<&RawValue>,
-        cx: Context<'_>,
-        named: crate::dispatch::Named<'_>,
-    ) -> Result<Body, Failure> {
-        let session = cx.session;
-        // The transport read `name` and `arguments` already; decode the params again only when
-        // they did not read as expected, for the exact error.
-        let p: NameParams<'_> = match named
-            .and_then(|(name, arguments)| Some((crate::protocol::raw_str(name)?, arguments)))
-        {
-            Some((name, arguments)) => NameParams { name, arguments },
-            None => parse_params(params)?,
-        };
-        if let Some(body) = self
-            .run_added(crate::registry::EntryKind::Tool, &p, cx)
-            .await?
-        {
-            return Ok(body);
+/// What `tools/call` may use: the server, its tools table and the router's time limit.
+pub(crate) trait Env {
+    type Server: Send + Sync + 'static;
+    fn server(&self) -> &Self::Server;
+    fn tools(&self) -> &Table<Self::Server>;
+    /// `#[mcp_router(tool_timeout)]`, in milliseconds.
+    fn tool_timeout_ms(&self) -> Option<u64>;
+}
+
+/// `tools/call`: the tool found in the table (declared or added), its scopes checked, then run
+/// inline or started as a task.
+pub(crate) async fn call<E>(
+    env: &E,
+    params: Option<&RawValue>,
+    cx: Context<'_>,
+    named: Option<(&RawValue, Option<&RawValue>)>,
+) -> Result<Body, Failure>
+where
+    E: Env + crate::tasks::Env + Clone + Send + Sync + 'static,
+{
+    let session = cx.session;
+    // The transport read `name` and `arguments` already; decode the params again only when
+    // they did not read as expected, for the exact error.
+    let p: NameParams<'_> = match named
+        .and_then(|(name, arguments)| Some((crate::protocol::raw_str(name)?, arguments)))
+    {
+        Some((name, arguments)) => NameParams { name, arguments },
+        None => parse_params(params)?,
+    };
+    let found = env.tools().find(&p.name, session)?;
+    let entry = match found {
+        Found::Added(tool) => {
+            let scopes: Vec<&str> = tool.scopes.iter().map(String::as_str).collect();
+            check_scopes(&scopes, &tool.name, session)?;
+            let name = tool.name.clone();
+            return guarded("tool handler", &name, (tool.handler)(p.arguments, cx)).await?;
         }
-        let router = self.inner.router;
-        let entry = router.tool(&p.name, session)?;
-        if let Some(task) = entry.def.task {
-            check_scopes(entry, session)?;
-            let declared = crate::tasks::declares_tasks(session);
-            // `prepare` in 2026-07-28: inline until `ctx.task()` starts the task.
-            if declared && !(task.prepare && session.is_modern()) {
-                let index = router
-                    .tool_position(&p.name)
-                    .ok_or_else(Failure::internal)?;
-                let answers = serde_json::Map::new();
-                return self.start_task(index, p.arguments, cx, answers).await;
-            }
-            if !declared && task.required {
-                let what = format!("tool `{}` runs only as a task and", entry.def.name);
-                return Err(crate::tasks::needs_tasks(&what, session));
-            }
+        Found::Declared(entry) => entry,
+    };
+    check_scopes(entry.def.scopes, entry.def.name, session)?;
+    if let Some(task) = entry.def.task {
+        let declared = crate::tasks::declares_tasks(session);
+        // `prepare` in 2026-07-28: inline until `ctx.task()` starts the task.
+        if declared && !(task.prepare && session.is_modern()) {
+            let index = env
+                .tools()
+                .declared
+                .position(&p.name)
+                .ok_or_else(Failure::internal)?;
+            let answers = serde_json::Map::new();
+            return crate::tasks::start(env, index, p.arguments, cx, answers).await;
         }
-        run_tool(
-            &self.inner.server,
-            entry,
-            router.info.tool_timeout_ms,
-            p.arguments,
-            cx,
-        )
-        .await
+        if !declared && task.required {
+            let what = format!("tool `{}` runs only as a task and", entry.def.name);
+            return Err(crate::tasks::needs_tasks(&what, session));
+        }
     }
+    run_tool(env.server(), entry, env.tool_timeout_ms(), p.arguments, cx).await
 }
 
 /// Runs a declared tool of `server` (the one served, or a router merged into it): client
 /// capability checks, argument checks, the handler under its time limit, the result's shape.
+/// The caller checked its scopes.
 pub(crate) async fn run_tool<T>(
     server: &T,
     entry: &ToolEntry<T>,
@@ -84,7 +93,6 @@ pub(crate) async fn run_tool<T>(
     cx: Context<'_>,
 ) -> Result<Body, Failure> {
     let session = cx.session;
-    check_scopes(entry, session)?;
     if session.is_stateless() && !entry.def.requires.is_empty() {
         return Err(Failure::from(
             ErrorObject::new(
@@ -159,8 +167,7 @@ pub(crate) async fn run_tool<T>(
 
 /// Refuses a call whose token does not grant the tool's `#[tool(scopes = […])]` (fail closed: a
 /// session without a verified token grants none).
-fn check_scopes<S>(entry: &ToolEntry<S>, session: &crate::Session) -> Result<(), Failure> {
-    let needed = entry.def.scopes;
+fn check_scopes(needed: &[&str], name: &str, session: &crate::Session) -> Result<(), Failure> {
     if needed.is_empty() {
         return Ok(());
     }
@@ -171,7 +178,7 @@ fn check_scopes<S>(entry: &ToolEntry<S>, session: &crate::Session) -> Result<(),
     if granted {
         return Ok(());
     }
-    let what = format!("tool `{}`", entry.def.name);
+    let what = format!("tool `{name}`");
     Err(crate::auth::insufficient_scope(needed, &what))
 }
 

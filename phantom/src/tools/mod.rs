@@ -1,13 +1,18 @@
 //! Tools: descriptors, results and the [`IntoToolResult`] trait.
 
+mod added;
+mod build;
 mod call;
 pub(crate) mod json;
+mod portable;
+pub(crate) mod schema;
 pub(crate) mod table;
 pub(crate) mod validator;
 
-pub(crate) use call::{NameParams, run_tool};
+pub(crate) use added::{Added, AddedTool, Found, Table};
+pub(crate) use call::{Env, NameParams, call, run_tool};
 pub(crate) use json::Json;
-pub(crate) use table::{TaskSupport, ToolDef, ToolEntry};
+pub(crate) use table::{Declared, TaskSupport, ToolDef, ToolEntry};
 
 use std::fmt::Display;
 

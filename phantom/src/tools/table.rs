@@ -1,6 +1,8 @@
 //! The descriptors of `#[tool]`s as the macro writes them ([`ToolDef`]) and as the router keeps
 //! them once built ([`ToolEntry`]: schemas, validators, the serialized list item).
 
+use std::collections::HashMap;
+
 use schemars::{Schema, SchemaGenerator};
 use serde_json::value::RawValue;
 
@@ -62,4 +64,10 @@ pub(crate) struct ToolEntry<S> {
     /// The descriptor with schemas as schemars generated them, when that differs
     /// ([`Config::portable_schemas`](crate::Config::portable_schemas) off).
     pub(crate) schemars_json: Option<Box<RawValue>>,
+}
+
+/// The tools one `#[mcp_router]` impl declares, built once per type ([`Declared::build`]).
+pub(crate) struct Declared<S> {
+    pub(crate) entries: Vec<ToolEntry<S>>,
+    pub(crate) index: HashMap<&'static str, usize>,
 }

@@ -7,6 +7,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::post::Inspected;
+use crate::dispatch::Dispatcher;
 use crate::protocol::{Method, NameField};
 use crate::server::Server;
 
@@ -152,12 +153,13 @@ struct CallBody {
 
 /// Checks the `Mcp-Param-*` headers of a `tools/call` against its arguments (`x-mcp-header`).
 pub(super) fn check_param_headers<S: Server>(
+    dispatcher: &Dispatcher<S>,
     headers: &HeaderMap,
     tool: &str,
     text: &str,
 ) -> Result<(), String> {
-    let mut pairs = S::__router().tool_headers(tool).peekable();
-    if pairs.peek().is_none() {
+    let pairs = dispatcher.tool_headers(tool);
+    if pairs.is_empty() {
         return Ok(());
     }
     let arguments = serde_json::from_str::<CallBody>(text)

@@ -285,7 +285,8 @@ async fn post_modern<S: Server>(
     }
     if head.known == Some(Method::ToolsCall)
         && let Some(tool) = head.name.and_then(raw_str)
-        && let Err(message) = check_param_headers::<S>(&request.headers, tool.as_ref(), text)
+        && let Err(message) =
+            check_param_headers(&st.dispatcher, &request.headers, tool.as_ref(), text)
     {
         return error_for(
             StatusCode::BAD_REQUEST,

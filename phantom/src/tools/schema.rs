@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 use crate::extract::{ArgSpec, ArgsBuilder};
 use crate::tools::validator::Validator;
 
-pub(super) fn generator() -> SchemaGenerator {
+pub(crate) fn generator() -> SchemaGenerator {
     SchemaSettings::draft2020_12().into_generator()
 }
 
@@ -36,7 +36,7 @@ const CONSTRAINTS: &[&str] = &[
 
 /// Whether a schema declares constraints, following `#/$defs/…` references to any depth (each
 /// definition is looked at once, so recursive types terminate).
-pub(super) fn has_constraints<'d>(
+pub(crate) fn has_constraints<'d>(
     value: &Value,
     defs: &'d Map<String, Value>,
     seen: &mut Vec<&'d str>,
@@ -74,7 +74,7 @@ fn references_constraints<'d>(
 /// A validator for one argument, when its schema declares constraints. `Option<T>` arguments are
 /// validated against `T`'s schema (a `null` value is skipped before validation), so messages name
 /// the broken constraint instead of "not valid under any of the schemas listed in anyOf".
-pub(super) fn arg_validator(
+pub(crate) fn arg_validator(
     spec: &ArgSpec,
     defs: &Map<String, Value>,
 ) -> Option<(&'static str, Validator)> {
@@ -102,7 +102,7 @@ pub(super) fn arg_validator(
     Validator::compile(&referenced).map(|v| (spec.name, v))
 }
 
-pub(super) fn describe_args(
+pub(crate) fn describe_args(
     args: fn(&mut ArgsBuilder<'_>),
 ) -> (Vec<ArgSpec>, Map<String, Value>, Option<Value>) {
     let mut generator = generator();
@@ -125,7 +125,7 @@ pub(super) fn describe_args(
     (specs, defs, root)
 }
 
-pub(super) fn input_schema(specs: &[ArgSpec], defs: Map<String, Value>) -> Value {
+pub(crate) fn input_schema(specs: &[ArgSpec], defs: Map<String, Value>) -> Value {
     let mut props = Map::new();
     let mut required = Vec::new();
     for spec in specs {
@@ -150,7 +150,7 @@ pub(super) fn input_schema(specs: &[ArgSpec], defs: Map<String, Value>) -> Value
 }
 
 /// Wraps a non-object output schema as `{"result": …}` (legacy clients require an object).
-pub(super) fn output_schema(schema: Schema) -> (Value, bool) {
+pub(crate) fn output_schema(schema: Schema) -> (Value, bool) {
     let mut value = schema.to_value();
     if value.get("type").and_then(Value::as_str) == Some("object") {
         return (value, false);

@@ -8,7 +8,7 @@ use serde_json::{Map, Number, Value, json};
 
 /// The tool descriptor with its `inputSchema` and `outputSchema` in portable spelling, or `None`
 /// when schemars' spelling is portable already (see [`make_portable`]).
-pub(super) fn portable_descriptor(descriptor: &Map<String, Value>) -> Option<Map<String, Value>> {
+pub(crate) fn portable_descriptor(descriptor: &Map<String, Value>) -> Option<Map<String, Value>> {
     let mut portable = descriptor.clone();
     let mut changed = false;
     for key in ["inputSchema", "outputSchema"] {
@@ -33,7 +33,7 @@ pub(super) fn portable_descriptor(descriptor: &Map<String, Value>) -> Option<Map
 ///
 /// Data positions (`enum`, `const`, `default`, `examples`) are never looked into. Returns whether
 /// anything changed.
-pub(super) fn make_portable(schema: &mut Value) -> bool {
+pub(crate) fn make_portable(schema: &mut Value) -> bool {
     let Value::Object(obj) = schema else {
         return false;
     };

@@ -1,0 +1,173 @@
+//! The prompts table of one served instance: declared prompts (built once per type) and those
+//! added at run time or merged in, found by one lookup, so that an added or merged prompt is
+//! listed, allow-listed, disabled and completed as a declared one is.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use arc_swap::ArcSwap;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use super::{PromptDef, PromptEntry};
+use crate::completion::Completer;
+use crate::extract::Handler;
+use crate::kernel::{Failure, unknown};
+use crate::protocol::descriptor::{put, put_icons, raw};
+use crate::session::{Session, allowed};
+use crate::tools::schema::describe_args;
+
+/// The prompts one `#[mcp_router]` impl declares, built once per type.
+pub(crate) struct Declared<S> {
+    pub(crate) entries: Vec<PromptEntry<S>>,
+    index: HashMap<&'static str, usize>,
+}
+
+impl<S> Declared<S> {
+    /// Builds each prompt's argument list and serialized list item.
+    pub(crate) fn build(defs: Vec<PromptDef<S>>) -> Self {
+        let entries: Vec<PromptEntry<S>> = defs.into_iter().map(entry).collect();
+        let index = entries
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.def.name, i))
+            .collect();
+        Self { entries, index }
+    }
+
+    pub(crate) fn get(&self, name: &str) -> Option<&PromptEntry<S>> {
+        self.index.get(name).map(|&i| &self.entries[i])
+    }
+
+    /// Whether a declared prompt has a completion function.
+    pub(crate) fn completes(&self) -> bool {
+        self.entries.iter().any(|p| !p.def.completions.is_empty())
+    }
+}
+
+fn entry<S>(prompt: PromptDef<S>) -> PromptEntry<S> {
+    let (specs, _, _) = describe_args(prompt.args);
+    let mut obj = Map::new();
+    obj.insert("name".into(), prompt.name.into());
+    put(&mut obj, "title", prompt.title);
+    put(&mut obj, "description", prompt.description);
+    let args: Vec<Value> = specs
+        .iter()
+        .map(|s| {
+            let mut a = Map::new();
+            a.insert("name".into(), s.name.into());
+            put(&mut a, "description", s.description);
+            a.insert("required".into(), s.required.into());
+            a.into()
+        })
+        .collect();
+    if !args.is_empty() {
+        obj.insert("arguments".into(), args.into());
+    }
+    put_icons(&mut obj, prompt.icons);
+    PromptEntry {
+        json: raw(&obj),
+        def: prompt,
+        specs,
+    }
+}
+
+/// A prompt added at run time, or merged in from another router.
+pub(crate) struct AddedPrompt {
+    pub(crate) name: String,
+    /// Its `prompts/list` item.
+    pub(crate) json: Box<RawValue>,
+    /// Its arguments' names (what `completion/complete` may name).
+    pub(crate) arguments: Vec<String>,
+    /// Completion functions, by argument.
+    pub(crate) completions: Vec<(String, Completer)>,
+    pub(crate) handler: Handler,
+}
+
+/// What runtime registration changed, swapped in whole.
+#[derive(Default, Clone)]
+pub(crate) struct Added {
+    pub(crate) entries: Vec<Arc<AddedPrompt>>,
+    /// Names (declared or added) that are disabled: unlisted and unreachable.
+    pub(crate) disabled: HashSet<String>,
+    /// The first page of `prompts/list` without a cursor or an allow-list, once something changed.
+    pub(crate) first_page: Option<String>,
+}
+
+impl Added {
+    pub(crate) fn changes(&self) -> bool {
+        !self.entries.is_empty() || !self.disabled.is_empty()
+    }
+
+    pub(crate) fn get(&self, name: &str) -> Option<&Arc<AddedPrompt>> {
+        self.entries.iter().find(|a| a.name == name)
+    }
+}
+
+/// The prompts of one served instance.
+pub(crate) struct Table<S: 'static> {
+    pub(crate) declared: &'static Declared<S>,
+    pub(crate) added: ArcSwap<Added>,
+}
+
+/// A prompt found in the table.
+pub(crate) enum Found<S: 'static> {
+    Declared(&'static PromptEntry<S>),
+    Added(Arc<AddedPrompt>),
+}
+
+impl<S: 'static> Table<S> {
+    pub(crate) fn new(declared: &'static Declared<S>) -> Self {
+        Self {
+            declared,
+            added: ArcSwap::default(),
+        }
+    }
+
+    /// The prompt named `name`, if the session may see it: a hidden or disabled prompt reads as
+    /// unknown (`-32602`).
+    pub(crate) fn find(&self, name: &str, session: &Session) -> Result<Found<S>, Failure> {
+        let refused = || unknown("prompt", "name", name);
+        if !allowed(&session.allowed_prompts, name) {
+            return Err(refused());
+        }
+        let added = self.added.load();
+        if added.changes() {
+            if added.disabled.contains(name) {
+                return Err(refused());
+            }
+            if let Some(prompt) = added.get(name) {
+                return Ok(Found::Added(Arc::clone(prompt)));
+            }
+        }
+        self.declared
+            .get(name)
+            .map(Found::Declared)
+            .ok_or_else(refused)
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.declared.entries.is_empty() && self.added.load().entries.is_empty()
+    }
+
+    /// Whether any prompt (declared or added) has a completion function.
+    pub(crate) fn completes(&self) -> bool {
+        self.declared.completes()
+            || self
+                .added
+                .load()
+                .entries
+                .iter()
+                .any(|p| !p.completions.is_empty())
+    }
+
+    /// The items of `prompts/list`, in order (declared, then added), without the disabled ones.
+    pub(crate) fn items<'a>(&'a self, added: &'a Added) -> Vec<(&'a str, &'a RawValue)> {
+        let declared = self.declared.entries.iter().map(|p| (p.def.name, &*p.json));
+        let extra = added.entries.iter().map(|a| (a.name.as_str(), &*a.json));
+        declared
+            .chain(extra)
+            .filter(|(name, _)| !added.disabled.contains(*name))
+            .collect()
+    }
+}

@@ -1,0 +1,158 @@
+//! The tools table of one served instance: the declared tools (built once per type) and those
+//! added at run time or merged in from another router, found by one lookup so that every check a
+//! declared tool gets — the allow-list, scopes, `Mcp-Param-*` headers — an added one gets too.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use arc_swap::ArcSwap;
+use serde_json::value::RawValue;
+
+use super::{Declared, ToolEntry};
+use crate::extract::Handler;
+use crate::kernel::{Failure, unknown};
+use crate::session::{Session, allowed};
+
+/// A tool added at run time, or merged in from another router.
+pub(crate) struct AddedTool {
+    pub(crate) name: String,
+    /// Its `tools/list` item.
+    pub(crate) json: Box<RawValue>,
+    /// OAuth scopes a caller's token must grant.
+    pub(crate) scopes: Vec<String>,
+    /// `(argument, header)` pairs of its `Mcp-Param-*` headers.
+    pub(crate) headers: Vec<(&'static str, &'static str)>,
+    /// Whether its item carries an MCP Apps view (`_meta.ui`).
+    pub(crate) has_ui: bool,
+    pub(crate) handler: Handler,
+}
+
+/// What runtime registration changed: swapped in whole, so a request sees the table before or
+/// after a change, never half of one.
+#[derive(Default, Clone)]
+pub(crate) struct Added {
+    pub(crate) entries: Vec<Arc<AddedTool>>,
+    /// Names (declared or added) that are disabled: unlisted and unreachable.
+    pub(crate) disabled: HashSet<String>,
+    /// The first page of `tools/list` without a cursor or an allow-list, once something changed.
+    pub(crate) first_page: Option<String>,
+}
+
+impl Added {
+    /// Whether `tools/list` differs from the declared one.
+    pub(crate) fn changes(&self) -> bool {
+        !self.entries.is_empty() || !self.disabled.is_empty()
+    }
+
+    pub(crate) fn get(&self, name: &str) -> Option<&Arc<AddedTool>> {
+        self.entries.iter().find(|a| a.name == name)
+    }
+}
+
+/// The tools of one served instance.
+pub(crate) struct Table<S: 'static> {
+    pub(crate) declared: &'static Declared<S>,
+    pub(crate) added: ArcSwap<Added>,
+}
+
+/// A tool found in the table.
+pub(crate) enum Found<S: 'static> {
+    Declared(&'static ToolEntry<S>),
+    Added(Arc<AddedTool>),
+}
+
+impl<S: 'static> Table<S> {
+    pub(crate) fn new(declared: &'static Declared<S>) -> Self {
+        Self {
+            declared,
+            added: ArcSwap::default(),
+        }
+    }
+
+    /// The tool named `name`, if the session may see it: a hidden or disabled tool reads as
+    /// unknown (`-32602`).
+    pub(crate) fn find(&self, name: &str, session: &Session) -> Result<Found<S>, Failure> {
+        let refused = || unknown("tool", "name", name);
+        if !allowed(&session.allowed_tools, name) {
+            return Err(refused());
+        }
+        let added = self.added.load();
+        if added.changes() {
+            if added.disabled.contains(name) {
+                return Err(refused());
+            }
+            if let Some(tool) = added.get(name) {
+                return Ok(Found::Added(Arc::clone(tool)));
+            }
+        }
+        self.declared
+            .get(name)
+            .map(Found::Declared)
+            .ok_or_else(refused)
+    }
+
+    /// The `(argument, header)` pairs of a tool's `Mcp-Param-*` headers; empty for unknown tools.
+    pub(crate) fn headers(&self, name: &str) -> Vec<(&'static str, &'static str)> {
+        let added = self.added.load();
+        if let Some(tool) = added.get(name) {
+            return tool.headers.clone();
+        }
+        self.declared.headers(name).collect()
+    }
+
+    /// Whether any tool is served.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.declared.entries.is_empty() && self.added.load().entries.is_empty()
+    }
+
+    /// Whether any tool has an MCP Apps view.
+    pub(crate) fn any_ui(&self) -> bool {
+        self.declared.entries.iter().any(|t| t.def.ui.is_some())
+            || self.added.load().entries.iter().any(|t| t.has_ui)
+    }
+
+    /// The items of `tools/list`, in order (declared, then added), without the disabled ones.
+    pub(crate) fn items<'a>(
+        &'a self,
+        added: &'a Added,
+        portable: bool,
+    ) -> Vec<(&'a str, &'a RawValue)> {
+        let declared = self
+            .declared
+            .entries
+            .iter()
+            .map(|t| match &t.schemars_json {
+                Some(json) if !portable => (t.def.name, &**json),
+                _ => (t.def.name, &*t.json),
+            });
+        let extra = added.entries.iter().map(|a| (a.name.as_str(), &*a.json));
+        declared
+            .chain(extra)
+            .filter(|(name, _)| !added.disabled.contains(*name))
+            .collect()
+    }
+}
+
+impl<S> Declared<S> {
+    /// The declared tool named `name`.
+    pub(crate) fn get(&self, name: &str) -> Option<&ToolEntry<S>> {
+        self.index.get(name).map(|&i| &self.entries[i])
+    }
+
+    /// The position of the declared tool named `name`.
+    pub(crate) fn position(&self, name: &str) -> Option<usize> {
+        self.index.get(name).copied()
+    }
+
+    /// The `(argument, header)` pairs of a declared tool's `#[arg(header = "…")]` arguments.
+    pub(crate) fn headers(
+        &self,
+        name: &str,
+    ) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
+        self.get(name)
+            .map(|t| &t.specs)
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s.header.map(|h| (s.name, h)))
+    }
+}
