@@ -2,10 +2,8 @@
 //! added at run time or merged in, found by one lookup, so that an added or merged prompt is
 //! listed, allow-listed, disabled and completed as a declared one is.
 
-use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::collections::HashMap;
 
-use arc_swap::ArcSwap;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -14,7 +12,7 @@ use crate::completion::Completer;
 use crate::extract::Handler;
 use crate::kernel::{Failure, unknown};
 use crate::protocol::descriptor::{put, put_icons, raw};
-use crate::session::{Session, allowed};
+use crate::session::Session;
 use crate::tools::schema::describe_args;
 
 /// The prompts one `#[mcp_router]` impl declares, built once per type.
@@ -84,66 +82,30 @@ pub(crate) struct AddedPrompt {
     pub(crate) handler: Handler,
 }
 
-/// What runtime registration changed, swapped in whole.
-#[derive(Default, Clone)]
-pub(crate) struct Added {
-    pub(crate) entries: Vec<Arc<AddedPrompt>>,
-    /// Names (declared or added) that are disabled: unlisted and unreachable.
-    pub(crate) disabled: HashSet<String>,
-    /// The first page of `prompts/list` without a cursor or an allow-list, once something changed.
-    pub(crate) first_page: Option<String>,
-}
+/// What runtime registration changed in `prompts/list`.
+pub(crate) type Added = crate::session::Added<AddedPrompt>;
 
-impl Added {
-    pub(crate) fn changes(&self) -> bool {
-        !self.entries.is_empty() || !self.disabled.is_empty()
-    }
-
-    pub(crate) fn get(&self, name: &str) -> Option<&Arc<AddedPrompt>> {
-        self.entries.iter().find(|a| a.name == name)
+impl crate::session::Entry for AddedPrompt {
+    fn name(&self) -> &str {
+        &self.name
     }
 }
 
 /// The prompts of one served instance.
-pub(crate) struct Table<S: 'static> {
-    pub(crate) declared: &'static Declared<S>,
-    pub(crate) added: ArcSwap<Added>,
-}
+pub(crate) type Table<S> = crate::session::Table<Declared<S>, Added>;
 
 /// A prompt found in the table.
-pub(crate) enum Found<S: 'static> {
-    Declared(&'static PromptEntry<S>),
-    Added(Arc<AddedPrompt>),
-}
+pub(crate) type Found<S> = crate::session::Found<&'static PromptEntry<S>, AddedPrompt>;
 
 impl<S: 'static> Table<S> {
-    pub(crate) fn new(declared: &'static Declared<S>) -> Self {
-        Self {
-            declared,
-            added: ArcSwap::default(),
-        }
-    }
-
     /// The prompt named `name`, if the session may see it: a hidden or disabled prompt reads as
     /// unknown (`-32602`).
     pub(crate) fn find(&self, name: &str, session: &Session) -> Result<Found<S>, Failure> {
-        let refused = || unknown("prompt", "name", name);
-        if !allowed(&session.allowed_prompts, name) {
-            return Err(refused());
-        }
         let added = self.added.load();
-        if added.changes() {
-            if added.disabled.contains(name) {
-                return Err(refused());
-            }
-            if let Some(prompt) = added.get(name) {
-                return Ok(Found::Added(Arc::clone(prompt)));
-            }
-        }
-        self.declared
-            .get(name)
-            .map(Found::Declared)
-            .ok_or_else(refused)
+        crate::session::find(&session.allowed_prompts, &added, name, || {
+            self.declared.get(name)
+        })
+        .ok_or_else(|| unknown("prompt", "name", name))
     }
 
     pub(crate) fn is_empty(&self) -> bool {

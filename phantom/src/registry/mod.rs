@@ -9,7 +9,7 @@
 //! copy of every table's part (URI matchers and the first page of each list built once) and swaps
 //! them in, so a request sees a table before or after a change, never half of one. Every change
 //! made through a [`Registry`] announces the list's `list_changed` through the server's
-//! [`Notifier`](crate::Notifier). Names and URI templates are checked as the macros check
+//! [`Notifier`]. Names and URI templates are checked as the macros check
 //! declared ones: a bad name, a taken name or a colliding template is an [`Err`], not a panic.
 
 mod dynamic;

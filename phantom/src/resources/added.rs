@@ -6,7 +6,6 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use arc_swap::ArcSwap;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -157,10 +156,7 @@ impl Added {
 }
 
 /// The resources of one served instance.
-pub(crate) struct Table<S: 'static> {
-    pub(crate) declared: &'static Declared<S>,
-    pub(crate) added: ArcSwap<Added>,
-}
+pub(crate) type Table<S> = crate::session::Table<Declared<S>, Added>;
 
 /// What a URI matched in the table, with its parameters.
 pub(crate) enum Matched<'u, S: 'static> {
@@ -175,13 +171,6 @@ pub(crate) enum Named<S: 'static> {
 }
 
 impl<S: 'static> Table<S> {
-    pub(crate) fn new(declared: &'static Declared<S>) -> Self {
-        Self {
-            declared,
-            added: ArcSwap::default(),
-        }
-    }
-
     /// What `uri` matches that the session may read: a declared template first, then an added
     /// one. `None`: no template matches, or the one that does is hidden or disabled.
     pub(crate) fn matched<'u>(&self, uri: &'u str, session: &Session) -> Option<Matched<'u, S>> {

@@ -9,8 +9,6 @@ use crate::protocol::cache::CacheScope;
 use crate::store::notifier::Notifier;
 use crate::store::{MemoryReplyBus, MemorySubscriptions, ReplyBus, SubscriptionStore};
 
-/// The default number of items per list page.
-
 /// The default [`Config::json_depth`].
 pub(crate) const DEFAULT_JSON_DEPTH: usize = 64;
 

@@ -1,6 +1,9 @@
 //! Lists as a session sees them: the paginated lists, their opaque cursors, and the allow-list
 //! that applies to each.
 
+use std::collections::HashSet;
+use std::sync::Arc;
+
 use base64::Engine as _;
 use serde_json::json;
 
@@ -101,6 +104,98 @@ pub(crate) fn decode_cursor(kind: &str, cursor: &str) -> Option<usize> {
         .ok()?;
     let text = std::str::from_utf8(&bytes).ok()?;
     text.strip_prefix(kind)?.parse().ok().filter(|&n| n > 0)
+}
+
+/// An entry added at run time to a list, known by its name.
+pub(crate) trait Entry {
+    fn name(&self) -> &str;
+}
+
+/// What runtime registration changed in one list: the entries added, the names (declared or
+/// added) disabled, and the list's first page once something changed. Swapped in whole.
+pub(crate) struct Added<E> {
+    pub(crate) entries: Vec<Arc<E>>,
+    /// Names (declared or added) that are disabled: unlisted and unreachable.
+    pub(crate) disabled: HashSet<String>,
+    /// The first page of the list without a cursor or an allow-list, once something changed.
+    pub(crate) first_page: Option<String>,
+}
+
+impl<E> Default for Added<E> {
+    fn default() -> Self {
+        Self {
+            entries: Vec::new(),
+            disabled: HashSet::new(),
+            first_page: None,
+        }
+    }
+}
+
+impl<E> Clone for Added<E> {
+    fn clone(&self) -> Self {
+        Self {
+            entries: self.entries.clone(),
+            disabled: self.disabled.clone(),
+            first_page: self.first_page.clone(),
+        }
+    }
+}
+
+impl<E: Entry> Added<E> {
+    /// Whether the list differs from the declared one.
+    pub(crate) fn changes(&self) -> bool {
+        !self.entries.is_empty() || !self.disabled.is_empty()
+    }
+
+    /// The added entry named `name`.
+    pub(crate) fn get(&self, name: &str) -> Option<&Arc<E>> {
+        self.entries.iter().find(|a| a.name() == name)
+    }
+}
+
+/// A room's table for one served instance: its declared entries (built once per type) and what
+/// runtime registration added (`A`), swapped in whole.
+pub(crate) struct Table<D: 'static, A> {
+    pub(crate) declared: &'static D,
+    pub(crate) added: arc_swap::ArcSwap<A>,
+}
+
+impl<D: 'static, A: Default> Table<D, A> {
+    /// The table of a new instance: the declared entries, nothing added.
+    pub(crate) fn new(declared: &'static D) -> Self {
+        Self {
+            declared,
+            added: arc_swap::ArcSwap::default(),
+        }
+    }
+}
+
+/// An entry found in a list: declared, or added.
+pub(crate) enum Found<D, E> {
+    Declared(D),
+    Added(Arc<E>),
+}
+
+/// The entry named `name` as a session finds it: `None` when the allow-list hides it, it is
+/// disabled, or neither the added entries nor `declared` have it.
+pub(crate) fn find<D, E: Entry>(
+    allow: &Option<AllowList>,
+    added: &Added<E>,
+    name: &str,
+    declared: impl FnOnce() -> Option<D>,
+) -> Option<Found<D, E>> {
+    if !allowed(allow, name) {
+        return None;
+    }
+    if added.changes() {
+        if added.disabled.contains(name) {
+            return None;
+        }
+        if let Some(entry) = added.get(name) {
+            return Some(Found::Added(Arc::clone(entry)));
+        }
+    }
+    declared().map(Found::Declared)
 }
 
 #[cfg(test)]

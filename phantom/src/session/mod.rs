@@ -15,7 +15,7 @@ mod slot;
 
 #[cfg(feature = "fuzzing")]
 pub(crate) use list::decode_cursor;
-pub(crate) use list::{DEFAULT_PAGE_SIZE, ListKind, paginate};
+pub(crate) use list::{Added, DEFAULT_PAGE_SIZE, Entry, Found, ListKind, Table, find, paginate};
 pub use request::{Request, Transport};
 pub use slot::SessionSlot;
 

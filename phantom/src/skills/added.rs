@@ -3,8 +3,6 @@
 
 use std::sync::Arc;
 
-use arc_swap::ArcSwap;
-
 use super::{SkillDef, SkillEntry};
 use crate::error::Error;
 use crate::kernel::{BoxFuture, Cursor, Page};
@@ -108,19 +106,9 @@ impl Added {
 }
 
 /// The skills of one served instance.
-pub(crate) struct Table<S: 'static> {
-    pub(crate) declared: &'static Declared<S>,
-    pub(crate) added: ArcSwap<Added>,
-}
+pub(crate) type Table<S> = crate::session::Table<Declared<S>, Added>;
 
 impl<S: 'static> Table<S> {
-    pub(crate) fn new(declared: &'static Declared<S>) -> Self {
-        Self {
-            declared,
-            added: ArcSwap::default(),
-        }
-    }
-
     /// Whether any skill is served: declared, or added at run time.
     pub(crate) fn serves(&self) -> bool {
         !self.declared.entries.is_empty() || !self.added.load().entries.is_empty()

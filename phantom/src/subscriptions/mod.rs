@@ -12,7 +12,9 @@ mod listen;
 mod subscribe;
 
 pub(crate) use hub::{Hub, Kind, Registration, authorize_resources, listen_for_changes};
-pub(crate) use listen::{Honoured, listen, open_listen};
+#[cfg(feature = "http")]
+pub(crate) use listen::open_listen;
+pub(crate) use listen::{Honoured, listen};
 pub(crate) use subscribe::{subscribe, unsubscribe};
 
 /// What the subscriptions room may use: the tasks room (listens follow tasks), the streams open

@@ -2,16 +2,12 @@
 //! added at run time or merged in from another router, found by one lookup so that every check a
 //! declared tool gets — the allow-list, scopes, `Mcp-Param-*` headers — an added one gets too.
 
-use std::collections::HashSet;
-use std::sync::Arc;
-
-use arc_swap::ArcSwap;
 use serde_json::value::RawValue;
 
 use super::{Declared, ToolEntry};
 use crate::extract::Handler;
 use crate::kernel::{Failure, unknown};
-use crate::session::{Session, allowed};
+use crate::session::Session;
 
 /// A tool added at run time, or merged in from another router.
 pub(crate) struct AddedTool {
@@ -20,78 +16,42 @@ pub(crate) struct AddedTool {
     pub(crate) json: Box<RawValue>,
     /// OAuth scopes a caller's token must grant.
     pub(crate) scopes: Vec<String>,
-    /// `(argument, header)` pairs of its `Mcp-Param-*` headers.
+    /// `(argument, header)` pairs of its `Mcp-Param-*` headers (checked over HTTP).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) headers: Vec<(&'static str, &'static str)>,
     /// Whether its item carries an MCP Apps view (`_meta.ui`).
     pub(crate) has_ui: bool,
     pub(crate) handler: Handler,
 }
 
-/// What runtime registration changed: swapped in whole, so a request sees the table before or
-/// after a change, never half of one.
-#[derive(Default, Clone)]
-pub(crate) struct Added {
-    pub(crate) entries: Vec<Arc<AddedTool>>,
-    /// Names (declared or added) that are disabled: unlisted and unreachable.
-    pub(crate) disabled: HashSet<String>,
-    /// The first page of `tools/list` without a cursor or an allow-list, once something changed.
-    pub(crate) first_page: Option<String>,
-}
+/// What runtime registration changed in `tools/list`.
+pub(crate) type Added = crate::session::Added<AddedTool>;
 
-impl Added {
-    /// Whether `tools/list` differs from the declared one.
-    pub(crate) fn changes(&self) -> bool {
-        !self.entries.is_empty() || !self.disabled.is_empty()
-    }
-
-    pub(crate) fn get(&self, name: &str) -> Option<&Arc<AddedTool>> {
-        self.entries.iter().find(|a| a.name == name)
+impl crate::session::Entry for AddedTool {
+    fn name(&self) -> &str {
+        &self.name
     }
 }
 
 /// The tools of one served instance.
-pub(crate) struct Table<S: 'static> {
-    pub(crate) declared: &'static Declared<S>,
-    pub(crate) added: ArcSwap<Added>,
-}
+pub(crate) type Table<S> = crate::session::Table<Declared<S>, Added>;
 
 /// A tool found in the table.
-pub(crate) enum Found<S: 'static> {
-    Declared(&'static ToolEntry<S>),
-    Added(Arc<AddedTool>),
-}
+pub(crate) type Found<S> = crate::session::Found<&'static ToolEntry<S>, AddedTool>;
 
 impl<S: 'static> Table<S> {
-    pub(crate) fn new(declared: &'static Declared<S>) -> Self {
-        Self {
-            declared,
-            added: ArcSwap::default(),
-        }
-    }
-
     /// The tool named `name`, if the session may see it: a hidden or disabled tool reads as
     /// unknown (`-32602`).
     pub(crate) fn find(&self, name: &str, session: &Session) -> Result<Found<S>, Failure> {
-        let refused = || unknown("tool", "name", name);
-        if !allowed(&session.allowed_tools, name) {
-            return Err(refused());
-        }
         let added = self.added.load();
-        if added.changes() {
-            if added.disabled.contains(name) {
-                return Err(refused());
-            }
-            if let Some(tool) = added.get(name) {
-                return Ok(Found::Added(Arc::clone(tool)));
-            }
-        }
-        self.declared
-            .get(name)
-            .map(Found::Declared)
-            .ok_or_else(refused)
+        crate::session::find(&session.allowed_tools, &added, name, || {
+            self.declared.get(name)
+        })
+        .ok_or_else(|| unknown("tool", "name", name))
     }
 
     /// The `(argument, header)` pairs of a tool's `Mcp-Param-*` headers; empty for unknown tools.
+    #[cfg(feature = "http")]
     pub(crate) fn headers(&self, name: &str) -> Vec<(&'static str, &'static str)> {
         let added = self.added.load();
         if let Some(tool) = added.get(name) {
@@ -145,6 +105,7 @@ impl<S> Declared<S> {
     }
 
     /// The `(argument, header)` pairs of a declared tool's `#[arg(header = "…")]` arguments.
+    #[cfg(feature = "http")]
     pub(crate) fn headers(
         &self,
         name: &str,
