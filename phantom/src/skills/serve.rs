@@ -122,12 +122,12 @@ async fn find_added_skill<E: Env>(
     uri: &str,
     cx: Context<'_>,
 ) -> Result<Option<Found>, Failure> {
-    let overlay = env.skills().added.load();
-    let Some(found) = overlay.matcher.find(uri) else {
+    let added_skills = env.skills().added.load();
+    let Some(found) = added_skills.matcher.find(uri) else {
         return Ok(None);
     };
-    let added = overlay.entries[found.index / 2].clone();
-    drop(overlay);
+    let added = added_skills.entries[found.index / 2].clone();
+    drop(added_skills);
     if !allowed(&cx.session.allowed_skills, &added.name) {
         return Ok(None);
     }
@@ -199,9 +199,9 @@ pub(crate) async fn list_skills<E: Env>(
             .concrete(cursor.as_ref(), cx.session)?;
         // Skills added at run time without parameters follow the declared ones.
         if page.next_cursor.is_none() {
-            let overlay = env.skills().added.load();
+            let added_skills = env.skills().added.load();
             page.items.extend(
-                overlay
+                added_skills
                     .entries
                     .iter()
                     .filter(|s| s.template.is_concrete())
