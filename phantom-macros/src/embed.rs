@@ -82,12 +82,31 @@ impl Embedded {
     }
 }
 
-fn embed(lit: &LitStr) -> Result<Embedded, String> {
-    let given = lit.value();
+/// The directory `embed_skill!("…")` reads: `given` relative to the crate's Cargo.toml.
+fn directory(given: &str) -> Result<PathBuf, String> {
     let root = std::env::var_os("CARGO_MANIFEST_DIR")
         .map(PathBuf::from)
         .ok_or("`embed_skill!` needs CARGO_MANIFEST_DIR (run it under cargo)")?;
-    let dir = root.join(&given);
+    Ok(root.join(given))
+}
+
+/// The name of the skill `embed_skill!(given)` embeds, read as `embed_skill!` reads it, when
+/// `embed_skill!` accepts that name (its frontmatter has it, it is a skill name and the
+/// directory's name); `None` when `embed_skill!` will report an error of its own.
+pub(crate) fn embedded_name(given: &str) -> Option<String> {
+    let dir = directory(given).ok()?;
+    let text = std::fs::read_to_string(dir.join("SKILL.md")).ok()?;
+    let front = frontmatter(&text).ok()?;
+    let (_, yaml::Str(name)) = front.into_iter().find(|(k, _)| k == "name")? else {
+        return None;
+    };
+    let dir_name = dir.file_name().and_then(|n| n.to_str())?;
+    (phantom_uri::skill::valid_name(&name) && dir_name == name).then_some(name)
+}
+
+fn embed(lit: &LitStr) -> Result<Embedded, String> {
+    let given = lit.value();
+    let dir = directory(&given)?;
     if !dir.is_dir() {
         return Err(format!(
             "no skill directory at `{given}` (looked in `{}`)\n       help: give the directory that holds SKILL.md, relative to the crate's Cargo.toml",

@@ -130,6 +130,9 @@ pub(crate) struct Resource {
     pub(crate) size: Option<LitInt>,
     /// The MCP Apps keys of a `ui://` resource.
     pub(crate) app: AppKeys,
+    /// A skill whose body is `embed_skill!("dir")` (or `Some(embed_skill!("dir"))`): the
+    /// directory as written, whose skill's name must be the one in the URI.
+    pub(crate) embedded: Option<LitStr>,
 }
 
 /// The MIME type of an app's view.
@@ -181,9 +184,10 @@ pub(crate) struct Router {
     /// shape of a resource.
     pub(crate) skills: Vec<Resource>,
     pub(crate) callbacks: Vec<Callback>,
-    /// Every method of the impl block, by name: a bare `with = "f"` naming one was meant as
-    /// `Self::f`.
-    pub(crate) methods: Vec<Ident>,
+    /// The signature of every method of the impl block: a bare `with = "f"` naming one was meant
+    /// as `Self::f`, and `with = "Self::f"` is checked against the signature of a completion
+    /// function.
+    pub(crate) methods: Vec<syn::Signature>,
     /// The marker paths as written (`tool`, `phantom::tool`), one of each: the expansion refers to
     /// them so that `use phantom::tool;` does not warn as unused once the markers are stripped.
     pub(crate) marker_paths: Vec<syn::Path>,

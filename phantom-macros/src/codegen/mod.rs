@@ -156,9 +156,10 @@ fn completions(params: &[Param], names: impl Fn(&Param) -> String, paths: &Paths
             let assert_send = paths.p_at("assert_send", span);
             let complete_fn = paths.p("complete_fn");
             let into_completion = paths.p_at("IntoCompletion", span);
+            let call = paths.p_at("call_completion", span);
             Some(quote_spanned! {span=>
                 (#name, #complete_fn(|this, value, cx| #assert_send(async move {
-                    #into_completion::into_completion(#path(this, value, cx).await)
+                    #into_completion::into_completion(#call(#path, this, value, cx).await)
                 })))
             })
         })

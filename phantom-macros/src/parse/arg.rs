@@ -6,7 +6,7 @@ use super::keys::{Keys, key_table, lit_str};
 use crate::ctxt::Ctxt;
 use crate::model::Param;
 
-const KEYS: Keys<Param> = key_table!("arg" for Param {
+pub(super) const KEYS: Keys<Param> = key_table!("arg" for Param {
     "description" => |p, m| p.description = Some(lit_str(m)?),
     "rename" => |p, m| p.rename = Some(lit_str(m)?),
     "header" => |p, m| p.header = Some(lit_str(m)?),

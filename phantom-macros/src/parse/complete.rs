@@ -9,7 +9,7 @@ use crate::model::Param;
 
 const HELP: &str = "write `#[complete(with = \"Self::ids\")]` where `async fn ids(&self, value: &str, cx: &CompleteContext<'_>) -> Vec<String>`";
 
-const KEYS: Keys<Param> = key_table!("complete" for Param {
+pub(super) const KEYS: Keys<Param> = key_table!("complete" for Param {
     "with" => |p, m| p.complete = Some(with(m)?),
 });
 

@@ -4,7 +4,8 @@
 use syn::spanned::Spanned;
 use syn::{Attribute, FnArg, ImplItemFn, Pat, PatType, ReturnType};
 
-use super::{Marker, arg, complete, doc_text};
+use super::doc::doc_text;
+use super::{Marker, arg, complete};
 use crate::ctxt::{Ctxt, code};
 use crate::model::{Handler, Param};
 

@@ -1,10 +1,13 @@
 //! Tokens → [`model`](crate::model): the walk over the impl block, marker recognition and
-//! stripping, doc text. Each attribute's grammar lives in its own file, over the shared key table
-//! of [`keys`].
+//! stripping; doc comments become descriptions in [`doc`]. Each attribute's grammar lives in its
+//! own file, over the shared key table of [`keys`].
 
 mod arg;
 mod callback;
 mod complete;
+mod doc;
+#[cfg(test)]
+mod grammars;
 mod handler;
 mod keys;
 mod prompt;
@@ -13,7 +16,7 @@ mod router;
 mod skill;
 mod tool;
 
-use syn::{Attribute, ImplItem, ItemImpl, Lit};
+use syn::{Attribute, ImplItem, ItemImpl};
 
 use crate::ctxt::Ctxt;
 use crate::model::{Callback, Router, RouterAttrs};
@@ -56,8 +59,14 @@ fn marker_of(attr: &Attribute, krate: &syn::Path) -> Option<Marker> {
         "task_handler" => Marker::TaskHandler,
         _ => return None,
     };
+    of_phantom(path, krate).then_some(marker)
+}
+
+/// Whether `path` names an item of phantom: written bare (`tool`), as `phantom::tool`, or under
+/// the router's `crate = "…"` path.
+pub(super) fn of_phantom(path: &syn::Path, krate: &syn::Path) -> bool {
     let n = path.segments.len();
-    let prefix_ok = n == 1 || {
+    n == 1 || {
         let prefix: Vec<String> = path
             .segments
             .iter()
@@ -66,28 +75,7 @@ fn marker_of(attr: &Attribute, krate: &syn::Path) -> Option<Marker> {
             .collect();
         let krate: Vec<String> = krate.segments.iter().map(|s| s.ident.to_string()).collect();
         prefix == krate || prefix == ["phantom"]
-    };
-    prefix_ok.then_some(marker)
-}
-
-/// The text of the `///` comments, without the one leading space of each line.
-fn doc_text(attrs: &[Attribute]) -> Option<String> {
-    let lines: Vec<String> = attrs
-        .iter()
-        .filter(|a| a.path().is_ident("doc"))
-        .filter_map(|a| match &a.meta {
-            syn::Meta::NameValue(nv) => match &nv.value {
-                syn::Expr::Lit(syn::ExprLit {
-                    lit: Lit::Str(s), ..
-                }) => Some(s.value()),
-                _ => None,
-            },
-            _ => None,
-        })
-        .map(|l| l.strip_prefix(' ').unwrap_or(&l).trim_end().to_owned())
-        .collect();
-    let text = lines.join("\n").trim().to_owned();
-    (!text.is_empty()).then_some(text)
+    }
 }
 
 /// Reads the impl block: collects handlers and callbacks, strips markers, leaves the rest.
@@ -125,7 +113,7 @@ pub(crate) fn router(cx: &Ctxt, attrs: RouterAttrs, item: &mut ItemImpl) -> Rout
             kept.push(impl_item);
             continue;
         };
-        router.methods.push(f.sig.ident.clone());
+        router.methods.push(f.sig.clone());
         let mut markers = Vec::new();
         f.attrs.retain(|a| match marker_of(a, &krate) {
             Some(m) => {
@@ -165,7 +153,7 @@ pub(crate) fn router(cx: &Ctxt, attrs: RouterAttrs, item: &mut ItemImpl) -> Rout
                 }
             }
             Some((Marker::Skill, attr)) => {
-                if let Some(s) = skill::parse(cx, attr, &mut f) {
+                if let Some(s) = skill::parse(cx, attr, &mut f, &krate) {
                     router.skills.push(s);
                 }
             }

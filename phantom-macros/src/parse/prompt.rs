@@ -8,7 +8,7 @@ use super::keys::{Keys, key_table};
 use crate::ctxt::Ctxt;
 use crate::model::{Item, Prompt};
 
-const KEYS: Keys<Prompt> = key_table!("prompt" for item Prompt {});
+pub(super) const KEYS: Keys<Prompt> = key_table!("prompt" for item Prompt {});
 
 /// Parses a `#[prompt]` method.
 pub(super) fn parse(cx: &Ctxt, attr: &Attribute, f: &mut ImplItemFn) -> Prompt {

@@ -10,7 +10,7 @@ use crate::ctxt::Ctxt;
 use crate::model::{AppKeys, Item, Resource};
 use phantom_uri::Template;
 
-const KEYS: Keys<Resource> = key_table!("resource" for item Resource {
+pub(super) const KEYS: Keys<Resource> = key_table!("resource" for item Resource {
     "mime_type" => |r, m| r.mime_type = Some(lit_str(m)?),
     "size" => |r, m| r.size = Some(lit_int(m)?),
     "csp" => |r, m| CSP_KEYS.parse_nested(r.app.written(m), m)?,
@@ -21,7 +21,7 @@ const KEYS: Keys<Resource> = key_table!("resource" for item Resource {
 
 /// `csp(connect = [...], resources = [...], frames = [...], base_uri = [...])` of a `ui://`
 /// resource: the origins its view may reach.
-const CSP_KEYS: Keys<AppKeys> = key_table!("resource(csp)" for AppKeys {
+pub(super) const CSP_KEYS: Keys<AppKeys> = key_table!("resource(csp)" for AppKeys {
     "connect" => |a, m| a.connect = string_list(m, "[\"https://api.example.com\"]")?,
     "resources" => |a, m| a.resources = string_list(m, "[\"https://cdn.example.com\"]")?,
     "frames" => |a, m| a.frames = string_list(m, "[\"https://player.example.com\"]")?,
@@ -57,6 +57,7 @@ pub(super) fn parse(cx: &Ctxt, attr: &Attribute, f: &mut ImplItemFn) -> Option<R
         mime_type: None,
         size: None,
         app: AppKeys::default(),
+        embedded: None,
     };
     let parser = |input: syn::parse::ParseStream<'_>| -> syn::Result<()> {
         if input.peek(LitStr) {

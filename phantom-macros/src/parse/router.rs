@@ -7,7 +7,7 @@ use super::keys::{Keys, duration_ms, expected, icons, key_table, lit_str};
 use crate::ctxt::Ctxt;
 use crate::model::RouterAttrs;
 
-const KEYS: Keys<RouterAttrs> = key_table!("mcp_router" for RouterAttrs {
+pub(super) const KEYS: Keys<RouterAttrs> = key_table!("mcp_router" for RouterAttrs {
     "name" => |a, m| a.name = Some(lit_str(m)?),
     "version" => |a, m| a.version = Some(lit_str(m)?),
     "title" => |a, m| a.title = Some(lit_str(m)?),

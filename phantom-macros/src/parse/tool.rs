@@ -9,7 +9,7 @@ use super::keys::{Keys, duration_ms, flag, icons, key_table, lit_str};
 use crate::ctxt::Ctxt;
 use crate::model::{Item, TaskOpts, Tool};
 
-const KEYS: Keys<Tool> = key_table!("tool" for item Tool {
+pub(super) const KEYS: Keys<Tool> = key_table!("tool" for item Tool {
     "read_only" => |t, m| t.read_only = flag(m)?,
     "destructive" => |t, m| t.destructive = Some(flag(m)?),
     "idempotent" => |t, m| t.idempotent = flag(m)?,

@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::ToTokens;
 use syn::visit_mut::VisitMut;
-use syn::{Type, parse_quote};
+use syn::{FnArg, Type, parse_quote};
 
 use crate::ctxt::{Ctxt, code};
 use crate::model::{Param, Router};
@@ -75,8 +75,15 @@ fn owned(ty: &Type) -> Type {
     }
 }
 
-/// `#[complete(with = "ids")]` where `ids` is a method of the impl: a bare name is looked up
-/// outside the impl, where rustc finds no `ids` and does not suggest `Self::ids`.
+/// What a completion function is, for `help:` lines.
+const COMPLETION_FN: &str =
+    "async fn ids(&self, value: &str, cx: &CompleteContext<'_>) -> Vec<String>";
+
+/// `#[complete(with = …)]` paths that name a method of the impl block: a bare `with = "ids"` is
+/// looked up outside the impl, where rustc finds no `ids` and does not suggest `Self::ids`; and
+/// `with = "Self::ids"` must have the signature of a completion function, which is checked here,
+/// at the `with` value, before rustc reports an argument count inside the generated call.
+/// Functions outside the impl are checked by the `CompletionFn` bound of the generated code.
 pub(super) fn completion_paths(cx: &Ctxt, router: &Router) {
     let prompts = router.prompts.iter().map(|p| &p.item.handler);
     let resources = router.resources.iter().map(|r| &r.item.handler);
@@ -88,18 +95,83 @@ pub(super) fn completion_paths(cx: &Ctxt, router: &Router) {
         else {
             continue;
         };
-        let Some(ident) = path.path.get_ident() else {
+        if path.qself.is_some() {
             continue;
-        };
-        if path.qself.is_none() && router.methods.contains(ident) {
+        }
+        if let Some(ident) = path.path.get_ident() {
+            if router.methods.iter().any(|m| m.ident == *ident) {
+                cx.error_spanned_by(
+                    path,
+                    format!(
+                        "`with = \"{ident}\"` does not name the method `{ident}`: a bare name is looked up outside the impl\n       help: write `with = \"Self::{ident}\"`"
+                    ),
+                );
+            }
+            continue;
+        }
+        let segments = &path.path.segments;
+        if path.path.leading_colon.is_some() || segments.len() != 2 || segments[0].ident != "Self" {
+            continue;
+        }
+        let name = &segments[1].ident;
+        if let Some(sig) = router.methods.iter().find(|m| m.ident == *name)
+            && let Some(why) = completion_signature_error(sig)
+        {
             cx.error_spanned_by(
                 path,
                 format!(
-                    "`with = \"{ident}\"` does not name the method `{ident}`: a bare name is looked up outside the impl\n       help: write `with = \"Self::{ident}\"`"
+                    "`Self::{name}` is not a completion function: {why}\n       help: write `{}`; it may return any `impl IntoCompletion` (`Vec<String>`, `Completion`, or a `Result` of one)",
+                    COMPLETION_FN.replace("ids", &name.to_string()),
                 ),
             );
         }
     }
+}
+
+/// What keeps a method of the impl block from being a completion function, if anything: it must
+/// take `&self`, the partial value and the context (two references), and return a future.
+/// Types inside the references are left to the compiler.
+fn completion_signature_error(sig: &syn::Signature) -> Option<String> {
+    let Some(FnArg::Receiver(found)) = sig.inputs.first() else {
+        return Some("it takes no `&self`".to_owned());
+    };
+    if found.reference.is_none() || found.mutability.is_some() || found.colon_token.is_some() {
+        return Some(format!("it takes `{}`, not `&self`", code(found)));
+    }
+    let params: Vec<&syn::PatType> = sig
+        .inputs
+        .iter()
+        .filter_map(|a| match a {
+            FnArg::Typed(pt) => Some(pt),
+            FnArg::Receiver(_) => None,
+        })
+        .collect();
+    if params.len() != 2 {
+        let plural = if params.len() == 1 { "" } else { "s" };
+        return Some(format!(
+            "it takes {} parameter{plural} after `&self`; a completion function takes 2, the partial value and the context",
+            params.len()
+        ));
+    }
+    for (pt, what, ty) in [
+        (params[0], "the partial value", "&str"),
+        (params[1], "the context", "&CompleteContext<'_>"),
+    ] {
+        if !matches!(&*pt.ty, Type::Reference(r) if r.mutability.is_none()) {
+            return Some(format!(
+                "it takes {what} as `{}`, not as `{ty}`",
+                code(&pt.ty)
+            ));
+        }
+    }
+    let returns_future = match &sig.output {
+        syn::ReturnType::Default => false,
+        syn::ReturnType::Type(_, ty) => code(ty).contains("Future"),
+    };
+    if sig.asyncness.is_none() && !returns_future {
+        return Some("it is not an `async fn`".to_owned());
+    }
+    None
 }
 
 fn is_token(name: &str) -> bool {

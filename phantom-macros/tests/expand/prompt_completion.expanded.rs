@@ -84,7 +84,13 @@ const _: () = {
                                     "study",
                                     ::phantom::__private::complete_fn(|this, value, cx| ::phantom::__private::assert_send(async move {
                                         ::phantom::__private::IntoCompletion::into_completion(
-                                            Self::ids(this, value, cx).await,
+                                            ::phantom::__private::call_completion(
+                                                    Self::ids,
+                                                    this,
+                                                    value,
+                                                    cx,
+                                                )
+                                                .await,
                                         )
                                     })),
                                 ),

@@ -1,9 +1,13 @@
-//! A tool: a described argument, an optional renamed one, a context parameter.
+//! A tool: a described argument, an optional renamed one, a context parameter, and a doc comment
+//! whose wrapped lines are listed as one line per paragraph.
 use phantom::prelude::*;
 #[derive(Clone)]
 struct Notes;
 impl Notes {
-    /// Finds notes.
+    /// Finds notes that mention every word of the query,
+    /// newest first.
+    ///
+    /// Read-only.
     async fn search(
         &self,
         query: String,
@@ -39,7 +43,9 @@ const _: () = {
                         ::phantom::__private::ToolDef {
                             name: "search",
                             title: ::phantom::__private::None,
-                            description: ::phantom::__private::Some("Finds notes."),
+                            description: ::phantom::__private::Some(
+                                "Finds notes that mention every word of the query, newest first.\n\nRead-only.",
+                            ),
                             icons: &[],
                             annotations: ::phantom::__private::ToolAnnotations {
                                 read_only: ::phantom::__private::Some(true),

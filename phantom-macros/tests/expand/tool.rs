@@ -1,4 +1,5 @@
-//! A tool: a described argument, an optional renamed one, a context parameter.
+//! A tool: a described argument, an optional renamed one, a context parameter, and a doc comment
+//! whose wrapped lines are listed as one line per paragraph.
 
 use phantom::prelude::*;
 
@@ -7,7 +8,10 @@ struct Notes;
 
 #[mcp_router(name = "notes", version = "1.0.0")]
 impl Notes {
-    /// Finds notes.
+    /// Finds notes that mention every word of the query,
+    /// newest first.
+    ///
+    /// Read-only.
     #[tool(read_only)]
     async fn search(
         &self,
