@@ -52,6 +52,63 @@ pub fn complete_fn<S>(f: CompleteFn<S>) -> CompleteFn<S> {
     f
 }
 
+/// What `#[complete(with = …)]` names: a function of the server, the partial value and the
+/// context that returns a future. The generated code calls it through [`call_completion`], so a
+/// function of another shape is reported at the `with` value with this trait's message, not as
+/// an argument count inside the call.
+///
+/// `M` tells the impls apart: besides the one every completion function meets there is one that
+/// no function meets, so rustc, finding no impl that holds, names this trait rather than the `Fn`
+/// bound inside the only impl.
+#[diagnostic::on_unimplemented(
+    message = "`#[complete(with = …)]` does not name a completion function",
+    label = "expected `async fn(&self, value: &str, cx: &CompleteContext<'_>) -> impl IntoCompletion`",
+    note = "a completion function is `async fn ids(&self, value: &str, cx: &CompleteContext<'_>) -> Vec<String>`; it may return any `impl IntoCompletion` (`Vec<String>`, `Completion`, or a `Result` of one)"
+)]
+pub trait CompletionFn<'a, S: 'a, M>: Sized {
+    /// The function's future.
+    type Future: std::future::Future + 'a;
+    /// Calls the function.
+    fn call(self, this: &'a S, value: &'a str, cx: &'a CompleteContext<'a>) -> Self::Future;
+}
+
+/// The marker of the impl of [`CompletionFn`] that functions meet.
+pub enum ByRef {}
+
+/// The marker of the impl of [`CompletionFn`] that no function meets.
+pub enum Unmet {}
+
+/// Implemented by nothing: the bound of the impl of [`CompletionFn`] that no function meets.
+pub trait Never {}
+
+impl<'a, S: 'a, F, Fut> CompletionFn<'a, S, ByRef> for F
+where
+    F: Fn(&'a S, &'a str, &'a CompleteContext<'a>) -> Fut,
+    Fut: std::future::Future + 'a,
+{
+    type Future = Fut;
+    fn call(self, this: &'a S, value: &'a str, cx: &'a CompleteContext<'a>) -> Fut {
+        self(this, value, cx)
+    }
+}
+
+impl<'a, S: 'a, F: Never> CompletionFn<'a, S, Unmet> for F {
+    type Future = std::future::Ready<()>;
+    fn call(self, _: &'a S, _: &'a str, _: &'a CompleteContext<'a>) -> Self::Future {
+        std::future::ready(())
+    }
+}
+
+/// Calls the completion function `f`, which must be a [`CompletionFn`].
+pub fn call_completion<'a, S: 'a, M, F: CompletionFn<'a, S, M>>(
+    f: F,
+    this: &'a S,
+    value: &'a str,
+    cx: &'a CompleteContext<'a>,
+) -> F::Future {
+    f.call(this, value, cx)
+}
+
 /// Boxes a handler's own future with its output converted: the trampolines of tools and
 /// prompts add no state machine of their own. Requires the handler's future to be `Send`.
 pub fn map_boxed<'a, F, U>(

@@ -56,6 +56,8 @@ pub(crate) struct Inner<S: 'static> {
     node: Node,
     /// Each room's table: declared entries and those added at run time.
     tables: Arc<Tables<S>>,
+    /// Counts this dispatcher on its notifier while it lives (a change nothing serves is logged).
+    _attached: crate::store::notifier::Attached,
 }
 
 impl<S> Inner<S> {
@@ -106,6 +108,7 @@ impl<S: Server> Dispatcher<S> {
         });
         let server_info = serde_json::to_string(&router.info.implementation()).unwrap_or_default();
         let node = Node::new(Arc::clone(&config.reply_bus));
+        let attached = config.notifier.attach();
         Self {
             inner: Arc::new(Inner {
                 server,
@@ -116,6 +119,7 @@ impl<S: Server> Dispatcher<S> {
                 client_info: envelope::ClientInfoCache::default(),
                 node,
                 tables,
+                _attached: attached,
             }),
         }
     }
@@ -130,7 +134,8 @@ impl<S: Server> Dispatcher<S> {
         &self.inner.config
     }
 
-    /// What announces changes to this server's clients (the config's notifier).
+    /// What announces changes to this server's clients (the config's notifier): clone it for
+    /// background jobs.
     pub fn notifier(&self) -> &crate::Notifier {
         &self.inner.config.notifier
     }

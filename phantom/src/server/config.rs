@@ -40,8 +40,9 @@ pub struct Config {
     pub state_limit: usize,
     /// Where 2025-11-25 server-to-client requests wait for their answers (default in memory).
     pub reply_bus: Arc<dyn ReplyBus>,
-    /// What announces changes to the clients that listen (default: a new in-memory bus). Keep a
-    /// clone to announce changes from outside a handler.
+    /// What announces changes to the clients that listen (default: over a new in-memory bus).
+    /// The served notifier: clone it (`config.notifier.clone()`) for the app and its background
+    /// jobs before serving with this config.
     pub notifier: Notifier,
     /// Which resources legacy sessions subscribed to (default in memory).
     pub subscriptions: Arc<dyn SubscriptionStore>,
@@ -84,7 +85,7 @@ impl Default for Config {
             state_ttl: Duration::from_secs(600),
             state_limit: 64 * 1024,
             reply_bus: Arc::new(MemoryReplyBus::new()),
-            notifier: Notifier::new(),
+            notifier: Notifier::in_memory(),
             subscriptions: Arc::new(MemorySubscriptions::new()),
             keep_alive: Duration::from_secs(15),
             task_store: Arc::new(crate::tasks::MemoryTaskStore::new()),
@@ -95,15 +96,26 @@ impl Default for Config {
 }
 
 impl Config {
-    /// Announces changes through `notifier` (keep a clone of it for background jobs).
+    /// Announces changes through `notifier` (e.g. one over a bus several configs share).
     #[must_use]
     pub fn notifier(mut self, notifier: Notifier) -> Self {
         self.notifier = notifier;
         self
     }
 
-    /// Verifies the bearer token of every HTTP request with `auth` before `connect` runs (see
-    /// [`phantom::auth`](crate::auth)).
+    /// Announces changes over `bus` (a networked bus for several nodes): the config's
+    /// [`notifier`](Self::notifier) field is then a notifier over it.
+    #[must_use]
+    pub fn notification_bus(mut self, bus: impl crate::store::NotificationBus) -> Self {
+        self.notifier = Notifier::with_bus(bus);
+        self
+    }
+
+    /// Verifies the bearer token of every request with `auth` before `connect` runs (see
+    /// [`phantom::auth`](crate::auth)): over HTTP, and in the in-process
+    /// [`testing::Client`](crate::testing::Client), which sends its requests as HTTP ones unless
+    /// built with [`Transport::Stdio`](crate::dispatch::Transport). stdio requests carry no
+    /// headers and are left to `connect`.
     #[must_use]
     pub fn bearer_auth(mut self, auth: crate::auth::BearerAuth) -> Self {
         self.bearer_auth = Some(auth);

@@ -64,7 +64,7 @@ pub enum Connect {
 /// | [`authorize_task_subscriptions`](Server::authorize_task_subscriptions) | a 2026-07-28 `subscriptions/listen` that asks for `taskIds`, as it opens: the ids it may follow (`notifications/tasks` on each change) | the ids `get_task` finds |
 /// | [`get_task`](Server::get_task) | `tasks/get`, `tasks/update`, `tasks/cancel` when defined: the app's tasks and its access check (defining it advertises the tasks extension) | the task store's tasks of `#[task_handler]` tools, for their owner |
 /// | [`update_task`](Server::update_task) | `tasks/update`, with the answers to the keys the task asks for | acknowledge |
-/// | [`cancel_task`](Server::cancel_task) | `tasks/cancel` of a task not yet ended | acknowledge |
+/// | [`cancel_task`](Server::cancel_task) | `tasks/cancel` of a task still running | acknowledge |
 pub trait Server: Clone + Send + Sync + 'static {
     /// Runs on every request, before anything else: over HTTP on every POST (requests,
     /// notifications and client responses alike), GET and DELETE; on every 2026-07-28 request
@@ -202,7 +202,7 @@ pub trait Server: Clone + Send + Sync + 'static {
         async { Ok(()) }
     }
 
-    /// Cancels a task not yet ended (`tasks/cancel`); a `#[task_handler]` tool's task is stopped
+    /// Cancels a task still running (`tasks/cancel`); a `#[task_handler]` tool's task is stopped
     /// and stored `cancelled` first. Default: acknowledge.
     fn cancel_task(
         &self,

@@ -59,6 +59,20 @@ pub enum Change {
     },
 }
 
+impl Change {
+    /// The variant's wire tag (`tools_changed`, `resources_updated`, …), for logs.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::ToolsChanged { .. } => "tools_changed",
+            Self::PromptsChanged { .. } => "prompts_changed",
+            Self::ResourcesChanged { .. } => "resources_changed",
+            Self::ResourcesUpdated { .. } => "resources_updated",
+            Self::ElicitationComplete { .. } => "elicitation_complete",
+            Self::TaskUpdated { .. } => "task_updated",
+        }
+    }
+}
+
 /// Carries changes between the code that makes them and the nodes whose clients listen: every
 /// change published reaches every subscriber, in order, once.
 pub trait NotificationBus: Send + Sync + 'static {
@@ -80,7 +94,7 @@ impl MemoryBus {
     /// Changes a slow subscriber may fall behind by before it skips some (and logs it).
     pub const CAPACITY: usize = 1024;
 
-    /// A bus with no subscribers yet.
+    /// A bus without subscribers.
     pub fn new() -> Self {
         Self {
             tx: broadcast::channel(Self::CAPACITY).0,

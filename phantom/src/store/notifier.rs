@@ -1,6 +1,8 @@
 //! [`Notifier`]: what an app announces changes with, onto the [`NotificationBus`].
 
+use std::any::Any;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::StoreError;
 use super::bus::{Change, MemoryBus, NotificationBus};
@@ -8,10 +10,16 @@ use super::bus::{Change, MemoryBus, NotificationBus};
 /// Announces changes to the clients that listen: list changes to every stream that may see the
 /// list, resource updates to the streams subscribed to the resource.
 ///
-/// Cheap to clone. Give the server the one you keep ([`Config::notifier`](crate::Config::notifier));
-/// a handler takes it as a parameter (`notifier: Notifier`, like `Ctx`), a background job keeps
-/// its own clone. With a networked [`NotificationBus`], a change announced on one node reaches the
-/// clients of every node.
+/// Cheap to clone. The notifier to keep is the served one: take it from the [`Config`] the server
+/// runs with (`config.notifier.clone()`, before the app is built), from
+/// [`Dispatcher::notifier`](crate::dispatch::Dispatcher::notifier) or
+/// [`testing::Client::notifier`](crate::testing::Client::notifier); a handler takes it as a
+/// parameter (`notifier: Notifier`, like `Ctx`). A background job keeps a clone. With a
+/// networked [`NotificationBus`] ([`Config::notification_bus`]), a change announced on one node
+/// reaches the clients of every node.
+///
+/// A change published on an in-process bus that no served router uses reaches nobody: phantom
+/// logs that once per bus, at `warn`, naming the fix.
 ///
 /// ```
 /// # async fn job(notifier: phantom::Notifier) -> Result<(), phantom::store::StoreError> {
@@ -23,41 +31,120 @@ use super::bus::{Change, MemoryBus, NotificationBus};
 /// notifier.notify_tools_changed().await?;
 /// # Ok(()) }
 /// ```
+///
+/// Wiring a background job to the served router:
+///
+/// ```no_run
+/// # use phantom::prelude::*;
+/// # #[derive(Clone)] struct App { notifier: Notifier }
+/// # #[mcp_router] impl App {}
+/// # async fn run() -> std::io::Result<()> {
+/// let config = phantom::Config::default();
+/// let app = App { notifier: config.notifier.clone() };
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:4100").await?;
+/// let http = phantom::http::HttpConfig::for_addr(listener.local_addr()?).config(config);
+/// phantom::http::serve_listener(listener, app, http, std::future::pending::<()>()).await
+/// # }
+/// ```
+///
+/// [`Config`]: crate::Config
+/// [`Config::notification_bus`]: crate::Config::notification_bus
 #[derive(Clone)]
 pub struct Notifier {
+    shared: Arc<Shared>,
+}
+
+/// What every clone of one notifier shares: the bus, and how many served routers listen on it.
+struct Shared {
     bus: Arc<dyn NotificationBus>,
+    /// Whether the bus lives in this process ([`MemoryBus`]): then a change with no served
+    /// router attached reaches nobody, anywhere.
+    in_process: bool,
+    /// Dispatchers serving with this notifier now.
+    served: AtomicUsize,
+    /// Whether the lost change was logged already.
+    warned: AtomicBool,
 }
 
 impl std::fmt::Debug for Notifier {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Notifier").finish_non_exhaustive()
-    }
-}
-
-impl Default for Notifier {
-    fn default() -> Self {
-        Self::new()
+        f.debug_struct("Notifier")
+            .field("served", &self.shared.served.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
     }
 }
 
 impl Notifier {
-    /// A notifier over a new in-memory bus (one process).
+    /// A notifier over a new in-memory bus that no server uses.
+    #[deprecated(
+        since = "0.2.0",
+        note = "a notifier made on its own reaches no served router, so listens never hear its \
+                changes: take the served one, `config.notifier.clone()` from the `Config` you \
+                serve with (or `Dispatcher::notifier`, `testing::Client::notifier`, a handler's \
+                `notifier: Notifier` parameter)"
+    )]
+    #[allow(
+        clippy::new_without_default,
+        reason = "a default notifier is the mistake itself"
+    )]
     pub fn new() -> Self {
+        Self::in_memory()
+    }
+
+    /// A notifier over a new in-memory bus (what [`Config::default`](crate::Config) holds).
+    pub(crate) fn in_memory() -> Self {
         Self::with_bus(MemoryBus::new())
     }
 
-    /// A notifier over `bus` (e.g. one shared by several nodes).
+    /// A notifier over `bus` (e.g. one shared by several nodes, or by a worker process that
+    /// serves no clients). Serve with it through [`Config::notifier`](crate::Config::notifier),
+    /// or hand the bus to [`Config::notification_bus`](crate::Config::notification_bus).
     pub fn with_bus(bus: impl NotificationBus) -> Self {
-        Self { bus: Arc::new(bus) }
+        let in_process = (&bus as &dyn Any).is::<MemoryBus>();
+        Self {
+            shared: Arc::new(Shared {
+                bus: Arc::new(bus),
+                in_process,
+                served: AtomicUsize::new(0),
+                warned: AtomicBool::new(false),
+            }),
+        }
     }
 
     pub(crate) fn bus(&self) -> &Arc<dyn NotificationBus> {
-        &self.bus
+        &self.shared.bus
+    }
+
+    /// Counts a served router on this notifier until the returned guard drops.
+    pub(crate) fn attach(&self) -> Attached {
+        self.shared.served.fetch_add(1, Ordering::AcqRel);
+        Attached {
+            shared: Arc::clone(&self.shared),
+        }
+    }
+
+    /// Logs, once per bus, a change that nothing served can hear.
+    fn warn_if_unheard(&self, change: &Change) {
+        let shared = &self.shared;
+        if shared.in_process
+            && shared.served.load(Ordering::Acquire) == 0
+            && !shared.warned.swap(true, Ordering::AcqRel)
+        {
+            tracing::warn!(
+                change = change.name(),
+                "a change was published on a notifier that no served router uses, so no client \
+                 hears it: announce through the served notifier (`config.notifier.clone()` \
+                 from the Config you serve with, `Dispatcher::notifier`, \
+                 `testing::Client::notifier`, or a handler's `notifier: Notifier` parameter); \
+                 logged once per notifier"
+            );
+        }
     }
 
     /// Publishes a change.
     pub async fn publish(&self, change: Change) -> Result<(), StoreError> {
-        self.bus.publish(&change).await
+        self.warn_if_unheard(&change);
+        self.shared.bus.publish(&change).await
     }
 
     /// These resources were updated (one batch: each subscribed stream's authorization is asked
@@ -122,5 +209,16 @@ impl Notifier {
     pub async fn notify_resources_changed(&self) -> Result<(), StoreError> {
         self.publish(Change::ResourcesChanged { names: Vec::new() })
             .await
+    }
+}
+
+/// A served router listening on a notifier; dropping it stops counting the router.
+pub(crate) struct Attached {
+    shared: Arc<Shared>,
+}
+
+impl Drop for Attached {
+    fn drop(&mut self) {
+        self.shared.served.fetch_sub(1, Ordering::AcqRel);
     }
 }

@@ -112,7 +112,7 @@ impl MemoryTaskStore {
         expired
     }
 
-    /// How many tasks are stored (expired ones not yet swept included).
+    /// How many tasks are stored (expired ones the sweep has left so far included).
     pub fn len(&self) -> usize {
         self.tasks().len()
     }
