@@ -2,6 +2,12 @@
 //! acknowledges what the server honours of the filter; every later one carries the request's id
 //! as `_meta["io.modelcontextprotocol/subscriptionId"]`. It ends when the client closes it, or
 //! with `notifications/cancelled` and a final result when the server shuts down.
+//!
+//! A filter key the server does not know is ignored, not refused: extensions add keys (the tasks
+//! extension's `taskIds`), and the acknowledgement tells the client what was honoured. The test
+//! kit's `Client::listen` refuses such a key instead (`FILTER_KEYS`): there it is a mistake in a
+//! test (a misspelt key, a filter wrapped in `notifications` twice) that the server's silence
+//! would hide.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -54,7 +60,17 @@ struct ListenParams {
     notifications: Filter,
 }
 
-/// `SubscriptionFilter`.
+/// The keys of [`Filter`] as they are written: `SubscriptionFilter`'s, and the tasks
+/// extension's `taskIds`.
+pub(crate) const FILTER_KEYS: [&str; 5] = [
+    "toolsListChanged",
+    "promptsListChanged",
+    "resourcesListChanged",
+    "resourceSubscriptions",
+    "taskIds",
+];
+
+/// `SubscriptionFilter`; the keys are [`FILTER_KEYS`], and any other is ignored.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Filter {
@@ -240,4 +256,36 @@ pub(crate) async fn open_listen<E: Env>(
         ack: Some(ack),
         ended: false,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{FILTER_KEYS, Filter};
+
+    #[test]
+    fn the_filter_keys_are_the_fields_of_the_filter() {
+        // A key that is a field refuses a value of the wrong type; an unknown key would be
+        // ignored, and the filter would read.
+        for key in FILTER_KEYS {
+            let wrong = serde_json::json!({ key: "neither a bool nor a list" });
+            assert!(
+                serde_json::from_value::<Filter>(wrong).is_err(),
+                "`{key}` is not a field of `Filter`"
+            );
+        }
+        // And every field is listed: a field added to `Filter` breaks this pattern until it is
+        // added here and to `FILTER_KEYS`.
+        fn fields(filter: &Filter) -> usize {
+            let Filter {
+                tools_list_changed: _,
+                prompts_list_changed: _,
+                resources_list_changed: _,
+                resource_subscriptions: _,
+                task_ids: _,
+            } = filter;
+            5
+        }
+        let empty = serde_json::from_value(serde_json::json!({})).expect("every key is optional");
+        assert_eq!(fields(&empty), FILTER_KEYS.len());
+    }
 }

@@ -14,7 +14,7 @@ mod subscribe;
 pub(crate) use hub::{Hub, Kind, Registration, authorize_resources, listen_for_changes};
 #[cfg(feature = "http")]
 pub(crate) use listen::open_listen;
-pub(crate) use listen::{Honoured, listen};
+pub(crate) use listen::{FILTER_KEYS, Honoured, listen};
 pub(crate) use subscribe::{subscribe, unsubscribe};
 
 /// What the subscriptions room may use: the tasks room (listens follow tasks), the streams open

@@ -47,7 +47,7 @@ impl Answers {
     }
 }
 
-/// Declares `key` in a capabilities object when it is not declared yet.
+/// Declares `key` in a capabilities object unless it is declared already.
 pub(super) fn declare(capabilities: &mut Value, key: &str) {
     if !capabilities.is_object() {
         *capabilities = json!({});

@@ -65,6 +65,179 @@
 //! assert_eq!(response.requests.len(), 1, "one elicitation, in one round");
 //! # });
 //! ```
+//!
+//! # What a client hears
+//!
+//! Besides the reply to each request, a client hears the server on up to three streams, and the
+//! kit gives each as a client of that era gets it:
+//!
+//! | what | era | on the wire | in the kit |
+//! |---|---|---|---|
+//! | `notifications/progress` (the request carried a `progressToken`) and `notifications/message` (the client asked for a log level) of one request | both | that request's response, before its result | [`Response::notifications`] |
+//! | `notifications/resources/updated` after `resources/subscribe`, list changes, `notifications/elicitation/complete` | 2025-11-25 | the session's stream: its HTTP GET stream, stdio between replies | [`Client::stream`] |
+//! | what a listen's filter asked for and the server honours: list changes, `notifications/resources/updated`, `notifications/tasks` of followed tasks, each tagged with the listen's id | 2026-07-28 | the `subscriptions/listen` response, its acknowledgement first | [`Client::listen`] |
+//! | a task's progress to its end | both | `notifications/tasks` on a 2026-07-28 listen with `taskIds`; a 2025-11-25 client polls `tasks/get` | [`Client::listen`], [`Client::wait_task`] |
+//!
+//! [`Client::stream`] and [`Client::listen`] both return a [`Listen`], read with
+//! [`next`](Listen::next) or [`next_within`](Listen::next_within). Either one hears only what is
+//! announced while it is open, as over HTTP, and panics on a client of the other era, naming
+//! its counterpart. Changes come from the server's [`Notifier`](crate::Notifier): a handler
+//! takes one as a parameter; a test keeps the config's, `let config = Config::default(); let
+//! notifier = config.notifier.clone();`, and gives `config` to [`Builder::config`].
+//!
+//! A request's own messages, in both eras:
+//!
+//! ```
+//! use phantom::prelude::*;
+//! use phantom::testing::Client;
+//! use serde_json::json;
+//!
+//! #[derive(Clone)]
+//! struct Counter;
+//!
+//! #[mcp_router(name = "counter", version = "1.0.0")]
+//! impl Counter {
+//!     /// Counts to `n`, reporting progress, and logs when done.
+//!     #[tool]
+//!     async fn count(&self, ctx: Ctx, n: u32) -> String {
+//!         for i in 1..=n {
+//!             ctx.progress(f64::from(i), Some(f64::from(n)), None).await;
+//!         }
+//!         ctx.log(LogLevel::Info, "counted").await;
+//!         format!("counted to {n}")
+//!     }
+//! }
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! // 2025-11-25: the session asks for log messages once, a request for progress with a token.
+//! let mut legacy = Client::legacy(Counter).await;
+//! legacy.request("logging/setLevel", json!({"level": "info"})).await.result();
+//! let call = json!({"name": "count", "arguments": {"n": 2}, "_meta": {"progressToken": "p"}});
+//! let response = legacy.request("tools/call", call.clone()).await;
+//! response.assert_tool_text("counted to 2");
+//! let methods: Vec<_> = response.notifications.iter().filter_map(|n| n["method"].as_str()).collect();
+//! assert_eq!(methods, ["notifications/progress", "notifications/progress", "notifications/message"]);
+//!
+//! // 2026-07-28: each request names its log level in `_meta`.
+//! let mut modern = Client::modern(Counter);
+//! let mut call = call;
+//! call["_meta"]["io.modelcontextprotocol/logLevel"] = json!("info");
+//! let response = modern.request("tools/call", call).await;
+//! assert_eq!(response.notifications[1]["params"]["progress"], 2.0);
+//! assert_eq!(response.notifications[2]["params"], json!({"level": "info", "data": "counted"}));
+//! # });
+//! ```
+//!
+//! The same change heard in both eras: on a 2025-11-25 session's stream after
+//! `resources/subscribe`, and on a 2026-07-28 listen that asked for it.
+//!
+//! ```
+//! use std::time::Duration;
+//!
+//! use phantom::Config;
+//! use phantom::prelude::*;
+//! use phantom::testing::Client;
+//! use serde_json::json;
+//!
+//! #[derive(Clone)]
+//! struct Notes;
+//!
+//! #[mcp_router(name = "notes", version = "1.0.0")]
+//! impl Notes {
+//!     /// One note.
+//!     #[resource("notes:///<id>")]
+//!     async fn note(&self, id: u32) -> String {
+//!         format!("note {id}")
+//!     }
+//!
+//!     /// Edits a note, and says so to the clients that follow it.
+//!     #[tool]
+//!     async fn edit(&self, id: u32, notifier: Notifier) -> &'static str {
+//!         notifier.notify_resource_updated(format!("notes:///{id}")).await.expect("the in-memory bus");
+//!         "edited"
+//!     }
+//! }
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let wait = Duration::from_secs(5);
+//! let updated = json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+//!                      "params": {"uri": "notes:///1"}});
+//!
+//! // 2025-11-25: subscribe, then read the session's stream.
+//! let mut legacy = Client::legacy(Notes).await;
+//! legacy.request("resources/subscribe", json!({"uri": "notes:///1"})).await.result();
+//! let mut stream = legacy.stream();
+//! legacy.call_tool("edit", json!({"id": 1})).await.assert_tool_text("edited");
+//! assert_eq!(stream.next_within(wait).await, Some(updated.clone()));
+//!
+//! // 2026-07-28: a listen names what it wants; what it hears carries its id.
+//! let config = Config::default();
+//! let notifier = config.notifier.clone();
+//! let mut modern = Client::builder(Notes).config(config).modern();
+//! let mut listen = modern.listen(json!({"resourceSubscriptions": ["notes:///1"], "toolsListChanged": true}));
+//! let ack = listen.next_within(wait).await.expect("the acknowledgement");
+//! assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+//! let id = &ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"];
+//! modern.call_tool("edit", json!({"id": 1})).await.assert_tool_text("edited");
+//! notifier.notify_tools_changed().await.unwrap(); // from outside a handler
+//! let heard = listen.next_within(wait).await.expect("the update");
+//! assert_eq!(heard["params"]["uri"], updated["params"]["uri"]);
+//! assert_eq!(&heard["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], id);
+//! let heard = listen.next_within(wait).await.expect("the list change");
+//! assert_eq!(heard["method"], "notifications/tools/list_changed");
+//! # });
+//! ```
+//!
+//! A task, followed on a 2026-07-28 listen and polled as a 2025-11-25 client does:
+//!
+//! ```
+//! use std::sync::Arc;
+//! use std::time::Duration;
+//!
+//! use phantom::prelude::*;
+//! use phantom::testing::Client;
+//! use serde_json::json;
+//! use tokio::sync::Notify;
+//!
+//! #[derive(Clone, Default)]
+//! struct Jobs {
+//!     gate: Arc<Notify>,
+//! }
+//!
+//! #[mcp_router(name = "jobs", version = "1.0.0")]
+//! impl Jobs {
+//!     /// Exports once let through.
+//!     #[task_handler(ttl = "1m")]
+//!     async fn export(&self) -> String {
+//!         self.gate.notified().await;
+//!         "exported".into()
+//!     }
+//! }
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let jobs = Jobs::default();
+//! let tasks = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+//!
+//! let mut modern = Client::builder(jobs.clone()).capabilities(tasks.clone()).modern();
+//! let created = modern.call_tool("export", json!({})).await;
+//! let task = created.result()["taskId"].as_str().expect("a task").to_owned();
+//! let mut follow = modern.listen(json!({"taskIds": [task]}));
+//! let ack = follow.next_within(Duration::from_secs(5)).await.expect("the acknowledgement");
+//! assert_eq!(ack["params"]["notifications"]["taskIds"], json!([task]));
+//! jobs.gate.notify_one();
+//! let done = follow.next_within(Duration::from_secs(5)).await.expect("the task's end");
+//! assert_eq!(done["method"], "notifications/tasks");
+//! assert_eq!(done["params"]["status"], "completed");
+//! assert_eq!(done["params"]["result"]["content"][0]["text"], "exported");
+//!
+//! let mut legacy = Client::builder(jobs.clone()).capabilities(tasks).legacy().await;
+//! let created = legacy.call_tool("export", json!({})).await;
+//! let task = created.result()["taskId"].as_str().expect("a task").to_owned();
+//! jobs.gate.notify_one();
+//! let done = legacy.wait_task(&task, &["completed"]).await;
+//! assert_eq!(done.result()["result"]["content"][0]["text"], "exported");
+//! # });
+//! ```
 
 use std::sync::Arc;
 
@@ -82,11 +255,12 @@ use crate::session::{Request, Transport};
 
 mod exchange;
 mod response;
+mod streams;
 mod tasks;
 
 use exchange::{Answers, declare};
 pub use response::Response;
-pub use tasks::Listen;
+pub use streams::Listen;
 
 /// An in-process MCP client: sends JSON-RPC text to a [`Dispatcher`] exactly as a transport would.
 #[derive(Debug)]
@@ -200,6 +374,13 @@ impl<S: Server> Client<S> {
     /// The legacy session, once initialized (tests may change its allow-lists directly).
     pub fn session_mut(&mut self) -> Option<&mut Session> {
         self.session.get_mut()
+    }
+
+    /// The served notifier: what a background job of the app announces changes with, so this
+    /// client's streams hear them. (To build the app with it, take `config.notifier.clone()`
+    /// from the config given to [`Builder::config`].)
+    pub fn notifier(&self) -> &crate::Notifier {
+        self.dispatcher.notifier()
     }
 
     /// The era this client speaks.
