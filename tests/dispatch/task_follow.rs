@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use phantom::Config;
 use phantom::prelude::*;
+use phantom::store::MemoryBus;
 use phantom::testing::{Client, Listen};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
@@ -60,7 +61,8 @@ async fn next(listen: &mut Listen) -> Value {
 #[tokio::test]
 async fn a_listen_follows_its_task_until_it_ends_and_another_principal_hears_nothing() {
     let board = Board::default();
-    let notifier = Notifier::new();
+    // Both users' clients serve with one notifier, as two nodes share one bus.
+    let notifier = Notifier::with_bus(MemoryBus::new());
     let mut ada = user(&board, "ada", &notifier);
     let mut bob = user(&board, "bob", &notifier);
     let created = ada.call_tool("staged", json!({})).await;
@@ -160,11 +162,10 @@ impl Shared {
 #[tokio::test]
 async fn a_revoked_task_stops_notifying_and_authorization_is_asked_once() {
     let shared = Shared::default();
-    let notifier = Notifier::new();
     let mut client = Client::builder(shared.clone())
         .capabilities(tasks_ext())
-        .config(Config::default().notifier(notifier.clone()))
         .modern();
+    let notifier = client.notifier().clone();
     let mut listen = client.listen(json!({ "taskIds": ["t-1", "t-2", "t-1"] }));
     let ack = next(&mut listen).await;
     // Ids the callback allowed without being asked are ignored.

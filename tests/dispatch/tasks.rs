@@ -1,6 +1,6 @@
 //! `#[task_handler]` and the Tasks extension: task creation only after storing, background runs to
-//! `completed` / `failed`, cancellation that stops the handler, TTL expiry, the owner check, and
-//! the `-32021` gates.
+//! `completed` / `failed`, cancellation that stops the handler (and clears its status message),
+//! TTL expiry, the owner check, the `-32021` gates, and the task id a handler sees.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -508,4 +508,96 @@ async fn work_handed_a_tasks_ctx_sees_the_task_cancelled() {
         .expect("the spawned work saw the cancellation");
     let got = client.wait_task(&id, &["cancelled"]).await;
     assert_eq!(got.result()["status"], "cancelled");
+}
+
+/// A task handler that tells what it is doing.
+#[derive(Clone, Default)]
+struct Busy;
+
+#[mcp_router(name = "busy", version = "1.0.0")]
+impl Busy {
+    /// Says what it is doing, then works until it is cancelled.
+    #[task_handler]
+    async fn busy(&self, ctx: Ctx) -> String {
+        ctx.status("step 1 of 3").await;
+        std::future::pending::<String>().await
+    }
+}
+
+#[tokio::test]
+async fn a_cancelled_task_keeps_no_status_message() {
+    let mut client = Client::builder(Busy).capabilities(tasks_ext()).modern();
+    let created = client.call_tool("busy", json!({})).await;
+    let id = created.result()["taskId"]
+        .as_str()
+        .expect("a task id")
+        .to_owned();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while client.get_task(&id).await.result()["statusMessage"] != "step 1 of 3" {
+        assert!(tokio::time::Instant::now() < deadline, "no status message");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    client.cancel_task(&id).await.result();
+    let got = client.get_task(&id).await;
+    let task = got.result();
+    assert_eq!(task["status"], "cancelled", "{task}");
+    assert!(task.get("statusMessage").is_none(), "{task}");
+}
+
+/// Task handlers that know their task.
+#[derive(Clone, Default)]
+struct Linked;
+
+#[mcp_router(name = "linked", version = "1.0.0")]
+impl Linked {
+    /// Answers the id of the task it runs as, or `none`.
+    #[task_handler]
+    async fn own_id(&self, ctx: Ctx) -> String {
+        ctx.task_id().unwrap_or("none").to_owned()
+    }
+
+    /// The same, as a plain tool.
+    #[tool]
+    async fn plain_id(&self, ctx: Ctx) -> String {
+        ctx.task_id().unwrap_or("none").to_owned()
+    }
+}
+
+#[tokio::test]
+async fn a_task_handler_sees_the_task_id_its_tools_call_answered() {
+    for mut client in [
+        Client::builder(Linked).capabilities(tasks_ext()).modern(),
+        Client::builder(Linked)
+            .capabilities(tasks_ext())
+            .legacy()
+            .await,
+    ] {
+        let era = client.era();
+        let created = client.call_tool("own_id", json!({})).await;
+        let id = created.result()["taskId"]
+            .as_str()
+            .expect("a task id")
+            .to_owned();
+        let done = client.wait_task(&id, &["completed"]).await;
+        assert_eq!(
+            done.result()["result"]["content"][0]["text"],
+            id.as_str(),
+            "{era:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn task_id_is_none_for_a_plain_tool_and_a_task_handler_run_inline() {
+    let mut tasks = Client::builder(Linked).capabilities(tasks_ext()).modern();
+    tasks
+        .call_tool("plain_id", json!({}))
+        .await
+        .assert_tool_text("none");
+    // A client without the extension: the optional task handler runs inline, as no task.
+    let mut inline = Client::modern(Linked);
+    inline
+        .call_tool("own_id", json!({}))
+        .await
+        .assert_tool_text("none");
 }

@@ -201,6 +201,16 @@ impl Ctx {
         self.exchange.status(message.into()).await
     }
 
+    /// The id of the task this handler runs as (`#[task_handler]`): the `taskId` the client got
+    /// from `tools/call` and names in `tasks/get` and `tasks/cancel`, for linking the app's own
+    /// records to the task (the [`#[task_handler]`](crate::task_handler) docs show clean-up on
+    /// `tasks/cancel` with it). `None` where the handler does not run as a task: a plain tool, a
+    /// `#[task_handler]` run inline for a client without the tasks extension, and the inline
+    /// phase of `prepare` before [`task`](Self::task).
+    pub fn task_id(&self) -> Option<&str> {
+        self.exchange.task_id()
+    }
+
     /// Stops the handler and answers its request with HTTP 403 and an `insufficient_scope`
     /// challenge naming `scopes` (JSON-RPC `-32001` with `data.requiredScopes`), for a decision
     /// only the handler can make; a tool's fixed needs belong in `#[tool(scopes = […])]`. The

@@ -131,10 +131,12 @@ impl Task {
         task
     }
 
-    /// `cancelled`.
+    /// `cancelled`, without a status message: the last one told of work that stopped.
     #[must_use]
     pub fn cancelled(self) -> Self {
-        self.moved(TaskStatus::Cancelled)
+        let mut task = self.moved(TaskStatus::Cancelled);
+        task.status_message = None;
+        task
     }
 
     fn moved(mut self, status: TaskStatus) -> Self {

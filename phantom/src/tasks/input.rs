@@ -160,6 +160,10 @@ impl TaskInput {
 }
 
 impl TaskChannel for TaskInput {
+    fn task_id(&self) -> &str {
+        &self.task_id
+    }
+
     fn is_stopped(&self) -> bool {
         TaskInput::is_stopped(self)
     }

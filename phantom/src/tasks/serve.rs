@@ -336,7 +336,7 @@ pub(crate) async fn update<E: Env>(
 }
 
 /// `tasks/cancel`: a task of this server's store is stopped and stored cancelled; an app's
-/// `cancel_task` hears of a task not yet ended.
+/// `cancel_task` hears of a task still running.
 pub(crate) async fn cancel<E: Env>(
     env: &E,
     params: Option<&RawValue>,

@@ -46,6 +46,8 @@ pub(crate) enum Engine {
 /// What a handler running as a task asks through: its task's status and the answers that
 /// `tasks/update` delivers. The tasks room implements it, so this room need not know tasks.
 pub(crate) trait TaskChannel: Send + Sync + std::fmt::Debug {
+    /// The task's id.
+    fn task_id(&self) -> &str;
     /// Whether the task was cancelled or expired.
     fn is_stopped(&self) -> bool;
     /// Resolves once the task is cancelled or expires.
@@ -333,6 +335,14 @@ impl Shared {
             _ => Map::new(),
         };
         self.halt::<()>(Interrupt::Escalate(answers)).await;
+    }
+
+    /// The id of the task the handler runs as; `None` where it is no task.
+    pub(crate) fn task_id(&self) -> Option<&str> {
+        match &self.engine {
+            Engine::Task(input) => Some(input.task_id()),
+            _ => None,
+        }
     }
 
     /// Sets the status message of the task the handler runs as; `false` where it is no task.
