@@ -9,8 +9,9 @@
 //! sampling, roots) are one handler each for both eras: server-to-client requests on a
 //! 2025-11-25 session, `input_required` rounds in 2026-07-28. `test://watched-resource` is
 //! updated every three seconds, and two tools announce list changes, for subscriptions (legacy
-//! `resources/subscribe`, 2026-07-28 `subscriptions/listen`). Fixtures whose feature is not built
-//! yet (tasks, skills) are absent, and their scenarios are listed in the expected-failures files.
+//! `resources/subscribe`, 2026-07-28 `subscriptions/listen`). The tasks fixtures are
+//! `#[task_handler]` tools and the skills fixture a `#[skill]`; the expected-failures files are
+//! empty.
 
 use std::borrow::Cow;
 
@@ -675,10 +676,11 @@ async fn main() -> std::io::Result<()> {
         }
     }
     let listener = tokio::net::TcpListener::bind(&addr).await?;
-    let notifier = Notifier::new();
+    let config = phantom::Config::default();
+    let notifier = config.notifier.clone();
     let config = phantom::http::HttpConfig::for_addr(listener.local_addr()?)
         .preview(preview)
-        .config(phantom::Config::default().notifier(notifier.clone()));
+        .config(config);
     // `test://watched-resource` changes every three seconds, as the reference server's does.
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(std::time::Duration::from_secs(3));

@@ -1,4 +1,5 @@
-//! The stdio transport over in-memory pipes: newline-delimited JSON, one session, callbacks at EOF.
+//! The stdio transport over in-memory pipes (and once over the process's own stdin and stdout):
+//! newline-delimited JSON, one session, callbacks at EOF, a `Config`.
 
 use std::sync::{Arc, Mutex};
 
@@ -233,8 +234,8 @@ async fn progress_log_and_elicitation_over_stdio() {
 
 #[tokio::test]
 async fn list_changes_and_resource_updates_are_lines_between_requests() {
-    let notifier = Notifier::new();
-    let config = phantom::Config::default().notifier(notifier.clone());
+    let config = phantom::Config::default();
+    let notifier = config.notifier.clone();
     let (task, mut lines, mut client_write) =
         pipe_to(Dispatcher::with_config(Recorder::default(), config));
     let mut send = async |msg: Value| send_json(&mut client_write, &msg).await;
@@ -285,8 +286,8 @@ async fn list_changes_and_resource_updates_are_lines_between_requests() {
 
 #[tokio::test]
 async fn a_listen_over_stdio_runs_beside_other_requests_until_cancelled() {
-    let notifier = Notifier::new();
-    let config = phantom::Config::default().notifier(notifier.clone());
+    let config = phantom::Config::default();
+    let notifier = config.notifier.clone();
     let (task, mut lines, mut client_write) =
         pipe_to(Dispatcher::with_config(Recorder::default(), config));
     let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -341,4 +342,65 @@ async fn a_listen_over_stdio_runs_beside_other_requests_until_cancelled() {
         lines.next_line().await.expect("read").is_none(),
         "nothing after the last reply"
     );
+}
+
+/// Set in the child process of [`run_with_config_serves_the_process_stdio_with_its_config`].
+const CHILD: &str = "PHANTOM_STDIO_CHILD";
+
+/// `stdio::run_with_config` serves the process's own stdin and stdout, so this test runs twice:
+/// the parent starts this test binary again with only this test selected and [`CHILD`] set, and
+/// the child serves with `page_size(1)`. The parent skips the lines the test harness prints
+/// around the child's test (none of them is JSON).
+#[tokio::test]
+async fn run_with_config_serves_the_process_stdio_with_its_config() {
+    if std::env::var_os(CHILD).is_some() {
+        let config = phantom::Config::default().page_size(1);
+        phantom::stdio::run_with_config(Recorder::default(), config)
+            .await
+            .expect("serves until stdin closes");
+        return;
+    }
+    use std::io::{BufRead as _, Write as _};
+    let mut child = std::process::Command::new(std::env::current_exe().expect("this test"))
+        .args([
+            "run_with_config_serves_the_process_stdio_with_its_config",
+            "--exact",
+            "--quiet",
+        ])
+        .env(CHILD, "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the child starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let mut recv = move || loop {
+        let mut line = String::new();
+        assert_ne!(
+            stdout.read_line(&mut line).expect("read"),
+            0,
+            "the child ended"
+        );
+        if line.starts_with('{') {
+            return serde_json::from_str::<Value>(&line).expect("a JSON reply");
+        }
+    };
+    for msg in [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "parent", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    ] {
+        writeln!(stdin, "{msg}").expect("write");
+    }
+    stdin.flush().expect("flush");
+    assert_eq!(recv()["result"]["serverInfo"]["name"], "recorder");
+    let page = recv();
+    assert_eq!(page["id"], 2);
+    let tools = page["result"]["tools"].as_array().expect("tools");
+    assert_eq!(tools.len(), 1, "one tool a page: {page}");
+    assert!(page["result"]["nextCursor"].is_string(), "{page}");
+    drop(stdin);
+    assert!(child.wait().expect("the child ends").success());
 }

@@ -71,7 +71,7 @@ fn call(id: u64, tool: &str, arguments: &Value) -> Value {
 }
 
 /// A 2026-07-28 `tools/call` with `token`: the status, the challenge, the body.
-async fn modern_call(
+pub(crate) async fn modern_call(
     server: &TestServer,
     token: Option<&str>,
     tool: &str,

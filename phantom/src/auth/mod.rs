@@ -4,8 +4,10 @@
 //! table of opaque tokens ([`StaticTokens`]), a JWT verifier with a JWKS behind the `jwt` feature
 //! (`JwtVerifier`), and the RFC 6750 / RFC 9728 challenges.
 //!
-//! With a `BearerAuth` configured, phantom verifies the `Authorization: Bearer` token of every HTTP
-//! request before `connect` runs:
+//! With a `BearerAuth` configured, phantom verifies the `Authorization: Bearer` token of every
+//! request before `connect` runs: over HTTP, and in the in-process
+//! [`testing::Client`](crate::testing::Client) (its requests are HTTP ones unless it is built with
+//! [`Transport::Stdio`](crate::dispatch::Transport)):
 //!
 //! | the request | the answer |
 //! |---|---|
@@ -19,7 +21,7 @@
 //! handler. A legacy session stays bound to the subject that opened it: a token of another subject
 //! on it is answered as if the session did not exist (404). stdio has no headers: nothing is
 //! verified there, and `connect` sets `session.auth` from the process's environment if tools with
-//! scopes are to be callable.
+//! scopes are to be callable (`examples/roles.rs` does both, with one [`StaticTokens`] table).
 
 mod challenge;
 #[cfg(feature = "jwt")]

@@ -160,7 +160,8 @@ impl fmt::Debug for BearerAuth {
 }
 
 impl BearerAuth {
-    /// Verifies every HTTP request's bearer token with `verifier`.
+    /// Verifies the bearer token of every request but stdio ones with `verifier` (HTTP, and the
+    /// in-process test client, which speaks as HTTP by default).
     pub fn new(verifier: impl TokenVerifier) -> Self {
         Self {
             verifier: Arc::new(verifier),

@@ -71,7 +71,7 @@ pub(crate) struct Sessions {
     /// When (ms after `created`) a refused insert may next sweep the whole table.
     refusal_sweep: AtomicU64,
     generation: AtomicU64,
-    /// Ids evicted for idleness whose stored events the transport has not dropped yet.
+    /// Ids evicted for idleness whose stored events the transport still has to drop.
     evicted: Mutex<Vec<Arc<str>>>,
     /// With a per-peer cap: the live sessions of each peer address.
     peers: Option<(usize, Mutex<HashMap<IpAddr, usize>>)>,

@@ -19,10 +19,38 @@ use crate::subscriptions::{Kind, Registration};
 /// Serves `server` on the process's stdin and stdout until stdin closes. Logs go to stderr (set up
 /// `tracing_subscriber` with `with_writer(std::io::stderr)`).
 ///
-/// At end of input the session's `disconnect` and `terminate` callbacks run.
+/// At end of input the session's `disconnect` and `terminate` callbacks run. With a
+/// [`Config`](crate::Config): [`run_with_config`].
 pub async fn run<S: Server>(server: S) -> std::io::Result<()> {
     serve(
         Dispatcher::new(server),
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+    )
+    .await
+}
+
+/// [`run`] with a [`Config`](crate::Config): limits, stores, middleware, a notifier, as
+/// [`Dispatcher::with_config`] takes them (on stdio a [`BearerAuth`](crate::auth::BearerAuth)
+/// verifies nothing: `connect` reads the credentials, see [`phantom::auth`](crate::auth)).
+///
+/// ```no_run
+/// # use phantom::prelude::*;
+/// # #[derive(Clone)]
+/// # struct Studies;
+/// # #[mcp_router(name = "studies", version = "1.0.0")]
+/// # impl Studies {
+/// #     #[tool]
+/// #     async fn search(&self, query: String) -> String { query }
+/// # }
+/// # async fn run() -> std::io::Result<()> {
+/// let config = phantom::Config::default().page_size(20);
+/// phantom::stdio::run_with_config(Studies, config).await
+/// # }
+/// ```
+pub async fn run_with_config<S: Server>(server: S, config: crate::Config) -> std::io::Result<()> {
+    serve(
+        Dispatcher::with_config(server, config),
         tokio::io::stdin(),
         tokio::io::stdout(),
     )
