@@ -13,6 +13,8 @@
 //! - `bearer`: the `notes` example's OAuth resource server with real signed JWTs (401 for missing,
 //!   expired, foreign-audience, foreign-issuer and forged tokens; 403 `insufficient_scope` from a
 //!   tool's scopes and from a handler; a legacy session bound to its subject; step-up);
+//! - `roles`: the `roles` example's opaque bearer tokens (`StaticTokens`) and per-tool scopes:
+//!   401 without a known token, a reader refused `403 insufficient_scope` on the admin's tool;
 //! - `cancel_and_auth`: a dropped 2026-07-28 response cancels its handler; protected-resource
 //!   metadata; the `Bearer` extractor;
 //! - `shape`: `connect` on every POST, the session id at `initialize`, stored session changes,
@@ -33,6 +35,7 @@ mod limits;
 mod modern;
 mod param_headers;
 mod registry;
+mod roles;
 mod shape;
 mod sse;
 mod subscriptions;

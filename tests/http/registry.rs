@@ -11,7 +11,7 @@ use phantom::auth::{AuthInfo, BearerAuth, StaticTokens};
 use phantom::http::HttpConfig;
 use phantom::prelude::*;
 use phantom::{
-    Config, Notifier,
+    Config,
     dispatch::Dispatcher,
     prompts::PromptMessage,
     registry::{DynamicPrompt, DynamicResource, DynamicTool, EntryKind, RegistryError},
@@ -250,9 +250,7 @@ async fn merged_and_mounted_routers_dispatch_both_halves_with_their_own_state() 
 
 #[tokio::test]
 async fn prompts_and_resources_added_at_run_time_are_listed_served_and_announced() {
-    let notifier = Notifier::new();
-    let dispatcher =
-        Dispatcher::with_config(Front::default(), Config::default().notifier(notifier));
+    let dispatcher = Dispatcher::with_config(Front::default(), Config::default());
     let registry = dispatcher.registry();
     let server = TestServer::start_dispatcher(dispatcher, HttpConfig::default()).await;
     let session = server.initialize(LEGACY).await;

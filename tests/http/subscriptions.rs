@@ -92,8 +92,9 @@ struct Setup {
 
 async fn setup() -> Setup {
     let watch = Watch::default();
-    let notifier = Notifier::new();
-    let config = HttpConfig::default().config(Config::default().notifier(notifier.clone()));
+    let config = Config::default();
+    let notifier = config.notifier.clone();
+    let config = HttpConfig::default().config(config);
     let server = TestServer::start_with(watch.clone(), config).await;
     Setup {
         server,
@@ -455,6 +456,26 @@ async fn a_listen_is_acknowledged_first_then_hears_tagged_notifications_it_asked
 }
 
 #[tokio::test]
+async fn a_filter_key_the_server_does_not_know_is_ignored_and_not_acknowledged() {
+    // Extensions add filter keys (the tasks extension's `taskIds`): a server that does not know
+    // one honours the rest, and its acknowledgement leaves the unknown key out.
+    let s = setup().await;
+    let filter = json!({"toolsListChanged": true, "io.example/weather": ["rain"]});
+    let mut stream = open_listen(&s.server, "sub-x", filter).await;
+    let ack = next_message(&mut stream).await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"toolsListChanged": true})
+    );
+    s.notifier.notify_tools_changed().await.unwrap();
+    assert_eq!(
+        next_message(&mut stream).await["method"],
+        "notifications/tools/list_changed"
+    );
+}
+
+#[tokio::test]
 async fn several_listens_each_hear_their_own_changes() {
     let s = setup().await;
     let mut tools = open_listen(&s.server, "t", json!({"toolsListChanged": true})).await;
@@ -541,11 +562,8 @@ fn tool_names(list: &Value) -> Vec<String> {
 
 #[tokio::test]
 async fn tools_added_removed_and_disabled_at_run_time_show_in_lists_calls_and_streams() {
-    let notifier = Notifier::new();
-    let dispatcher = phantom::dispatch::Dispatcher::with_config(
-        Watch::default(),
-        Config::default().notifier(notifier.clone()),
-    );
+    let dispatcher =
+        phantom::dispatch::Dispatcher::with_config(Watch::default(), Config::default());
     let registry = dispatcher.registry();
     let server = TestServer::start_dispatcher(dispatcher, HttpConfig::default()).await;
     let session = server.initialize(LEGACY).await;
