@@ -22,6 +22,7 @@ mod prompts;
 mod resources;
 mod schemas;
 mod session_slot;
+mod session_store;
 mod skills;
 mod streams;
 mod task_follow;

@@ -12,9 +12,12 @@ use crate::kernel::BoxFuture;
 mod bus;
 pub(crate) mod notifier;
 
+mod sessions;
 mod tasks;
 
 pub use bus::{Change, MemoryBus, MemorySubscriptions, NotificationBus, SubscriptionStore};
+pub(crate) use sessions::now_ms;
+pub use sessions::{MemorySessionStore, SessionRecord, SessionStore};
 pub use tasks::{MemoryTaskStore, Owner, StoredTask, TaskStore, new_task_id};
 
 /// One stored SSE event.

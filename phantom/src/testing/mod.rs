@@ -253,6 +253,7 @@ use crate::session::Session;
 use crate::session::SessionSlot;
 use crate::session::{Request, Transport};
 
+pub mod contract;
 mod exchange;
 mod response;
 mod streams;

@@ -1,0 +1,72 @@
+//! The session-store contract against the in-memory store (Redis runs it in the `scale` target).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use phantom::BoxFuture;
+use phantom::store::{MemorySessionStore, SessionRecord, SessionStore, StoreError};
+
+#[tokio::test]
+async fn the_memory_session_store_keeps_the_contract() {
+    let store = Arc::new(MemorySessionStore::new());
+    phantom::testing::contract::session_store(Arc::clone(&store), Arc::clone(&store)).await;
+    assert!(store.is_empty(), "the suite cleans up what it created");
+}
+
+/// A store that forgets to check revisions: the contract must catch it.
+struct Careless(MemorySessionStore);
+
+impl SessionStore for Careless {
+    fn create<'a>(
+        &'a self,
+        record: &'a SessionRecord,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        self.0.create(record, ttl)
+    }
+
+    fn get<'a>(
+        &'a self,
+        id: &'a str,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<Option<SessionRecord>, StoreError>> {
+        self.0.get(id, ttl)
+    }
+
+    fn touch<'a>(
+        &'a self,
+        id: &'a str,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<Option<u64>, StoreError>> {
+        self.0.touch(id, ttl)
+    }
+
+    fn update<'a>(
+        &'a self,
+        record: &'a SessionRecord,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<u64, StoreError>> {
+        Box::pin(async move {
+            // Last writer wins: read the current revision and write over it.
+            let current = self
+                .0
+                .get(&record.id, ttl)
+                .await?
+                .ok_or_else(|| StoreError::not_found("gone"))?;
+            let mut record = record.clone();
+            record.revision = current.revision;
+            self.0.update(&record, ttl).await
+        })
+    }
+
+    fn delete<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        self.0.delete(id)
+    }
+}
+
+#[tokio::test]
+#[should_panic(expected = "an update at a stale revision is a conflict")]
+async fn the_contract_catches_a_store_whose_updates_are_not_compare_and_set() {
+    let store = Arc::new(Careless(MemorySessionStore::new()));
+    phantom::testing::contract::session_store(Arc::clone(&store), store).await;
+}
