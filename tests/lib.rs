@@ -1,3 +1,4 @@
 //! Shared fixtures of phantom's integration tests.
 
 pub mod fuzzing;
+pub mod redis;

@@ -27,6 +27,8 @@ pub(crate) struct Row {
     peer: Option<IpAddr>,
     /// Requests of this session in flight.
     in_flight: usize,
+    /// The revision of the shared record this row was made from (`0` without a session store).
+    pub(crate) revision: u64,
 }
 
 impl Row {
@@ -157,6 +159,43 @@ impl Sessions {
 
     /// Inserts a new session opened by `peer`; evicts idle rows first when the table is full.
     pub(crate) fn insert(&self, session: Session, peer: Option<IpAddr>) -> Result<(), Refused> {
+        self.insert_at(session, peer, 0)
+    }
+
+    /// Holds a session another node opened (read from the shared store at `revision`): replaces
+    /// the session of its row if this node has one (keeping its stream), inserts a row otherwise.
+    pub(crate) fn adopt(&self, session: Session, revision: u64) -> Result<Arc<Session>, Refused> {
+        let Some(id) = session.id.clone() else {
+            return Err(Refused::Full);
+        };
+        let session = Arc::new(session);
+        let replaced = self.with_row(&id, |row| {
+            row.session = Arc::clone(&session);
+            row.revision = revision;
+            row.last_seen = Instant::now();
+        });
+        if replaced.is_none() {
+            self.insert_at(Session::clone(&session), None, revision)?;
+        }
+        Ok(session)
+    }
+
+    /// The revision of the shared record a row holds.
+    pub(crate) fn revision(&self, id: &str) -> Option<u64> {
+        self.with_row(id, |row| row.revision)
+    }
+
+    /// Records the revision a shared update moved the record to.
+    pub(crate) fn set_revision(&self, id: &str, revision: u64) {
+        self.with_row(id, |row| row.revision = revision);
+    }
+
+    fn insert_at(
+        &self,
+        session: Session,
+        peer: Option<IpAddr>,
+        revision: u64,
+    ) -> Result<(), Refused> {
         let Some(id) = session.id.clone() else {
             return Err(Refused::Full);
         };
@@ -191,6 +230,7 @@ impl Sessions {
             next_event: 1,
             peer,
             in_flight: 0,
+            revision,
         };
         let mut shard = self.shard(&id);
         // A shard is swept on insert at most once per sweep period, not on every insert: a

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::server::Config;
-use crate::store::{EventStore, MemoryEventStore};
+use crate::store::{EventStore, MemoryEventStore, SessionStore};
 
 const LOOPBACK: [&str; 4] = ["localhost", "127.0.0.1", "[::1]", "::1"];
 
@@ -84,6 +84,9 @@ pub struct HttpConfig {
     pub config: Config,
     /// Where SSE events are kept for resumption.
     pub event_store: Arc<dyn EventStore>,
+    /// Where legacy sessions are shared with the other nodes behind a load balancer; `None` (the
+    /// default) keeps them in this node's table only. See [`HttpConfig::session_store`].
+    pub session_store: Option<Arc<dyn SessionStore>>,
 }
 
 impl std::fmt::Debug for HttpConfig {
@@ -104,6 +107,7 @@ impl std::fmt::Debug for HttpConfig {
             .field("stateless", &self.stateless)
             .field("preview", &self.preview)
             .field("protected_resource", &self.protected_resource)
+            .field("session_store", &self.session_store.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -130,6 +134,7 @@ impl Default for HttpConfig {
             protected_resource: None,
             config: Config::default(),
             event_store: Arc::new(MemoryEventStore::new()),
+            session_store: None,
         }
     }
 }
@@ -269,6 +274,22 @@ impl HttpConfig {
     #[must_use]
     pub fn event_store(mut self, store: Arc<dyn EventStore>) -> Self {
         self.event_store = store;
+        self
+    }
+
+    /// Shares legacy sessions through `store` (for example `phantom_redis::RedisSessionStore`),
+    /// so that any node behind a load balancer answers a session another node opened.
+    ///
+    /// `initialize` creates the record, `logging/setLevel` updates it (compare-and-set), DELETE
+    /// removes it, and every other request restarts its idle timer with one
+    /// [`touch`](SessionStore::touch) (the store keeps the idle TTL,
+    /// [`HttpConfig::sessions`]'s). Each node still keeps its own table as a cache, within its own
+    /// [`max_sessions`](HttpConfig::max_sessions). When the store cannot be reached, a request on
+    /// a legacy session is answered `503` with `Retry-After` and a JSON-RPC error naming the
+    /// store; 2026-07-28 requests need no session and are served as usual.
+    #[must_use]
+    pub fn session_store(mut self, store: impl SessionStore) -> Self {
+        self.session_store = Some(Arc::new(store));
         self
     }
 

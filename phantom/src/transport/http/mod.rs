@@ -34,6 +34,7 @@ mod post;
 mod response;
 mod serve;
 mod session;
+mod shared;
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -70,6 +71,8 @@ pub(super) struct HttpState<S: Server> {
     /// Resumable POST streams whose request is still being handled, as `session/stream`: a
     /// client that resumes one waits for the rest.
     live: std::sync::Mutex<std::collections::HashSet<String>>,
+    /// Whether the shared session store failed last time (its outage is logged once).
+    store_down: std::sync::atomic::AtomicBool,
 }
 
 impl<S: Server> HttpState<S> {
@@ -140,6 +143,7 @@ pub(super) fn endpoint_for<S: Server>(
         ),
         streams: AtomicU64::new(0),
         live: std::sync::Mutex::default(),
+        store_down: std::sync::atomic::AtomicBool::new(false),
         cfg: config,
     });
     if !state.cfg.stateless {

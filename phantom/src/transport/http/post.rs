@@ -401,7 +401,15 @@ async fn post_legacy<S: Server>(
     if slot.changed()
         && let Some(s) = slot.into_session()
     {
-        st.sessions.update(Arc::new(s));
+        let level_changed = s.log_level != session.log_level;
+        let s = Arc::new(s);
+        st.sessions.update(Arc::clone(&s));
+        if level_changed
+            && let Some(store) = &st.cfg.session_store
+            && let Err(e) = super::shared::persist(st, store.as_ref(), &s).await
+        {
+            return super::shared::store_failed(&e, head);
+        }
     }
     let Some(reply) = reply else {
         return empty(StatusCode::ACCEPTED);
@@ -433,8 +441,15 @@ async fn initialize<S: Server>(
         return reply_response(reply);
     };
     let version = session.protocol_version;
+    let shared = st.cfg.session_store.as_ref().map(|_| session.clone());
     let inserted = st.sessions.insert(session, request.peer.map(|p| p.ip()));
     forget_evicted(st).await;
+    if let (Ok(()), Some(store), Some(session)) = (&inserted, &st.cfg.session_store, &shared)
+        && let Err(e) = super::shared::create(st, store.as_ref(), session).await
+    {
+        st.sessions.remove(&id);
+        return super::shared::store_failed(&e, None);
+    }
     match inserted {
         Ok(()) => {}
         Err(Refused::Full) => {

@@ -11,10 +11,10 @@ use http::StatusCode;
 use http::header::{self, HeaderValue};
 use tokio::sync::mpsc;
 
-use super::HttpState;
 use super::headers::{LAST_EVENT_ID, SESSION_HEADER, accepts, header_str};
 use super::post::Inspected;
 use super::response::{empty, error_for, plain, reply_response, sse_headers};
+use super::{HttpState, shared};
 use crate::protocol::Era;
 use crate::protocol::{ProtocolVersion, codes};
 use crate::server::Server;
@@ -30,8 +30,27 @@ pub(super) async fn find_session<S: Server>(
     id: &str,
     head: Option<&Inspected<'_>>,
 ) -> Result<Arc<Session>, Response> {
-    if let Ok(session) = st.sessions.get(id) {
-        return Ok(session);
+    let local = st.sessions.get(id).ok();
+    match &st.cfg.session_store {
+        None => {
+            if let Some(session) = local {
+                return Ok(session);
+            }
+        }
+        Some(store) => match shared::find(st, store.as_ref(), id, local, head).await {
+            shared::Found::Live(session) => return Ok(session),
+            shared::Found::Gone => {}
+            shared::Found::Failed(resp) => return Err(resp),
+            shared::Found::Full => {
+                let max = st.cfg.max_sessions;
+                return Err(super::busy(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    &format!(
+                        "Too many sessions on this node (HttpConfig::max_sessions is {max}); retry later"
+                    ),
+                ));
+            }
+        },
     }
     forget_evicted(st).await;
     Err(error_for(
@@ -244,6 +263,11 @@ pub(super) async fn delete<S: Server>(st: &Arc<HttpState<S>>, request: Request) 
     };
     if let Some(resp) = connect_session(st, &session, &request).await {
         return resp;
+    }
+    if let Some(store) = &st.cfg.session_store
+        && let Err(e) = shared::delete(st, store.as_ref(), &id).await
+    {
+        return shared::store_failed(&e, None);
     }
     st.sessions.remove(&id);
     st.cfg.event_store.forget(&id).await;

@@ -1,0 +1,178 @@
+//! Redis backend for [phantom](https://docs.rs/phantom-mcp) MCP servers: what must be shared
+//! when several nodes serve one MCP endpoint behind a load balancer.
+//!
+//! [`RedisSessionStore`] keeps legacy (2025-11-25) sessions, so that any node answers a session
+//! another node opened and a session ended on one node is gone on all of them:
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use phantom::http::HttpConfig;
+//!
+//! let sessions = phantom_redis::RedisSessionStore::from_url("redis://127.0.0.1:6379/").await?;
+//! let config = HttpConfig::default().session_store(sessions);
+//! # let _ = config; Ok(()) }
+//! ```
+//!
+//! Keys start with a prefix (`phantom:` unless [`Redis::with_prefix`] says otherwise) and carry
+//! a hash tag per session (`phantom:{s:<id>}`), so every operation on a session stays in one
+//! slot of a Redis Cluster ([`Redis::cluster`]). Every key has a TTL: the session's idle TTL,
+//! restarted by each request. No command scans the keyspace.
+//!
+//! When Redis cannot be reached, every operation fails with
+//! [`StoreErrorKind::Unavailable`](phantom::store::StoreErrorKind::Unavailable) after at most the
+//! response timeout (one second), and phantom answers `503` with `Retry-After`; the connection
+//! reconnects by itself when Redis is back.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use phantom::store::StoreError;
+use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
+use redis::cluster_async::ClusterConnection;
+
+mod sessions;
+
+pub use sessions::RedisSessionStore;
+
+/// How long one command (or connection attempt) may take before it counts as unavailable.
+const TIMEOUT: Duration = Duration::from_secs(1);
+
+/// A connection to Redis (one server, or a cluster) and the prefix of every key written through
+/// it. Cheap to clone: clones share one multiplexed connection.
+#[derive(Clone)]
+pub struct Redis {
+    conn: Conn,
+    prefix: Arc<str>,
+}
+
+#[derive(Clone)]
+enum Conn {
+    Single(ConnectionManager),
+    Cluster(ClusterConnection),
+}
+
+impl std::fmt::Debug for Redis {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = match self.conn {
+            Conn::Single(_) => "single",
+            Conn::Cluster(_) => "cluster",
+        };
+        f.debug_struct("Redis")
+            .field("kind", &kind)
+            .field("prefix", &self.prefix)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Redis {
+    /// The prefix of every key unless [`Redis::with_prefix`] sets another.
+    pub const DEFAULT_PREFIX: &'static str = "phantom:";
+
+    /// Connects to one Redis server (`redis://host:port/db`, `rediss://` for TLS where the
+    /// `redis` crate's TLS features are on). The connection reconnects by itself, with backoff,
+    /// after Redis went away; commands fail meanwhile.
+    pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        let client = redis::Client::open(url).map_err(|e| error(&e))?;
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(TIMEOUT))
+            .set_response_timeout(Some(TIMEOUT))
+            .set_number_of_retries(2)
+            .set_min_delay(Duration::from_millis(50))
+            .set_max_delay(Duration::from_secs(2));
+        let conn = ConnectionManager::new_with_config(client, config)
+            .await
+            .map_err(|e| error(&e))?;
+        Ok(Self::from_conn(Conn::Single(conn)))
+    }
+
+    /// Connects to a Redis Cluster through any of its nodes (`redis://host:port` each).
+    pub async fn cluster<I: IntoIterator<Item = S>, S: AsRef<str>>(
+        nodes: I,
+    ) -> Result<Self, StoreError> {
+        let nodes: Vec<String> = nodes.into_iter().map(|n| n.as_ref().to_owned()).collect();
+        let client = redis::cluster::ClusterClientBuilder::new(nodes)
+            .connection_timeout(TIMEOUT)
+            .response_timeout(TIMEOUT)
+            .retries(2)
+            .build()
+            .map_err(|e| error(&e))?;
+        let conn = client.get_async_connection().await.map_err(|e| error(&e))?;
+        Ok(Self::from_conn(Conn::Cluster(conn)))
+    }
+
+    fn from_conn(conn: Conn) -> Self {
+        Self {
+            conn,
+            prefix: Arc::from(Self::DEFAULT_PREFIX),
+        }
+    }
+
+    /// The same connection writing keys under `prefix` (several applications on one Redis, or a
+    /// test of its own).
+    #[must_use]
+    pub fn with_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = Arc::from(prefix.into());
+        self
+    }
+
+    /// The prefix of every key.
+    pub fn prefix(&self) -> &str {
+        &self.prefix
+    }
+
+    /// Runs a Lua script with its keys and arguments.
+    async fn invoke<T: redis::FromRedisValue>(
+        &self,
+        script: &redis::Script,
+        keys: &[&str],
+        args: &[&[u8]],
+    ) -> Result<T, StoreError> {
+        let mut call = script.prepare_invoke();
+        for key in keys {
+            call.key(*key);
+        }
+        for arg in args {
+            call.arg(*arg);
+        }
+        let result = match &self.conn {
+            Conn::Single(conn) => call.invoke_async(&mut conn.clone()).await,
+            Conn::Cluster(conn) => call.invoke_async(&mut conn.clone()).await,
+        };
+        result.map_err(|e| error(&e))
+    }
+
+    /// Runs one command.
+    async fn query<T: redis::FromRedisValue>(&self, cmd: &redis::Cmd) -> Result<T, StoreError> {
+        let result = match &self.conn {
+            Conn::Single(conn) => query_on(cmd, &mut conn.clone()).await,
+            Conn::Cluster(conn) => query_on(cmd, &mut conn.clone()).await,
+        };
+        result.map_err(|e| error(&e))
+    }
+}
+
+async fn query_on<T: redis::FromRedisValue, C: ConnectionLike>(
+    cmd: &redis::Cmd,
+    conn: &mut C,
+) -> redis::RedisResult<T> {
+    cmd.query_async(conn).await
+}
+
+/// A Redis error as a store error: unavailable when the server cannot be reached (refused,
+/// dropped, timed out, a cluster that is down or moving), other otherwise. The message names
+/// Redis.
+fn error(e: &redis::RedisError) -> StoreError {
+    let unavailable = e.is_io_error()
+        || e.is_connection_refusal()
+        || e.is_connection_dropped()
+        || e.is_timeout()
+        || e.is_cluster_error()
+        || e.is_unrecoverable_error();
+    let message = format!("redis: {e}");
+    let error = if unavailable {
+        StoreError::unavailable(message)
+    } else {
+        StoreError::other(message)
+    };
+    error.with_source(e.clone())
+}

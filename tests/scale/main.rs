@@ -1,0 +1,11 @@
+//! Scale-out on a real `redis-server`: the store contract against one server and a three-master
+//! Redis Cluster, and two HTTP nodes sharing legacy sessions through Redis (`cargo test -p
+//! phantom-tests --test scale`; needs `redis-server` and `redis-cli`, which `scripts/test.sh`
+//! installs).
+
+#[allow(dead_code, unreachable_pub)]
+#[path = "../http/support.rs"]
+mod support;
+
+mod contract;
+mod sessions;
