@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The project's test command (README "Run the tests"). On a fresh machine it installs what the tests
-# need (Node 22, the pinned MCP conformance suites, MCP Inspector, playwright-core and
-# @modelcontextprotocol/ext-apps from npm into .cache/, Python `mcp` from PyPI, Chromium from
-# Debian's packages) and then runs: format check, clippy, every Rust test (unit, integration, trybuild
+# need (redis-server and redis-cli from Debian's packages, for the scale-out tests; Node 22, the
+# pinned MCP conformance suites, MCP Inspector, playwright-core and @modelcontextprotocol/ext-apps
+# from npm into .cache/, Python `mcp` from PyPI, Chromium from Debian's packages) and then runs: format check, clippy, every Rust test (unit, integration, trybuild
 # ui, doc), the README quickstart built as a new crate, rustdoc, `cargo package` of the publishable
 # crates (it needs a committed working tree), the official conformance suites against
 # examples/everything, the MCP Inspector CLI against both examples, MCP Apps in headless Chromium,
@@ -17,6 +17,11 @@ only_rust=false
 [ "${1:-}" = "--rust" ] && only_rust=true
 
 step() { printf '\n==> %s\n' "$*"; }
+
+# The scale-out tests (`--test scale`) start their own redis-server processes (one server, and a
+# three-master cluster joined with redis-cli) on free loopback ports.
+step "Debian packages the tests need: redis-server, redis-tools"
+bash tests/harness/debian.sh redis-server=redis-server redis-cli=redis-tools
 
 step "rustfmt"
 cargo fmt --all -- --check
