@@ -30,8 +30,11 @@ use phantom::store::StoreError;
 use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
 use redis::cluster_async::ClusterConnection;
 
+mod pubsub;
+mod replies;
 mod sessions;
 
+pub use replies::RedisReplyBus;
 pub use sessions::RedisSessionStore;
 
 /// How long one command (or connection attempt) may take before it counts as unavailable.
@@ -42,6 +45,9 @@ const TIMEOUT: Duration = Duration::from_secs(1);
 #[derive(Clone)]
 pub struct Redis {
     conn: Conn,
+    /// The client pub/sub connections are opened with (a cluster's first node: Redis Cluster
+    /// forwards classic pub/sub to every node).
+    pubsub: redis::Client,
     prefix: Arc<str>,
 }
 
@@ -79,10 +85,10 @@ impl Redis {
             .set_number_of_retries(2)
             .set_min_delay(Duration::from_millis(50))
             .set_max_delay(Duration::from_secs(2));
-        let conn = ConnectionManager::new_with_config(client, config)
+        let conn = ConnectionManager::new_with_config(client.clone(), config)
             .await
             .map_err(|e| error(&e))?;
-        Ok(Self::from_conn(Conn::Single(conn)))
+        Ok(Self::from_conn(Conn::Single(conn), client))
     }
 
     /// Connects to a Redis Cluster through any of its nodes (`redis://host:port` each).
@@ -90,6 +96,10 @@ impl Redis {
         nodes: I,
     ) -> Result<Self, StoreError> {
         let nodes: Vec<String> = nodes.into_iter().map(|n| n.as_ref().to_owned()).collect();
+        let first = nodes
+            .first()
+            .ok_or_else(|| StoreError::other("redis: a cluster needs at least one node's URL"))?;
+        let pubsub = redis::Client::open(first.as_str()).map_err(|e| error(&e))?;
         let client = redis::cluster::ClusterClientBuilder::new(nodes)
             .connection_timeout(TIMEOUT)
             .response_timeout(TIMEOUT)
@@ -97,12 +107,13 @@ impl Redis {
             .build()
             .map_err(|e| error(&e))?;
         let conn = client.get_async_connection().await.map_err(|e| error(&e))?;
-        Ok(Self::from_conn(Conn::Cluster(conn)))
+        Ok(Self::from_conn(Conn::Cluster(conn), pubsub))
     }
 
-    fn from_conn(conn: Conn) -> Self {
+    fn from_conn(conn: Conn, pubsub: redis::Client) -> Self {
         Self {
             conn,
+            pubsub,
             prefix: Arc::from(Self::DEFAULT_PREFIX),
         }
     }
@@ -118,6 +129,10 @@ impl Redis {
     /// The prefix of every key.
     pub fn prefix(&self) -> &str {
         &self.prefix
+    }
+
+    fn pubsub_client(&self) -> redis::Client {
+        self.pubsub.clone()
     }
 
     /// Runs a Lua script with its keys and arguments.

@@ -296,3 +296,26 @@ impl ReplyBus for MemoryReplyBus {
         Box::pin(std::future::ready(()))
     }
 }
+
+impl<T: ReplyBus + ?Sized> ReplyBus for Arc<T> {
+    fn expect<'a>(
+        &'a self,
+        session: &'a str,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Waiter, StoreError>> {
+        (**self).expect(session, id)
+    }
+
+    fn deliver<'a>(
+        &'a self,
+        session: &'a str,
+        id: &'a str,
+        answer: ClientAnswer,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        (**self).deliver(session, id, answer)
+    }
+
+    fn forget<'a>(&'a self, session: &'a str, id: &'a str) -> BoxFuture<'a, ()> {
+        (**self).forget(session, id)
+    }
+}

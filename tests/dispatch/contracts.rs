@@ -1,4 +1,4 @@
-//! The session-store contract against the in-memory store (Redis runs it in the `scale` target).
+//! The store contracts against the in-memory stores (Redis runs them in the `scale` target).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -69,4 +69,10 @@ impl SessionStore for Careless {
 async fn the_contract_catches_a_store_whose_updates_are_not_compare_and_set() {
     let store = Arc::new(Careless(MemorySessionStore::new()));
     phantom::testing::contract::session_store(Arc::clone(&store), store).await;
+}
+
+#[tokio::test]
+async fn the_memory_reply_bus_keeps_the_contract() {
+    let bus = Arc::new(phantom::store::MemoryReplyBus::new());
+    phantom::testing::contract::reply_bus(Arc::clone(&bus), bus).await;
 }
