@@ -30,10 +30,12 @@ use phantom::store::StoreError;
 use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
 use redis::cluster_async::ClusterConnection;
 
+mod bus;
 mod pubsub;
 mod replies;
 mod sessions;
 
+pub use bus::{RedisBus, RedisSubscriptions};
 pub use replies::RedisReplyBus;
 pub use sessions::RedisSessionStore;
 
@@ -152,6 +154,18 @@ impl Redis {
         let result = match &self.conn {
             Conn::Single(conn) => call.invoke_async(&mut conn.clone()).await,
             Conn::Cluster(conn) => call.invoke_async(&mut conn.clone()).await,
+        };
+        result.map_err(|e| error(&e))
+    }
+
+    /// Runs a pipeline (a `MULTI` transaction when it is atomic); its keys must share a slot.
+    async fn pipeline<T: redis::FromRedisValue>(
+        &self,
+        pipe: &redis::Pipeline,
+    ) -> Result<T, StoreError> {
+        let result = match &self.conn {
+            Conn::Single(conn) => pipe.query_async(&mut conn.clone()).await,
+            Conn::Cluster(conn) => pipe.query_async(&mut conn.clone()).await,
         };
         result.map_err(|e| error(&e))
     }

@@ -31,26 +31,30 @@ return 1",
     )
 });
 
-/// `KEYS[1]` the session; `ARGV[1]` the TTL in ms. The record and its revision, or nil.
+/// `KEYS[1]` the session, `KEYS[2..]` the keys that expire with it; `ARGV[1]` the TTL in ms.
+/// The record and its revision, or nil.
 static GET: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"local v = redis.call('HMGET', KEYS[1], 'rec', 'rev')
 if not v[1] then return false end
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
+for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
 return v",
     )
 });
 
-/// `KEYS[1]` the session; `ARGV[1]` the TTL in ms. The revision, or nil.
+/// `KEYS[1]` the session, `KEYS[2..]` the keys that expire with it; `ARGV[1]` the TTL in ms.
+/// The revision, or nil.
 static TOUCH: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"if redis.call('PEXPIRE', KEYS[1], ARGV[1]) == 0 then return false end
+for i = 2, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
 return redis.call('HGET', KEYS[1], 'rev')",
     )
 });
 
-/// `KEYS[1]` the session; `ARGV[1]` the expected revision, `ARGV[2]` the record, `ARGV[3]` the
-/// TTL in ms. The new revision; -1 when the session is gone, -2 when it is at another revision.
+/// `KEYS[1]` the session, `KEYS[2..]` the keys that expire with it; `ARGV[1]` the expected
+/// revision, `ARGV[2]` the record, `ARGV[3]` the TTL in ms. The new revision; -1 when the session
+/// is gone, -2 when it is at another revision.
 static UPDATE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"local rev = redis.call('HGET', KEYS[1], 'rev')
@@ -58,7 +62,7 @@ if not rev then return -1 end
 if rev ~= ARGV[1] then return -2 end
 local next = tonumber(rev) + 1
 redis.call('HSET', KEYS[1], 'rec', ARGV[2], 'rev', next)
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
+for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
 return next",
     )
 });
@@ -92,8 +96,24 @@ impl RedisSessionStore {
 
     /// The key of a session's hash.
     pub fn key(&self, id: &str) -> String {
-        format!("{}{{s:{id}}}", self.redis.prefix())
+        session_key(self.redis.prefix(), id)
     }
+
+    /// The session's hash and the keys that live and die with it (its resource subscriptions),
+    /// all in one hash slot.
+    fn keys(&self, id: &str) -> [String; 2] {
+        [self.key(id), subscriptions_key(self.redis.prefix(), id)]
+    }
+}
+
+/// `<prefix>{s:<id>}`: the session's hash.
+pub(crate) fn session_key(prefix: &str, id: &str) -> String {
+    format!("{prefix}{{s:{id}}}")
+}
+
+/// `<prefix>{s:<id>}:subs`: the resources the session subscribed to.
+pub(crate) fn subscriptions_key(prefix: &str, id: &str) -> String {
+    format!("{prefix}{{s:{id}}}:subs")
 }
 
 impl SessionStore for RedisSessionStore {
@@ -126,8 +146,9 @@ impl SessionStore for RedisSessionStore {
     ) -> BoxFuture<'a, Result<Option<SessionRecord>, StoreError>> {
         Box::pin(async move {
             let ttl = millis(ttl)?;
+            let [record, subs] = self.keys(id);
             let found: Option<(Vec<u8>, u64)> =
-                self.redis.invoke(&GET, &[&self.key(id)], &[&ttl]).await?;
+                self.redis.invoke(&GET, &[&record, &subs], &[&ttl]).await?;
             let Some((json, revision)) = found else {
                 return Ok(None);
             };
@@ -146,7 +167,8 @@ impl SessionStore for RedisSessionStore {
     ) -> BoxFuture<'a, Result<Option<u64>, StoreError>> {
         Box::pin(async move {
             let ttl = millis(ttl)?;
-            self.redis.invoke(&TOUCH, &[&self.key(id)], &[&ttl]).await
+            let [record, subs] = self.keys(id);
+            self.redis.invoke(&TOUCH, &[&record, &subs], &[&ttl]).await
         })
     }
 
@@ -158,11 +180,12 @@ impl SessionStore for RedisSessionStore {
         Box::pin(async move {
             let ttl = millis(ttl)?;
             let expected = record.revision.to_string();
+            let [key, subs] = self.keys(&record.id);
             let next: i64 = self
                 .redis
                 .invoke(
                     &UPDATE,
-                    &[&self.key(&record.id)],
+                    &[&key, &subs],
                     &[expected.as_bytes(), &encode(record)?, &ttl],
                 )
                 .await?;
@@ -183,11 +206,19 @@ impl SessionStore for RedisSessionStore {
 
     fn delete<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
-            let removed: u64 = self
+            let [record, subs] = self.keys(id);
+            let removed: (u64, u64) = self
                 .redis
-                .query(redis::cmd("DEL").arg(self.key(id)))
+                .pipeline(
+                    redis::pipe()
+                        .atomic()
+                        .cmd("DEL")
+                        .arg(&record)
+                        .cmd("DEL")
+                        .arg(&subs),
+                )
                 .await?;
-            Ok(removed > 0)
+            Ok(removed.0 > 0)
         })
     }
 }

@@ -76,3 +76,15 @@ async fn the_memory_reply_bus_keeps_the_contract() {
     let bus = Arc::new(phantom::store::MemoryReplyBus::new());
     phantom::testing::contract::reply_bus(Arc::clone(&bus), bus).await;
 }
+
+#[tokio::test]
+async fn the_memory_bus_keeps_the_contract() {
+    let bus = Arc::new(phantom::store::MemoryBus::new());
+    phantom::testing::contract::notification_bus(Arc::clone(&bus), bus).await;
+}
+
+#[tokio::test]
+async fn the_memory_subscriptions_keep_the_contract() {
+    let store = Arc::new(phantom::store::MemorySubscriptions::new());
+    phantom::testing::contract::subscription_store(Arc::clone(&store), store).await;
+}

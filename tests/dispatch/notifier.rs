@@ -151,7 +151,7 @@ impl NotificationBus for Elsewhere {
         self.0.publish(change)
     }
 
-    fn subscribe(&self) -> futures_util::stream::BoxStream<'static, phantom::store::Change> {
+    fn subscribe(&self) -> futures_util::stream::BoxStream<'static, phantom::store::BusEvent> {
         self.0.subscribe()
     }
 }

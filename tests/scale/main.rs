@@ -7,6 +7,7 @@
 #[path = "../http/support.rs"]
 mod support;
 
+mod changes;
 mod contract;
 mod replies;
 mod sessions;

@@ -158,6 +158,12 @@ impl<S: Server> subscriptions::Env for Dispatcher<S> {
             .server
             .authorize_resource_subscriptions(offered, session)
     }
+    fn cancel_in_flight(&self, session: &str, request_id: &str) -> bool {
+        self.inner
+            .node
+            .inflight
+            .cancel(Arc::from(session), request_id.to_owned())
+    }
     fn downgrade(&self) -> Weak<Inner<S>> {
         Arc::downgrade(&self.inner)
     }

@@ -408,14 +408,30 @@ impl<S: Server> Dispatcher<S> {
         match params.map(|p| serde_json::from_str::<Cancelled>(p.get())) {
             Some(Ok(c)) => {
                 let id = c.request_id.to_string();
-                if !self
+                if self
                     .inner
                     .node
                     .inflight
                     .cancel(session_key(session), id.clone())
                 {
-                    tracing::debug!(%id, "cancellation of a request not in flight; ignored");
+                    return;
                 }
+                let notifier = &self.inner.config.notifier;
+                if notifier.in_process() {
+                    tracing::debug!(%id, "cancellation of a request not in flight; ignored");
+                    return;
+                }
+                // Another node may be handling it: tell them all.
+                let change = crate::store::Change::RequestCancelled {
+                    session: session_key(session).to_string(),
+                    request_id: id,
+                };
+                let bus = std::sync::Arc::clone(notifier.bus());
+                tokio::spawn(async move {
+                    if let Err(e) = bus.publish(&change).await {
+                        tracing::warn!(error = %e, "a cancellation could not be passed to the other nodes");
+                    }
+                });
             }
             _ => tracing::debug!("notifications/cancelled without a `requestId`; ignored"),
         }

@@ -57,6 +57,14 @@ pub enum Change {
         /// The task's id.
         task_id: String,
     },
+    /// A 2025-11-25 client cancelled a request (`notifications/cancelled`) on a node that is not
+    /// handling it: the node that is stops it.
+    RequestCancelled {
+        /// The session's id.
+        session: String,
+        /// The cancelled request's JSON-RPC id, as text (`7`, `"abc"`).
+        request_id: String,
+    },
 }
 
 impl Change {
@@ -69,19 +77,36 @@ impl Change {
             Self::ResourcesUpdated { .. } => "resources_updated",
             Self::ElicitationComplete { .. } => "elicitation_complete",
             Self::TaskUpdated { .. } => "task_updated",
+            Self::RequestCancelled { .. } => "request_cancelled",
         }
     }
 }
 
-/// Carries changes between the code that makes them and the nodes whose clients listen: every
-/// change published reaches every subscriber, in order, once.
+/// What a subscription to a [`NotificationBus`] hears.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BusEvent {
+    /// A change, published on this node or another.
+    Change(Change),
+    /// Changes may have been missed here (a connection to the bus was lost and is back, or this
+    /// subscriber fell behind). A served router then tells every open stream that all its lists
+    /// may have changed (`list_changed` of tools, prompts and resources).
+    Gap,
+}
+
+/// Carries changes between the code that makes them and the nodes whose clients listen.
+///
+/// A change published reaches every subscriber at most once, in the order it was published
+/// from one node; a subscriber that may have missed some hears [`BusEvent::Gap`] instead of
+/// silence (a networked bus loses what is published while a node is disconnected).
 pub trait NotificationBus: Send + Sync + 'static {
     /// Publishes a change to every subscriber (this node's included).
     fn publish<'a>(&'a self, change: &'a Change) -> BoxFuture<'a, Result<(), StoreError>>;
 
-    /// The changes published from now on. A served router subscribes once, the first time a
-    /// client opens a stream.
-    fn subscribe(&self) -> BoxStream<'static, Change>;
+    /// The changes published from now on, and the gaps. A served router subscribes once, the
+    /// first time a client opens a stream (or has a request in flight, with a bus that is not
+    /// in process).
+    fn subscribe(&self) -> BoxStream<'static, BusEvent>;
 }
 
 /// The default [`NotificationBus`]: a broadcast channel in process memory.
@@ -115,17 +140,16 @@ impl NotificationBus for MemoryBus {
         Box::pin(std::future::ready(Ok(())))
     }
 
-    fn subscribe(&self) -> BoxStream<'static, Change> {
+    fn subscribe(&self) -> BoxStream<'static, BusEvent> {
         let rx = self.tx.subscribe();
         Box::pin(futures_util::stream::unfold(rx, |mut rx| async move {
-            loop {
-                match rx.recv().await {
-                    Ok(change) => return Some((change, rx)),
-                    Err(broadcast::error::RecvError::Lagged(skipped)) => {
-                        tracing::warn!(skipped, "notification bus: changes skipped (slow fan-out)");
-                    }
-                    Err(broadcast::error::RecvError::Closed) => return None,
+            match rx.recv().await {
+                Ok(change) => Some((BusEvent::Change(change), rx)),
+                Err(broadcast::error::RecvError::Lagged(skipped)) => {
+                    tracing::warn!(skipped, "notification bus: changes skipped (slow fan-out)");
+                    Some((BusEvent::Gap, rx))
                 }
+                Err(broadcast::error::RecvError::Closed) => None,
             }
         }))
     }
@@ -212,6 +236,42 @@ impl SubscriptionStore for MemorySubscriptions {
     }
 }
 
+impl<T: NotificationBus + ?Sized> NotificationBus for std::sync::Arc<T> {
+    fn publish<'a>(&'a self, change: &'a Change) -> BoxFuture<'a, Result<(), StoreError>> {
+        (**self).publish(change)
+    }
+
+    fn subscribe(&self) -> BoxStream<'static, BusEvent> {
+        (**self).subscribe()
+    }
+}
+
+impl<T: SubscriptionStore + ?Sized> SubscriptionStore for std::sync::Arc<T> {
+    fn add<'a>(&'a self, session: &'a str, uri: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        (**self).add(session, uri)
+    }
+
+    fn remove<'a>(
+        &'a self,
+        session: &'a str,
+        uri: &'a str,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        (**self).remove(session, uri)
+    }
+
+    fn subscribed<'a>(
+        &'a self,
+        session: &'a str,
+        uris: &'a [String],
+    ) -> BoxFuture<'a, Result<Vec<String>, StoreError>> {
+        (**self).subscribed(session, uris)
+    }
+
+    fn forget<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        (**self).forget(session)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -262,13 +322,27 @@ mod tests {
         }
         assert_eq!(
             changes.next().await,
-            Some(Change::ToolsChanged { names: vec![] })
+            Some(BusEvent::Change(Change::ToolsChanged { names: vec![] }))
         );
         assert_eq!(
             changes.next().await,
-            Some(Change::ToolsChanged {
+            Some(BusEvent::Change(Change::ToolsChanged {
                 names: vec!["a".into()]
-            })
+            }))
         );
+    }
+
+    #[tokio::test]
+    async fn a_subscriber_that_falls_behind_hears_a_gap() {
+        use futures_util::StreamExt as _;
+        let bus = MemoryBus::new();
+        let mut changes = bus.subscribe();
+        for _ in 0..=MemoryBus::CAPACITY {
+            bus.publish(&Change::ToolsChanged { names: vec![] })
+                .await
+                .unwrap();
+        }
+        assert_eq!(changes.next().await, Some(BusEvent::Gap));
+        assert!(matches!(changes.next().await, Some(BusEvent::Change(_))));
     }
 }

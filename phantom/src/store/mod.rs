@@ -15,7 +15,9 @@ pub(crate) mod notifier;
 mod sessions;
 mod tasks;
 
-pub use bus::{Change, MemoryBus, MemorySubscriptions, NotificationBus, SubscriptionStore};
+pub use bus::{
+    BusEvent, Change, MemoryBus, MemorySubscriptions, NotificationBus, SubscriptionStore,
+};
 pub(crate) use sessions::now_ms;
 pub use sessions::{MemorySessionStore, SessionRecord, SessionStore};
 pub use tasks::{MemoryTaskStore, Owner, StoredTask, TaskStore, new_task_id};

@@ -115,6 +115,11 @@ impl Notifier {
         &self.shared.bus
     }
 
+    /// Whether the bus is this process's own ([`MemoryBus`]): no other node hears it.
+    pub(crate) fn in_process(&self) -> bool {
+        self.shared.in_process
+    }
+
     /// Counts a served router on this notifier until the returned guard drops.
     pub(crate) fn attach(&self) -> Attached {
         self.shared.served.fetch_add(1, Ordering::AcqRel);

@@ -21,7 +21,7 @@ use crate::kernel::guarded;
 use crate::protocol::{Method, meta};
 use crate::resources::{Authorized, ResolvedResource};
 use crate::session::{AllowList, Session, allowed};
-use crate::store::Change;
+use crate::store::{BusEvent, Change};
 
 /// Messages a listener's channel holds before the next one is dropped.
 const BACKLOG: usize = 256;
@@ -190,14 +190,26 @@ pub(crate) fn listen_for_changes<E: Env>(
 }
 
 /// Subscribes this router to the notification bus, once.
-fn start_fan_out<E: Env>(env: &E) {
+pub(crate) fn start_fan_out<E: Env>(env: &E) {
     env.hub().pump.get_or_init(|| {
         let mut changes = env.notifier().bus().subscribe();
         let weak = env.downgrade();
         tokio::spawn(async move {
-            while let Some(change) = changes.next().await {
+            while let Some(event) = changes.next().await {
                 let Some(env) = E::upgrade(&weak) else { break };
-                fan_out(&env, change).await;
+                match event {
+                    BusEvent::Change(change) => fan_out(&env, change).await,
+                    // What was missed is unknown: every list may have changed.
+                    BusEvent::Gap => {
+                        for change in [
+                            Change::ToolsChanged { names: Vec::new() },
+                            Change::PromptsChanged { names: Vec::new() },
+                            Change::ResourcesChanged { names: Vec::new() },
+                        ] {
+                            fan_out(&env, change).await;
+                        }
+                    }
+                }
             }
         })
         .abort_handle()
@@ -242,6 +254,12 @@ pub(crate) async fn fan_out<E: Env>(env: &E, change: Change) {
         ),
         Change::ResourcesUpdated { uris } => updated(env, &listeners, uris).await,
         Change::TaskUpdated { task_id } => task_updated(env, &listeners, &task_id).await,
+        Change::RequestCancelled {
+            session,
+            request_id,
+        } => {
+            env.cancel_in_flight(&session, &request_id);
+        }
         Change::ElicitationComplete {
             session,
             elicitation_id,

@@ -11,7 +11,9 @@ mod hub;
 mod listen;
 mod subscribe;
 
-pub(crate) use hub::{Hub, Kind, Registration, authorize_resources, listen_for_changes};
+pub(crate) use hub::{
+    Hub, Kind, Registration, authorize_resources, listen_for_changes, start_fan_out,
+};
 #[cfg(feature = "http")]
 pub(crate) use listen::open_listen;
 pub(crate) use listen::{FILTER_KEYS, Honoured, listen};
@@ -37,6 +39,9 @@ pub(crate) trait Env: crate::tasks::Env {
         offered: Vec<crate::resources::ResolvedResource>,
         session: &'a crate::session::Session,
     ) -> impl std::future::Future<Output = crate::resources::Authorized> + Send + 'a;
+    /// Stops a legacy request in flight on this node (a cancellation another node received):
+    /// whether it was.
+    fn cancel_in_flight(&self, session: &str, request_id: &str) -> bool;
     fn downgrade(&self) -> Self::Weak;
     fn upgrade(weak: &Self::Weak) -> Option<Self>;
 }

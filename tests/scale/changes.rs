@@ -1,0 +1,296 @@
+//! What crosses nodes on the bus: the bus and subscription contracts on Redis, a resource
+//! update published on node A heard on node B's GET stream and listen, a cancellation sent to B
+//! stopping the request A runs, and the gap a subscriber hears when Redis comes back.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use futures_util::StreamExt as _;
+use http::{Method, StatusCode};
+use phantom::Config;
+use phantom::http::HttpConfig;
+use phantom::prelude::*;
+use phantom::store::{BusEvent, NotificationBus as _};
+use phantom_redis::{Redis, RedisBus, RedisSessionStore, RedisSubscriptions};
+use phantom_tests::redis::{RedisCluster, RedisServer};
+use serde_json::{Value, json};
+
+use crate::support::{LEGACY, MODERN, Sse, TestServer, first_text, modern_request, request};
+
+fn prefix(what: &str) -> String {
+    format!("{what}-{}:", uuid::Uuid::new_v4().simple())
+}
+
+#[tokio::test]
+async fn the_bus_and_subscription_contracts_hold_on_redis() {
+    let redis = RedisServer::start();
+    let prefix = prefix("bus");
+    let a = Redis::connect(&redis.url())
+        .await
+        .expect("connect")
+        .with_prefix(&prefix);
+    let b = Redis::connect(&redis.url())
+        .await
+        .expect("connect")
+        .with_prefix(&prefix);
+    phantom::testing::contract::notification_bus(
+        RedisBus::new(a.clone()).await.expect("bus a"),
+        RedisBus::new(b.clone()).await.expect("bus b"),
+    )
+    .await;
+    phantom::testing::contract::subscription_store(
+        RedisSubscriptions::new(a),
+        RedisSubscriptions::new(b),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn the_bus_and_subscription_contracts_hold_on_a_redis_cluster() {
+    let cluster = RedisCluster::start();
+    let prefix = prefix("bus");
+    let a = Redis::cluster(cluster.urls())
+        .await
+        .expect("connect")
+        .with_prefix(&prefix);
+    let b = Redis::cluster(cluster.urls())
+        .await
+        .expect("connect")
+        .with_prefix(&prefix);
+    phantom::testing::contract::notification_bus(
+        RedisBus::new(a.clone()).await.expect("bus a"),
+        RedisBus::new(b.clone()).await.expect("bus b"),
+    )
+    .await;
+    phantom::testing::contract::subscription_store(
+        RedisSubscriptions::new(a),
+        RedisSubscriptions::new(b),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_subscriber_hears_a_gap_when_redis_comes_back() {
+    let mut redis = RedisServer::start();
+    let conn = Redis::connect(&redis.url())
+        .await
+        .expect("connect")
+        .with_prefix(prefix("gap"));
+    let bus = RedisBus::new(conn).await.expect("bus");
+    let mut events = bus.subscribe();
+    redis.restart();
+    let heard = tokio::time::timeout(Duration::from_secs(20), events.next()).await;
+    assert!(
+        matches!(heard, Ok(Some(BusEvent::Gap))),
+        "after Redis restarted the subscription reports a gap: {heard:?}"
+    );
+    // And it works again.
+    let change = phantom::store::Change::ToolsChanged { names: vec![] };
+    tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            if bus.publish(&change).await.is_ok() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await
+    .expect("publishing works again");
+    let heard = tokio::time::timeout(Duration::from_secs(5), events.next()).await;
+    assert!(
+        matches!(&heard, Ok(Some(BusEvent::Change(c))) if *c == change),
+        "{heard:?}"
+    );
+}
+
+/// A board whose items change; `slow` runs until it is cancelled.
+#[derive(Clone, Default)]
+struct Board {
+    started: Arc<AtomicBool>,
+    dropped: Arc<AtomicBool>,
+}
+
+struct Dropped(Arc<AtomicBool>);
+
+impl Drop for Dropped {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+#[mcp_router(name = "board", version = "1.0.0")]
+impl Board {
+    /// One item by id.
+    #[resource("board:///items/<id>", mime_type = "text/plain")]
+    async fn item(&self, id: u64) -> String {
+        format!("item {id}")
+    }
+
+    /// Marks an item changed.
+    #[tool]
+    async fn change(&self, id: u64, notifier: Notifier) -> &'static str {
+        notifier
+            .notify_resources_updated([format!("board:///items/{id}")])
+            .await
+            .expect("the bus takes the change");
+        "changed"
+    }
+
+    /// Waits a minute, unless it is cancelled first.
+    #[tool]
+    async fn slow(&self) -> &'static str {
+        let _guard = Dropped(Arc::clone(&self.dropped));
+        self.started.store(true, Ordering::SeqCst);
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        "slept"
+    }
+}
+
+/// A node of `board` on `redis`: sessions, subscriptions and the bus all in Redis.
+async fn node(redis: &RedisServer, prefix: &str, board: Board) -> TestServer {
+    let conn = Redis::connect(&redis.url())
+        .await
+        .expect("connect")
+        .with_prefix(prefix);
+    let config = Config::default()
+        .notification_bus(RedisBus::new(conn.clone()).await.expect("bus"))
+        .subscriptions(RedisSubscriptions::new(conn.clone()));
+    let http = HttpConfig::default()
+        .config(config)
+        .session_store(RedisSessionStore::new(conn));
+    TestServer::start_with(board, http).await
+}
+
+async fn next_message(stream: &mut Sse) -> Value {
+    loop {
+        let event = tokio::time::timeout(Duration::from_secs(10), stream.next())
+            .await
+            .expect("a message within 10 s")
+            .expect("the stream stays open");
+        if event.data.as_deref().is_some_and(|d| !d.is_empty()) {
+            return event.json();
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_resource_update_published_on_one_node_reaches_streams_on_the_other() {
+    let redis = RedisServer::start();
+    let prefix = prefix("changes");
+    let a = node(&redis, &prefix, Board::default()).await;
+    let b = node(&redis, &prefix, Board::default()).await;
+
+    // A legacy session subscribes through A and opens its GET stream on B.
+    let session = a.initialize(LEGACY).await;
+    let subscribed = a
+        .post_in(
+            &session,
+            &request(2, "resources/subscribe", json!({"uri": "board:///items/1"})),
+        )
+        .send()
+        .await;
+    assert_eq!(subscribed.status, StatusCode::OK);
+    let mut get = b
+        .request(Method::GET)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .sse();
+    let priming = get.next().await.expect("a priming event");
+    assert!(priming.is_priming(), "{priming:?}");
+
+    // A 2026-07-28 listen on B.
+    let mut body = modern_request(
+        0,
+        "subscriptions/listen",
+        json!({
+            "notifications": {"resourceSubscriptions": ["board:///items/1"]}
+        }),
+    );
+    body["id"] = json!("listen-1");
+    let listen = b
+        .post(&body)
+        .header("mcp-protocol-version", MODERN)
+        .header("mcp-method", "subscriptions/listen")
+        .send()
+        .await;
+    assert_eq!(listen.status, StatusCode::OK);
+    let mut listen = listen.sse();
+    let ack = next_message(&mut listen).await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+
+    // The change is made through A (by a tool on a session of its own).
+    let other = a.initialize(LEGACY).await;
+    let changed = a
+        .post_in(
+            &other,
+            &request(
+                3,
+                "tools/call",
+                json!({"name": "change", "arguments": {"id": 1}}),
+            ),
+        )
+        .send()
+        .await;
+    assert_eq!(changed.status, StatusCode::OK);
+    assert_eq!(first_text(&changed.json().await["result"]), "changed");
+
+    let on_get = next_message(&mut get).await;
+    assert_eq!(
+        on_get,
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+               "params": {"uri": "board:///items/1"}}),
+        "the GET stream on B hears the update published on A"
+    );
+    let on_listen = next_message(&mut listen).await;
+    assert_eq!(on_listen["method"], "notifications/resources/updated");
+    assert_eq!(on_listen["params"]["uri"], "board:///items/1");
+    assert_eq!(
+        on_listen["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "listen-1"
+    );
+}
+
+#[tokio::test]
+async fn a_request_running_on_one_node_is_cancelled_through_the_other() {
+    let redis = RedisServer::start();
+    let prefix = prefix("cancel");
+    let board = Board::default();
+    let a = node(&redis, &prefix, board.clone()).await;
+    let b = node(&redis, &prefix, Board::default()).await;
+    let session = a.initialize(LEGACY).await;
+
+    let call = a.post_in(
+        &session,
+        &request(41, "tools/call", json!({"name": "slow", "arguments": {}})),
+    );
+    let running = tokio::spawn(call.send());
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while !board.started.load(Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("the slow tool starts on A");
+
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": 41, "reason": "changed my mind"}});
+    let accepted = b.post_in(&session, &cancel).send().await;
+    assert_eq!(accepted.status, StatusCode::ACCEPTED);
+
+    let reply = tokio::time::timeout(Duration::from_secs(10), running)
+        .await
+        .expect("the cancelled request ends within 10 s, not after its minute")
+        .expect("the call task");
+    assert_eq!(
+        reply.status,
+        StatusCode::ACCEPTED,
+        "a cancelled request gets no response"
+    );
+    assert!(
+        board.dropped.load(Ordering::SeqCst),
+        "the handler on A was dropped"
+    );
+}
