@@ -6,7 +6,8 @@ use std::time::Duration;
 use http::{Method, StatusCode};
 use phantom::BoxFuture;
 use phantom::http::{HttpConfig, ResponseMode};
-use phantom::store::{EventStore, MemoryEventStore, StoredEvent};
+use futures_util::stream::BoxStream;
+use phantom::store::{EventStore, MemoryEventStore, StoreError, StoredEvent};
 use serde_json::json;
 
 use crate::support::{LEGACY, TestServer, echo_call, first_text, initialize_request, request};
@@ -290,20 +291,29 @@ impl EventStore for RecordingStore {
         &'a self,
         session: &'a str,
         stream: &'a str,
-        event: StoredEvent,
-    ) -> BoxFuture<'a, ()> {
-        self.inner.append(session, stream, event)
+        data: &'a str,
+    ) -> BoxFuture<'a, Result<String, StoreError>> {
+        self.inner.append(session, stream, data)
     }
 
     fn replay<'a>(
         &'a self,
         session: &'a str,
         last_event_id: &'a str,
-    ) -> BoxFuture<'a, Option<(String, Vec<StoredEvent>)>> {
+    ) -> BoxFuture<'a, Result<Option<(String, Vec<StoredEvent>)>, StoreError>> {
         self.inner.replay(session, last_event_id)
     }
 
-    fn forget<'a>(&'a self, session: &'a str) -> BoxFuture<'a, ()> {
+    fn follow(
+        &self,
+        session: &str,
+        stream: &str,
+        last_event_id: &str,
+    ) -> BoxStream<'static, Result<StoredEvent, StoreError>> {
+        self.inner.follow(session, stream, last_event_id)
+    }
+
+    fn forget<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
         self.forgotten
             .lock()
             .expect("forget log")

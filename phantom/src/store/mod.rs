@@ -1,118 +1,30 @@
 //! Storage traits shared by transports, with in-memory implementations.
 //!
-//! [`EventStore`] keeps the SSE events of legacy sessions so a client can resume a dropped stream
-//! with `Last-Event-ID`. The in-memory store keeps the last [`MemoryEventStore::PER_SESSION`]
-//! events of each session; a Redis store arrives with scale-out.
+//! Every seam a node shares with the others is here, as a trait over serializable values with an
+//! in-memory implementation (the default) and a contract suite
+//! ([`testing::contract`](crate::testing::contract)): [`SessionStore`], [`EventStore`],
+//! [`ReplyBus`], [`NotificationBus`], [`SubscriptionStore`] and [`TaskStore`]. The
+//! `phantom-redis` crate implements them on Redis.
 
 use crate::kernel::Locked as _;
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use crate::kernel::BoxFuture;
 mod bus;
+mod events;
 pub(crate) mod notifier;
 
 mod sessions;
 mod tasks;
 
+pub use events::{EventStore, MemoryEventStore, StoredEvent};
 pub use bus::{
     BusEvent, Change, MemoryBus, MemorySubscriptions, NotificationBus, SubscriptionStore,
 };
 pub(crate) use sessions::now_ms;
 pub use sessions::{MemorySessionStore, SessionRecord, SessionStore};
 pub use tasks::{MemoryTaskStore, Owner, StoredTask, TaskStore, new_task_id};
-
-/// One stored SSE event.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoredEvent {
-    /// The SSE `id` (unique per session; encodes the stream).
-    pub id: String,
-    /// The JSON-RPC message text.
-    pub data: String,
-}
-
-/// Where SSE events live until a client may need them again.
-///
-/// Event ids have the form `<stream>.<sequence>`; [`EventStore::replay`] returns the events of the
-/// same stream that come after the given id.
-pub trait EventStore: Send + Sync + 'static {
-    /// Stores an event of `stream` in `session`.
-    fn append<'a>(
-        &'a self,
-        session: &'a str,
-        stream: &'a str,
-        event: StoredEvent,
-    ) -> BoxFuture<'a, ()>;
-
-    /// The events after `last_event_id` on that event's stream, with the stream's name; `None` when
-    /// the id is unknown (never issued, or already dropped).
-    fn replay<'a>(
-        &'a self,
-        session: &'a str,
-        last_event_id: &'a str,
-    ) -> BoxFuture<'a, Option<(String, Vec<StoredEvent>)>>;
-
-    /// Forgets a session's events (DELETE, eviction).
-    fn forget<'a>(&'a self, session: &'a str) -> BoxFuture<'a, ()>;
-}
-
-/// The default [`EventStore`]: a bounded buffer per session, in process memory.
-#[derive(Debug, Default)]
-pub struct MemoryEventStore {
-    sessions: Mutex<HashMap<String, VecDeque<(String, StoredEvent)>>>,
-}
-
-impl MemoryEventStore {
-    /// Events kept per session.
-    pub const PER_SESSION: usize = 256;
-
-    /// An empty store.
-    pub fn new() -> Self {
-        Self::default()
-    }
-}
-
-impl EventStore for MemoryEventStore {
-    fn append<'a>(
-        &'a self,
-        session: &'a str,
-        stream: &'a str,
-        event: StoredEvent,
-    ) -> BoxFuture<'a, ()> {
-        let mut sessions = self.sessions.locked();
-        let events = sessions.entry(session.to_owned()).or_default();
-        if events.len() == Self::PER_SESSION {
-            events.pop_front();
-        }
-        events.push_back((stream.to_owned(), event));
-        Box::pin(std::future::ready(()))
-    }
-
-    fn replay<'a>(
-        &'a self,
-        session: &'a str,
-        last_event_id: &'a str,
-    ) -> BoxFuture<'a, Option<(String, Vec<StoredEvent>)>> {
-        let sessions = self.sessions.locked();
-        let found = sessions.get(session).and_then(|events| {
-            let at = events.iter().position(|(_, e)| e.id == last_event_id)?;
-            let stream = events[at].0.clone();
-            let after = events
-                .iter()
-                .skip(at + 1)
-                .filter(|(s, _)| *s == stream)
-                .map(|(_, e)| e.clone())
-                .collect();
-            Some((stream, after))
-        });
-        Box::pin(std::future::ready(found))
-    }
-
-    fn forget<'a>(&'a self, session: &'a str) -> BoxFuture<'a, ()> {
-        self.sessions.locked().remove(session);
-        Box::pin(std::future::ready(()))
-    }
-}
 
 /// An error of a networked store or bus (the in-memory ones fail only on invalid input): what
 /// kind it is, so the runtime can answer it (an unavailable backend is HTTP 503), a message, and

@@ -21,8 +21,6 @@ pub(crate) struct Row {
     last_seen: Instant,
     /// The open GET stream, if any: its generation and a sender of SSE frames.
     pub(crate) stream: Option<(u64, mpsc::Sender<Bytes>)>,
-    /// Next event sequence number on this session.
-    pub(crate) next_event: u64,
     /// The address of the peer that opened it (counted against a per-peer cap).
     peer: Option<IpAddr>,
     /// Requests of this session in flight.
@@ -227,7 +225,6 @@ impl Sessions {
             session: Arc::new(session),
             last_seen: now,
             stream: None,
-            next_event: 1,
             peer,
             in_flight: 0,
             revision,
@@ -326,15 +323,6 @@ impl Sessions {
                 row.last_seen = Instant::now();
             }
         });
-    }
-
-    /// Allocates the next event sequence number of a session.
-    pub(crate) fn next_event(&self, id: &str) -> Option<u64> {
-        self.with_row(id, |row| {
-            let n = row.next_event;
-            row.next_event += 1;
-            n
-        })
     }
 
     fn sweep_shard(&self, shard: &mut Shard) {

@@ -39,7 +39,6 @@ mod shared;
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 use axum::extract::ConnectInfo;
@@ -58,7 +57,6 @@ pub use serve::{serve, serve_dispatcher, serve_listener};
 
 use super::sessions::Sessions;
 use crate::dispatch::Dispatcher;
-use crate::kernel::Locked as _;
 use crate::protocol::codes;
 use crate::server::Server;
 use crate::session::{Request, Transport};
@@ -67,24 +65,11 @@ pub(super) struct HttpState<S: Server> {
     dispatcher: Dispatcher<S>,
     sessions: Sessions,
     cfg: HttpConfig,
-    streams: AtomicU64,
-    /// Resumable POST streams whose request is still being handled, as `session/stream`: a
-    /// client that resumes one waits for the rest.
-    live: std::sync::Mutex<std::collections::HashSet<String>>,
     /// Whether the shared session store failed last time (its outage is logged once).
     store_down: std::sync::atomic::AtomicBool,
 }
 
 impl<S: Server> HttpState<S> {
-    fn live(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<String>> {
-        self.live.locked()
-    }
-
-    /// Whether the request of a POST stream is still being handled.
-    pub(super) fn is_live(&self, session: &str, stream: &str) -> bool {
-        self.live().contains(&format!("{session}/{stream}"))
-    }
-
     /// The `503` for a stream past [`HttpConfig::max_streams`], if this endpoint has that many.
     pub(super) fn streams_full(&self) -> Option<Response> {
         let max = self.cfg.max_streams;
@@ -94,15 +79,6 @@ impl<S: Server> HttpState<S> {
                 &format!("Too many open streams (HttpConfig::max_streams is {max}); retry later"),
             )
         })
-    }
-
-    pub(super) fn set_live(&self, session: &str, stream: &str, live: bool) {
-        let key = format!("{session}/{stream}");
-        if live {
-            self.live().insert(key);
-        } else {
-            self.live().remove(&key);
-        }
     }
 }
 
@@ -141,8 +117,6 @@ pub(super) fn endpoint_for<S: Server>(
             config.session_idle_ttl,
             config.max_sessions_per_peer,
         ),
-        streams: AtomicU64::new(0),
-        live: std::sync::Mutex::default(),
         store_down: std::sync::atomic::AtomicBool::new(false),
         cfg: config,
     });

@@ -2,7 +2,6 @@
 
 use std::convert::Infallible;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
 use axum::body::Body;
 use axum::response::Response;
@@ -21,7 +20,6 @@ use crate::kernel::{Frame, Reply, Status};
 use crate::protocol::{ProtocolVersion, RequestId};
 use crate::server::Server;
 use crate::session::Session;
-use crate::store::StoredEvent;
 use crate::subscriptions::{Listening, Next};
 use crate::transport::sse;
 
@@ -101,6 +99,29 @@ pub(super) fn sse_headers(resp: &mut Response) {
     h.insert("x-accel-buffering", HeaderValue::from_static("no"));
 }
 
+/// A name for a new POST stream of a session, unique across nodes (the event store keys a
+/// stream's events by it).
+pub(super) fn new_stream() -> String {
+    format!("p{}", crate::kernel::random_id::<9>())
+}
+
+/// Stores an event: its id, or `None` (logged) when the store failed — the event is still sent,
+/// without an id, so a stored response is never lost for want of resumability.
+pub(super) async fn store_event<S: Server>(
+    st: &HttpState<S>,
+    session: &str,
+    stream: &str,
+    data: &str,
+) -> Option<String> {
+    match st.cfg.event_store.append(session, stream, data).await {
+        Ok(id) => Some(id),
+        Err(e) => {
+            tracing::warn!(error = %e, session, "an SSE event could not be stored; it is sent without an id");
+            None
+        }
+    }
+}
+
 /// Answers one request as a short SSE stream: priming event (2025-11-25+), then the response, each
 /// stored for `Last-Event-ID` resumption.
 pub(super) async fn sse_reply<S: Server>(
@@ -109,41 +130,19 @@ pub(super) async fn sse_reply<S: Server>(
     version: ProtocolVersion,
     reply: Reply,
 ) -> Response {
-    let stream = format!("p{}", st.streams.fetch_add(1, Ordering::Relaxed));
+    let stream = new_stream();
     let mut frames = Vec::with_capacity(2);
     if version >= ProtocolVersion::V2025_11_25 {
-        let id = format!("{stream}.0");
-        frames.push(sse::priming(
-            &id,
-            st.cfg.sse_retry.as_millis().try_into().unwrap_or(u64::MAX),
-        ));
         // Stored too: a client that saw only the priming event resumes from its id.
-        st.cfg
-            .event_store
-            .append(
-                session_id,
-                &stream,
-                StoredEvent {
-                    id,
-                    data: String::new(),
-                },
-            )
-            .await;
+        if let Some(id) = store_event(st, session_id, &stream, "").await {
+            frames.push(sse::priming(
+                &id,
+                st.cfg.sse_retry.as_millis().try_into().unwrap_or(u64::MAX),
+            ));
+        }
     }
-    let seq = st.sessions.next_event(session_id).unwrap_or(1);
-    let event_id = format!("{stream}.{seq}");
-    st.cfg
-        .event_store
-        .append(
-            session_id,
-            &stream,
-            StoredEvent {
-                id: event_id.clone(),
-                data: reply.body.clone(),
-            },
-        )
-        .await;
-    frames.push(sse::event(Some(&event_id), &reply.body));
+    let event_id = store_event(st, session_id, &stream, &reply.body).await;
+    frames.push(sse::event(event_id.as_deref(), &reply.body));
     let body = Body::from_stream(futures_util::stream::iter(
         frames.into_iter().map(Ok::<_, Infallible>),
     ));
@@ -264,11 +263,10 @@ pub(super) fn resumable<S: Server>(
     let (tx, body) = mpsc::unbounded_channel::<Bytes>();
     let mut out = Events {
         st: Arc::clone(st),
-        stream: format!("p{}", st.streams.fetch_add(1, Ordering::Relaxed)),
+        stream: new_stream(),
         session: session.to_owned(),
         tx: Some(tx),
     };
-    st.set_live(&out.session, &out.stream, true);
     tokio::spawn(async move {
         out.prime().await;
         out.message(first).await;
@@ -281,7 +279,6 @@ pub(super) fn resumable<S: Server>(
                         out.message(message).await;
                     }
                     out.result(resp).await;
-                    out.st.set_live(&out.session, &out.stream, false);
                     break;
                 }
             }
@@ -315,21 +312,15 @@ impl<S: Server> Events<S> {
         }
     }
 
-    async fn store(&self, id: &str, data: &str) {
-        let event = StoredEvent {
-            id: id.to_owned(),
-            data: data.to_owned(),
-        };
-        self.st
-            .cfg
-            .event_store
-            .append(&self.session, &self.stream, event)
-            .await;
+    async fn store(&self, data: &str) -> Option<String> {
+        store_event(&self.st, &self.session, &self.stream, data).await
     }
 
     async fn prime(&mut self) {
-        let id = format!("{}.0", self.stream);
-        self.store(&id, "").await;
+        // Without a stored priming event the stream cannot be resumed: it goes on without one.
+        let Some(id) = self.store("").await else {
+            return;
+        };
         let retry = self
             .st
             .cfg
@@ -353,10 +344,8 @@ impl<S: Server> Events<S> {
             }
             Frame::Message(message) => message,
         };
-        let seq = self.st.sessions.next_event(&self.session).unwrap_or(1);
-        let id = format!("{}.{seq}", self.stream);
-        self.store(&id, &message).await;
-        self.send(sse::event(Some(&id), &message));
+        let id = self.store(&message).await;
+        self.send(sse::event(id.as_deref(), &message));
     }
 
     async fn result(&mut self, resp: Response) {

@@ -64,8 +64,15 @@ pub(super) async fn find_session<S: Server>(
 /// Drops the stored events of sessions the table evicted for idleness.
 pub(super) async fn forget_evicted<S: Server>(st: &Arc<HttpState<S>>) {
     for id in st.sessions.take_evicted() {
-        st.cfg.event_store.forget(&id).await;
+        forget_events(st, &id).await;
         forget_subscriptions(st, &id).await;
+    }
+}
+
+/// Drops a session's stored events (it ended, or was evicted).
+async fn forget_events<S: Server>(st: &Arc<HttpState<S>>, id: &str) {
+    if let Err(e) = st.cfg.event_store.forget(id).await {
+        tracing::warn!(error = %e, session = id, "could not forget the session's events");
     }
 }
 
@@ -158,11 +165,16 @@ pub(super) async fn get<S: Server>(st: &Arc<HttpState<S>>, request: Request) -> 
     let mut replayed = Vec::new();
     if let Some(last) = header_str(&request.headers, LAST_EVENT_ID) {
         match st.cfg.event_store.replay(&id, last).await {
-            Some((stream, events)) if stream != "g" => {
-                return resume_post_stream(st, id, stream, last.to_owned(), events);
+            Ok(Some((stream, events))) if stream != GET_STREAM => {
+                return resume_post_stream(st, id, stream, events);
             }
-            Some((_, events)) => replayed = events,
-            None => {}
+            // The named event was sent already.
+            Ok(Some((_, events))) => replayed = events.into_iter().skip(1).collect(),
+            Ok(None) => {}
+            Err(e) => {
+                tracing::warn!(error = %e, session = %id, "stored events could not be read");
+                return shared::store_failed(&e, None);
+            }
         }
     }
     if let Some(full) = st.streams_full() {
@@ -182,10 +194,11 @@ pub(super) async fn get<S: Server>(st: &Arc<HttpState<S>>, request: Request) -> 
         generation,
     };
     let mut first = Vec::new();
-    if session.protocol_version >= ProtocolVersion::V2025_11_25 {
-        let seq = st.sessions.next_event(&id).unwrap_or(0);
+    if session.protocol_version >= ProtocolVersion::V2025_11_25
+        && let Some(primed) = super::response::store_event(st, &id, GET_STREAM, "").await
+    {
         first.push(sse::priming(
-            &format!("g.{seq}"),
+            &primed,
             st.cfg.sse_retry.as_millis().try_into().unwrap_or(u64::MAX),
         ));
     }
@@ -240,15 +253,8 @@ impl<S: Server> Live<S> {
             return sse::event(None, &message);
         }
         let st = &self.guard.st;
-        let session = &self.guard.session;
-        let seq = st.sessions.next_event(session).unwrap_or(1);
-        let event = StoredEvent {
-            id: format!("g.{seq}"),
-            data: message,
-        };
-        let frame = sse::event(Some(&event.id), &event.data);
-        st.cfg.event_store.append(session, "g", event).await;
-        frame
+        let id = super::response::store_event(st, &self.guard.session, GET_STREAM, &message).await;
+        sse::event(id.as_deref(), &message)
     }
 }
 
@@ -270,7 +276,7 @@ pub(super) async fn delete<S: Server>(st: &Arc<HttpState<S>>, request: Request) 
         return shared::store_failed(&e, None);
     }
     st.sessions.remove(&id);
-    st.cfg.event_store.forget(&id).await;
+    forget_events(st, &id).await;
     forget_subscriptions(st, &id).await;
     // The session is forgotten either way; a failing `terminate` answers 204 instead of 200.
     let terminated = st.dispatcher.server().terminate(&session).await;
@@ -286,71 +292,54 @@ pub(super) async fn delete<S: Server>(st: &Arc<HttpState<S>>, request: Request) 
     empty(status)
 }
 
+/// The name of a session's GET stream in the event store.
+const GET_STREAM: &str = "g";
+
 /// How long a resumed POST stream waits for the rest of its request (its handler may still be
-/// running, as after `Ctx::close_stream`).
+/// running, on this node or another, as after `Ctx::close_stream`).
 const RESUME_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 
-/// A POST stream resumed with `Last-Event-ID`: what followed that event, then, while its request
-/// is still being handled, what it stores next, until its response has been sent (or
-/// [`RESUME_WAIT`] passes without it).
+/// A POST stream resumed with `Last-Event-ID` (`events` are the stored ones from that event on):
+/// what followed that event, then what the node handling its request stores next
+/// ([`EventStore::follow`](crate::store::EventStore::follow)), until its response has been sent
+/// (or [`RESUME_WAIT`] passes without it).
 fn resume_post_stream<S: Server>(
     st: &Arc<HttpState<S>>,
     session: String,
     stream: String,
-    last: String,
-    events: Vec<crate::store::StoredEvent>,
+    events: Vec<StoredEvent>,
 ) -> Response {
-    struct Resume<S: Server> {
-        st: Arc<HttpState<S>>,
-        session: String,
-        stream: String,
-        last: String,
-        pending: Vec<crate::store::StoredEvent>,
-        done: bool,
-        deadline: tokio::time::Instant,
+    let done = events.iter().any(|e| is_response(&e.data));
+    let from = events.last().map(|e| e.id.clone()).unwrap_or_default();
+    let mut frames = Vec::new();
+    for e in events.iter().skip(1) {
+        frames.extend_from_slice(&sse::event(Some(&e.id), &e.data));
     }
-    let state = Resume {
-        st: Arc::clone(st),
-        session,
-        stream,
-        last,
-        pending: events,
-        done: false,
-        deadline: tokio::time::Instant::now() + RESUME_WAIT,
-    };
-    let body = futures_util::stream::unfold(state, |mut r| async move {
-        loop {
-            if r.done {
-                return None;
-            }
-            if !r.pending.is_empty() {
-                let mut frames = Vec::new();
-                for e in r.pending.drain(..) {
-                    frames.extend_from_slice(&sse::event(Some(&e.id), &e.data));
-                    r.done |= is_response(&e.data);
-                    r.last = e.id;
+    let head = futures_util::stream::iter((!frames.is_empty()).then(|| Bytes::from(frames)));
+    let deadline = tokio::time::Instant::now() + RESUME_WAIT;
+    let tail = if done {
+        futures_util::stream::empty().boxed()
+    } else {
+        let follow = st.cfg.event_store.follow(&session, &stream, &from);
+        futures_util::stream::unfold(Some(follow), move |follow| async move {
+            let mut follow = follow?;
+            let next = tokio::time::timeout_at(deadline, follow.next()).await;
+            match next {
+                Ok(Some(Ok(e))) => {
+                    let frame = sse::event(Some(&e.id), &e.data);
+                    let rest = (!is_response(&e.data)).then_some(follow);
+                    Some((frame, rest))
                 }
-                return Some((Ok::<_, Infallible>(Bytes::from(frames)), r));
+                Ok(Some(Err(error))) => {
+                    tracing::debug!(%error, "a resumed stream's events ended");
+                    None
+                }
+                Ok(None) | Err(_) => None,
             }
-            if tokio::time::Instant::now() >= r.deadline {
-                return None;
-            }
-            // Checked before the store is read again: a request that ended stored its last
-            // event before it stopped being live.
-            let live = r.st.is_live(&r.session, &r.stream);
-            if live {
-                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-            }
-            r.pending =
-                r.st.cfg
-                    .event_store
-                    .replay(&r.session, &r.last)
-                    .await
-                    .map(|(_, events)| events)
-                    .unwrap_or_default();
-            r.done |= !live && r.pending.is_empty();
-        }
-    });
+        })
+        .boxed()
+    };
+    let body = head.chain(tail).map(Ok::<_, Infallible>);
     let mut resp = Response::new(Body::from_stream(body));
     sse_headers(&mut resp);
     resp

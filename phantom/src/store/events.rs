@@ -1,0 +1,246 @@
+//! The event seam: the SSE events of legacy sessions, kept so that a client whose stream broke
+//! resumes it with `Last-Event-ID` on any node.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+
+use futures_util::stream::BoxStream;
+use tokio::sync::Notify;
+
+use super::StoreError;
+use crate::kernel::BoxFuture;
+use crate::kernel::Locked as _;
+
+/// One stored SSE event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredEvent {
+    /// The SSE `id` the store issued: unique in its session, whichever node appended it.
+    pub id: String,
+    /// The JSON-RPC message text (empty for a stream's priming event).
+    pub data: String,
+}
+
+/// Where SSE events live until a client may need them again.
+///
+/// A session has several streams (its GET stream, one per resumable POST), each named by the
+/// transport. The store issues every event's id, so two nodes appending to one session cannot
+/// issue the same one, and from an id it knows the stream: [`EventStore::replay`] returns what
+/// followed on that stream, and [`EventStore::follow`] goes on with what is appended next — by
+/// whichever node runs the request. Events are bounded per session and expire with it.
+///
+/// Any implementation runs the contract suite,
+/// [`testing::contract::event_store`](crate::testing::contract::event_store).
+pub trait EventStore: Send + Sync + 'static {
+    /// Stores an event of `stream` in `session`: its id.
+    fn append<'a>(
+        &'a self,
+        session: &'a str,
+        stream: &'a str,
+        data: &'a str,
+    ) -> BoxFuture<'a, Result<String, StoreError>>;
+
+    /// The stream `last_event_id` belongs to and that stream's events from it on: the named
+    /// event first (so the caller sees whether it ended its stream), then those after it;
+    /// `None` when the id is unknown (never issued, of another session, or already dropped).
+    fn replay<'a>(
+        &'a self,
+        session: &'a str,
+        last_event_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<(String, Vec<StoredEvent>)>, StoreError>>;
+
+    /// The events of `stream` after `last_event_id`, as they are appended, until the caller
+    /// drops the stream (the transport stops at the request's response, or after a while). An
+    /// error ends it.
+    fn follow(
+        &self,
+        session: &str,
+        stream: &str,
+        last_event_id: &str,
+    ) -> BoxStream<'static, Result<StoredEvent, StoreError>>;
+
+    /// Forgets a session's events (DELETE, eviction).
+    fn forget<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<(), StoreError>>;
+}
+
+impl<T: EventStore + ?Sized> EventStore for Arc<T> {
+    fn append<'a>(
+        &'a self,
+        session: &'a str,
+        stream: &'a str,
+        data: &'a str,
+    ) -> BoxFuture<'a, Result<String, StoreError>> {
+        (**self).append(session, stream, data)
+    }
+
+    fn replay<'a>(
+        &'a self,
+        session: &'a str,
+        last_event_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<(String, Vec<StoredEvent>)>, StoreError>> {
+        (**self).replay(session, last_event_id)
+    }
+
+    fn follow(
+        &self,
+        session: &str,
+        stream: &str,
+        last_event_id: &str,
+    ) -> BoxStream<'static, Result<StoredEvent, StoreError>> {
+        (**self).follow(session, stream, last_event_id)
+    }
+
+    fn forget<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        (**self).forget(session)
+    }
+}
+
+/// One session's events: the last [`MemoryEventStore::PER_SESSION`], with their streams, and the
+/// next sequence number.
+#[derive(Debug, Default)]
+struct Log {
+    events: VecDeque<(String, StoredEvent)>,
+    next: u64,
+}
+
+#[derive(Debug, Default)]
+struct Shared {
+    sessions: Mutex<HashMap<String, Log>>,
+    appended: Notify,
+}
+
+impl Shared {
+    /// The events of `from`'s stream in `session`, `from` first: `None` when `from` is unknown.
+    fn from(&self, session: &str, from: &str) -> Option<(String, Vec<StoredEvent>)> {
+        let sessions = self.sessions.locked();
+        let log = sessions.get(session)?;
+        let at = log.events.iter().position(|(_, e)| e.id == from)?;
+        let stream = log.events[at].0.clone();
+        let events = log
+            .events
+            .iter()
+            .skip(at)
+            .filter(|(s, _)| *s == stream)
+            .map(|(_, e)| e.clone())
+            .collect();
+        Some((stream, events))
+    }
+}
+
+/// The default [`EventStore`]: a bounded buffer per session, in process memory. Ids are
+/// `<stream>.<n>`, `n` counting the session's events.
+#[derive(Debug, Default)]
+pub struct MemoryEventStore {
+    shared: Arc<Shared>,
+}
+
+impl MemoryEventStore {
+    /// Events kept per session.
+    pub const PER_SESSION: usize = 256;
+
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl EventStore for MemoryEventStore {
+    fn append<'a>(
+        &'a self,
+        session: &'a str,
+        stream: &'a str,
+        data: &'a str,
+    ) -> BoxFuture<'a, Result<String, StoreError>> {
+        let id = {
+            let mut sessions = self.shared.sessions.locked();
+            let log = sessions.entry(session.to_owned()).or_default();
+            if log.events.len() == Self::PER_SESSION {
+                log.events.pop_front();
+            }
+            log.next += 1;
+            let id = format!("{stream}.{}", log.next);
+            let event = StoredEvent {
+                id: id.clone(),
+                data: data.to_owned(),
+            };
+            log.events.push_back((stream.to_owned(), event));
+            id
+        };
+        self.shared.appended.notify_waiters();
+        Box::pin(std::future::ready(Ok(id)))
+    }
+
+    fn replay<'a>(
+        &'a self,
+        session: &'a str,
+        last_event_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<(String, Vec<StoredEvent>)>, StoreError>> {
+        Box::pin(std::future::ready(Ok(self
+            .shared
+            .from(session, last_event_id))))
+    }
+
+    fn follow(
+        &self,
+        session: &str,
+        stream: &str,
+        last_event_id: &str,
+    ) -> BoxStream<'static, Result<StoredEvent, StoreError>> {
+        struct Follow {
+            shared: Arc<Shared>,
+            session: String,
+            stream: String,
+            last: String,
+            pending: VecDeque<StoredEvent>,
+            done: bool,
+        }
+        let state = Follow {
+            shared: Arc::clone(&self.shared),
+            session: session.to_owned(),
+            stream: stream.to_owned(),
+            last: last_event_id.to_owned(),
+            pending: VecDeque::new(),
+            done: false,
+        };
+        Box::pin(futures_util::stream::unfold(state, |mut f| async move {
+            loop {
+                if f.done {
+                    return None;
+                }
+                if let Some(event) = f.pending.pop_front() {
+                    f.last.clone_from(&event.id);
+                    return Some((Ok(event), f));
+                }
+                let shared = Arc::clone(&f.shared);
+                let appended = shared.appended.notified();
+                tokio::pin!(appended);
+                appended.as_mut().enable();
+                match f.shared.from(&f.session, &f.last) {
+                    Some((stream, events)) if stream == f.stream => {
+                        if events.len() <= 1 {
+                            appended.await;
+                        } else {
+                            f.pending.extend(events.into_iter().skip(1));
+                        }
+                    }
+                    // The id dropped out of the buffer (or the session was forgotten).
+                    _ => {
+                        f.done = true;
+                        return Some((
+                            Err(StoreError::not_found(format!(
+                                "event {} is no longer stored",
+                                f.last
+                            ))),
+                            f,
+                        ));
+                    }
+                }
+            }
+        }))
+    }
+
+    fn forget<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        self.shared.sessions.locked().remove(session);
+        self.shared.appended.notify_waiters();
+        Box::pin(std::future::ready(Ok(())))
+    }
+}
