@@ -31,11 +31,13 @@ use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
 use redis::cluster_async::ClusterConnection;
 
 mod bus;
+mod events;
 mod pubsub;
 mod replies;
 mod sessions;
 
 pub use bus::{RedisBus, RedisSubscriptions};
+pub use events::RedisEventStore;
 pub use replies::RedisReplyBus;
 pub use sessions::RedisSessionStore;
 

@@ -99,16 +99,26 @@ impl RedisSessionStore {
         session_key(self.redis.prefix(), id)
     }
 
-    /// The session's hash and the keys that live and die with it (its resource subscriptions),
-    /// all in one hash slot.
-    fn keys(&self, id: &str) -> [String; 2] {
-        [self.key(id), subscriptions_key(self.redis.prefix(), id)]
+    /// The session's hash and the keys that live and die with it (its resource subscriptions and
+    /// its SSE events), all in one hash slot.
+    fn keys(&self, id: &str) -> [String; 3] {
+        let prefix = self.redis.prefix();
+        [
+            self.key(id),
+            subscriptions_key(prefix, id),
+            events_key(prefix, id),
+        ]
     }
 }
 
 /// `<prefix>{s:<id>}`: the session's hash.
 pub(crate) fn session_key(prefix: &str, id: &str) -> String {
     format!("{prefix}{{s:{id}}}")
+}
+
+/// `<prefix>{s:<id>}:events`: the session's SSE events.
+pub(crate) fn events_key(prefix: &str, id: &str) -> String {
+    format!("{prefix}{{s:{id}}}:events")
 }
 
 /// `<prefix>{s:<id>}:subs`: the resources the session subscribed to.
@@ -146,9 +156,11 @@ impl SessionStore for RedisSessionStore {
     ) -> BoxFuture<'a, Result<Option<SessionRecord>, StoreError>> {
         Box::pin(async move {
             let ttl = millis(ttl)?;
-            let [record, subs] = self.keys(id);
-            let found: Option<(Vec<u8>, u64)> =
-                self.redis.invoke(&GET, &[&record, &subs], &[&ttl]).await?;
+            let [record, subs, events] = self.keys(id);
+            let found: Option<(Vec<u8>, u64)> = self
+                .redis
+                .invoke(&GET, &[&record, &subs, &events], &[&ttl])
+                .await?;
             let Some((json, revision)) = found else {
                 return Ok(None);
             };
@@ -167,8 +179,10 @@ impl SessionStore for RedisSessionStore {
     ) -> BoxFuture<'a, Result<Option<u64>, StoreError>> {
         Box::pin(async move {
             let ttl = millis(ttl)?;
-            let [record, subs] = self.keys(id);
-            self.redis.invoke(&TOUCH, &[&record, &subs], &[&ttl]).await
+            let [record, subs, events] = self.keys(id);
+            self.redis
+                .invoke(&TOUCH, &[&record, &subs, &events], &[&ttl])
+                .await
         })
     }
 
@@ -180,12 +194,12 @@ impl SessionStore for RedisSessionStore {
         Box::pin(async move {
             let ttl = millis(ttl)?;
             let expected = record.revision.to_string();
-            let [key, subs] = self.keys(&record.id);
+            let [key, subs, events] = self.keys(&record.id);
             let next: i64 = self
                 .redis
                 .invoke(
                     &UPDATE,
-                    &[&key, &subs],
+                    &[&key, &subs, &events],
                     &[expected.as_bytes(), &encode(record)?, &ttl],
                 )
                 .await?;
@@ -206,7 +220,7 @@ impl SessionStore for RedisSessionStore {
 
     fn delete<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
-            let [record, subs] = self.keys(id);
+            let [record, subs, events] = self.keys(id);
             let removed: (u64, u64) = self
                 .redis
                 .pipeline(
@@ -215,7 +229,7 @@ impl SessionStore for RedisSessionStore {
                         .cmd("DEL")
                         .arg(&record)
                         .cmd("DEL")
-                        .arg(&subs),
+                        .arg(&[&subs, &events]),
                 )
                 .await?;
             Ok(removed.0 > 0)

@@ -93,7 +93,10 @@ pub fn last_event_id(data: &[u8]) {
     let runtime = runtime();
     runtime.block_on(async {
         for stream in ["g", "p1", "g", "p1"] {
-            store.append("s", stream, "{}").await.expect("the memory store");
+            store
+                .append("s", stream, "{}")
+                .await
+                .expect("the memory store");
         }
         if let Some((stream, events)) = store.replay("s", last).await.expect("the memory store") {
             assert!(

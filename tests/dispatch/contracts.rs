@@ -88,3 +88,9 @@ async fn the_memory_subscriptions_keep_the_contract() {
     let store = Arc::new(phantom::store::MemorySubscriptions::new());
     phantom::testing::contract::subscription_store(Arc::clone(&store), store).await;
 }
+
+#[tokio::test]
+async fn the_memory_event_store_keeps_the_contract() {
+    let store = Arc::new(phantom::store::MemoryEventStore::new());
+    phantom::testing::contract::event_store(Arc::clone(&store), store).await;
+}

@@ -11,10 +11,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use futures_util::stream::BoxStream;
 use phantom::BoxFuture;
 use phantom::http::HttpConfig;
 use phantom::prelude::*;
-use futures_util::stream::BoxStream;
 use phantom::store::{EventStore, MemoryEventStore, StoreError, StoredEvent};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;

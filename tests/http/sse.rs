@@ -3,10 +3,10 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures_util::stream::BoxStream;
 use http::{Method, StatusCode};
 use phantom::BoxFuture;
 use phantom::http::{HttpConfig, ResponseMode};
-use futures_util::stream::BoxStream;
 use phantom::store::{EventStore, MemoryEventStore, StoreError, StoredEvent};
 use serde_json::json;
 

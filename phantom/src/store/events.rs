@@ -94,17 +94,17 @@ impl<T: EventStore + ?Sized> EventStore for Arc<T> {
     }
 }
 
-/// One session's events: the last [`MemoryEventStore::PER_SESSION`], with their streams, and the
-/// next sequence number.
+/// One session's events: the last [`MemoryEventStore::PER_SESSION`], with their streams.
 #[derive(Debug, Default)]
 struct Log {
     events: VecDeque<(String, StoredEvent)>,
-    next: u64,
 }
 
 #[derive(Debug, Default)]
 struct Shared {
     sessions: Mutex<HashMap<String, Log>>,
+    /// The last sequence number issued, in any session.
+    issued: std::sync::atomic::AtomicU64,
     appended: Notify,
 }
 
@@ -127,7 +127,7 @@ impl Shared {
 }
 
 /// The default [`EventStore`]: a bounded buffer per session, in process memory. Ids are
-/// `<stream>.<n>`, `n` counting the session's events.
+/// `<stream>.<n>`, `n` counting the store's events.
 #[derive(Debug, Default)]
 pub struct MemoryEventStore {
     shared: Arc<Shared>,
@@ -156,8 +156,12 @@ impl EventStore for MemoryEventStore {
             if log.events.len() == Self::PER_SESSION {
                 log.events.pop_front();
             }
-            log.next += 1;
-            let id = format!("{stream}.{}", log.next);
+            let n = self
+                .shared
+                .issued
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                + 1;
+            let id = format!("{stream}.{n}");
             let event = StoredEvent {
                 id: id.clone(),
                 data: data.to_owned(),

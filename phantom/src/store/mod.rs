@@ -18,10 +18,10 @@ pub(crate) mod notifier;
 mod sessions;
 mod tasks;
 
-pub use events::{EventStore, MemoryEventStore, StoredEvent};
 pub use bus::{
     BusEvent, Change, MemoryBus, MemorySubscriptions, NotificationBus, SubscriptionStore,
 };
+pub use events::{EventStore, MemoryEventStore, StoredEvent};
 pub(crate) use sessions::now_ms;
 pub use sessions::{MemorySessionStore, SessionRecord, SessionStore};
 pub use tasks::{MemoryTaskStore, Owner, StoredTask, TaskStore, new_task_id};
