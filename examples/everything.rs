@@ -657,9 +657,18 @@ async fn main() -> std::io::Result<()> {
     let mut args = std::env::args().skip(1);
     let mut addr = String::from("127.0.0.1:4100");
     let mut preview = false;
+    let mut redis = None;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--preview" => preview = true,
+            "--redis" => {
+                redis = Some(args.next().ok_or_else(|| {
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidInput,
+                        "--redis needs a URL (redis://HOST:PORT/)",
+                    )
+                })?);
+            }
             "--addr" => {
                 addr = args.next().ok_or_else(|| {
                     std::io::Error::new(std::io::ErrorKind::InvalidInput, "--addr needs HOST:PORT")
@@ -669,18 +678,37 @@ async fn main() -> std::io::Result<()> {
                 return Err(std::io::Error::new(
                     std::io::ErrorKind::InvalidInput,
                     format!(
-                        "unknown argument `{other}`; usage: everything [--addr HOST:PORT] [--preview]"
+                        "unknown argument `{other}`; usage: everything [--addr HOST:PORT] [--preview] [--redis redis://HOST:PORT/]"
                     ),
                 ));
             }
         }
     }
     let listener = tokio::net::TcpListener::bind(&addr).await?;
-    let config = phantom::Config::default();
-    let notifier = config.notifier.clone();
-    let config = phantom::http::HttpConfig::for_addr(listener.local_addr()?)
+    let mut shared = phantom::Config::default();
+    // Nodes behind one balancer seal 2026-07-28 `requestState` with one key: a state sealed by
+    // one node must open on the next (PHANTOM_STATE_KEY: 32 bytes in base64).
+    if let Ok(key) = std::env::var("PHANTOM_STATE_KEY") {
+        let key = phantom::input::StateKey::from_base64(&key).map_err(|e| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("PHANTOM_STATE_KEY: {e}"),
+            )
+        })?;
+        shared = shared.state_key(key);
+    }
+    let mut config = phantom::http::HttpConfig::for_addr(listener.local_addr()?)
         .preview(preview)
-        .config(config);
+        .config(shared);
+    // With `--redis`, sessions, events, answers, changes and tasks are shared by every node on
+    // that Redis (examples/cluster/ runs two behind HAProxy).
+    if let Some(url) = redis {
+        let backend = phantom_redis::backend(&url)
+            .await
+            .map_err(|e| std::io::Error::other(format!("--redis {url}: {e}")))?;
+        config = config.backend(backend);
+    }
+    let notifier = config.config.notifier.clone();
     // `test://watched-resource` changes every three seconds, as the reference server's does.
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(std::time::Duration::from_secs(3));

@@ -1,16 +1,20 @@
 //! Redis backend for [phantom](https://docs.rs/phantom-mcp) MCP servers: what must be shared
 //! when several nodes serve one MCP endpoint behind a load balancer.
 //!
-//! [`RedisSessionStore`] keeps legacy (2025-11-25) sessions, so that any node answers a session
-//! another node opened and a session ended on one node is gone on all of them:
+//! One call makes every seam phantom shares between nodes — [`RedisSessionStore`] (legacy
+//! sessions), [`RedisEventStore`] (SSE events for `Last-Event-ID`), [`RedisReplyBus`] (clients'
+//! answers to elicitation, sampling and roots), [`RedisBus`] (list changes, resource updates,
+//! task updates and cancellations), [`RedisSubscriptions`] and [`RedisTaskStore`] — and
+//! [`HttpConfig::backend`](phantom::http::HttpConfig::backend) installs them:
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! use phantom::http::HttpConfig;
 //!
-//! let sessions = phantom_redis::RedisSessionStore::from_url("redis://127.0.0.1:6379/").await?;
-//! let config = HttpConfig::default().session_store(sessions);
-//! # let _ = config; Ok(()) }
+//! let backend = phantom_redis::backend("redis://127.0.0.1:6379/").await?;
+//! let config = HttpConfig::default().backend(backend);
+//! let notifier = config.config.notifier.clone(); // for background jobs: reaches every node
+//! # let _ = (config, notifier); Ok(()) }
 //! ```
 //!
 //! Keys start with a prefix (`phantom:` unless [`Redis::with_prefix`] says otherwise) and carry
@@ -35,11 +39,19 @@ mod events;
 mod pubsub;
 mod replies;
 mod sessions;
+mod tasks;
 
 pub use bus::{RedisBus, RedisSubscriptions};
 pub use events::RedisEventStore;
 pub use replies::RedisReplyBus;
 pub use sessions::RedisSessionStore;
+pub use tasks::RedisTaskStore;
+
+/// Every seam on the Redis at `url`, under the default prefix: [`Redis::connect`], then
+/// [`Redis::backend`].
+pub async fn backend(url: &str) -> Result<phantom::store::Backend, StoreError> {
+    Redis::connect(url).await?.backend().await
+}
 
 /// How long one command (or connection attempt) may take before it counts as unavailable.
 const TIMEOUT: Duration = Duration::from_secs(1);
@@ -133,6 +145,18 @@ impl Redis {
     /// The prefix of every key.
     pub fn prefix(&self) -> &str {
         &self.prefix
+    }
+
+    /// Every seam through this connection: sessions, events, replies, the bus, subscriptions
+    /// and tasks. Opens the two pub/sub connections (replies and the bus) before it returns.
+    pub async fn backend(&self) -> Result<phantom::store::Backend, StoreError> {
+        Ok(phantom::store::Backend::memory()
+            .sessions(RedisSessionStore::new(self.clone()))
+            .events(RedisEventStore::new(self.clone()))
+            .replies(RedisReplyBus::new(self.clone()).await?)
+            .bus(RedisBus::new(self.clone()).await?)
+            .subscriptions(RedisSubscriptions::new(self.clone()))
+            .tasks(RedisTaskStore::new(self.clone())))
     }
 
     fn pubsub_client(&self) -> redis::Client {

@@ -53,10 +53,6 @@ impl<S: Server> Dispatcher<S> {
             .get()
             .filter(|s| !s.is_stateless())
             .map(super::session_key);
-        if key.is_some() && !self.inner.config.notifier.in_process() {
-            // A cancellation may arrive on another node and come over the bus.
-            crate::subscriptions::start_fan_out(self);
-        }
         let running = match key {
             Some(key) => match self.inner.node.inflight.start(key, id.to_string()) {
                 Some(running) => Some(running),

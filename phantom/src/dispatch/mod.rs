@@ -317,6 +317,11 @@ impl<S: Server> Dispatcher<S> {
         slot: &mut SessionSlot,
         outbound: &Outbound,
     ) -> Option<Reply> {
+        if !self.inner.config.notifier.in_process() {
+            // With a bus shared by several nodes, this node hears of cancellations and task
+            // changes made elsewhere from its first request on.
+            crate::subscriptions::start_fan_out(self);
+        }
         let progress = head.meta.as_ref().and_then(|m| m.progress);
         let trace = head
             .meta

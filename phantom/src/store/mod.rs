@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use crate::kernel::BoxFuture;
+mod backend;
 mod bus;
 mod events;
 pub(crate) mod notifier;
@@ -18,6 +19,7 @@ pub(crate) mod notifier;
 mod sessions;
 mod tasks;
 
+pub use backend::Backend;
 pub use bus::{
     BusEvent, Change, MemoryBus, MemorySubscriptions, NotificationBus, SubscriptionStore,
 };

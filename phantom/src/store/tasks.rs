@@ -58,7 +58,7 @@ pub trait TaskStore: Send + Sync + 'static {
     fn delete<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<(), StoreError>>;
 }
 
-impl<T: TaskStore> TaskStore for std::sync::Arc<T> {
+impl<T: TaskStore + ?Sized> TaskStore for std::sync::Arc<T> {
     fn put<'a>(&'a self, stored: StoredTask) -> BoxFuture<'a, Result<(), StoreError>> {
         (**self).put(stored)
     }

@@ -253,7 +253,10 @@ pub(crate) async fn fan_out<E: Env>(env: &E, change: Change) {
             |s| &s.allowed_resource_templates,
         ),
         Change::ResourcesUpdated { uris } => updated(env, &listeners, uris).await,
-        Change::TaskUpdated { task_id } => task_updated(env, &listeners, &task_id).await,
+        Change::TaskUpdated { task_id } => {
+            crate::tasks::stop_if_ended(env, &task_id).await;
+            task_updated(env, &listeners, &task_id).await;
+        }
         Change::RequestCancelled {
             session,
             request_id,

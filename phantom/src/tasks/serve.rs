@@ -43,6 +43,11 @@ impl Running {
         }
     }
 
+    /// Whether a task's handler runs on this node.
+    fn runs(&self, task_id: &str) -> bool {
+        self.map().contains_key(task_id)
+    }
+
     /// Forgets a task whose handler ended.
     fn forget(&self, task_id: &str) {
         self.map().remove(task_id);
@@ -333,6 +338,21 @@ pub(crate) async fn update<E: Env>(
         env.update_task(task, outstanding, session).await?;
     }
     Ok(Body::Map(Map::new()))
+}
+
+/// A task changed somewhere (another node's `tasks/cancel` included): a handler running here
+/// for a task the store now has in a terminal state (cancelled) is stopped.
+pub(crate) async fn stop_if_ended<E: Env>(env: &E, task_id: &str) {
+    if !env.running().runs(task_id) {
+        return;
+    }
+    match env.task_store().get(task_id).await {
+        Ok(Some(stored)) if stored.task.status.is_terminal() => env.running().stop(task_id),
+        Ok(_) => {}
+        Err(e) => {
+            tracing::warn!(error = %e, task = task_id, "a running task's state could not be read");
+        }
+    }
 }
 
 /// `tasks/cancel`: a task of this server's store is stopped and stored cancelled; an app's

@@ -475,7 +475,10 @@ pub async fn event_store<E: crate::store::EventStore>(a: E, b: E) {
         "an unknown id replays nothing"
     );
     assert!(
-        a.replay(&fresh_id(), &ids[0]).await.expect("replay").is_none(),
+        a.replay(&fresh_id(), &ids[0])
+            .await
+            .expect("replay")
+            .is_none(),
         "a session's id replays nothing in a session without events"
     );
 

@@ -293,6 +293,35 @@ impl HttpConfig {
         self
     }
 
+    /// Installs every seam of `backend` (`phantom_redis::backend(url).await?`): sessions and
+    /// events here, the reply bus, the notification bus (a new served notifier over it), the
+    /// subscription and task stores in [`HttpConfig::config`]. Seams the backend leaves `None`
+    /// keep what is set. Call it after [`HttpConfig::config`], which replaces the whole
+    /// `Config`; take the notifier for background jobs (`config.config.notifier.clone()`)
+    /// after it.
+    #[must_use]
+    pub fn backend(mut self, backend: crate::store::Backend) -> Self {
+        if let Some(sessions) = backend.sessions {
+            self.session_store = Some(sessions);
+        }
+        if let Some(events) = backend.events {
+            self.event_store = events;
+        }
+        if let Some(replies) = backend.replies {
+            self.config.reply_bus = replies;
+        }
+        if let Some(bus) = backend.bus {
+            self.config.notifier = crate::Notifier::with_bus(bus);
+        }
+        if let Some(subscriptions) = backend.subscriptions {
+            self.config.subscriptions = subscriptions;
+        }
+        if let Some(tasks) = backend.tasks {
+            self.config.task_store = tasks;
+        }
+        self
+    }
+
     pub(super) fn host_allowed(&self, host: &str) -> bool {
         match &self.allowed_hosts {
             None => true,

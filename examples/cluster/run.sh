@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Two `everything` nodes sharing one Redis, behind HAProxy round-robin without stickiness:
+#
+#   bash examples/cluster/run.sh            # serves http://127.0.0.1:4200/mcp until Ctrl-C
+#   CLUSTER_PORT=5000 bash examples/cluster/run.sh
+#
+# Needs redis-server and haproxy (Debian: apt-get install redis-server haproxy). With --detach it
+# starts everything, prints `url=…`, `dir=…` and the pids, and returns (stop them with
+# `kill $(cat "$dir"/pids)`); the test command uses that to run the conformance suites through
+# the balancer.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+detach=false
+[ "${1:-}" = "--detach" ] && detach=true
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+wait_port() { # port what
+  for _ in $(seq 1 200); do
+    if python3 -c "import socket; socket.create_connection(('127.0.0.1', $1), 0.2)" 2>/dev/null; then return 0; fi
+    sleep 0.05
+  done
+  echo "$2 did not start listening on port $1" >&2; return 1
+}
+
+for tool in redis-server haproxy; do
+  command -v "$tool" >/dev/null || { echo "$tool is missing (Debian: apt-get install redis-server haproxy)" >&2; exit 1; }
+done
+
+export CLUSTER_PORT="${CLUSTER_PORT:-4200}"
+export NODE_A_PORT="${NODE_A_PORT:-$(free_port)}"
+export NODE_B_PORT="${NODE_B_PORT:-$(free_port)}"
+redis_port="${REDIS_PORT:-$(free_port)}"
+export CLUSTER_DIR="${CLUSTER_DIR:-$(mktemp -d)}"
+# One key seals 2026-07-28 `requestState` on both nodes, so a state one node sealed opens on the other.
+export PHANTOM_STATE_KEY="${PHANTOM_STATE_KEY:-$(python3 -c 'import base64, os; print(base64.b64encode(os.urandom(32)).decode())')}"
+
+cargo build --quiet -p phantom-examples --bin everything
+bin="${CARGO_TARGET_DIR:-$root/target}/debug/everything"
+
+redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --dir "$CLUSTER_DIR" \
+  >"$CLUSTER_DIR/redis.log" 2>&1 &
+echo $! >"$CLUSTER_DIR/pids"
+wait_port "$redis_port" redis-server
+for node in A B; do
+  port_var="NODE_${node}_PORT"
+  "$bin" --addr "127.0.0.1:${!port_var}" --redis "redis://127.0.0.1:$redis_port/" \
+    >"$CLUSTER_DIR/node-$node.log" 2>&1 &
+  echo $! >>"$CLUSTER_DIR/pids"
+  wait_port "${!port_var}" "node $node"
+done
+haproxy -f "$here/haproxy.cfg" -db >"$CLUSTER_DIR/haproxy.log" 2>&1 &
+echo $! >>"$CLUSTER_DIR/pids"
+wait_port "$CLUSTER_PORT" haproxy
+
+echo "url=http://localhost:$CLUSTER_PORT/mcp"
+echo "dir=$CLUSTER_DIR"
+if $detach; then exit 0; fi
+trap 'kill $(cat "$CLUSTER_DIR/pids") 2>/dev/null || true' EXIT INT TERM
+echo "two nodes (127.0.0.1:$NODE_A_PORT, 127.0.0.1:$NODE_B_PORT) on redis://127.0.0.1:$redis_port/; Ctrl-C stops them"
+wait

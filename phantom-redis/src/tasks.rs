@@ -1,0 +1,115 @@
+//! [`RedisTaskStore`]: tasks in Redis, so that any node answers `tasks/get`, `tasks/update` and
+//! `tasks/cancel` for a task another node runs.
+
+use std::time::Duration;
+
+use phantom::BoxFuture;
+use phantom::store::{StoreError, StoredTask, TaskStore};
+
+use crate::Redis;
+
+/// A [`TaskStore`] in Redis: each task one JSON string, `<prefix>{t:<id>}`, expiring when the
+/// task does (a task without a TTL after [`RedisTaskStore::with_max_ttl`], a day by default, so
+/// that no key lives for ever).
+///
+/// A write replaces the task (last write wins, as the trait says). A node that runs a task hears
+/// of another node's `tasks/cancel` over the notification bus and stops its handler.
+#[derive(Debug, Clone)]
+pub struct RedisTaskStore {
+    redis: Redis,
+    max_ttl: Duration,
+}
+
+impl RedisTaskStore {
+    /// How long a task without a TTL of its own is kept unless [`RedisTaskStore::with_max_ttl`]
+    /// says otherwise.
+    pub const DEFAULT_MAX_TTL: Duration = Duration::from_secs(24 * 60 * 60);
+
+    /// Tasks through `redis`.
+    pub fn new(redis: Redis) -> Self {
+        Self {
+            redis,
+            max_ttl: Self::DEFAULT_MAX_TTL,
+        }
+    }
+
+    /// The longest a task is kept (the TTL of one that has none).
+    #[must_use]
+    pub fn with_max_ttl(mut self, max_ttl: Duration) -> Self {
+        self.max_ttl = max_ttl;
+        self
+    }
+
+    /// The key of a task.
+    pub fn key(&self, task_id: &str) -> String {
+        format!("{}{{t:{task_id}}}", self.redis.prefix())
+    }
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+impl TaskStore for RedisTaskStore {
+    fn put<'a>(&'a self, stored: StoredTask) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            stored.task.validate().map_err(StoreError::other)?;
+            let max = u64::try_from(self.max_ttl.as_millis()).unwrap_or(u64::MAX);
+            let ms = match stored.expires_at_ms {
+                Some(at) => at.saturating_sub(now_ms()).min(max),
+                None => max,
+            };
+            if ms == 0 {
+                // Expired already: nobody may read it again.
+                return self.delete_key(&stored.task.task_id).await;
+            }
+            let json = serde_json::to_vec(&stored).map_err(|e| {
+                StoreError::other(format!(
+                    "task {} does not serialize: {e}",
+                    stored.task.task_id
+                ))
+            })?;
+            self.redis
+                .query::<()>(
+                    redis::cmd("SET")
+                        .arg(self.key(&stored.task.task_id))
+                        .arg(json)
+                        .arg("PX")
+                        .arg(ms),
+                )
+                .await
+        })
+    }
+
+    fn get<'a>(
+        &'a self,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<StoredTask>, StoreError>> {
+        Box::pin(async move {
+            let json: Option<Vec<u8>> = self
+                .redis
+                .query(redis::cmd("GET").arg(self.key(task_id)))
+                .await?;
+            let Some(json) = json else { return Ok(None) };
+            let stored: StoredTask = serde_json::from_slice(&json).map_err(|e| {
+                StoreError::other(format!("the stored task {task_id} does not parse: {e}"))
+            })?;
+            Ok((!stored.expired_at(now_ms())).then_some(stored))
+        })
+    }
+
+    fn delete<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(self.delete_key(task_id))
+    }
+}
+
+impl RedisTaskStore {
+    async fn delete_key(&self, task_id: &str) -> Result<(), StoreError> {
+        self.redis
+            .query::<u64>(redis::cmd("DEL").arg(self.key(task_id)))
+            .await
+            .map(|_| ())
+    }
+}

@@ -1,0 +1,92 @@
+//! [`Backend`]: every seam a node shares with the other nodes behind a load balancer, in one
+//! value, installed in one call ([`HttpConfig::backend`](crate::http::HttpConfig::backend)).
+
+use std::sync::Arc;
+
+use super::{EventStore, NotificationBus, ReplyBus, SessionStore, SubscriptionStore, TaskStore};
+
+/// The shared seams of a node. A seam left `None` keeps the in-memory default, which serves one
+/// process and costs nothing; `phantom_redis::backend(url)` fills every one.
+///
+/// What stays on each node whatever the backend: the streams open on it, the requests and
+/// task handlers running on it, its caps (`HttpConfig::max_sessions`, `max_streams`, …), and
+/// the handlers themselves — tools, resources and prompts are code, registered by the app on
+/// every node.
+#[derive(Clone, Default)]
+#[non_exhaustive]
+pub struct Backend {
+    /// Legacy sessions ([`HttpConfig::session_store`](crate::http::HttpConfig::session_store)).
+    pub sessions: Option<Arc<dyn SessionStore>>,
+    /// SSE events for `Last-Event-ID` resumption.
+    pub events: Option<Arc<dyn EventStore>>,
+    /// Clients' answers to server-to-client requests.
+    pub replies: Option<Arc<dyn ReplyBus>>,
+    /// Changes (list changes, resource updates, task updates, cancellations) to every node.
+    pub bus: Option<Arc<dyn NotificationBus>>,
+    /// Legacy sessions' resource subscriptions.
+    pub subscriptions: Option<Arc<dyn SubscriptionStore>>,
+    /// Tasks.
+    pub tasks: Option<Arc<dyn TaskStore>>,
+}
+
+impl std::fmt::Debug for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Backend")
+            .field("sessions", &self.sessions.is_some())
+            .field("events", &self.events.is_some())
+            .field("replies", &self.replies.is_some())
+            .field("bus", &self.bus.is_some())
+            .field("subscriptions", &self.subscriptions.is_some())
+            .field("tasks", &self.tasks.is_some())
+            .finish()
+    }
+}
+
+impl Backend {
+    /// Every seam in memory (the default).
+    pub fn memory() -> Self {
+        Self::default()
+    }
+
+    /// With this session store.
+    #[must_use]
+    pub fn sessions(mut self, store: impl SessionStore) -> Self {
+        self.sessions = Some(Arc::new(store));
+        self
+    }
+
+    /// With this event store.
+    #[must_use]
+    pub fn events(mut self, store: impl EventStore) -> Self {
+        self.events = Some(Arc::new(store));
+        self
+    }
+
+    /// With this reply bus.
+    #[must_use]
+    pub fn replies(mut self, bus: impl ReplyBus) -> Self {
+        self.replies = Some(Arc::new(bus));
+        self
+    }
+
+    /// With this notification bus.
+    #[must_use]
+    pub fn bus(mut self, bus: impl NotificationBus) -> Self {
+        self.bus = Some(Arc::new(bus));
+        self
+    }
+
+    /// With this subscription store.
+    #[must_use]
+    pub fn subscriptions(mut self, store: impl SubscriptionStore) -> Self {
+        self.subscriptions = Some(Arc::new(store));
+        self
+    }
+
+    /// With this task store.
+    #[must_use]
+    pub fn tasks(mut self, store: impl TaskStore) -> Self {
+        self.tasks = Some(Arc::new(store));
+        self
+    }
+}
