@@ -4,7 +4,9 @@
 # Then `legacy` once more against the server's legacy stateless mode (`studies --stateless`),
 # interactive.py (elicitation, sampling, progress, logs) and subscriptions.py (resource updates
 # and list changes) against `everything`, and scoped.py (JWT bearer tokens, scopes) against
-# `notes`. The scripts sit beside this one.
+# `notes`. interactive.py and subscriptions.py then run once more through HAProxy round-robin in
+# front of two `everything --redis` nodes sharing one Redis (examples/cluster/run.sh), so an
+# answer, a subscription or a stream may land on either node. The scripts sit beside this one.
 # The virtualenv lives in .cache/python-venv at the repository root and is created on first use.
 set -euo pipefail
 
@@ -53,6 +55,25 @@ run_against() { # SERVER SCRIPT "<server flags>" MODE...
     return "$status"
 }
 
+# Runs a client script through the balancer of a fresh two-node cluster, then stops it.
+run_against_cluster() { # SCRIPT MODE...
+    local script="$root/tests/harness/python/$1"; shift
+    local dir port status=0
+    dir="$(mktemp -d)"
+    port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+    CLUSTER_DIR="$dir" CLUSTER_PORT="$port" bash "$root/examples/cluster/run.sh" --detach >/dev/null
+    "$venv/bin/python" "$script" "http://localhost:$port/mcp" "$@" || status=$?
+    python3 "$root/tests/harness/cluster_stats.py" "$dir" || status=$?
+    if [[ $status -ne 0 ]]; then
+        for f in "$dir"/node-*.log; do echo "--- $f ---" >&2; cat "$f" >&2; done
+    fi
+    kill $(cat "$dir/pids") 2>/dev/null || true
+    rm -rf "$dir"
+    return "$status"
+}
+
+bash "$root/tests/harness/debian.sh" redis-server=redis-server haproxy=haproxy
+
 status=0
 run_against studies client.py "" "$@" || status=$?
 echo "== legacy client against the legacy stateless mode"
@@ -63,4 +84,7 @@ echo "== change notifications of everything (resources/subscribe, subscriptions/
 run_against everything subscriptions.py "" auto legacy || status=$?
 echo "== bearer tokens against notes (JWTs signed by PyJWT: 401 challenges, 403 insufficient_scope, scoped calls)"
 run_against notes scoped.py "" auto legacy || status=$?
+echo "== through the balancer: interactive tools and change notifications on two everything nodes sharing one Redis"
+run_against_cluster interactive.py auto legacy || status=$?
+run_against_cluster subscriptions.py auto legacy || status=$?
 exit "$status"
