@@ -68,10 +68,10 @@ RUSTC_BOOTSTRAP=1 RUSTDOCFLAGS="-Z unstable-options --output-format json" \
   cargo doc -p phantom-mcp --no-deps --quiet
 python3 scripts/public-api.py target/doc/phantom.json | diff -u tests/public-api.txt -
 
-# One invocation, so the unpublished path dependencies between the three resolve to each other; each
+# One invocation, so the unpublished path dependencies between the four resolve to each other; each
 # .crate is then built from its own contents. Like `cargo publish`, it refuses uncommitted changes.
 step "package and verify the publishable crates"
-cargo package -p phantom-uri -p phantom-macros -p phantom-mcp
+cargo package -p phantom-uri -p phantom-macros -p phantom-mcp -p phantom-redis
 
 step "benchmark harness smoke (phantom and rmcp echo servers, every driver mode, ~1 s each)"
 cargo build -p phantom-bench --release
