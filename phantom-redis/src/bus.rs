@@ -46,7 +46,7 @@ impl Handler for Fan {
             }
             // A newer node may publish a change this one does not know: skip it.
             Err(e) => {
-                tracing::debug!(error = %e, "redis bus: a change this node does not know; ignored")
+                tracing::debug!(error = %e, "redis bus: a change this node does not know; ignored");
             }
         }
     }

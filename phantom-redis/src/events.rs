@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use futures_util::stream::BoxStream;
 use phantom::BoxFuture;
-use phantom::store::{EventStore, StoreError, StoredEvent};
+use phantom::store::{EventStore, Replay, StoreError, StoredEvent};
 
 use crate::Redis;
 
@@ -130,7 +130,7 @@ impl EventStore for RedisEventStore {
         &'a self,
         session: &'a str,
         last_event_id: &'a str,
-    ) -> BoxFuture<'a, Result<Option<(String, Vec<StoredEvent>)>, StoreError>> {
+    ) -> BoxFuture<'a, Result<Option<Replay>, StoreError>> {
         Box::pin(async move {
             let Some((stream, entry)) = split(last_event_id) else {
                 return Ok(None);
@@ -181,9 +181,7 @@ impl EventStore for RedisEventStore {
                 if let Some(event) = f.pending.pop_front() {
                     return Some((Ok(event), f));
                 }
-                let Some(entry) = f.entry.clone() else {
-                    return None;
-                };
+                let entry = f.entry.clone()?;
                 let read: Result<Entries, StoreError> = f
                     .store
                     .redis

@@ -15,7 +15,7 @@ use futures_util::stream::BoxStream;
 use phantom::BoxFuture;
 use phantom::http::HttpConfig;
 use phantom::prelude::*;
-use phantom::store::{EventStore, MemoryEventStore, StoreError, StoredEvent};
+use phantom::store::{EventStore, MemoryEventStore, Replay, StoreError, StoredEvent};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 use tokio::sync::oneshot;
@@ -66,7 +66,7 @@ impl EventStore for Counting {
         &'a self,
         session: &'a str,
         last_event_id: &'a str,
-    ) -> BoxFuture<'a, Result<Option<(String, Vec<StoredEvent>)>, StoreError>> {
+    ) -> BoxFuture<'a, Result<Option<Replay>, StoreError>> {
         self.inner.replay(session, last_event_id)
     }
 

@@ -7,7 +7,7 @@ use futures_util::stream::BoxStream;
 use http::{Method, StatusCode};
 use phantom::BoxFuture;
 use phantom::http::{HttpConfig, ResponseMode};
-use phantom::store::{EventStore, MemoryEventStore, StoreError, StoredEvent};
+use phantom::store::{EventStore, MemoryEventStore, Replay, StoreError, StoredEvent};
 use serde_json::json;
 
 use crate::support::{LEGACY, TestServer, echo_call, first_text, initialize_request, request};
@@ -300,7 +300,7 @@ impl EventStore for RecordingStore {
         &'a self,
         session: &'a str,
         last_event_id: &'a str,
-    ) -> BoxFuture<'a, Result<Option<(String, Vec<StoredEvent>)>, StoreError>> {
+    ) -> BoxFuture<'a, Result<Option<Replay>, StoreError>> {
         self.inner.replay(session, last_event_id)
     }
 

@@ -20,6 +20,9 @@ pub struct StoredEvent {
     pub data: String,
 }
 
+/// What [`EventStore::replay`] finds: the stream's name and its events from the named one on.
+pub type Replay = (String, Vec<StoredEvent>);
+
 /// Where SSE events live until a client may need them again.
 ///
 /// A session has several streams (its GET stream, one per resumable POST), each named by the
@@ -46,7 +49,7 @@ pub trait EventStore: Send + Sync + 'static {
         &'a self,
         session: &'a str,
         last_event_id: &'a str,
-    ) -> BoxFuture<'a, Result<Option<(String, Vec<StoredEvent>)>, StoreError>>;
+    ) -> BoxFuture<'a, Result<Option<Replay>, StoreError>>;
 
     /// The events of `stream` after `last_event_id`, as they are appended, until the caller
     /// drops the stream (the transport stops at the request's response, or after a while). An
@@ -76,7 +79,7 @@ impl<T: EventStore + ?Sized> EventStore for Arc<T> {
         &'a self,
         session: &'a str,
         last_event_id: &'a str,
-    ) -> BoxFuture<'a, Result<Option<(String, Vec<StoredEvent>)>, StoreError>> {
+    ) -> BoxFuture<'a, Result<Option<Replay>, StoreError>> {
         (**self).replay(session, last_event_id)
     }
 
@@ -110,7 +113,7 @@ struct Shared {
 
 impl Shared {
     /// The events of `from`'s stream in `session`, `from` first: `None` when `from` is unknown.
-    fn from(&self, session: &str, from: &str) -> Option<(String, Vec<StoredEvent>)> {
+    fn from(&self, session: &str, from: &str) -> Option<Replay> {
         let sessions = self.sessions.locked();
         let log = sessions.get(session)?;
         let at = log.events.iter().position(|(_, e)| e.id == from)?;
@@ -177,7 +180,7 @@ impl EventStore for MemoryEventStore {
         &'a self,
         session: &'a str,
         last_event_id: &'a str,
-    ) -> BoxFuture<'a, Result<Option<(String, Vec<StoredEvent>)>, StoreError>> {
+    ) -> BoxFuture<'a, Result<Option<Replay>, StoreError>> {
         Box::pin(std::future::ready(Ok(self
             .shared
             .from(session, last_event_id))))

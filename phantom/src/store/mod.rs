@@ -23,8 +23,7 @@ pub use backend::Backend;
 pub use bus::{
     BusEvent, Change, MemoryBus, MemorySubscriptions, NotificationBus, SubscriptionStore,
 };
-pub use events::{EventStore, MemoryEventStore, StoredEvent};
-pub(crate) use sessions::now_ms;
+pub use events::{EventStore, MemoryEventStore, Replay, StoredEvent};
 pub use sessions::{MemorySessionStore, SessionRecord, SessionStore};
 pub use tasks::{MemoryTaskStore, Owner, StoredTask, TaskStore, new_task_id};
 

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -10,6 +10,7 @@ use serde_json::Value;
 use super::StoreError;
 use crate::kernel::BoxFuture;
 use crate::kernel::Locked as _;
+use crate::protocol::time::now_ms;
 use crate::protocol::{Implementation, LogLevel};
 
 /// What every node must know of a legacy session: the part that outlives one request.
@@ -45,15 +46,8 @@ pub struct SessionRecord {
     /// [`SessionStore::touch`] and leaves this alone).
     pub updated_ms: u64,
     /// Counts the record's updates: [`SessionStore::update`] succeeds only on the revision it was
-    /// read at, and the store sets the next one. `0` for a record not yet created.
+    /// read at, and the store sets the next one. `0` for a record the store has never held.
     pub revision: u64,
-}
-
-/// Milliseconds since the Unix epoch, now.
-pub(crate) fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 impl SessionRecord {
@@ -201,7 +195,7 @@ impl MemorySessionStore {
         Self::default()
     }
 
-    /// Records held, expired ones not yet dropped included.
+    /// Records held, counting expired ones the store has still to drop.
     pub fn len(&self) -> usize {
         self.rows.locked().records.len()
     }

@@ -166,7 +166,7 @@ pub(super) async fn get<S: Server>(st: &Arc<HttpState<S>>, request: Request) -> 
     if let Some(last) = header_str(&request.headers, LAST_EVENT_ID) {
         match st.cfg.event_store.replay(&id, last).await {
             Ok(Some((stream, events))) if stream != GET_STREAM => {
-                return resume_post_stream(st, id, stream, events);
+                return resume_post_stream(st, &id, &stream, &events);
             }
             // The named event was sent already.
             Ok(Some((_, events))) => replayed = events.into_iter().skip(1).collect(),
@@ -305,9 +305,9 @@ const RESUME_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 /// (or [`RESUME_WAIT`] passes without it).
 fn resume_post_stream<S: Server>(
     st: &Arc<HttpState<S>>,
-    session: String,
-    stream: String,
-    events: Vec<StoredEvent>,
+    session: &str,
+    stream: &str,
+    events: &[StoredEvent],
 ) -> Response {
     let done = events.iter().any(|e| is_response(&e.data));
     let from = events.last().map(|e| e.id.clone()).unwrap_or_default();
@@ -320,7 +320,7 @@ fn resume_post_stream<S: Server>(
     let tail = if done {
         futures_util::stream::empty().boxed()
     } else {
-        let follow = st.cfg.event_store.follow(&session, &stream, &from);
+        let follow = st.cfg.event_store.follow(session, stream, &from);
         futures_util::stream::unfold(Some(follow), move |follow| async move {
             let mut follow = follow?;
             let next = tokio::time::timeout_at(deadline, follow.next()).await;

@@ -195,7 +195,7 @@ pub(super) async fn persist<S: Server>(
             break Ok(());
         }
         record.log_level = session.log_level;
-        record.updated_ms = crate::store::now_ms();
+        record.updated_ms = crate::protocol::time::now_ms();
         match store.update(&record, ttl).await {
             Ok(revision) => {
                 st.sessions.set_revision(id, revision);
