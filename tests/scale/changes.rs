@@ -22,18 +22,10 @@ fn prefix(what: &str) -> String {
     format!("{what}-{}:", uuid::Uuid::new_v4().simple())
 }
 
-#[tokio::test]
-async fn the_bus_and_subscription_contracts_hold_on_redis() {
-    let redis = RedisServer::start();
+/// The bus and subscription contracts on two connections to one Redis.
+async fn bus_and_subscription_contracts(a: Redis, b: Redis) {
     let prefix = prefix("bus");
-    let a = Redis::connect(&redis.url())
-        .await
-        .expect("connect")
-        .with_prefix(&prefix);
-    let b = Redis::connect(&redis.url())
-        .await
-        .expect("connect")
-        .with_prefix(&prefix);
+    let (a, b) = (a.with_prefix(&prefix), b.with_prefix(&prefix));
     phantom::testing::contract::notification_bus(
         RedisBus::new(a.clone()).await.expect("bus a"),
         RedisBus::new(b.clone()).await.expect("bus b"),
@@ -47,27 +39,21 @@ async fn the_bus_and_subscription_contracts_hold_on_redis() {
 }
 
 #[tokio::test]
+async fn the_bus_and_subscription_contracts_hold_on_redis() {
+    let redis = RedisServer::start();
+    let url = redis.url();
+    let (a, b) = (Redis::connect(&url).await, Redis::connect(&url).await);
+    bus_and_subscription_contracts(a.expect("connect"), b.expect("connect")).await;
+}
+
+#[tokio::test]
 async fn the_bus_and_subscription_contracts_hold_on_a_redis_cluster() {
     let cluster = RedisCluster::start();
-    let prefix = prefix("bus");
-    let a = Redis::cluster(cluster.urls())
-        .await
-        .expect("connect")
-        .with_prefix(&prefix);
-    let b = Redis::cluster(cluster.urls())
-        .await
-        .expect("connect")
-        .with_prefix(&prefix);
-    phantom::testing::contract::notification_bus(
-        RedisBus::new(a.clone()).await.expect("bus a"),
-        RedisBus::new(b.clone()).await.expect("bus b"),
-    )
-    .await;
-    phantom::testing::contract::subscription_store(
-        RedisSubscriptions::new(a),
-        RedisSubscriptions::new(b),
-    )
-    .await;
+    let (a, b) = (
+        Redis::cluster(cluster.urls()).await,
+        Redis::cluster(cluster.urls()).await,
+    );
+    bus_and_subscription_contracts(a.expect("connect"), b.expect("connect")).await;
 }
 
 #[tokio::test]
