@@ -5,7 +5,8 @@
 # from npm into .cache/, Python `mcp` from PyPI, Chromium from Debian's packages) and then runs: format check, clippy, every Rust test (unit, integration, trybuild
 # ui, doc), the README quickstart built as a new crate, rustdoc, `cargo package` of the publishable
 # crates (it needs a committed working tree), the official conformance suites against
-# examples/everything, the MCP Inspector CLI against both examples, MCP Apps in headless Chromium,
+# examples/everything (one node, then two nodes on one Redis behind HAProxy), a node's failover,
+# the MCP Inspector CLI against both examples, MCP Apps in headless Chromium,
 # and a real Python MCP client against examples/studies.
 #
 #   bash scripts/test.sh            everything
@@ -80,6 +81,9 @@ cargo run -p phantom-bench --release -- smoke
 if ! $only_rust; then
   step "official MCP conformance suites (strict expected failures)"
   bash tests/harness/conformance/run.sh
+
+  step "failover: a node killed (SIGKILL) with a legacy stream open; the client resumes on the other node"
+  bash tests/harness/failover/run.sh
 
   step "MCP Inspector CLI 2.12.0: lists, calls and --strict schema checks of studies and everything"
   bash tests/harness/inspector/run.sh

@@ -7,7 +7,7 @@
 # Needs redis-server and haproxy (Debian: apt-get install redis-server haproxy). With --detach it
 # starts everything, prints `url=…`, `dir=…` and the pids, and returns (stop them with
 # `kill $(cat "$dir"/pids)`); the test command uses that to run the conformance suites through
-# the balancer.
+# the balancer (and `node-A.pid`, `node-A.port`, … in "$dir" name each node, for the failover test).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -47,6 +47,8 @@ for node in A B; do
   "$bin" --addr "127.0.0.1:${!port_var}" --redis "redis://127.0.0.1:$redis_port/" \
     >"$CLUSTER_DIR/node-$node.log" 2>&1 &
   echo $! >>"$CLUSTER_DIR/pids"
+  echo $! >"$CLUSTER_DIR/node-$node.pid"
+  echo "${!port_var}" >"$CLUSTER_DIR/node-$node.port"
   wait_port "${!port_var}" "node $node"
 done
 haproxy -f "$here/haproxy.cfg" -db >"$CLUSTER_DIR/haproxy.log" 2>&1 &
