@@ -14,10 +14,16 @@ use crate::Redis;
 ///
 /// A write replaces the task (last write wins, as the trait says). A node that runs a task hears
 /// of another node's `tasks/cancel` over the notification bus and stops its handler.
+///
+/// The node running a task holds its lease, `<prefix>{t:<id>}:lease` (the node's name, expiring
+/// after [`RedisTaskStore::with_lease`], ten seconds by default), and renews it every third of
+/// that; a task still `working` whose lease lapsed is stored `failed` with a reason by the next
+/// node asked about it.
 #[derive(Debug, Clone)]
 pub struct RedisTaskStore {
     redis: Redis,
     max_ttl: Duration,
+    lease: Duration,
 }
 
 impl RedisTaskStore {
@@ -25,12 +31,28 @@ impl RedisTaskStore {
     /// says otherwise.
     pub const DEFAULT_MAX_TTL: Duration = Duration::from_secs(24 * 60 * 60);
 
+    /// How long a running task's lease lasts unless [`RedisTaskStore::with_lease`] says
+    /// otherwise.
+    pub const DEFAULT_LEASE: Duration = Duration::from_secs(10);
+
     /// Tasks through `redis`.
     pub fn new(redis: Redis) -> Self {
         Self {
             redis,
             max_ttl: Self::DEFAULT_MAX_TTL,
+            lease: Self::DEFAULT_LEASE,
         }
+    }
+
+    /// How long a running task's lease lasts: how soon after its node died a task is `failed`.
+    #[must_use]
+    pub fn with_lease(mut self, lease: Duration) -> Self {
+        self.lease = lease.max(Duration::from_millis(30));
+        self
+    }
+
+    fn lease_key(&self, task_id: &str) -> String {
+        format!("{}{{t:{task_id}}}:lease", self.redis.prefix())
     }
 
     /// The longest a task is kept (the TTL of one that has none).
@@ -102,6 +124,48 @@ impl TaskStore for RedisTaskStore {
 
     fn delete<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(self.delete_key(task_id))
+    }
+
+    fn lease_ttl(&self) -> Option<Duration> {
+        Some(self.lease)
+    }
+
+    fn lease<'a>(
+        &'a self,
+        task_id: &'a str,
+        node: &'a str,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let ms = u64::try_from(self.lease.as_millis()).unwrap_or(u64::MAX);
+            self.redis
+                .query::<()>(
+                    redis::cmd("SET")
+                        .arg(self.lease_key(task_id))
+                        .arg(node)
+                        .arg("PX")
+                        .arg(ms),
+                )
+                .await
+        })
+    }
+
+    fn leased<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move {
+            let held: u64 = self
+                .redis
+                .query(redis::cmd("EXISTS").arg(self.lease_key(task_id)))
+                .await?;
+            Ok(held > 0)
+        })
+    }
+
+    fn release<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            self.redis
+                .query::<u64>(redis::cmd("DEL").arg(self.lease_key(task_id)))
+                .await
+                .map(|_| ())
+        })
     }
 }
 

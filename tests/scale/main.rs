@@ -11,3 +11,4 @@ mod changes;
 mod contract;
 mod replies;
 mod sessions;
+mod tasks;

@@ -56,6 +56,37 @@ pub trait TaskStore: Send + Sync + 'static {
 
     /// Forgets a task (idempotent).
     fn delete<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<(), StoreError>>;
+
+    /// How long a running task's lease lasts, or `None` when the store keeps no leases (the
+    /// default: a store in one process dies with the handlers it holds tasks of). With a lease,
+    /// the node running a task renews it every third of this; a task found still running whose
+    /// lease has lapsed — its node died — is stored `failed`.
+    fn lease_ttl(&self) -> Option<std::time::Duration> {
+        None
+    }
+
+    /// Takes or renews the lease of running task `task_id` for `node`, for
+    /// [`lease_ttl`](TaskStore::lease_ttl).
+    fn lease<'a>(
+        &'a self,
+        task_id: &'a str,
+        node: &'a str,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        let _ = (task_id, node);
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    /// Whether some node holds the lease of task `task_id` (always, without leases).
+    fn leased<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        let _ = task_id;
+        Box::pin(std::future::ready(Ok(true)))
+    }
+
+    /// Gives the lease up: the task's handler ended.
+    fn release<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        let _ = task_id;
+        Box::pin(std::future::ready(Ok(())))
+    }
 }
 
 impl<T: TaskStore + ?Sized> TaskStore for std::sync::Arc<T> {
@@ -72,6 +103,26 @@ impl<T: TaskStore + ?Sized> TaskStore for std::sync::Arc<T> {
 
     fn delete<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
         (**self).delete(task_id)
+    }
+
+    fn lease_ttl(&self) -> Option<std::time::Duration> {
+        (**self).lease_ttl()
+    }
+
+    fn lease<'a>(
+        &'a self,
+        task_id: &'a str,
+        node: &'a str,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        (**self).lease(task_id, node)
+    }
+
+    fn leased<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        (**self).leased(task_id)
+    }
+
+    fn release<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        (**self).release(task_id)
     }
 }
 

@@ -25,13 +25,18 @@ pub(crate) const EXTENSION: &str = "io.modelcontextprotocol/tasks";
 /// The tasks running on this node, by id: what `tasks/cancel` and expiry stop, and where
 /// `tasks/update` delivers answers.
 #[derive(Debug, Default)]
-pub(crate) struct Running(Mutex<RunningMap>);
+pub(crate) struct Running(Mutex<RunningMap>, std::sync::OnceLock<String>);
 
 type RunningMap = HashMap<String, (tokio::task::AbortHandle, Arc<TaskInput>)>;
 
 impl Running {
     fn map(&self) -> std::sync::MutexGuard<'_, RunningMap> {
         self.0.locked()
+    }
+
+    /// This node's name in task leases.
+    fn node(&self) -> &str {
+        self.1.get_or_init(crate::kernel::random_id::<9>)
     }
 
     /// Stops a task's handler (`tasks/cancel`): it is dropped, and work it handed a `Ctx`
@@ -192,8 +197,13 @@ pub(crate) async fn start<E: Env>(
     let arguments: Option<Box<RawValue>> = arguments.map(ToOwned::to_owned);
     let task_id = id.clone();
     let (expired, keeper, expired_id) = (Arc::clone(&input), env.clone(), id.clone());
+    if env.task_store().lease_ttl().is_some()
+        && let Err(e) = env.task_store().lease(&id, env.running().node()).await
+    {
+        tracing::warn!(error = %e, task = %id, "a task's lease could not be taken");
+    }
     let run = async move {
-        run_task(
+        let handler = run_task(
             &runner,
             index,
             stored,
@@ -201,8 +211,30 @@ pub(crate) async fn start<E: Env>(
             arguments.as_deref(),
             &session,
             &request,
-        )
-        .await;
+        );
+        match runner.task_store().lease_ttl() {
+            Some(ttl) => {
+                tokio::pin!(handler);
+                let every = (ttl / 3).max(std::time::Duration::from_millis(10));
+                let mut renew =
+                    tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+                loop {
+                    tokio::select! {
+                        () = &mut handler => break,
+                        _ = renew.tick() => {
+                            let store = runner.task_store();
+                            if let Err(e) = store.lease(&task_id, runner.running().node()).await {
+                                tracing::warn!(error = %e, task = %task_id, "a task's lease could not be renewed");
+                            }
+                        }
+                    }
+                }
+                if let Err(e) = runner.task_store().release(&task_id).await {
+                    tracing::debug!(error = %e, task = %task_id, "a task's lease is left to lapse");
+                }
+            }
+            None => handler.await,
+        }
         runner.running().forget(&task_id);
     };
     // The map stays locked until the task is in it: a handler that ends at once forgets its
@@ -289,6 +321,10 @@ async fn named<E: Env>(
         .await
         .map_err(|e| store_failure(&e))?
         .filter(|s| s.owner == session.task_owner());
+    let stored = match stored {
+        Some(s) => Some(orphaned(env, s).await?),
+        None => None,
+    };
     let task = if env.defines(Callback::GetTask) {
         super::find_task(env, &p.task_id, session)
             .await?
@@ -297,6 +333,38 @@ async fn named<E: Env>(
         stored.as_ref().ok_or_else(unknown)?.task.clone()
     };
     Ok((p.task_id, task, stored))
+}
+
+/// A task the store has running while no node holds its lease — the node running it died — is
+/// stored `failed`, with a reason. Without leases (one process) it is returned as it is.
+async fn orphaned<E: Env>(env: &E, stored: StoredTask) -> Result<StoredTask, Failure> {
+    let store = env.task_store();
+    if store.lease_ttl().is_none()
+        || stored.task.status.is_terminal()
+        || env.running().runs(&stored.task.task_id)
+        || store
+            .leased(&stored.task.task_id)
+            .await
+            .map_err(|e| store_failure(&e))?
+    {
+        return Ok(stored);
+    }
+    let error = ErrorObject::new(
+        codes::INTERNAL_ERROR,
+        "The node running this task stopped before it finished (its lease lapsed)",
+    );
+    let failed = StoredTask {
+        task: stored
+            .task
+            .failed(error)
+            .message("the node running this task stopped before it finished"),
+        ..stored
+    };
+    recorder(env)
+        .record(failed.clone())
+        .await
+        .map_err(|e| store_failure(&e))?;
+    Ok(failed)
 }
 
 /// `tasks/get`.

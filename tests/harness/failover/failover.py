@@ -8,7 +8,9 @@ On node A, a 2025-11-25 session calls `test_elicitation`: A answers with an SSE 
 priming event and the `elicitation/create` request in Redis, and waits for the answer. A is then
 killed. The client resumes the stream on node B with `Last-Event-ID` (the priming event's id) and
 must receive what A had written after it exactly once (the elicitation request, and nothing
-twice); the session, opened on A, keeps working on B. Exits non-zero on the first failure.
+twice); the session, opened on A, keeps working on B. A 2026-07-28 task A was running
+(`slow_compute`, a minute long) is `failed`, with a reason, once its lease lapsed (ten seconds),
+never `working` for ever. Exits non-zero on the first failure.
 """
 import http.client
 import json
@@ -48,6 +50,27 @@ class Node:
             "host": f"localhost:{self.port}",
         })
         return conn, conn.getresponse()
+
+
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+}
+
+
+def modern(node, method, params, name):
+    conn = http.client.HTTPConnection("127.0.0.1", node.port, timeout=10)
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": dict(params, _meta=MODERN_META)}
+    conn.request("POST", "/mcp", json.dumps(body), {
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream",
+        "host": f"localhost:{node.port}",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": method,
+        "mcp-name": name,
+    })
+    resp = conn.getresponse()
+    return json.loads(resp.read())
 
 
 def events(resp, want, within):
@@ -102,6 +125,12 @@ def main():
         fail(f"A's stream did not carry a priming event and the elicitation request: {seen}")
     print(f"A wrote: priming {primed[0]['id']}, elicitation/create {asked[0]['id']}")
 
+    task = modern(a, "tools/call", {"name": "slow_compute", "arguments": {"seconds": 60}}, "slow_compute")
+    task_id = task.get("result", {}).get("taskId")
+    if not task_id:
+        fail(f"slow_compute did not start a task on A: {task}")
+    print(f"A runs task {task_id}")
+
     os.kill(a_pid, signal.SIGKILL)
     time.sleep(0.3)
     try:
@@ -125,6 +154,17 @@ def main():
     if ok.status != 200 or "result" not in body:
         fail(f"the session on B after A died: HTTP {ok.status} {body[:200]}")
     print("the session opened on A keeps working on B")
+
+    status = modern(b, "tasks/get", {"taskId": task_id}, task_id).get("result", {})
+    if status.get("status") != "working":
+        fail(f"right after A died its task should still be working (its lease holds): {status}")
+    deadline = time.monotonic() + 20
+    while status.get("status") == "working" and time.monotonic() < deadline:
+        time.sleep(0.5)
+        status = modern(b, "tasks/get", {"taskId": task_id}, task_id).get("result", {})
+    if status.get("status") != "failed" or "stopped" not in (status.get("statusMessage") or ""):
+        fail(f"A's task should be failed, with a reason, once its lease lapsed: {status}")
+    print(f"A's task is failed: {status['statusMessage']}")
 
 
 main()
