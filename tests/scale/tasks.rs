@@ -1,5 +1,5 @@
-//! Tasks across nodes: created on node A, read and cancelled through node B (the handler on A
-//! stops), and a task whose node died is `failed` once its lease lapsed.
+//! Tasks across nodes: created on node A, read, answered and cancelled through node B (the
+//! handler on A hears both), and a task whose node died is `failed` once its lease lapsed.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -39,12 +39,21 @@ impl Jobs {
         tokio::time::sleep(Duration::from_secs(60)).await;
         "crunched".into()
     }
+
+    /// Asks to confirm (key `confirm`) while running as a task.
+    #[task_handler(ttl = "5m")]
+    async fn confirm(&self, ctx: Ctx) -> String {
+        let form = Form::new().required("ok", Field::boolean());
+        let answer = ctx.elicit::<Value>("confirm", "Go ahead?", form).await;
+        format!("confirm {}", answer.action())
+    }
 }
 
 fn with_tasks(mut params: Value) -> Value {
     params["_meta"] = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {
+            "elicitation": {},
             "extensions": {"io.modelcontextprotocol/tasks": {}}
         },
     });
@@ -118,6 +127,42 @@ async fn a_task_created_on_one_node_is_read_and_cancelled_through_the_other() {
     assert_eq!(
         after["result"]["status"], "cancelled",
         "A's handler did not overwrite the cancel: {after}"
+    );
+}
+
+#[tokio::test]
+async fn a_task_on_one_node_gets_its_input_through_the_other() {
+    let redis = RedisServer::start();
+    let prefix = format!("input-{}:", uuid::Uuid::new_v4().simple());
+    let a = node(&redis, &prefix, Jobs::default()).await;
+    let b = node(&redis, &prefix, Jobs::default()).await;
+    let created = call(
+        &a,
+        "tools/call",
+        json!({"name": "confirm", "arguments": {}}),
+    )
+    .await;
+    let id = created["result"]["taskId"]
+        .as_str()
+        .expect("taskId")
+        .to_owned();
+    let asking = status_within(&b, &id, "input_required").await;
+    assert!(
+        asking["result"]["inputRequests"]["confirm"].is_object(),
+        "node B sees what A's handler asks: {asking}"
+    );
+    let answer = json!({"action": "accept", "content": {"ok": true}});
+    let updated = call(
+        &b,
+        "tasks/update",
+        json!({"taskId": id, "inputResponses": {"confirm": answer}}),
+    )
+    .await;
+    assert!(updated.get("error").is_none(), "{updated}");
+    let done = status_within(&a, &id, "completed").await;
+    assert_eq!(
+        done["result"]["result"]["content"][0]["text"], "confirm accept",
+        "the handler on A got the answer posted to B: {done}"
     );
 }
 

@@ -57,6 +57,14 @@ pub enum Change {
         /// The task's id.
         task_id: String,
     },
+    /// Answers to a running task's input requests (`tasks/update`) arrived on a node that is
+    /// not running the task: the node that is hands them to the handler.
+    TaskInput {
+        /// The task's id.
+        task_id: String,
+        /// The `inputResponses`, by key.
+        responses: serde_json::Map<String, serde_json::Value>,
+    },
     /// A 2025-11-25 client cancelled a request (`notifications/cancelled`) on a node that is not
     /// handling it: the node that is stops it.
     RequestCancelled {
@@ -77,6 +85,7 @@ impl Change {
             Self::ResourcesUpdated { .. } => "resources_updated",
             Self::ElicitationComplete { .. } => "elicitation_complete",
             Self::TaskUpdated { .. } => "task_updated",
+            Self::TaskInput { .. } => "task_input",
             Self::RequestCancelled { .. } => "request_cancelled",
         }
     }

@@ -257,6 +257,9 @@ pub(crate) async fn fan_out<E: Env>(env: &E, change: Change) {
             crate::tasks::stop_if_ended(env, &task_id).await;
             task_updated(env, &listeners, &task_id).await;
         }
+        Change::TaskInput { task_id, responses } => {
+            crate::tasks::deliver_input(env.running(), &task_id, responses);
+        }
         Change::RequestCancelled {
             session,
             request_id,

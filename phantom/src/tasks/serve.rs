@@ -396,6 +396,16 @@ pub(crate) async fn update<E: Env>(
     let responses = update.input_responses.unwrap_or_default();
     if let Some(input) = env.running().input(&task_id) {
         input.deliver(responses.clone());
+    } else if !env.notifier().in_process() && !task.status.is_terminal() {
+        // Another node may be running it.
+        let change = crate::store::Change::TaskInput {
+            task_id: task_id.clone(),
+            responses: responses.clone(),
+        };
+        if let Err(e) = env.notifier().publish(change).await {
+            tracing::warn!(error = %e, task = %task_id, "a task's input could not be passed to the other nodes");
+            return Err(store_failure(&e));
+        }
     }
     if env.defines(Callback::UpdateTask) {
         let asked = task.input_requests.clone().unwrap_or_default();
@@ -406,6 +416,17 @@ pub(crate) async fn update<E: Env>(
         env.update_task(task, outstanding, session).await?;
     }
     Ok(Body::Map(Map::new()))
+}
+
+/// Answers to a task's input that another node received: handed to the handler if it runs here.
+pub(crate) fn deliver_input(
+    running: &Running,
+    task_id: &str,
+    responses: serde_json::Map<String, Value>,
+) {
+    if let Some(input) = running.input(task_id) {
+        input.deliver(responses);
+    }
 }
 
 /// A task changed somewhere (another node's `tasks/cancel` included): a handler running here
