@@ -296,10 +296,24 @@ pub(crate) fn write(
     if let Some(soak) = crate::soak::kept(&previous) {
         let _ = writeln!(w, "{soak}\n");
     }
+    // So is the scale-out section, written by `bench/scale.py`.
+    if let Some(scale) = scale_kept(&previous) {
+        let _ = writeln!(w, "{scale}\n");
+    }
     notes(w);
 
     std::fs::write(dir.join("RESULTS.md"), md).map_err(|e| format!("RESULTS.md: {e}"))?;
     chart(&dir.join("ratios.svg"), measured, compile)
+}
+
+/// The scale-out section of a previous `RESULTS.md` (`bench/scale.py` writes it between these
+/// markers).
+fn scale_kept(doc: &str) -> Option<&str> {
+    const BEGIN: &str = "<!-- scale:begin -->";
+    const END: &str = "<!-- scale:end -->";
+    let start = doc.find(BEGIN)?;
+    let end = doc[start..].find(END)? + start + END.len();
+    Some(&doc[start..end])
 }
 
 /// phantom ÷ floor and rmcp ÷ floor for every scenario that ran the hyper floor.

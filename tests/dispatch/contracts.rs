@@ -94,3 +94,9 @@ async fn the_memory_event_store_keeps_the_contract() {
     let store = Arc::new(phantom::store::MemoryEventStore::new());
     phantom::testing::contract::event_store(Arc::clone(&store), store).await;
 }
+
+#[tokio::test]
+async fn the_memory_task_store_keeps_the_contract() {
+    let store = Arc::new(phantom::store::MemoryTaskStore::new());
+    phantom::testing::contract::task_store(Arc::clone(&store), store).await;
+}

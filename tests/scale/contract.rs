@@ -1,6 +1,9 @@
-//! The public session- and event-store contracts against Redis.
+//! The public session, event, task and reply contracts against Redis, on one server and on a
+//! three-master Redis Cluster.
 
-use phantom_redis::{Redis, RedisEventStore, RedisSessionStore};
+use std::time::Duration;
+
+use phantom_redis::{Redis, RedisEventStore, RedisReplyBus, RedisSessionStore, RedisTaskStore};
 use phantom_tests::redis::{RedisCluster, RedisServer};
 
 /// A prefix of this test's own, so that runs sharing a server do not meet.
@@ -20,7 +23,22 @@ async fn the_session_and_event_store_contracts_hold_on_one_redis_server() {
         RedisSessionStore::new(b.clone()),
     )
     .await;
-    phantom::testing::contract::event_store(RedisEventStore::new(a), RedisEventStore::new(b)).await;
+    phantom::testing::contract::event_store(
+        RedisEventStore::new(a.clone()),
+        RedisEventStore::new(b.clone()),
+    )
+    .await;
+    let lease = Duration::from_millis(300);
+    phantom::testing::contract::task_store(
+        RedisTaskStore::new(a.clone()).with_lease(lease),
+        RedisTaskStore::new(b.clone()).with_lease(lease),
+    )
+    .await;
+    phantom::testing::contract::reply_bus(
+        RedisReplyBus::new(a).await.expect("bus a"),
+        RedisReplyBus::new(b).await.expect("bus b"),
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -37,5 +55,20 @@ async fn the_session_and_event_store_contracts_hold_on_a_three_master_redis_clus
         RedisSessionStore::new(b.clone()),
     )
     .await;
-    phantom::testing::contract::event_store(RedisEventStore::new(a), RedisEventStore::new(b)).await;
+    phantom::testing::contract::event_store(
+        RedisEventStore::new(a.clone()),
+        RedisEventStore::new(b.clone()),
+    )
+    .await;
+    let lease = Duration::from_millis(300);
+    phantom::testing::contract::task_store(
+        RedisTaskStore::new(a.clone()).with_lease(lease),
+        RedisTaskStore::new(b.clone()).with_lease(lease),
+    )
+    .await;
+    phantom::testing::contract::reply_bus(
+        RedisReplyBus::new(a).await.expect("bus a"),
+        RedisReplyBus::new(b).await.expect("bus b"),
+    )
+    .await;
 }

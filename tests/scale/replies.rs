@@ -1,5 +1,5 @@
-//! Server-to-client requests across nodes: the reply-bus contract on Redis, and an elicitation
-//! asked by a handler on node A, answered through node B.
+//! Server-to-client requests across nodes: an elicitation asked by a handler on node A, answered
+//! through node B (the reply-bus contract runs in `contract.rs`).
 
 use http::StatusCode;
 use phantom::Config;
@@ -10,23 +10,6 @@ use phantom_tests::redis::RedisServer;
 use serde_json::{Value, json};
 
 use crate::support::{LEGACY, TestServer, first_text, notification, request};
-
-#[tokio::test]
-async fn the_reply_bus_contract_holds_on_redis() {
-    let redis = RedisServer::start();
-    let prefix = format!("replies-{}:", uuid::Uuid::new_v4().simple());
-    let a = Redis::connect(&redis.url()).await.expect("connect");
-    let b = Redis::connect(&redis.url()).await.expect("connect");
-    phantom::testing::contract::reply_bus(
-        RedisReplyBus::new(a.with_prefix(&prefix))
-            .await
-            .expect("bus a"),
-        RedisReplyBus::new(b.with_prefix(&prefix))
-            .await
-            .expect("bus b"),
-    )
-    .await;
-}
 
 #[derive(Clone)]
 struct Confirmer;

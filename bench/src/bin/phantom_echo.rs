@@ -9,6 +9,7 @@
 //! |---|---|---|---|
 //! | `MODE` | `stateful` \| `stateless` | `stateful` | `stateless`: legacy stateless mode, `HttpConfig::default().stateless(true)` (no `Mcp-Session-Id`, every 2025-11-25 request stands alone); the same switch the rmcp peer takes. 2026-07-28 requests are stateless either way. |
 //! | `ADDR` | `host:port` | `127.0.0.1:8940` | listen address |
+//! | `REDIS` | `redis://host:port/` | unset | every shared seam in that Redis (`phantom_redis::backend`): the scale-out benchmark (`bench/scale.py`) |
 
 use phantom::prelude::*;
 
@@ -73,6 +74,22 @@ async fn main() -> std::io::Result<()> {
         "phantom-echo listening on http://{addr}/mcp mode={}",
         if stateless { "stateless" } else { "stateful" }
     );
+    if let Ok(url) = std::env::var("REDIS") {
+        // `phantom::serve` with every shared seam in Redis.
+        let backend = phantom_redis::backend(&url)
+            .await
+            .map_err(|e| std::io::Error::other(format!("REDIS={url}: {e}")))?;
+        let listener = tokio::net::TcpListener::bind(&addr).await?;
+        let config = phantom::http::HttpConfig::default()
+            .stateless(stateless)
+            .backend(backend);
+        let shutdown = async {
+            if tokio::signal::ctrl_c().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        };
+        return phantom::http::serve_listener(listener, Echo, config, shutdown).await;
+    }
     if !stateless {
         return phantom::serve(Echo, addr).await;
     }
