@@ -6,8 +6,8 @@
   and without `REDIS=…`): req/s, p99 and server CPU per request, at 1 and 32 connections, the
   two servers alternating over the rounds, each run on a fresh process pinned to CPU 0 with the
   driver (`phantom-bench load call`) on CPU 1;
-- Redis commands per legacy request (from `INFO commandstats` before and after a run: each
-  command is one round trip; scripts count once);
+- Redis round trips per legacy request on an existing session (`MONITOR` while 200 calls are
+  sent: the commands clients sent, not those the Lua scripts ran);
 - memory per idle session in Redis (`MEMORY USAGE` of the session's hash, and the growth of
   `used_memory` over 2 000 sessions);
 - cross-node notification latency: a legacy session's GET stream open on node B, a resource
@@ -56,18 +56,6 @@ def redis_cli(port, *args):
     return out.stdout
 
 
-def commands(port):
-    """Total calls of every command (INFO commandstats)."""
-    total = 0
-    for line in redis_cli(port, "info", "commandstats").splitlines():
-        if line.startswith("cmdstat_") and "calls=" in line:
-            name = line.split(":")[0]
-            if name in ("cmdstat_info",):
-                continue
-            total += int(line.split("calls=")[1].split(",")[0])
-    return total
-
-
 def cpu_seconds(pid):
     fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -96,11 +84,9 @@ def call_run(redis_port, backed, conns, secs):
     port = free_port()
     proc = server(port, f"redis://127.0.0.1:{redis_port}/" if backed else None)
     try:
-        before_cmds = commands(redis_port)
         before_cpu = cpu_seconds(proc.pid)
         r = drive("call", f"http://127.0.0.1:{port}/mcp", str(conns), str(secs), "shared", "2025-11-25")
         cpu = cpu_seconds(proc.pid) - before_cpu
-        cmds = commands(redis_port) - before_cmds
     finally:
         proc.terminate()
         proc.wait()
@@ -109,7 +95,6 @@ def call_run(redis_port, backed, conns, secs):
         "rps": float(r["rps"]),
         "p99": float(r["p99_ms"]),
         "cpu_us": cpu / max(ok, 1) * 1e6,
-        "cmds": cmds / max(ok, 1),
     }
 
 
@@ -131,6 +116,40 @@ def open_session(port):
     session = resp.getheader("mcp-session-id")
     post(port, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
     return session
+
+
+def round_trips(redis_port, calls=200):
+    """Commands clients send to Redis per legacy tools/call on an existing session."""
+    port = free_port()
+    proc = server(port, f"redis://127.0.0.1:{redis_port}/")
+    try:
+        session = open_session(port)
+        monitor = subprocess.Popen(["stdbuf", "-oL", "redis-cli", "-p", str(redis_port), "monitor"],
+                                   stdout=subprocess.PIPE, text=True)
+        lines = []
+        reader = threading.Thread(target=lambda: lines.extend(monitor.stdout), daemon=True)
+        reader.start()
+        time.sleep(0.3)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        headers = {"content-type": "application/json", "accept": "application/json, text/event-stream",
+                   "mcp-session-id": session}
+        for n in range(calls):
+            body = {"jsonrpc": "2.0", "id": n + 1, "method": "tools/call",
+                    "params": {"name": "echo", "arguments": {"text": "x"}}}
+            conn.request("POST", "/mcp", json.dumps(body), headers)
+            conn.getresponse().read()
+        # Until MONITOR has written everything it saw.
+        count = -1
+        while count != len(lines):
+            count = len(lines)
+            time.sleep(0.5)
+        monitor.terminate()
+    finally:
+        proc.terminate()
+        proc.wait()
+    # `… [0 127.0.0.1:port] "EVALSHA" …` from clients, `… [0 lua] "PEXPIRE" …` from scripts.
+    sent = [l for l in lines if "[0 lua]" not in l and '"' in l]
+    return len(sent) / calls
 
 
 def memory_per_session(redis_port):
@@ -215,6 +234,7 @@ def main():
                 for backed in (False, True):
                     runs["redis" if backed else "memory"].append(call_run(redis_port, backed, conns, o.secs))
             rows[conns] = {k: {m: statistics.median(r[m] for r in v) for m in v[0]} for k, v in runs.items()}
+        trips = round_trips(redis_port)
         usage, growth = memory_per_session(redis_port)
         p50, p99 = cross_node_latency(redis_port)
     finally:
@@ -226,16 +246,17 @@ def main():
              "`phantom-echo` alternated, each run on a fresh process. Legacy (2025-11-25) `tools/call` on one "
              "session per run (`load call … shared 2025-11-25`).", "",
              "| scenario | req/s memory | req/s Redis | Redis ÷ memory req/s | p99 ms memory | p99 ms Redis | "
-             "CPU µs/req memory | CPU µs/req Redis | Redis ÷ memory CPU | Redis commands per request |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "CPU µs/req memory | CPU µs/req Redis | Redis ÷ memory CPU |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for conns, r in rows.items():
         m, d = r["memory"], r["redis"]
         lines.append(f"| legacy tools/call c{conns} | {m['rps']:.0f} | {d['rps']:.0f} | {d['rps'] / m['rps']:.2f} | "
                      f"{m['p99']:.2f} | {d['p99']:.2f} | {m['cpu_us']:.1f} | {d['cpu_us']:.1f} | "
-                     f"{d['cpu_us'] / m['cpu_us']:.2f} | {d['cmds']:.2f} |")
+                     f"{d['cpu_us'] / m['cpu_us']:.2f} |")
     lines += ["",
-              f"- Redis commands per legacy request on an existing session: {rows[32]['redis']['cmds']:.2f} "
-              "(the one `touch` script; target at most one). The in-memory server sends none.",
+              f"- Redis round trips per legacy `tools/call` on an existing session: {trips:.2f} "
+              "(`MONITOR` over 200 calls: the `touch` script, one `EVALSHA`; target at most one). "
+              "The in-memory server makes none.",
               f"- Memory per idle session in Redis: {usage} bytes (`MEMORY USAGE` of its hash), "
               f"{growth:.0f} bytes of `used_memory` per session over 2 000 sessions.",
               f"- Cross-node notification latency (publish on node A → event on node B's GET stream, "
