@@ -9,8 +9,8 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use aes_gcm::aead::{Aead, KeyInit, Payload};
@@ -21,14 +21,30 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 const NONCE_LEN: usize = 12;
+/// A sealed state starts with the id of the key that sealed it.
+const KEY_ID_LEN: usize = 4;
 const CONTEXT: &[u8] = b"phantom/requestState/1";
 
-/// The key that seals `requestState` (2026-07-28 input rounds). By default each process draws a
-/// random one, so a state opens only on the node that sealed it; nodes behind one load balancer
-/// share a key with [`Config::state_key`](crate::Config::state_key), e.g. from
-/// `StateKey::from_base64(&std::env::var("PHANTOM_STATE_KEY")?)`.
+/// The keys that seal `requestState` (2026-07-28 input rounds): the current one, which seals, and
+/// the keys it was rotated from, which still open states for a grace period.
+///
+/// By default each process draws a random key, so a state opens only on the node that sealed it;
+/// nodes behind one load balancer share one with [`Config::state_key`](crate::Config::state_key),
+/// e.g. from `StateKey::from_base64(&std::env::var("PHANTOM_STATE_KEY")?)`. To rotate, give every
+/// node the new key with the old one behind it, `new.rotated_from(old, grace)`: states sealed
+/// with the old key keep opening until the grace period ends (make it at least `state_ttl`),
+/// whichever node sealed them. Every key has an id (the first bytes of its SHA-256), written at
+/// the head of each state it seals.
 #[derive(Clone)]
-pub struct StateKey(Aes256Gcm);
+pub struct StateKey {
+    current: Arc<Key>,
+    previous: Vec<(Arc<Key>, SystemTime)>,
+}
+
+struct Key {
+    id: [u8; KEY_ID_LEN],
+    cipher: Aes256Gcm,
+}
 
 impl StateKey {
     /// A random key (from the operating system's generator).
@@ -38,8 +54,47 @@ impl StateKey {
 
     /// A key from 32 bytes.
     pub fn from_bytes(bytes: [u8; 32]) -> Self {
-        // The key schedule is computed once here, not per seal.
-        Self(Aes256Gcm::new(&bytes.into()))
+        use sha2::Digest as _;
+        let digest = sha2::Sha256::digest(bytes);
+        let mut id = [0u8; KEY_ID_LEN];
+        id.copy_from_slice(&digest[..KEY_ID_LEN]);
+        Self {
+            // The key schedule is computed once here, not per seal.
+            current: Arc::new(Key {
+                id,
+                cipher: Aes256Gcm::new(&bytes.into()),
+            }),
+            previous: Vec::new(),
+        }
+    }
+
+    /// This key, sealing from now on, with `previous` (and the keys it still accepts) accepted
+    /// for `grace` from now to open states sealed before the rotation.
+    #[must_use]
+    pub fn rotated_from(mut self, previous: StateKey, grace: Duration) -> Self {
+        let until = SystemTime::now() + grace;
+        self.previous.push((previous.current, until));
+        self.previous.extend(previous.previous);
+        self.previous.retain(|(k, _)| k.id != self.current.id);
+        self
+    }
+
+    /// The id of the key that seals, in hex (for logs: it says which key a node uses, not the
+    /// key).
+    pub fn id(&self) -> String {
+        self.current.id.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// The key with this id, if it still opens states now.
+    fn opening(&self, id: &[u8]) -> Option<&Aes256Gcm> {
+        if self.current.id == id {
+            return Some(&self.current.cipher);
+        }
+        let now = SystemTime::now();
+        self.previous
+            .iter()
+            .find(|(k, until)| k.id == id && now <= *until)
+            .map(|(k, _)| &k.cipher)
     }
 
     /// A key from 32 bytes in base64 (standard or URL-safe alphabet, padded or not), as a
@@ -59,7 +114,10 @@ impl StateKey {
 
 impl fmt::Debug for StateKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("StateKey(..)")
+        f.debug_struct("StateKey")
+            .field("id", &self.id())
+            .field("previous", &self.previous.len())
+            .finish_non_exhaustive()
     }
 }
 
@@ -226,14 +284,15 @@ pub(crate) fn seal(
         answers,
     };
     let text = serde_json::to_vec(&plain).map_err(|_| StateError::Malformed)?;
-    // base64 of nonce + ciphertext + tag.
-    let sealed_len = (NONCE_LEN + text.len() + 16).div_ceil(3) * 4;
+    // base64 of key id + nonce + ciphertext + tag.
+    let sealed_len = (KEY_ID_LEN + NONCE_LEN + text.len() + 16).div_ceil(3) * 4;
     if sealed_len > cap {
         return Err(StateError::TooLarge(sealed_len, cap));
     }
     let nonce = next_nonce();
     let ct = key
-        .0
+        .current
+        .cipher
         .encrypt(
             Nonce::from_slice(&nonce),
             Payload {
@@ -242,7 +301,8 @@ pub(crate) fn seal(
             },
         )
         .map_err(|_| StateError::Malformed)?;
-    let mut out = Vec::with_capacity(NONCE_LEN + ct.len());
+    let mut out = Vec::with_capacity(KEY_ID_LEN + NONCE_LEN + ct.len());
+    out.extend_from_slice(&key.current.id);
     out.extend_from_slice(&nonce);
     out.extend_from_slice(&ct);
     Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(out))
@@ -257,12 +317,14 @@ pub(crate) fn open(
     let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(state)
         .map_err(|_| StateError::Malformed)?;
-    if bytes.len() < NONCE_LEN + 16 {
+    if bytes.len() < KEY_ID_LEN + NONCE_LEN + 16 {
         return Err(StateError::Malformed);
     }
-    let (nonce, ct) = bytes.split_at(NONCE_LEN);
-    let text = key
-        .0
+    let (id, rest) = bytes.split_at(KEY_ID_LEN);
+    let (nonce, ct) = rest.split_at(NONCE_LEN);
+    // An unknown key (another deployment's, or one past its grace) is as good as a changed byte.
+    let cipher = key.opening(id).ok_or(StateError::Tampered)?;
+    let text = cipher
         .decrypt(
             Nonce::from_slice(nonce),
             Payload {
@@ -370,7 +432,8 @@ mod tests {
         let text = serde_json::to_vec(&plain).unwrap();
         let nonce = [7u8; NONCE_LEN];
         let ct = key
-            .0
+            .current
+            .cipher
             .encrypt(
                 Nonce::from_slice(&nonce),
                 Payload {
@@ -379,8 +442,8 @@ mod tests {
                 },
             )
             .unwrap();
-        let state =
-            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode([&nonce[..], &ct].concat());
+        let state = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .encode([&key.current.id[..], &nonce[..], &ct].concat());
         assert_eq!(open(&key, &b, &state), Err(StateError::Expired));
 
         let mut big = Map::new();
@@ -389,6 +452,38 @@ mod tests {
             seal(&key, &b, big, Duration::from_secs(60), 4096),
             Err(StateError::TooLarge(_, 4096))
         ));
+    }
+
+    #[test]
+    fn a_rotated_key_opens_states_of_the_old_one_during_its_grace_only() {
+        let old = StateKey::from_bytes([1; 32]);
+        let params = raw(r#"{"name":"t","arguments":{}}"#);
+        let b = binding(&params, None);
+        let sealed_old = seal(&old, &b, Map::new(), Duration::from_secs(60), 4096).unwrap();
+        let new = StateKey::from_bytes([2; 32]);
+        assert_eq!(open(&new, &b, &sealed_old), Err(StateError::Tampered));
+        let rotated = new
+            .clone()
+            .rotated_from(old.clone(), Duration::from_secs(60));
+        assert_eq!(rotated.id(), new.id());
+        assert!(
+            open(&rotated, &b, &sealed_old).is_ok(),
+            "the old key's state opens in grace"
+        );
+        let sealed_new = seal(&rotated, &b, Map::new(), Duration::from_secs(60), 4096).unwrap();
+        assert!(open(&new, &b, &sealed_new).is_ok(), "the new key seals");
+        assert_eq!(
+            open(&old, &b, &sealed_new),
+            Err(StateError::Tampered),
+            "a node left on the old key cannot open the new key's states"
+        );
+        let lapsed = new.rotated_from(old, Duration::ZERO);
+        std::thread::sleep(Duration::from_millis(5));
+        assert_eq!(
+            open(&lapsed, &b, &sealed_old),
+            Err(StateError::Tampered),
+            "after the grace the old key opens nothing"
+        );
     }
 
     #[test]
