@@ -213,3 +213,47 @@ impl<S: Server> Dispatcher<S> {
         Ok(Body::Map(map))
     }
 }
+
+impl<S: Server> Dispatcher<S> {
+    /// `notifications/cancelled`: stops the request it names on this session, if it is still in
+    /// flight (a finished or unknown request is ignored, as the spec says). 2026-07-28 requests
+    /// are cancelled by closing their response instead.
+    pub(super) fn cancel(&self, params: Option<&RawValue>, session: Option<&Session>) {
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Cancelled {
+            request_id: crate::protocol::RequestId,
+        }
+        let Some(session) = session else { return };
+        match params.map(|p| serde_json::from_str::<Cancelled>(p.get())) {
+            Some(Ok(c)) => {
+                let id = c.request_id.to_string();
+                if self
+                    .inner
+                    .node
+                    .inflight
+                    .cancel(super::session_key(session), id.clone())
+                {
+                    return;
+                }
+                let notifier = &self.inner.config.notifier;
+                if notifier.in_process() {
+                    tracing::debug!(%id, "cancellation of a request not in flight; ignored");
+                    return;
+                }
+                // Another node may be handling it: tell them all.
+                let change = crate::store::Change::RequestCancelled {
+                    session: super::session_key(session).to_string(),
+                    request_id: id,
+                };
+                let bus = std::sync::Arc::clone(notifier.bus());
+                tokio::spawn(async move {
+                    if let Err(e) = bus.publish(&change).await {
+                        tracing::warn!(error = %e, "a cancellation could not be passed to the other nodes");
+                    }
+                });
+            }
+            _ => tracing::debug!("notifications/cancelled without a `requestId`; ignored"),
+        }
+    }
+}
