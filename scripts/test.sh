@@ -17,7 +17,15 @@ cd "$(dirname "$0")/.."
 only_rust=false
 [ "${1:-}" = "--rust" ] && only_rust=true
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step names the disk space left and the size of target/, so a run that runs out of disk says
+# where. A clean clone builds everything once: incremental caches would only add to target/.
+[ "${CI:-}" = true ] && export CARGO_INCREMENTAL=0
+target_dir="${CARGO_TARGET_DIR:-target}"
+step() {
+  local used
+  used=$(du -sh "$target_dir" 2>/dev/null | cut -f1)
+  printf '\n==> %s  [disk free: %s, target/: %s]\n' "$*" "$(df -h . | awk 'NR==2 {print $4}')" "${used:-0}"
+}
 
 # The scale-out tests (`--test scale`) start their own redis-server processes (one server, and a
 # three-master cluster joined with redis-cli) on free loopback ports.
@@ -95,5 +103,5 @@ if ! $only_rust; then
   bash tests/harness/python/run.sh
 fi
 
-echo
+step "done"
 echo "all checks passed"
