@@ -23,7 +23,7 @@ only_rust=false
 target_dir="${CARGO_TARGET_DIR:-target}"
 step() {
   local used
-  used=$(du -sh "$target_dir" 2>/dev/null | cut -f1)
+  used=$(du -sh "$target_dir" 2>/dev/null | cut -f1) || used=0
   printf '\n==> %s  [disk free: %s, target/: %s]\n' "$*" "$(df -h . | awk 'NR==2 {print $4}')" "${used:-0}"
 }
 
