@@ -4,7 +4,8 @@
 //! One call makes every seam phantom shares between nodes — [`RedisSessionStore`] (legacy
 //! sessions), [`RedisEventStore`] (SSE events for `Last-Event-ID`), [`RedisReplyBus`] (clients'
 //! answers to elicitation, sampling and roots), [`RedisBus`] (list changes, resource updates,
-//! task updates and cancellations), [`RedisSubscriptions`] and [`RedisTaskStore`] — and
+//! task updates and cancellations), [`RedisSubscriptions`], [`RedisTaskStore`] and
+//! [`RedisRegistryStore`] (the entries runtime registration disabled) — and
 //! [`HttpConfig::backend`](phantom::http::HttpConfig::backend) installs them:
 //!
 //! ```no_run
@@ -19,8 +20,10 @@
 //!
 //! Keys start with a prefix (`phantom:` unless [`Redis::with_prefix`] says otherwise) and carry
 //! a hash tag per session (`phantom:{s:<id>}`), so every operation on a session stays in one
-//! slot of a Redis Cluster ([`Redis::cluster`]). Every key has a TTL: the session's idle TTL,
-//! restarted by each request. No command scans the keyspace.
+//! slot of a Redis Cluster ([`Redis::cluster`]). Every key of a session or a task has a TTL (the
+//! session's idle TTL, restarted by each request; the task's own); the one exception is the set
+//! of disabled entries, which is the app's configuration and bounded by its entries
+//! ([`RedisRegistryStore`]). No command scans the keyspace.
 //!
 //! When Redis cannot be reached, every operation fails with
 //! [`StoreErrorKind::Unavailable`](phantom::store::StoreErrorKind::Unavailable) after at most the
@@ -37,12 +40,14 @@ use redis::cluster_async::ClusterConnection;
 mod bus;
 mod events;
 mod pubsub;
+mod registry;
 mod replies;
 mod sessions;
 mod tasks;
 
 pub use bus::{RedisBus, RedisSubscriptions};
 pub use events::RedisEventStore;
+pub use registry::RedisRegistryStore;
 pub use replies::RedisReplyBus;
 pub use sessions::RedisSessionStore;
 pub use tasks::RedisTaskStore;
@@ -156,7 +161,8 @@ impl Redis {
             .replies(RedisReplyBus::new(self.clone()).await?)
             .bus(RedisBus::new(self.clone()).await?)
             .subscriptions(RedisSubscriptions::new(self.clone()))
-            .tasks(RedisTaskStore::new(self.clone())))
+            .tasks(RedisTaskStore::new(self.clone()))
+            .registry(RedisRegistryStore::new(self.clone())))
     }
 
     fn pubsub_client(&self) -> redis::Client {

@@ -15,8 +15,8 @@ use crate::pubsub::{self, Handler};
 
 /// A [`ReplyBus`] over Redis.
 ///
-/// A waiting handler claims `<prefix>{s:<session>}:r:<id>` with its node's id (expiring after the
-/// [deadline](RedisReplyBus::with_deadline)); the node an answer is posted to takes the claim
+/// A waiting handler claims `<prefix>{s:<session>}:r:<id>` with its node's id (expiring at the
+/// handler's deadline, phantom's `Config::reply_timeout`); the node an answer is posted to takes the claim
 /// with `GETDEL` — so an answer is delivered once, and `deliver` says whether a handler waited —
 /// and publishes the answer on the waiting node's channel, `<prefix>node:<node>`. Each bus keeps
 /// one pub/sub connection for its channel.
@@ -25,7 +25,6 @@ use crate::pubsub::{self, Handler};
 /// then gives up at the deadline.
 pub struct RedisReplyBus {
     redis: Redis,
-    deadline: Duration,
     waiting: Arc<Waiting>,
 }
 
@@ -33,7 +32,6 @@ impl std::fmt::Debug for RedisReplyBus {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RedisReplyBus")
             .field("node", &self.waiting.node)
-            .field("deadline", &self.deadline)
             .finish_non_exhaustive()
     }
 }
@@ -96,10 +94,6 @@ impl Handler for Waiting {
 }
 
 impl RedisReplyBus {
-    /// How long a handler waits for a client's answer unless [`RedisReplyBus::with_deadline`]
-    /// says otherwise.
-    pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(10 * 60);
-
     /// A bus through `redis`: subscribes this node's channel before it returns.
     pub async fn new(redis: Redis) -> Result<Self, StoreError> {
         let node = phantom::store::new_task_id();
@@ -111,18 +105,7 @@ impl RedisReplyBus {
         pubsub::listen(redis.pubsub_client(), vec![channel], &waiting)
             .await
             .map_err(|e| crate::error(&e))?;
-        Ok(Self {
-            redis,
-            deadline: Self::DEFAULT_DEADLINE,
-            waiting,
-        })
-    }
-
-    /// How long a handler waits for an answer before it gives up (the request then fails).
-    #[must_use]
-    pub fn with_deadline(mut self, deadline: Duration) -> Self {
-        self.deadline = deadline;
-        self
+        Ok(Self { redis, waiting })
     }
 
     /// This node's id: the claims of its waiting handlers name it.
@@ -144,9 +127,10 @@ impl ReplyBus for RedisReplyBus {
         &'a self,
         session: &'a str,
         id: &'a str,
+        deadline: Duration,
     ) -> BoxFuture<'a, Result<Waiter, StoreError>> {
         Box::pin(async move {
-            let ms = u64::try_from(self.deadline.as_millis())
+            let ms = u64::try_from(deadline.as_millis())
                 .unwrap_or(u64::MAX)
                 .max(1);
             let claimed: Option<String> = self
@@ -166,21 +150,10 @@ impl ReplyBus for RedisReplyBus {
                 )));
             }
             let (tx, rx) = oneshot::channel();
-            let key = (session.to_owned(), id.to_owned());
-            {
-                let mut waiters = self.waiting.waiters();
-                waiters.retain(|_, tx| !tx.is_closed());
-                waiters.insert(key.clone(), tx);
-            }
-            // At the deadline the handler's wait ends (its receiver sees the sender dropped).
-            let waiting = Arc::downgrade(&self.waiting);
-            let deadline = self.deadline;
-            tokio::spawn(async move {
-                tokio::time::sleep(deadline).await;
-                if let Some(waiting) = waiting.upgrade() {
-                    waiting.waiters().remove(&key);
-                }
-            });
+            // A handler past its deadline drops its receiver; the sweep removes its sender.
+            let mut waiters = self.waiting.waiters();
+            waiters.retain(|_, tx| !tx.is_closed());
+            waiters.insert((session.to_owned(), id.to_owned()), tx);
             Ok(rx)
         })
     }

@@ -100,3 +100,9 @@ async fn the_memory_task_store_keeps_the_contract() {
     let store = Arc::new(phantom::store::MemoryTaskStore::new());
     phantom::testing::contract::task_store(Arc::clone(&store), store).await;
 }
+
+#[tokio::test]
+async fn the_memory_registry_store_keeps_the_contract() {
+    let store = Arc::new(phantom::store::MemoryRegistryStore::new());
+    phantom::testing::contract::registry_store(Arc::clone(&store), store).await;
+}

@@ -665,6 +665,62 @@ async fn waiting_for_the_client_does_not_count_against_the_limit() {
 }
 
 #[tokio::test]
+async fn an_unanswered_client_request_ends_at_the_reply_timeout() {
+    use phantom::dispatch::{Dispatcher, Frame, Outbound, SessionSlot};
+    let config = Config::default().reply_timeout(Duration::from_millis(100));
+    let dispatcher = Dispatcher::with_config(Asker::default(), config);
+    let request = Request::default();
+    let mut slot = SessionSlot::default();
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+                   "clientInfo": {"name": "t", "version": "1"}}});
+    dispatcher
+        .handle(&init.to_string(), &request, &mut slot, &Outbound::none())
+        .await
+        .expect("initialized");
+    let session = slot.into_session();
+
+    // The client hears the elicitation and never answers.
+    let (outbound, mut frames) = Outbound::channel();
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "hurried_greet", "arguments": {}}});
+    let mut slot = SessionSlot::new(session.clone());
+    let started = std::time::Instant::now();
+    let reply = dispatcher
+        .handle(&call.to_string(), &request, &mut slot, &outbound)
+        .await
+        .expect("a reply");
+    let waited = started.elapsed();
+    let body: Value = serde_json::from_str(&reply.body).unwrap();
+    assert_eq!(body["error"]["code"], -32603, "{body}");
+    assert_eq!(body["error"]["data"]["key"], "name", "{body}");
+    let message = body["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("did not answer"), "{message}");
+    assert!(
+        waited >= Duration::from_millis(100) && waited < Duration::from_secs(5),
+        "{waited:?}"
+    );
+
+    // The answer comes late: nobody waits for it any more.
+    let asked: Value = loop {
+        match frames.try_recv().expect("the elicitation was sent") {
+            Frame::Message(m) => break serde_json::from_str(&m).unwrap(),
+            Frame::KeepAlive | Frame::Close => {}
+        }
+    };
+    assert_eq!(asked["method"], "elicitation/create");
+    let late = json!({"jsonrpc": "2.0", "id": asked["id"],
+        "result": {"action": "accept", "content": {"name": "Ada"}}});
+    let mut slot = SessionSlot::new(session);
+    let refused = dispatcher
+        .handle(&late.to_string(), &request, &mut slot, &Outbound::none())
+        .await
+        .expect("a refusal");
+    let body: Value = serde_json::from_str(&refused.body).unwrap();
+    assert_eq!(body["error"]["code"], -32600, "{body}");
+}
+
+#[tokio::test]
 async fn the_test_client_cancels_in_both_eras() {
     for modern in [false, true] {
         let asker = Asker::default();

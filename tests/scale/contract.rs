@@ -1,22 +1,17 @@
-//! The public session, event, task and reply contracts against Redis, on one server and on a
-//! three-master Redis Cluster.
+//! The public session, event, task, reply and registry contracts against Redis, on one server
+//! and on a three-master Redis Cluster.
 
 use std::time::Duration;
 
-use phantom_redis::{Redis, RedisEventStore, RedisReplyBus, RedisSessionStore, RedisTaskStore};
+use phantom_redis::{
+    Redis, RedisEventStore, RedisRegistryStore, RedisReplyBus, RedisSessionStore, RedisTaskStore,
+};
 use phantom_tests::redis::{RedisCluster, RedisServer};
 
-/// A prefix of this test's own, so that runs sharing a server do not meet.
-fn prefix() -> String {
-    format!("contract-{}:", uuid::Uuid::new_v4().simple())
-}
-
-#[tokio::test]
-async fn the_session_and_event_store_contracts_hold_on_one_redis_server() {
-    let redis = RedisServer::start();
-    let prefix = prefix();
-    let a = Redis::connect(&redis.url()).await.expect("connect");
-    let b = Redis::connect(&redis.url()).await.expect("connect again");
+/// Every contract on two connections to one Redis (a server or a cluster), under a prefix of
+/// this run's own so that runs sharing a server do not meet.
+async fn contracts(a: Redis, b: Redis) {
+    let prefix = format!("contract-{}:", uuid::Uuid::new_v4().simple());
     let (a, b) = (a.with_prefix(&prefix), b.with_prefix(&prefix));
     phantom::testing::contract::session_store(
         RedisSessionStore::new(a.clone()),
@@ -34,6 +29,11 @@ async fn the_session_and_event_store_contracts_hold_on_one_redis_server() {
         RedisTaskStore::new(b.clone()).with_lease(lease),
     )
     .await;
+    phantom::testing::contract::registry_store(
+        RedisRegistryStore::new(a.clone()),
+        RedisRegistryStore::new(b.clone()),
+    )
+    .await;
     phantom::testing::contract::reply_bus(
         RedisReplyBus::new(a).await.expect("bus a"),
         RedisReplyBus::new(b).await.expect("bus b"),
@@ -42,33 +42,19 @@ async fn the_session_and_event_store_contracts_hold_on_one_redis_server() {
 }
 
 #[tokio::test]
-async fn the_session_and_event_store_contracts_hold_on_a_three_master_redis_cluster() {
+async fn the_store_contracts_hold_on_one_redis_server() {
+    let redis = RedisServer::start();
+    let a = Redis::connect(&redis.url()).await.expect("connect");
+    let b = Redis::connect(&redis.url()).await.expect("connect again");
+    contracts(a, b).await;
+}
+
+#[tokio::test]
+async fn the_store_contracts_hold_on_a_three_master_redis_cluster() {
     let cluster = RedisCluster::start();
-    let prefix = prefix();
     let a = Redis::cluster(cluster.urls())
         .await
         .expect("connect to the cluster");
     let b = Redis::cluster(cluster.urls()).await.expect("connect again");
-    let (a, b) = (a.with_prefix(&prefix), b.with_prefix(&prefix));
-    phantom::testing::contract::session_store(
-        RedisSessionStore::new(a.clone()),
-        RedisSessionStore::new(b.clone()),
-    )
-    .await;
-    phantom::testing::contract::event_store(
-        RedisEventStore::new(a.clone()),
-        RedisEventStore::new(b.clone()),
-    )
-    .await;
-    let lease = Duration::from_millis(300);
-    phantom::testing::contract::task_store(
-        RedisTaskStore::new(a.clone()).with_lease(lease),
-        RedisTaskStore::new(b.clone()).with_lease(lease),
-    )
-    .await;
-    phantom::testing::contract::reply_bus(
-        RedisReplyBus::new(a).await.expect("bus a"),
-        RedisReplyBus::new(b).await.expect("bus b"),
-    )
-    .await;
+    contracts(a, b).await;
 }

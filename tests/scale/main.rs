@@ -9,6 +9,7 @@ mod support;
 
 mod changes;
 mod contract;
+mod registry;
 mod replies;
 mod sessions;
 mod tasks;

@@ -164,6 +164,11 @@ impl<S: Server> subscriptions::Env for Dispatcher<S> {
             .inflight
             .cancel(Arc::from(session), request_id.to_owned())
     }
+    async fn resync(&self) {
+        if let Err(e) = self.registry().sync().await {
+            tracing::warn!(error = %e, "could not reload the disabled entries from the registry store");
+        }
+    }
     fn downgrade(&self) -> Weak<Inner<S>> {
         Arc::downgrade(&self.inner)
     }

@@ -58,6 +58,10 @@ pub(crate) struct Inner<S: 'static> {
     tables: Arc<Tables<S>>,
     /// Counts this dispatcher on its notifier while it lives (a change nothing serves is logged).
     _attached: crate::store::notifier::Attached,
+    /// Set once the registry store's disabled entries were loaded (with a registry store).
+    registry_loaded: tokio::sync::OnceCell<()>,
+    /// Whether a failed load was logged (once per outage).
+    registry_warned: std::sync::atomic::AtomicBool,
 }
 
 impl<S> Inner<S> {
@@ -107,7 +111,7 @@ impl<S: Server> Dispatcher<S> {
                 .unwrap_or_else(|_| unreachable!("no cursor, no error"))
         });
         let server_info = serde_json::to_string(&router.info.implementation()).unwrap_or_default();
-        let node = Node::new(Arc::clone(&config.reply_bus));
+        let node = Node::new(Arc::clone(&config.reply_bus), config.reply_timeout);
         let attached = config.notifier.attach();
         Self {
             inner: Arc::new(Inner {
@@ -120,6 +124,8 @@ impl<S: Server> Dispatcher<S> {
                 node,
                 tables,
                 _attached: attached,
+                registry_loaded: tokio::sync::OnceCell::new(),
+                registry_warned: std::sync::atomic::AtomicBool::new(false),
             }),
         }
     }
@@ -140,11 +146,39 @@ impl<S: Server> Dispatcher<S> {
         &self.inner.config.notifier
     }
 
+    /// Loads what other nodes disabled before this node's first request is served; a store that
+    /// cannot be reached leaves this node's own view (logged once) and is tried again on the
+    /// next request.
+    async fn load_registry(&self) {
+        use std::sync::atomic::Ordering;
+        let loaded = self
+            .inner
+            .registry_loaded
+            .get_or_try_init(|| {
+                let registry = self.registry();
+                async move { registry.sync().await }
+            })
+            .await;
+        match loaded {
+            Ok(()) => {
+                if self.inner.registry_warned.swap(false, Ordering::Relaxed) {
+                    tracing::info!("registry store reachable again: disabled entries loaded");
+                }
+            }
+            Err(e) => {
+                if !self.inner.registry_warned.swap(true, Ordering::Relaxed) {
+                    tracing::warn!(error = %e, "could not load the disabled entries from the registry store; this node serves its own until it can");
+                }
+            }
+        }
+    }
+
     /// Runtime registration for this served instance.
     pub fn registry(&self) -> Registry<S> {
         Registry::new(
             Arc::clone(&self.inner.tables),
             self.inner.config.notifier.clone(),
+            self.inner.config.registry_store.clone(),
         )
     }
 
@@ -317,10 +351,14 @@ impl<S: Server> Dispatcher<S> {
         slot: &mut SessionSlot,
         outbound: &Outbound,
     ) -> Option<Reply> {
-        if !self.inner.config.notifier.in_process() {
-            // With a bus shared by several nodes, this node hears of cancellations and task
-            // changes made elsewhere from its first request on.
+        let shares_registry = self.inner.config.registry_store.is_some();
+        if !self.inner.config.notifier.in_process() || shares_registry {
+            // With a bus shared by several nodes, this node hears of cancellations, task
+            // changes and list changes made elsewhere from its first request on.
             crate::subscriptions::start_fan_out(self);
+        }
+        if shares_registry && !self.inner.registry_loaded.initialized() {
+            self.load_registry().await;
         }
         let progress = head.meta.as_ref().and_then(|m| m.progress);
         let trace = head

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
+use std::time::Duration;
 
 pub(crate) use crate::store::ClientAnswer;
 use crate::store::{ReplyBus, StoreError, Waiter};
@@ -12,24 +13,32 @@ pub(crate) struct Replies {
     bus: Arc<dyn ReplyBus>,
     prefix: String,
     counter: AtomicU64,
+    timeout: Duration,
 }
 
 impl std::fmt::Debug for Replies {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Replies")
             .field("prefix", &self.prefix)
+            .field("timeout", &self.timeout)
             .finish_non_exhaustive()
     }
 }
 
 impl Replies {
-    pub(crate) fn new(bus: Arc<dyn ReplyBus>) -> Self {
+    pub(crate) fn new(bus: Arc<dyn ReplyBus>, timeout: Duration) -> Self {
         let prefix = crate::kernel::random_id::<6>();
         Self {
             bus,
             prefix: format!("phantom-{prefix}"),
             counter: AtomicU64::new(1),
+            timeout,
         }
+    }
+
+    /// How long a handler waits for one answer ([`Config::reply_timeout`](crate::Config)).
+    pub(crate) fn timeout(&self) -> Duration {
+        self.timeout
     }
 
     /// A request id no other request of this process (or, by its random prefix, of another node)
@@ -39,7 +48,7 @@ impl Replies {
     }
 
     pub(crate) async fn expect(&self, session: &str, id: &str) -> Result<Waiter, StoreError> {
-        self.bus.expect(session, id).await
+        self.bus.expect(session, id, self.timeout).await
     }
 
     pub(crate) async fn forget(&self, session: &str, id: &str) {

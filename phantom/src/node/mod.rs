@@ -8,6 +8,7 @@
 mod inflight;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 pub(crate) use inflight::InFlight;
 
@@ -29,10 +30,11 @@ pub(crate) struct Node {
 }
 
 impl Node {
-    /// An empty node whose waiting requests hear their answers over `reply_bus`.
-    pub(crate) fn new(reply_bus: Arc<dyn ReplyBus>) -> Self {
+    /// An empty node whose waiting requests hear their answers over `reply_bus`, for at most
+    /// `reply_timeout` each.
+    pub(crate) fn new(reply_bus: Arc<dyn ReplyBus>, reply_timeout: Duration) -> Self {
         Self {
-            replies: Arc::new(Replies::new(reply_bus)),
+            replies: Arc::new(Replies::new(reply_bus, reply_timeout)),
             inflight: InFlight::default(),
             hub: Hub::default(),
             running: Running::default(),

@@ -28,7 +28,7 @@ use crate::Notifier;
 use crate::prompts::AddedPrompt;
 use crate::resources::AddedResource;
 use crate::resources::uri::Template;
-use crate::store::{Change, StoreError};
+use crate::store::{Change, RegistryStore, StoreError};
 use crate::tools::AddedTool;
 
 /// What a registration names: a tool, a prompt or a resource (template).
@@ -121,6 +121,10 @@ pub enum RegistryError {
     /// The change was made, but announcing it failed.
     #[error("the change was made but could not be announced: {0}")]
     Announce(#[from] StoreError),
+    /// The registry store ([`Config::registry_store`](crate::Config)) could not be reached, so
+    /// the change was not made on any node.
+    #[error("the change was not made: the registry store could not be reached ({0})")]
+    Store(StoreError),
 }
 
 /// Adds, removes, disables and enables tools, prompts and resources of one served instance while
@@ -130,9 +134,16 @@ pub enum RegistryError {
 /// Declared entries (those of the `#[mcp_router]` impl) can be disabled and enabled, not removed.
 /// A disabled entry is unlisted and answers as an unknown one. Each change sends the list's
 /// `list_changed` notification to the sessions and listens that follow it.
+///
+/// With a [registry store](crate::Config::registry_store), what is disabled is shared: a node
+/// disables or enables in the store first (an unreachable store is
+/// [`RegistryError::Store`], and nothing changes), and every node reloads the store's state when
+/// it hears of a list change. Adding and removing stay per node: entries are code, so the app
+/// registers them on every node.
 pub struct Registry<S: 'static> {
     tables: Arc<Tables<S>>,
     notifier: Notifier,
+    store: Option<Arc<dyn RegistryStore>>,
 }
 
 impl<S: 'static> Clone for Registry<S> {
@@ -140,6 +151,7 @@ impl<S: 'static> Clone for Registry<S> {
         Self {
             tables: Arc::clone(&self.tables),
             notifier: self.notifier.clone(),
+            store: self.store.clone(),
         }
     }
 }
@@ -248,9 +260,73 @@ impl Staged {
 }
 
 impl<S: 'static> Registry<S> {
-    /// The registry of an instance's tables; changes are announced through `notifier`.
-    pub(crate) fn new(tables: Arc<Tables<S>>, notifier: Notifier) -> Self {
-        Self { tables, notifier }
+    /// The registry of an instance's tables; changes are announced through `notifier`, and
+    /// what is disabled is shared through `store`.
+    pub(crate) fn new(
+        tables: Arc<Tables<S>>,
+        notifier: Notifier,
+        store: Option<Arc<dyn RegistryStore>>,
+    ) -> Self {
+        Self {
+            tables,
+            notifier,
+            store,
+        }
+    }
+
+    /// Records in the registry store (if there is one) that `name` is disabled or enabled.
+    async fn share(
+        &self,
+        kind: EntryKind,
+        name: &str,
+        disabled: bool,
+    ) -> Result<(), RegistryError> {
+        let Some(store) = &self.store else {
+            return Ok(());
+        };
+        let entry = format!("{}:{name}", kind.noun());
+        store
+            .set_disabled(&entry, disabled)
+            .await
+            .map_err(RegistryError::Store)
+    }
+
+    /// Makes this node's disabled entries those of the registry store (nothing without one).
+    pub(crate) async fn sync(&self) -> Result<(), StoreError> {
+        let Some(store) = &self.store else {
+            return Ok(());
+        };
+        let mut wanted: [std::collections::HashSet<String>; 3] = Default::default();
+        for entry in store.disabled().await? {
+            let Some((kind, name)) = entry.split_once(':') else {
+                continue;
+            };
+            let at = match kind {
+                "tool" => 0,
+                "prompt" => 1,
+                "resource" => 2,
+                _ => continue,
+            };
+            wanted[at].insert(name.to_owned());
+        }
+        let tables = &self.tables;
+        let current = [
+            tables.tools.added.load().disabled.clone(),
+            tables.prompts.added.load().disabled.clone(),
+            tables.resources.added.load().disabled.clone(),
+        ];
+        if current == wanted {
+            return Ok(());
+        }
+        let [tools, prompts, resources] = wanted;
+        let applied = tables.change(|staged| {
+            staged.tools.disabled = tools;
+            staged.prompts.disabled = prompts;
+            staged.resources.disabled = resources;
+            Ok(())
+        });
+        debug_assert!(applied.is_ok(), "replacing the disabled sets cannot fail");
+        Ok(())
     }
 
     async fn announce(&self, kind: EntryKind, name: &str) -> Result<(), RegistryError> {
@@ -357,6 +433,9 @@ impl<S: 'static> Registry<S> {
 
     /// Removes an entry added at run time (declared ones can be disabled, not removed).
     pub async fn remove(&self, kind: EntryKind, name: &str) -> Result<(), RegistryError> {
+        if self.adds(kind, name) && self.is_disabled(kind, name) {
+            self.share(kind, name, false).await?;
+        }
         self.tables.change(|staged| {
             let found = match kind {
                 EntryKind::Tool => take(&mut staged.tools.entries, |a| a.name == name),
@@ -384,6 +463,14 @@ impl<S: 'static> Registry<S> {
     /// Disables an entry (declared or added): unlisted and unreachable until enabled.
     pub async fn disable(&self, kind: EntryKind, name: &str) -> Result<(), RegistryError> {
         let declared = self.tables.declares(kind, name);
+        if !declared && !self.adds(kind, name) {
+            return Err(RegistryError::Unknown {
+                kind,
+                name: name.to_owned(),
+                hint: "",
+            });
+        }
+        self.share(kind, name, true).await?;
         self.tables.change(|staged| {
             if !declared && !staged.has(kind, name) {
                 return Err(RegistryError::Unknown {
@@ -400,6 +487,9 @@ impl<S: 'static> Registry<S> {
 
     /// Enables a disabled entry again.
     pub async fn enable(&self, kind: EntryKind, name: &str) -> Result<(), RegistryError> {
+        if self.is_disabled(kind, name) {
+            self.share(kind, name, false).await?;
+        }
         self.tables.change(|staged| {
             if staged.disabled(kind).remove(name) {
                 Ok(())
@@ -412,6 +502,32 @@ impl<S: 'static> Registry<S> {
             }
         })?;
         self.announce(kind, name).await
+    }
+
+    /// Whether runtime registration added an entry `name` of `kind` on this node.
+    fn adds(&self, kind: EntryKind, name: &str) -> bool {
+        let t = &self.tables;
+        match kind {
+            EntryKind::Tool => t.tools.added.load().get(name).is_some(),
+            EntryKind::Prompt => t.prompts.added.load().get(name).is_some(),
+            EntryKind::Resource => t
+                .resources
+                .added
+                .load()
+                .entries
+                .iter()
+                .any(|r| r.info.name == name),
+        }
+    }
+
+    /// Whether `name` of `kind` is disabled on this node.
+    fn is_disabled(&self, kind: EntryKind, name: &str) -> bool {
+        let t = &self.tables;
+        match kind {
+            EntryKind::Tool => t.tools.added.load().disabled.contains(name),
+            EntryKind::Prompt => t.prompts.added.load().disabled.contains(name),
+            EntryKind::Resource => t.resources.added.load().disabled.contains(name),
+        }
     }
 
     /// Removes a tool added at run time: [`remove`](Self::remove) with [`EntryKind::Tool`].

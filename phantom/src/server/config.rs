@@ -7,7 +7,9 @@ use super::Middleware;
 use crate::input::StateKey;
 use crate::protocol::cache::CacheScope;
 use crate::store::notifier::Notifier;
-use crate::store::{MemoryReplyBus, MemorySubscriptions, ReplyBus, SubscriptionStore};
+use crate::store::{
+    MemoryReplyBus, MemorySubscriptions, RegistryStore, ReplyBus, SubscriptionStore,
+};
 
 /// The default [`Config::json_depth`].
 pub(crate) const DEFAULT_JSON_DEPTH: usize = 64;
@@ -40,6 +42,10 @@ pub struct Config {
     pub state_limit: usize,
     /// Where 2025-11-25 server-to-client requests wait for their answers (default in memory).
     pub reply_bus: Arc<dyn ReplyBus>,
+    /// How long a 2025-11-25 server-to-client request (elicitation, sampling, roots, ping) waits
+    /// for the client's answer (default 10 minutes). Past it the request that asked ends with
+    /// `-32603` naming the input it waited for, and a late answer is refused as unknown.
+    pub reply_timeout: Duration,
     /// What announces changes to the clients that listen (default: over a new in-memory bus).
     /// The served notifier: clone it (`config.notifier.clone()`) for the app and its background
     /// jobs before serving with this config.
@@ -55,6 +61,10 @@ pub struct Config {
     pub json_depth: usize,
     /// Bearer-token authorization of HTTP requests (default none: `connect` decides alone).
     pub bearer_auth: Option<crate::auth::BearerAuth>,
+    /// Where the entries that runtime registration disabled are shared with other nodes
+    /// (default none: each node keeps its own). With a store, a node loads them before its
+    /// first request and again whenever a list changes anywhere.
+    pub registry_store: Option<Arc<dyn RegistryStore>>,
 }
 
 impl std::fmt::Debug for Config {
@@ -67,8 +77,10 @@ impl std::fmt::Debug for Config {
             .field("portable_schemas", &self.portable_schemas)
             .field("state_ttl", &self.state_ttl)
             .field("state_limit", &self.state_limit)
+            .field("reply_timeout", &self.reply_timeout)
             .field("json_depth", &self.json_depth)
             .field("bearer_auth", &self.bearer_auth)
+            .field("registry_store", &self.registry_store.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -85,12 +97,14 @@ impl Default for Config {
             state_ttl: Duration::from_secs(600),
             state_limit: 64 * 1024,
             reply_bus: Arc::new(MemoryReplyBus::new()),
+            reply_timeout: Duration::from_secs(600),
             notifier: Notifier::in_memory(),
             subscriptions: Arc::new(MemorySubscriptions::new()),
             keep_alive: Duration::from_secs(15),
             task_store: Arc::new(crate::tasks::MemoryTaskStore::new()),
             json_depth: DEFAULT_JSON_DEPTH,
             bearer_auth: None,
+            registry_store: None,
         }
     }
 }
@@ -175,6 +189,22 @@ impl Config {
     #[must_use]
     pub fn reply_bus(mut self, bus: impl ReplyBus) -> Self {
         self.reply_bus = Arc::new(bus);
+        self
+    }
+
+    /// How long a server-to-client request waits for the client's answer (at least 1 ms; see
+    /// [`Config::reply_timeout`](Config#structfield.reply_timeout)).
+    #[must_use]
+    pub fn reply_timeout(mut self, timeout: Duration) -> Self {
+        self.reply_timeout = timeout.max(Duration::from_millis(1));
+        self
+    }
+
+    /// Shares what runtime registration disables with the other nodes through `store` (see
+    /// [`Config::registry_store`](Config#structfield.registry_store)).
+    #[must_use]
+    pub fn registry_store(mut self, store: impl RegistryStore) -> Self {
+        self.registry_store = Some(Arc::new(store));
         self
     }
 

@@ -3,7 +3,10 @@
 
 use std::sync::Arc;
 
-use super::{EventStore, NotificationBus, ReplyBus, SessionStore, SubscriptionStore, TaskStore};
+use super::{
+    EventStore, NotificationBus, RegistryStore, ReplyBus, SessionStore, SubscriptionStore,
+    TaskStore,
+};
 
 /// The shared seams of a node. A seam left `None` keeps the in-memory default, which serves one
 /// process and costs nothing; `phantom_redis::backend(url)` fills every one.
@@ -27,6 +30,8 @@ pub struct Backend {
     pub subscriptions: Option<Arc<dyn SubscriptionStore>>,
     /// Tasks.
     pub tasks: Option<Arc<dyn TaskStore>>,
+    /// Which entries runtime registration disabled ([`Config::registry_store`](crate::Config)).
+    pub registry: Option<Arc<dyn RegistryStore>>,
 }
 
 impl std::fmt::Debug for Backend {
@@ -38,6 +43,7 @@ impl std::fmt::Debug for Backend {
             .field("bus", &self.bus.is_some())
             .field("subscriptions", &self.subscriptions.is_some())
             .field("tasks", &self.tasks.is_some())
+            .field("registry", &self.registry.is_some())
             .finish()
     }
 }
@@ -87,6 +93,13 @@ impl Backend {
     #[must_use]
     pub fn tasks(mut self, store: impl TaskStore) -> Self {
         self.tasks = Some(Arc::new(store));
+        self
+    }
+
+    /// With this store of what runtime registration disabled.
+    #[must_use]
+    pub fn registry(mut self, store: impl RegistryStore) -> Self {
+        self.registry = Some(Arc::new(store));
         self
     }
 }

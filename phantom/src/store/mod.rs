@@ -9,6 +9,7 @@
 use crate::kernel::Locked as _;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use crate::kernel::BoxFuture;
 mod backend;
@@ -16,6 +17,7 @@ mod bus;
 mod events;
 pub(crate) mod notifier;
 
+mod registry;
 mod sessions;
 mod tasks;
 
@@ -24,6 +26,7 @@ pub use bus::{
     BusEvent, Change, MemoryBus, MemorySubscriptions, NotificationBus, SubscriptionStore,
 };
 pub use events::{EventStore, MemoryEventStore, Replay, StoredEvent};
+pub use registry::{MemoryRegistryStore, RegistryStore};
 pub use sessions::{MemorySessionStore, SessionRecord, SessionStore};
 pub use tasks::{MemoryTaskStore, Owner, StoredTask, TaskStore, new_task_id};
 
@@ -139,11 +142,14 @@ pub type Waiter = tokio::sync::oneshot::Receiver<ClientAnswer>;
 /// another node, so a networked bus carries it (by session and request id, as text) to the node
 /// whose handler waits.
 pub trait ReplyBus: Send + Sync + 'static {
-    /// Starts waiting for the answer to request `id` sent on `session`.
+    /// Starts waiting for the answer to request `id` sent on `session`. The handler gives up
+    /// after `deadline` (dropping the [`Waiter`]); a bus may forget the wait from then on (a
+    /// networked one expires what it stored for it).
     fn expect<'a>(
         &'a self,
         session: &'a str,
         id: &'a str,
+        deadline: Duration,
     ) -> BoxFuture<'a, Result<Waiter, StoreError>>;
 
     /// Delivers a client's answer: `Ok(true)` when a handler waited for it, `Ok(false)` when none
@@ -186,7 +192,9 @@ impl ReplyBus for MemoryReplyBus {
         &'a self,
         session: &'a str,
         id: &'a str,
+        _deadline: Duration,
     ) -> BoxFuture<'a, Result<Waiter, StoreError>> {
+        // A handler past its deadline drops its receiver: the sweep below removes its sender.
         let (tx, rx) = tokio::sync::oneshot::channel();
         let mut waiting = self.waiting();
         // Handlers that were dropped while waiting leave closed senders behind; sweep them.
@@ -217,8 +225,9 @@ impl<T: ReplyBus + ?Sized> ReplyBus for Arc<T> {
         &'a self,
         session: &'a str,
         id: &'a str,
+        deadline: Duration,
     ) -> BoxFuture<'a, Result<Waiter, StoreError>> {
-        (**self).expect(session, id)
+        (**self).expect(session, id, deadline)
     }
 
     fn deliver<'a>(

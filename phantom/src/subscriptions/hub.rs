@@ -198,9 +198,20 @@ pub(crate) fn start_fan_out<E: Env>(env: &E) {
             while let Some(event) = changes.next().await {
                 let Some(env) = E::upgrade(&weak) else { break };
                 match event {
-                    BusEvent::Change(change) => fan_out(&env, change).await,
+                    BusEvent::Change(change) => {
+                        if matches!(
+                            change,
+                            Change::ToolsChanged { .. }
+                                | Change::PromptsChanged { .. }
+                                | Change::ResourcesChanged { .. }
+                        ) {
+                            env.resync().await;
+                        }
+                        fan_out(&env, change).await;
+                    }
                     // What was missed is unknown: every list may have changed.
                     BusEvent::Gap => {
+                        env.resync().await;
                         for change in [
                             Change::ToolsChanged { names: Vec::new() },
                             Change::PromptsChanged { names: Vec::new() },

@@ -42,6 +42,9 @@ pub(crate) trait Env: crate::tasks::Env {
     /// Stops a legacy request in flight on this node (a cancellation another node received):
     /// whether it was.
     fn cancel_in_flight(&self, session: &str, request_id: &str) -> bool;
+    /// Brings this node's copy of shared registration state (the entries disabled on any node)
+    /// up to date; run before a list change heard on the bus is delivered.
+    fn resync(&self) -> impl std::future::Future<Output = ()> + Send;
     fn downgrade(&self) -> Self::Weak;
     fn upgrade(weak: &Self::Weak) -> Option<Self>;
 }

@@ -145,6 +145,12 @@ impl<S: Server> Client<S> {
         self.dispatcher.notifier()
     }
 
+    /// Runtime registration of the served instance this client talks to
+    /// ([`Dispatcher::registry`]): add, remove, disable and enable entries mid-test.
+    pub fn registry(&self) -> crate::registry::Registry<S> {
+        self.dispatcher.registry()
+    }
+
     /// The era this client speaks.
     pub fn era(&self) -> Era {
         self.era

@@ -50,13 +50,29 @@ impl Shared {
                 );
                 return self.halt(Interrupt::Failed(Failure::from(error))).await;
             }
-            waits.push((r.key.clone(), waiter));
+            waits.push((r.key.clone(), id, waiter));
         }
         let mut answers = Vec::with_capacity(waits.len());
-        for (key, waiter) in waits {
+        let mut pending: Vec<String> = waits.iter().map(|(_, id, _)| id.clone()).collect();
+        for (key, id, waiter) in waits {
             self.wait_starts();
-            let answer = waiter.await;
+            let answer = tokio::time::timeout(replies.timeout(), waiter).await;
             self.wait_ends();
+            pending.retain(|p| *p != id);
+            let Ok(answer) = answer else {
+                for id in pending.iter().chain([&id]) {
+                    replies.forget(session, id).await;
+                }
+                let error = ErrorObject::new(
+                    codes::INTERNAL_ERROR,
+                    format!(
+                        "The client did not answer the input request `{key}` within {} s",
+                        replies.timeout().as_secs_f64()
+                    ),
+                )
+                .with_data(json!({ "key": key }));
+                return self.halt(Interrupt::Failed(Failure::from(error))).await;
+            };
             match answer {
                 Ok(ClientAnswer::Result(text)) => {
                     answers.push(serde_json::from_str(&text).unwrap_or(Value::Null));
@@ -135,8 +151,11 @@ impl Shared {
             return false;
         }
         self.wait_starts();
-        let answer = waiter.await;
+        let answer = tokio::time::timeout(replies.timeout(), waiter).await;
         self.wait_ends();
-        matches!(answer, Ok(ClientAnswer::Result(_)))
+        if answer.is_err() {
+            replies.forget(session, &id).await;
+        }
+        matches!(answer, Ok(Ok(ClientAnswer::Result(_))))
     }
 }

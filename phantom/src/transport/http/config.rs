@@ -295,7 +295,7 @@ impl HttpConfig {
 
     /// Installs every seam of `backend` (`phantom_redis::backend(url).await?`): sessions and
     /// events here, the reply bus, the notification bus (a new served notifier over it), the
-    /// subscription and task stores in [`HttpConfig::config`]. Seams the backend leaves `None`
+    /// subscription, task and registry stores in [`HttpConfig::config`]. Seams the backend leaves `None`
     /// keep what is set. Call it after [`HttpConfig::config`], which replaces the whole
     /// `Config`; take the notifier for background jobs (`config.config.notifier.clone()`)
     /// after it.
@@ -318,6 +318,9 @@ impl HttpConfig {
         }
         if let Some(tasks) = backend.tasks {
             self.config.task_store = tasks;
+        }
+        if let Some(registry) = backend.registry {
+            self.config.registry_store = Some(registry);
         }
         self
     }
