@@ -5,6 +5,7 @@
 //! cargo run -p phantom-examples --bin studies -- --addr 127.0.0.1:8080
 //! cargo run -p phantom-examples --bin studies -- --stdio      # newline-delimited JSON on stdin/stdout
 //! cargo run -p phantom-examples --bin studies -- --preview    # and the MCP Apps preview at /mcp/preview
+//! cargo run -p phantom-examples --bin studies -- --redis redis://127.0.0.1:6379/  # one of many nodes
 //! ```
 //!
 //! Tools search (reporting progress), annotate and clear the notes of studies (after asking the
@@ -12,6 +13,9 @@
 //! at `/mcp/preview`), export the catalogue (a task for clients with the tasks extension), a templated resource serves one study by its numeric id, a
 //! concrete resource serves the catalogue summary, and a prompt (with completion of study ids)
 //! drafts a review. `connect` narrows what a session may use from the `x-studies-role` header.
+//! With `--redis` the node shares everything with the other nodes on that Redis: phantom's
+//! sessions, answers and changes (`phantom_redis::backend`) and the studies' notes, the app's own
+//! data (`examples/cluster/run.sh` runs two behind HAProxy with `CLUSTER_BIN=studies`).
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
@@ -55,7 +59,83 @@ struct Hits {
 
 #[derive(Clone)]
 struct Studies {
+    /// The catalogue (read-only; its `notes` are empty: they live in `notes`).
     db: Arc<RwLock<BTreeMap<u64, Study>>>,
+    notes: Notes,
+}
+
+/// The studies' notes: the app's own data. On one node a map; with `--redis`, Redis lists
+/// (`studies:notes:<id>`), so that every node behind a load balancer sees the same notes — the
+/// framework shares sessions, answers and changes, and the app shares its own data.
+#[derive(Clone)]
+enum Notes {
+    Memory(Arc<RwLock<BTreeMap<u64, Vec<String>>>>),
+    Redis(redis::aio::ConnectionManager),
+}
+
+impl Notes {
+    fn key(id: u64) -> String {
+        format!("studies:notes:{id}")
+    }
+
+    async fn of(&self, id: u64) -> Result<Vec<String>, String> {
+        match self {
+            Self::Memory(map) => Ok(map
+                .read()
+                .expect("notes lock")
+                .get(&id)
+                .cloned()
+                .unwrap_or_default()),
+            Self::Redis(conn) => redis::cmd("LRANGE")
+                .arg(Self::key(id))
+                .arg(0)
+                .arg(-1)
+                .query_async(&mut conn.clone())
+                .await
+                .map_err(|e| format!("the notes store failed: {e}")),
+        }
+    }
+
+    /// Adds a note; how many the study has now.
+    async fn add(&self, id: u64, note: String) -> Result<usize, String> {
+        match self {
+            Self::Memory(map) => {
+                let mut map = map.write().expect("notes lock");
+                let notes = map.entry(id).or_default();
+                notes.push(note);
+                Ok(notes.len())
+            }
+            Self::Redis(conn) => redis::cmd("RPUSH")
+                .arg(Self::key(id))
+                .arg(note)
+                .query_async(&mut conn.clone())
+                .await
+                .map_err(|e| format!("the notes store failed: {e}")),
+        }
+    }
+
+    /// Removes every note; how many there were.
+    async fn clear(&self, id: u64) -> Result<usize, String> {
+        match self {
+            Self::Memory(map) => Ok(map
+                .write()
+                .expect("notes lock")
+                .remove(&id)
+                .map_or(0, |n| n.len())),
+            Self::Redis(conn) => {
+                let (len, _): (usize, i64) = redis::pipe()
+                    .atomic()
+                    .cmd("LLEN")
+                    .arg(Self::key(id))
+                    .cmd("DEL")
+                    .arg(Self::key(id))
+                    .query_async(&mut conn.clone())
+                    .await
+                    .map_err(|e| format!("the notes store failed: {e}"))?;
+                Ok(len)
+            }
+        }
+    }
 }
 
 impl Studies {
@@ -88,17 +168,41 @@ impl Studies {
             .collect();
         Self {
             db: Arc::new(RwLock::new(db)),
+            notes: Notes::Memory(Arc::default()),
         }
     }
 
-    /// Every study, copied out of the lock (for handlers that report as they go).
-    fn snapshot(&self) -> Vec<Study> {
-        self.db
+    /// The catalogue with its notes in Redis (`--redis`).
+    fn with_notes_in(mut self, conn: redis::aio::ConnectionManager) -> Self {
+        self.notes = Notes::Redis(conn);
+        self
+    }
+
+    /// Every study, copied out of the lock (for handlers that report as they go), notes and all.
+    async fn snapshot(&self) -> Result<Vec<Study>, String> {
+        let studies: Vec<Study> = self
+            .db
             .read()
             .expect("catalogue lock")
             .values()
             .cloned()
-            .collect()
+            .collect();
+        let mut full = Vec::with_capacity(studies.len());
+        for mut study in studies {
+            study.notes = self.notes.of(study.id).await?;
+            full.push(study);
+        }
+        Ok(full)
+    }
+
+    /// One study, notes and all.
+    async fn get(&self, id: u64) -> Result<Option<Study>, String> {
+        let study = self.db.read().expect("catalogue lock").get(&id).cloned();
+        let Some(mut study) = study else {
+            return Ok(None);
+        };
+        study.notes = self.notes.of(id).await?;
+        Ok(Some(study))
     }
 }
 
@@ -128,10 +232,10 @@ impl Studies {
         #[arg(description = "words to look for in the title")] query: String,
         #[arg(description = "only this phase")] phase: Option<Phase>,
         #[arg(description = "maximum number of hits (1-50)")] limit: Option<Limit>,
-    ) -> Json<Hits> {
+    ) -> Result<Json<Hits>, String> {
         let query = query.to_lowercase();
         // A snapshot, so that no lock is held while progress is reported.
-        let studies = self.snapshot();
+        let studies = self.snapshot().await?;
         let scanned = studies.len() as f64;
         let mut matching = Vec::new();
         for (i, study) in studies.into_iter().enumerate() {
@@ -143,10 +247,10 @@ impl Studies {
         }
         let total = matching.len();
         let limit = limit.map_or(10, |l| l.0 as usize);
-        Json(Hits {
+        Ok(Json(Hits {
             total,
             studies: matching.into_iter().take(limit).collect(),
-        })
+        }))
     }
 
     /// Add a note to a study. Clients subscribed to the study hear that it was updated.
@@ -155,14 +259,10 @@ impl Studies {
         if note.trim().is_empty() {
             return Err("`note` must not be empty".into());
         }
-        let count = {
-            let mut db = self.db.write().expect("catalogue lock");
-            let study = db
-                .get_mut(&id)
-                .ok_or_else(|| format!("no study with id {id}"))?;
-            study.notes.push(note);
-            study.notes.len()
-        };
+        if !self.db.read().expect("catalogue lock").contains_key(&id) {
+            return Err(format!("no study with id {id}"));
+        }
+        let count = self.notes.add(id, note).await?;
         study_updated(&notifier, id).await;
         Ok(format!("study {id} now has {count} note(s)"))
     }
@@ -171,10 +271,8 @@ impl Studies {
     #[tool(destructive)]
     async fn clear_notes(&self, ctx: Ctx, notifier: Notifier, id: u64) -> Result<String, String> {
         let count = self
-            .db
-            .read()
-            .expect("catalogue lock")
-            .get(&id)
+            .get(id)
+            .await?
             .map(|s| s.notes.len())
             .ok_or_else(|| format!("no study with id {id}"))?;
         if count == 0 {
@@ -196,11 +294,7 @@ impl Studies {
         let answer: Elicitation<Confirm> = ctx.elicit("confirm_clear", &message, form).await;
         match answer {
             Elicitation::Accept(Confirm { confirm: true }) => {
-                let removed = {
-                    let mut db = self.db.write().expect("catalogue lock");
-                    db.get_mut(&id)
-                        .map_or(0, |s| std::mem::take(&mut s.notes).len())
-                };
+                let removed = self.notes.clear(id).await?;
                 study_updated(&notifier, id).await;
                 Ok(format!("removed {removed} note(s) from study {id}"))
             }
@@ -212,8 +306,8 @@ impl Studies {
     /// clients that declare the tasks extension (poll it with `tasks/get`, or follow it on
     /// `subscriptions/listen`), inline for the others.
     #[task_handler(read_only, ttl = "10m", poll_interval = "200ms")]
-    async fn export(&self, ctx: Ctx) -> String {
-        let studies = self.snapshot();
+    async fn export(&self, ctx: Ctx) -> Result<String, String> {
+        let studies = self.snapshot().await?;
         let mut csv = String::from("id,title,phase,enrolled,notes\n");
         let total = studies.len();
         for (i, study) in studies.into_iter().enumerate() {
@@ -230,7 +324,7 @@ impl Studies {
             // A real export writes somewhere slow; this one gives pollers time to see it work.
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
-        csv
+        Ok(csv)
     }
 
     /// Show a study as a card (an MCP Apps view whose button adds a note through `annotate`);
@@ -238,11 +332,8 @@ impl Studies {
     #[tool(read_only, ui = "ui://studies/card")]
     async fn show_study(&self, session: &Session, id: u64) -> Result<ToolResult, String> {
         let study = self
-            .db
-            .read()
-            .expect("catalogue lock")
-            .get(&id)
-            .cloned()
+            .get(id)
+            .await?
             .ok_or_else(|| format!("no study with id {id}"))?;
         let value = serde_json::to_value(&study).map_err(|e| e.to_string())?;
         let words = format!(
@@ -283,13 +374,9 @@ impl Studies {
 
     /// One study, as JSON.
     #[resource("studies:///studies/<id>", mime_type = "application/json")]
-    async fn study(&self, id: u64) -> Option<Json<Study>> {
-        self.db
-            .read()
-            .expect("catalogue lock")
-            .get(&id)
-            .cloned()
-            .map(Json)
+    async fn study(&self, id: u64) -> Result<Option<Json<Study>>, Error> {
+        let study = self.get(id).await.map_err(Error::internal)?;
+        Ok(study.map(Json))
     }
 
     /// How to review a study of the catalogue (a skill directory compiled into the binary), for
@@ -384,17 +471,20 @@ async fn main() -> std::io::Result<()> {
         .init();
     let mut args = std::env::args().skip(1);
     let mut addr = String::from("127.0.0.1:4000");
-    let (mut stateless, mut preview) = (false, false);
+    let (mut stateless, mut preview, mut redis) = (false, false, None);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--stdio" => return phantom::stdio::run(Studies::new()).await,
             "--addr" => addr = args.next().ok_or_else(|| usage("--addr needs a value"))?,
             "--stateless" => stateless = true,
             "--preview" => preview = true,
+            "--redis" => {
+                redis = Some(args.next().ok_or_else(|| usage("--redis needs a URL"))?);
+            }
             other => return Err(usage(&format!("unknown argument `{other}`"))),
         }
     }
-    if !stateless && !preview {
+    if !stateless && !preview && redis.is_none() {
         return phantom::serve(Studies::new(), addr).await;
     }
     // Legacy stateless mode: no Mcp-Session-Id, every 2025-11-25 request stands alone. The
@@ -404,18 +494,40 @@ async fn main() -> std::io::Result<()> {
     if preview {
         tracing::info!("MCP Apps preview at http://{local}/mcp/preview");
     }
-    let config = HttpConfig::for_addr(local)
+    let mut config = HttpConfig::for_addr(local)
         .stateless(stateless)
         .preview(preview);
+    let mut studies = Studies::new();
+    // `--redis`: one of several nodes behind a load balancer (examples/cluster/). The framework's
+    // seams go to Redis, and so do the notes, the app's own data.
+    if let Some(url) = redis {
+        let failed =
+            |e: &dyn std::fmt::Display| std::io::Error::other(format!("--redis {url}: {e}"));
+        let backend = phantom_redis::backend(&url).await.map_err(|e| failed(&e))?;
+        let client = redis::Client::open(url.as_str()).map_err(|e| failed(&e))?;
+        let conn = redis::aio::ConnectionManager::new(client)
+            .await
+            .map_err(|e| failed(&e))?;
+        // A 2026-07-28 `requestState` sealed by one node must open on the next: one key for all
+        // (PHANTOM_STATE_KEY, 32 bytes in base64).
+        let key = std::env::var("PHANTOM_STATE_KEY")
+            .map_err(|_| usage("--redis needs PHANTOM_STATE_KEY, the key every node seals with"))?;
+        let key = phantom::input::StateKey::from_base64(&key).map_err(|e| failed(&e))?;
+        config.config = config.config.state_key(key);
+        config = config.backend(backend);
+        studies = studies.with_notes_in(conn);
+    }
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };
-    phantom::http::serve_listener(listener, Studies::new(), config, shutdown).await
+    phantom::http::serve_listener(listener, studies, config, shutdown).await
 }
 
 fn usage(problem: &str) -> std::io::Error {
     std::io::Error::new(
         std::io::ErrorKind::InvalidInput,
-        format!("{problem}\nusage: studies [--addr HOST:PORT [--stateless] [--preview] | --stdio]"),
+        format!(
+            "{problem}\nusage: studies [--addr HOST:PORT [--stateless] [--preview] [--redis redis://HOST:PORT/] | --stdio]"
+        ),
     )
 }

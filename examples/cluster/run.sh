@@ -3,6 +3,7 @@
 #
 #   bash examples/cluster/run.sh            # serves http://127.0.0.1:4200/mcp until Ctrl-C
 #   CLUSTER_PORT=5000 bash examples/cluster/run.sh
+#   CLUSTER_BIN=studies bash examples/cluster/run.sh   # two `studies --redis` nodes instead
 #
 # Needs redis-server and haproxy (Debian: apt-get install redis-server haproxy). With --detach it
 # starts everything, prints `url=…`, `dir=…` and the pids, and returns (stop them with
@@ -35,8 +36,10 @@ export CLUSTER_DIR="${CLUSTER_DIR:-$(mktemp -d)}"
 # One key seals 2026-07-28 `requestState` on both nodes, so a state one node sealed opens on the other.
 export PHANTOM_STATE_KEY="${PHANTOM_STATE_KEY:-$(python3 -c 'import base64, os; print(base64.b64encode(os.urandom(32)).decode())')}"
 
-cargo build --quiet -p phantom-examples --bin everything
-bin="${CARGO_TARGET_DIR:-$root/target}/debug/everything"
+# CLUSTER_BIN=studies serves the studies example instead (its notes in the same Redis).
+app="${CLUSTER_BIN:-everything}"
+cargo build --quiet -p phantom-examples --bin "$app"
+bin="${CARGO_TARGET_DIR:-$root/target}/debug/$app"
 
 redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --dir "$CLUSTER_DIR" \
   >"$CLUSTER_DIR/redis.log" 2>&1 &

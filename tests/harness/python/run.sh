@@ -6,7 +6,8 @@
 # and list changes) against `everything`, and scoped.py (JWT bearer tokens, scopes) against
 # `notes`. interactive.py and subscriptions.py then run once more through HAProxy round-robin in
 # front of two `everything --redis` nodes sharing one Redis (examples/cluster/run.sh), so an
-# answer, a subscription or a stream may land on either node. The scripts sit beside this one.
+# answer, a subscription or a stream may land on either node, and client.py through two
+# `studies --redis` nodes (their notes in that Redis too). The scripts sit beside this one.
 # The virtualenv lives in .cache/python-venv at the repository root and is created on first use.
 set -euo pipefail
 
@@ -61,7 +62,8 @@ run_against_cluster() { # SCRIPT MODE...
     local dir port status=0
     dir="$(mktemp -d)"
     port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-    CLUSTER_DIR="$dir" CLUSTER_PORT="$port" bash "$root/examples/cluster/run.sh" --detach >/dev/null
+    CLUSTER_DIR="$dir" CLUSTER_PORT="$port" CLUSTER_BIN="${CLUSTER_BIN:-everything}" \
+        bash "$root/examples/cluster/run.sh" --detach >/dev/null
     "$venv/bin/python" "$script" "http://localhost:$port/mcp" "$@" || status=$?
     python3 "$root/tests/harness/cluster_stats.py" "$dir" || status=$?
     if [[ $status -ne 0 ]]; then
@@ -87,4 +89,6 @@ run_against notes scoped.py "" auto legacy || status=$?
 echo "== through the balancer: interactive tools and change notifications on two everything nodes sharing one Redis"
 run_against_cluster interactive.py auto legacy || status=$?
 run_against_cluster subscriptions.py auto legacy || status=$?
+echo "== through the balancer: the core checks on two studies nodes sharing one Redis"
+CLUSTER_BIN=studies run_against_cluster client.py auto legacy || status=$?
 exit "$status"
