@@ -1,6 +1,7 @@
 //! [`RedisTaskStore`]: tasks in Redis, so that any node answers `tasks/get`, `tasks/update` and
 //! `tasks/cancel` for a task another node runs.
 
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use phantom::BoxFuture;
@@ -8,12 +9,28 @@ use phantom::store::{StoreError, StoredTask, TaskStore};
 
 use crate::Redis;
 
+/// `KEYS[1]` the task; `ARGV[1]` the new record, `ARGV[2]` its TTL in ms. Writes only while the
+/// stored task has not ended (compared and written in one script): 1 when written, 0 when the task
+/// is gone or its status is terminal.
+static PUT_UNLESS_ENDED: LazyLock<redis::Script> = LazyLock::new(|| {
+    redis::Script::new(
+        r"local current = redis.call('GET', KEYS[1])
+if not current then return 0 end
+local status = cjson.decode(current)['task']['status']
+if status == 'completed' or status == 'failed' or status == 'cancelled' then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1",
+    )
+});
+
 /// A [`TaskStore`] in Redis: each task one JSON string, `<prefix>{t:<id>}`, expiring when the
 /// task does (a task without a TTL after [`RedisTaskStore::with_max_ttl`], a day by default, so
 /// that no key lives for ever).
 ///
-/// A write replaces the task (last write wins, as the trait says). A node that runs a task hears
-/// of another node's `tasks/cancel` over the notification bus and stops its handler.
+/// `put` replaces the task; every change of a running task goes through `put_unless_ended`, one
+/// Lua script that reads the stored status and writes only if the task has not ended, so a cancel
+/// stored through one node is never overwritten by the progress or the result of the node running
+/// the handler. That node hears of the cancel over the notification bus and stops its handler.
 ///
 /// The node running a task holds its lease, `<prefix>{t:<id>}:lease` (the node's name, expiring
 /// after [`RedisTaskStore::with_lease`], ten seconds by default), and renews it every third of
@@ -74,25 +91,52 @@ fn now_ms() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
+impl RedisTaskStore {
+    /// The record to write and its TTL in ms (0: expired already), once the task validates.
+    fn encode(&self, stored: &StoredTask) -> Result<(Vec<u8>, u64), StoreError> {
+        stored.task.validate().map_err(StoreError::other)?;
+        let max = u64::try_from(self.max_ttl.as_millis()).unwrap_or(u64::MAX);
+        let ms = match stored.expires_at_ms {
+            Some(at) => at.saturating_sub(now_ms()).min(max),
+            None => max,
+        };
+        let json = serde_json::to_vec(stored).map_err(|e| {
+            StoreError::other(format!(
+                "task {} does not serialize: {e}",
+                stored.task.task_id
+            ))
+        })?;
+        Ok((json, ms))
+    }
+}
+
 impl TaskStore for RedisTaskStore {
+    fn put_unless_ended<'a>(
+        &'a self,
+        stored: StoredTask,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move {
+            let (json, ms) = self.encode(&stored)?;
+            if ms == 0 {
+                return Ok(false);
+            }
+            let key = self.key(&stored.task.task_id);
+            let ttl = ms.to_string();
+            let written: i64 = self
+                .redis
+                .invoke(&PUT_UNLESS_ENDED, &[&key], &[&json, ttl.as_bytes()])
+                .await?;
+            Ok(written == 1)
+        })
+    }
+
     fn put<'a>(&'a self, stored: StoredTask) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
-            stored.task.validate().map_err(StoreError::other)?;
-            let max = u64::try_from(self.max_ttl.as_millis()).unwrap_or(u64::MAX);
-            let ms = match stored.expires_at_ms {
-                Some(at) => at.saturating_sub(now_ms()).min(max),
-                None => max,
-            };
+            let (json, ms) = self.encode(&stored)?;
             if ms == 0 {
                 // Expired already: nobody may read it again.
                 return self.delete_key(&stored.task.task_id).await;
             }
-            let json = serde_json::to_vec(&stored).map_err(|e| {
-                StoreError::other(format!(
-                    "task {} does not serialize: {e}",
-                    stored.task.task_id
-                ))
-            })?;
             self.redis
                 .query::<()>(
                     redis::cmd("SET")

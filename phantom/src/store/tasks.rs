@@ -50,6 +50,29 @@ pub trait TaskStore: Send + Sync + 'static {
     /// [`Task::validate`].
     fn put<'a>(&'a self, stored: StoredTask) -> BoxFuture<'a, Result<(), StoreError>>;
 
+    /// Stores a changed task only while the stored one has not ended — the compare-and-set
+    /// every change of a running task goes through, so that a cancel, a result or a failure
+    /// that one node wrote is never overwritten by another node's progress. `Ok(true)` when
+    /// written; `Ok(false)` when the task is unknown, expired or in a terminal status.
+    ///
+    /// The default reads, then writes: atomic only for a store with one writer. A store that
+    /// several nodes share overrides it with one atomic operation (the contract suite races
+    /// it).
+    fn put_unless_ended<'a>(
+        &'a self,
+        stored: StoredTask,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move {
+            match self.get(&stored.task.task_id).await? {
+                Some(current) if !current.task.status.is_terminal() => {
+                    self.put(stored).await?;
+                    Ok(true)
+                }
+                _ => Ok(false),
+            }
+        })
+    }
+
     /// The task with this id, unless it is unknown or expired.
     fn get<'a>(&'a self, task_id: &'a str)
     -> BoxFuture<'a, Result<Option<StoredTask>, StoreError>>;
@@ -92,6 +115,13 @@ pub trait TaskStore: Send + Sync + 'static {
 impl<T: TaskStore + ?Sized> TaskStore for std::sync::Arc<T> {
     fn put<'a>(&'a self, stored: StoredTask) -> BoxFuture<'a, Result<(), StoreError>> {
         (**self).put(stored)
+    }
+
+    fn put_unless_ended<'a>(
+        &'a self,
+        stored: StoredTask,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        (**self).put_unless_ended(stored)
     }
 
     fn get<'a>(
@@ -212,6 +242,29 @@ impl TaskStore for MemoryTaskStore {
     fn delete<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
         self.tasks().remove(task_id);
         Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn put_unless_ended<'a>(
+        &'a self,
+        stored: StoredTask,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        let result = match stored.task.validate() {
+            Err(why) => Err(StoreError::other(why)),
+            Ok(()) => {
+                // Compared and written under one lock.
+                let mut tasks = self.tasks();
+                match tasks.get_mut(&stored.task.task_id) {
+                    Some(current)
+                        if !current.expired_at(now_ms()) && !current.task.status.is_terminal() =>
+                    {
+                        *current = stored;
+                        Ok(true)
+                    }
+                    _ => Ok(false),
+                }
+            }
+        };
+        Box::pin(std::future::ready(result))
     }
 }
 

@@ -36,15 +36,19 @@ impl Recorder {
         &self.store
     }
 
-    /// Stores the changed task, then announces it. A bus that fails is logged: the task is
-    /// stored, and a client polling `tasks/get` sees the change anyway.
-    pub(crate) async fn record(&self, stored: StoredTask) -> Result<(), StoreError> {
+    /// Stores the changed task unless it ended meanwhile (on any node:
+    /// [`TaskStore::put_unless_ended`]), then announces it. `Ok(false)`: it had ended, and
+    /// nothing was written. A bus that fails is logged: the task is stored, and a client polling
+    /// `tasks/get` sees the change anyway.
+    pub(crate) async fn record(&self, stored: StoredTask) -> Result<bool, StoreError> {
         let task_id = stored.task.task_id.clone();
-        self.store.put(stored).await?;
+        if !self.store.put_unless_ended(stored).await? {
+            return Ok(false);
+        }
         if let Err(e) = self.notifier.publish(Change::TaskUpdated { task_id }).await {
             tracing::warn!(error = %e, "a task's change could not be announced");
         }
-        Ok(())
+        Ok(true)
     }
 }
 

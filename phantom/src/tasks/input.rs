@@ -112,10 +112,20 @@ impl TaskInput {
             ));
         }
         let task = f(current.task);
-        self.recorder
+        let written = self
+            .recorder
             .record(StoredTask { task, ..current })
             .await
-            .map_err(|e| store_error(&e))
+            .map_err(|e| store_error(&e))?;
+        if written {
+            Ok(())
+        } else {
+            // Cancelled (or failed) on another node between the read and the write.
+            Err(ErrorObject::new(
+                codes::INTERNAL_ERROR,
+                "Internal error: the task ended",
+            ))
+        }
     }
 
     /// Sets the task's status message (`ctx.status(…)`); listens that follow it hear of it.

@@ -360,11 +360,19 @@ async fn orphaned<E: Env>(env: &E, stored: StoredTask) -> Result<StoredTask, Fai
             .message("the node running this task stopped before it finished"),
         ..stored
     };
-    recorder(env)
+    let written = recorder(env)
         .record(failed.clone())
         .await
         .map_err(|e| store_failure(&e))?;
-    Ok(failed)
+    if written {
+        return Ok(failed);
+    }
+    // It ended meanwhile (its outcome or a cancel came first): that is what it is.
+    let current = store
+        .get(&failed.task.task_id)
+        .await
+        .map_err(|e| store_failure(&e))?;
+    Ok(current.unwrap_or(failed))
 }
 
 /// `tasks/get`.

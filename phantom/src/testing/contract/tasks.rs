@@ -6,7 +6,8 @@ use super::fresh_id;
 
 /// The [`TaskStore`](crate::store::TaskStore) contract: a task put through one handle is read
 /// through the other, replaced whole by the next put, gone after `delete` and after its TTL; an
-/// invalid task is refused. With leases ([`lease_ttl`](crate::store::TaskStore::lease_ttl)), a
+/// invalid task is refused. `put_unless_ended` never overwrites a task that ended, even racing
+/// writes through the other handle: a cancel stands against any progress. With leases ([`lease_ttl`](crate::store::TaskStore::lease_ttl)), a
 /// lease taken through one handle is seen through the other until it is released or lapses.
 ///
 /// Takes about a second (it waits for a task to expire, and for a lease to lapse).
@@ -57,6 +58,69 @@ pub async fn task_store<S: crate::store::TaskStore>(a: S, b: S) {
     assert!(
         a.put(invalid).await.is_err(),
         "a task that does not validate is refused"
+    );
+
+    // Compare-and-set: progress is written while the task runs, never after it ended.
+    let running = StoredTask::new(Task::working(fresh_id(), Some(60_000)), owner.clone());
+    let running_id = running.task.task_id.clone();
+    let progress = |text: &str| StoredTask {
+        task: running.task.clone().message(text),
+        ..running.clone()
+    };
+    assert!(
+        !a.put_unless_ended(progress("nobody")).await.expect("put"),
+        "an unknown task is not written by put_unless_ended"
+    );
+    assert!(b.get(&running_id).await.expect("get").is_none());
+    a.put(running.clone()).await.expect("put");
+    assert!(
+        a.put_unless_ended(progress("step 1")).await.expect("put"),
+        "progress of a running task is written"
+    );
+    let cancelled = StoredTask {
+        task: running.task.clone().cancelled(),
+        ..running.clone()
+    };
+    assert!(b.put_unless_ended(cancelled.clone()).await.expect("put"));
+    assert!(
+        !a.put_unless_ended(progress("step 2")).await.expect("put"),
+        "progress after a cancel is refused"
+    );
+    assert_eq!(
+        a.get(&running_id).await.expect("get"),
+        Some(cancelled),
+        "the cancel stands"
+    );
+    // Racing: twenty progress writes through one handle, a cancel through the other.
+    let raced = StoredTask::new(Task::working(fresh_id(), Some(60_000)), owner.clone());
+    a.put(raced.clone()).await.expect("put");
+    let writes = (0..20).map(|i| {
+        a.put_unless_ended(StoredTask {
+            task: raced.task.clone().message(format!("step {i}")),
+            ..raced.clone()
+        })
+    });
+    let cancel = b.put_unless_ended(StoredTask {
+        task: raced.task.clone().cancelled(),
+        ..raced.clone()
+    });
+    // The cancel first, so that on a pipelined connection the writes read `working` before
+    // its write lands: only a store that compares and writes at once keeps it.
+    let (cancel, _) =
+        futures_util::future::join(cancel, futures_util::future::join_all(writes)).await;
+    assert!(
+        cancel.expect("cancel"),
+        "the cancel of a running task is written"
+    );
+    let last = b
+        .get(&raced.task.task_id)
+        .await
+        .expect("get")
+        .expect("the task");
+    assert_eq!(
+        last.task.status,
+        crate::protocol::task::TaskStatus::Cancelled,
+        "no racing progress write overwrote the cancel"
     );
 
     // Expiry: a task past its TTL is never returned.
