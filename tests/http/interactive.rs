@@ -6,31 +6,7 @@ use phantom::http::HttpConfig;
 use phantom::prelude::*;
 use serde_json::{Value, json};
 
-use crate::support::{Event, LEGACY, TestServer, first_text, notification, request};
-
-#[derive(Clone)]
-struct Confirmer;
-
-#[mcp_router(name = "confirmer", version = "1.0.0")]
-impl Confirmer {
-    /// Deletes nothing, after asking.
-    #[tool]
-    async fn delete(&self, ctx: Ctx) -> String {
-        let form = Form::new().required("ok", Field::boolean());
-        let answer: Elicitation<Value> = ctx.elicit("confirm", "Delete it?", form).await;
-        format!("delete {}", answer.action())
-    }
-
-    /// The principal is the `x-user` header (none without it).
-    async fn connect(&self, session: &mut Session, request: &Request) -> Connect {
-        session.principal = request
-            .headers
-            .get("x-user")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
-        Connect::Ok
-    }
-}
+use crate::support::{Confirmer, Event, LEGACY, TestServer, first_text, notification, request};
 
 #[derive(Clone)]
 struct Quick;

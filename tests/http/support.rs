@@ -67,6 +67,42 @@ impl Lab {
     }
 }
 
+/// Asks before it deletes: an elicitation on the request's stream. `connect` takes the principal
+/// from the `x-user` header (none without it).
+#[derive(Clone)]
+pub(crate) struct Confirmer;
+
+#[mcp_router(name = "confirmer", version = "1.0.0")]
+impl Confirmer {
+    /// Deletes nothing, after asking.
+    #[tool]
+    async fn delete(&self, ctx: Ctx) -> String {
+        let form = Form::new().required("ok", Field::boolean());
+        let answer: Elicitation<Value> = ctx.elicit("confirm", "Delete it?", form).await;
+        format!("delete {}", answer.action())
+    }
+
+    /// The principal is the `x-user` header (none without it).
+    async fn connect(&self, session: &mut Session, request: &Request) -> Connect {
+        session.principal = request
+            .headers
+            .get("x-user")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        Connect::Ok
+    }
+}
+
+/// Sets its flag when dropped: a handler holding one shows it was stopped (the scale tests').
+#[allow(dead_code)]
+pub(crate) struct Dropped(pub(crate) Arc<std::sync::atomic::AtomicBool>);
+
+impl Drop for Dropped {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
 /// A running server; shut down (gracefully) on drop.
 pub(crate) struct TestServer {
     pub(crate) addr: SocketAddr,

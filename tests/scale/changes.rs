@@ -16,7 +16,9 @@ use phantom_redis::{Redis, RedisBus, RedisSessionStore, RedisSubscriptions};
 use phantom_tests::redis::{RedisCluster, RedisServer};
 use serde_json::{Value, json};
 
-use crate::support::{LEGACY, MODERN, Sse, TestServer, first_text, modern_request, request};
+use crate::support::{
+    Dropped, LEGACY, MODERN, Sse, TestServer, first_text, modern_request, request,
+};
 
 fn prefix(what: &str) -> String {
     format!("{what}-{}:", uuid::Uuid::new_v4().simple())
@@ -95,14 +97,6 @@ async fn a_subscriber_hears_a_gap_when_redis_comes_back() {
 struct Board {
     started: Arc<AtomicBool>,
     dropped: Arc<AtomicBool>,
-}
-
-struct Dropped(Arc<AtomicBool>);
-
-impl Drop for Dropped {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::SeqCst);
-    }
 }
 
 #[mcp_router(name = "board", version = "1.0.0")]

@@ -4,26 +4,11 @@
 use http::StatusCode;
 use phantom::Config;
 use phantom::http::HttpConfig;
-use phantom::prelude::*;
 use phantom_redis::{Redis, RedisReplyBus, RedisSessionStore};
 use phantom_tests::redis::RedisServer;
 use serde_json::{Value, json};
 
-use crate::support::{LEGACY, TestServer, first_text, notification, request};
-
-#[derive(Clone)]
-struct Confirmer;
-
-#[mcp_router(name = "confirmer", version = "1.0.0")]
-impl Confirmer {
-    /// Deletes nothing, after asking.
-    #[tool]
-    async fn delete(&self, ctx: Ctx) -> String {
-        let form = Form::new().required("ok", Field::boolean());
-        let answer: Elicitation<Value> = ctx.elicit("confirm", "Delete it?", form).await;
-        format!("delete {}", answer.action())
-    }
-}
+use crate::support::{Confirmer, LEGACY, TestServer, first_text, notification, request};
 
 async fn node(redis: &RedisServer, prefix: &str) -> TestServer {
     let conn = Redis::connect(&redis.url())

@@ -13,20 +13,12 @@ use phantom_redis::{Redis, RedisTaskStore};
 use phantom_tests::redis::RedisServer;
 use serde_json::{Value, json};
 
-use crate::support::TestServer;
+use crate::support::{Dropped, TestServer};
 
 #[derive(Clone, Default)]
 struct Jobs {
     started: Arc<AtomicBool>,
     dropped: Arc<AtomicBool>,
-}
-
-struct Dropped(Arc<AtomicBool>);
-
-impl Drop for Dropped {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::SeqCst);
-    }
 }
 
 #[mcp_router(name = "jobs", version = "1.0.0")]
