@@ -9,7 +9,11 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
-crate="$(mktemp -d)"
+# Inside the repository (under target/, which git ignores), so that the repository's
+# .cargo/config.toml applies: the crate's dependencies build with the workspace's own profile, and
+# are reused from the shared target directory rather than built again.
+mkdir -p "$root/target"
+crate="$(mktemp -d "$root/target/quickstart.XXXXXX")"
 trap 'rm -rf "$crate"' EXIT
 
 # The body of the first ```LANG fence after the Quickstart heading, rustdoc's hidden-line marker
