@@ -40,13 +40,14 @@ cargo clippy --workspace --all-targets -- -D warnings
 
 # Users leave out what they do not use: the runtime must build (lint-clean) with no default
 # feature and with each feature alone.
-step "phantom-mcp features: none, http alone, validation alone, fuzzing without http, jwt alone, otel alone"
+step "phantom-mcp features: none, http alone, validation alone, fuzzing without http, jwt alone, otel alone, client alone"
 cargo clippy -p phantom-mcp --no-default-features -- -D warnings
 cargo clippy -p phantom-mcp --no-default-features --features http -- -D warnings
 cargo clippy -p phantom-mcp --no-default-features --features validation -- -D warnings
 cargo clippy -p phantom-mcp --no-default-features --features fuzzing -- -D warnings
 cargo clippy -p phantom-mcp --no-default-features --features jwt -- -D warnings
 cargo clippy -p phantom-mcp --no-default-features --features otel -- -D warnings
+cargo clippy -p phantom-mcp --no-default-features --features client -- -D warnings
 cargo clippy -p phantom-tests --features otel --test otel -- -D warnings
 
 # The benchmark package (rmcp peer, load driver, report) is built and run by its smoke mode below,
@@ -74,7 +75,7 @@ RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps --quiet
 # with a CHANGELOG.md line for every path that moved.
 step "public API snapshot (tests/public-api.txt)"
 RUSTC_BOOTSTRAP=1 RUSTDOCFLAGS="-Z unstable-options --output-format json" \
-  cargo doc -p phantom-mcp --no-deps --quiet
+  cargo doc -p phantom-mcp --no-deps --quiet --features client
 python3 scripts/public-api.py target/doc/phantom.json | diff -u tests/public-api.txt -
 
 # One invocation, so the unpublished path dependencies between the four resolve to each other; each

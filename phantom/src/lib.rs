@@ -3,6 +3,8 @@
 
 pub mod apps;
 pub mod auth;
+#[cfg(feature = "client")]
+pub mod client;
 pub mod completion;
 mod content;
 pub mod dispatch;

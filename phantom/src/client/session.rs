@@ -1,0 +1,450 @@
+//! [`Client`]: one connection to one MCP server, its era negotiated, and the typed calls.
+
+use futures_util::StreamExt as _;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+use super::types::{CallToolResult, Page, Prompt, Resource, Tool};
+use super::{Builder, ClientError, Era, Handler, Listener, Messages, Target, http, stdio};
+
+const LEGACY: &str = "2025-11-25";
+const MODERN: &str = "2026-07-28";
+/// Rounds of `input_required` one request may take before the client gives up.
+const MAX_ROUNDS: usize = 16;
+
+// One per client: the size of the larger variant does not matter.
+#[allow(clippy::large_enum_variant)]
+enum Link {
+    Http(http::Http),
+    Stdio(stdio::Stdio),
+}
+
+impl Link {
+    async fn request(
+        &self,
+        message: String,
+        id: i64,
+        headers: &[(&'static str, String)],
+    ) -> Result<Messages, ClientError> {
+        match self {
+            Self::Http(h) => h.post(message, headers).await,
+            Self::Stdio(s) => s.send(message, Some(id.to_string())).await,
+        }
+    }
+
+    async fn send(&self, message: String) -> Result<(), ClientError> {
+        let mut drained = match self {
+            Self::Http(h) => h.post(message, &[]).await?,
+            Self::Stdio(s) => s.send(message, None).await?,
+        };
+        while drained.next().await.is_some() {}
+        Ok(())
+    }
+}
+
+/// An MCP client connected to one server: made by [`Client::http`] or [`Client::stdio`], then
+/// [`Builder::connect`]. See the [module](super) for eras and handlers.
+pub struct Client {
+    link: Link,
+    era: Era,
+    version: String,
+    server_info: Value,
+    capabilities: Value,
+    next_id: i64,
+    elicit: Option<Handler>,
+    sample: Option<Handler>,
+    roots: Option<Handler>,
+    listener: Option<Listener>,
+    timeout: std::time::Duration,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("era", &self.era)
+            .field("version", &self.version)
+            .field("server_info", &self.server_info)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// A client of the Streamable HTTP endpoint at `url` (`http://host:port/mcp`).
+    pub fn http(url: &str) -> Builder {
+        Builder::new(Target::Http {
+            url: url.to_owned(),
+            headers: Vec::new(),
+        })
+    }
+
+    /// A client of the stdio server that `program` with `args` starts (stderr passes through;
+    /// the process is killed when the client is dropped).
+    pub fn stdio<I, A>(program: &str, args: I) -> Builder
+    where
+        I: IntoIterator<Item = A>,
+        A: Into<String>,
+    {
+        Builder::new(Target::Stdio {
+            program: program.to_owned(),
+            args: args.into_iter().map(Into::into).collect(),
+        })
+    }
+
+    pub(super) async fn connect(builder: Builder) -> Result<Self, ClientError> {
+        let link = match &builder.target {
+            Target::Http { url, headers } => Link::Http(http::Http::new(url, headers.clone())?),
+            Target::Stdio { program, args } => Link::Stdio(stdio::Stdio::spawn(program, args)?),
+        };
+        let mut capabilities = Map::new();
+        for (name, handler) in [
+            ("elicitation", &builder.elicit),
+            ("sampling", &builder.sample),
+            ("roots", &builder.roots),
+        ] {
+            if handler.is_some() {
+                capabilities.insert(name.into(), json!({}));
+            }
+        }
+        let mut client = Self {
+            link,
+            era: Era::Modern,
+            version: MODERN.into(),
+            server_info: Value::Null,
+            capabilities: Value::Object(capabilities),
+            next_id: 1,
+            elicit: builder.elicit,
+            sample: builder.sample,
+            roots: builder.roots,
+            listener: builder.listener,
+            timeout: builder.timeout,
+        };
+        if builder.era != Era::Legacy {
+            if let Link::Http(h) = &client.link {
+                h.set_version(MODERN);
+            }
+            match client.request("server/discover", json!({})).await {
+                Ok(found) => {
+                    // 2026-07-28 results carry it in `_meta`.
+                    let info = &found["_meta"]["io.modelcontextprotocol/serverInfo"];
+                    client.server_info = if info.is_null() {
+                        found["serverInfo"].clone()
+                    } else {
+                        info.clone()
+                    };
+                    return Ok(client);
+                }
+                Err(e) if builder.era == Era::Modern => return Err(e),
+                Err(e) => tracing::debug!(error = %e, "no server/discover: initializing a session"),
+            }
+        }
+        client.initialize().await?;
+        Ok(client)
+    }
+
+    async fn initialize(&mut self) -> Result<(), ClientError> {
+        self.era = Era::Legacy;
+        self.version = LEGACY.into();
+        let params = json!({
+            "protocolVersion": LEGACY,
+            "capabilities": self.capabilities,
+            "clientInfo": {"name": "phantom-client", "version": env!("CARGO_PKG_VERSION")},
+        });
+        let result = self.request("initialize", params).await?;
+        if let Some(version) = result["protocolVersion"].as_str() {
+            self.version = version.to_owned();
+        }
+        if let Link::Http(h) = &self.link {
+            h.set_version(&self.version);
+        }
+        self.server_info = result["serverInfo"].clone();
+        self.notify("notifications/initialized", None).await
+    }
+
+    /// The era spoken: [`Era::Legacy`] or [`Era::Modern`] once connected.
+    pub fn era(&self) -> Era {
+        self.era
+    }
+
+    /// The protocol version negotiated (`2025-11-25`, `2026-07-28`, …).
+    pub fn protocol_version(&self) -> &str {
+        &self.version
+    }
+
+    /// The server's `serverInfo` (name, version, …), as it sent it.
+    pub fn server_info(&self) -> &Value {
+        &self.server_info
+    }
+
+    /// The legacy session's id (HTTP, 2025-11-25), if the server gave one.
+    pub fn session_id(&self) -> Option<String> {
+        match &self.link {
+            Link::Http(h) => h.session(),
+            Link::Stdio(_) => None,
+        }
+    }
+
+    /// Sends a notification.
+    pub async fn notify(&mut self, method: &str, params: Option<Value>) -> Result<(), ClientError> {
+        let mut message = json!({"jsonrpc": "2.0", "method": method});
+        if let Some(params) = params {
+            message["params"] = params;
+        }
+        self.link.send(message.to_string()).await
+    }
+
+    /// Sends a request and returns its `result`; the server's requests meanwhile are answered
+    /// by the handlers, and (2026-07-28) `input_required` rounds are retried with the answers.
+    pub async fn request(&mut self, method: &str, params: Value) -> Result<Value, ClientError> {
+        let mut params = match params {
+            Value::Object(map) => map,
+            Value::Null => Map::new(),
+            other => {
+                return Err(ClientError::protocol(format!(
+                    "params must be an object, not {other}"
+                )));
+            }
+        };
+        for _ in 0..MAX_ROUNDS {
+            let result = self.exchange(method, &params).await?;
+            if self.era != Era::Modern || result["resultType"] != "input_required" {
+                return Ok(result);
+            }
+            let mut responses = Map::new();
+            if let Some(asked) = result["inputRequests"].as_object() {
+                for (key, request) in asked {
+                    let method = request["method"].as_str().unwrap_or_default();
+                    let answer = self.answer(method, request["params"].clone()).await;
+                    let answer = answer.map_err(|e| {
+                        ClientError::protocol(format!(
+                            "the server asks `{method}` (input `{key}`) and this client has no handler for it: {}",
+                            e["message"]
+                        ))
+                    })?;
+                    responses.insert(key.clone(), answer);
+                }
+            }
+            params.insert("inputResponses".into(), Value::Object(responses));
+            match result.get("requestState") {
+                Some(state) => params.insert("requestState".into(), state.clone()),
+                None => params.remove("requestState"),
+            };
+        }
+        Err(ClientError::protocol(format!(
+            "`{method}` still needs input after {MAX_ROUNDS} rounds"
+        )))
+    }
+
+    /// One request on the wire, its stream read to the response.
+    async fn exchange(
+        &mut self,
+        method: &str,
+        params: &Map<String, Value>,
+    ) -> Result<Value, ClientError> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let mut params = params.clone();
+        let mut headers = Vec::new();
+        if self.era == Era::Modern {
+            let meta = params
+                .entry("_meta")
+                .or_insert_with(|| json!({}))
+                .as_object_mut()
+                .map(std::mem::take)
+                .unwrap_or_default();
+            let mut meta = meta;
+            meta.insert(
+                "io.modelcontextprotocol/protocolVersion".into(),
+                MODERN.into(),
+            );
+            meta.insert(
+                "io.modelcontextprotocol/clientCapabilities".into(),
+                self.capabilities.clone(),
+            );
+            meta.insert(
+                "io.modelcontextprotocol/clientInfo".into(),
+                json!({"name": "phantom-client", "version": env!("CARGO_PKG_VERSION")}),
+            );
+            params.insert("_meta".into(), Value::Object(meta));
+            headers.push(("mcp-method", method.to_owned()));
+            let name = match method {
+                "tools/call" | "prompts/get" => params.get("name"),
+                "resources/read" => params.get("uri"),
+                _ => None,
+            };
+            if let Some(name) = name.and_then(Value::as_str) {
+                headers.push(("mcp-name", name.to_owned()));
+            }
+        }
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let read = async {
+            let mut messages = self.link.request(message.to_string(), id, &headers).await?;
+            while let Some(message) = messages.next().await {
+                let message = message?;
+                match (
+                    message.get("method").and_then(Value::as_str),
+                    message.get("id"),
+                ) {
+                    (Some(asked), Some(asked_id)) => {
+                        let reply = match self.answer(asked, message["params"].clone()).await {
+                            Ok(result) => {
+                                json!({"jsonrpc": "2.0", "id": asked_id, "result": result})
+                            }
+                            Err(error) => json!({"jsonrpc": "2.0", "id": asked_id, "error": error}),
+                        };
+                        self.link.send(reply.to_string()).await?;
+                    }
+                    (Some(notified), None) => {
+                        if let Some(listener) = &self.listener {
+                            listener(notified, &message["params"]);
+                        }
+                    }
+                    (None, Some(answered)) if *answered == json!(id) => {
+                        if let Some(error) = message.get("error") {
+                            return Err(ClientError::from_rpc(error));
+                        }
+                        return Ok(message.get("result").cloned().unwrap_or(Value::Null));
+                    }
+                    _ => tracing::debug!("a message that answers another request; skipped"),
+                }
+            }
+            Err(ClientError::protocol(format!(
+                "the server's answer to `{method}` ended before its response"
+            )))
+        };
+        tokio::time::timeout(self.timeout, read)
+            .await
+            .map_err(|_| ClientError::Timeout(self.timeout))?
+    }
+
+    /// The answer to a server request: the handler's result, or a JSON-RPC error object.
+    async fn answer(&self, method: &str, params: Value) -> Result<Value, Value> {
+        let handler = match method {
+            "ping" => return Ok(json!({})),
+            "elicitation/create" => self.elicit.as_ref(),
+            "sampling/createMessage" => self.sample.as_ref(),
+            "roots/list" => self.roots.as_ref(),
+            _ => None,
+        };
+        match handler {
+            Some(handler) => Ok(handler(params).await),
+            None => Err(json!({
+                "code": -32601,
+                "message": format!("Method not found: this client has no handler for `{method}`"),
+            })),
+        }
+    }
+
+    async fn typed<T: DeserializeOwned>(
+        &mut self,
+        method: &str,
+        params: Value,
+    ) -> Result<T, ClientError> {
+        let result = self.request(method, params).await?;
+        serde_json::from_value(result).map_err(|e| {
+            ClientError::protocol(format!("the result of `{method}` does not read: {e}"))
+        })
+    }
+
+    async fn page<T: DeserializeOwned>(
+        &mut self,
+        method: &str,
+        key: &str,
+        cursor: Option<&str>,
+    ) -> Result<Page<T>, ClientError> {
+        let params = cursor.map_or_else(|| json!({}), |c| json!({"cursor": c}));
+        let mut result = self.request(method, params).await?;
+        let items = serde_json::from_value(result[key].take()).map_err(|e| {
+            ClientError::protocol(format!("the `{key}` of `{method}` do not read: {e}"))
+        })?;
+        let next_cursor = result["nextCursor"].as_str().map(str::to_owned);
+        Ok(Page { items, next_cursor })
+    }
+
+    /// `tools/list`, one page.
+    pub async fn list_tools(&mut self, cursor: Option<&str>) -> Result<Page<Tool>, ClientError> {
+        self.page("tools/list", "tools", cursor).await
+    }
+
+    /// `tools/call`. A tool that failed is `Ok` with `is_error`.
+    pub async fn call_tool(
+        &mut self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallToolResult, ClientError> {
+        self.typed("tools/call", json!({"name": name, "arguments": arguments}))
+            .await
+    }
+
+    /// `prompts/list`, one page.
+    pub async fn list_prompts(
+        &mut self,
+        cursor: Option<&str>,
+    ) -> Result<Page<Prompt>, ClientError> {
+        self.page("prompts/list", "prompts", cursor).await
+    }
+
+    /// `prompts/get`: the prompt's `description` and `messages`, as sent.
+    pub async fn get_prompt(&mut self, name: &str, arguments: Value) -> Result<Value, ClientError> {
+        self.request("prompts/get", json!({"name": name, "arguments": arguments}))
+            .await
+    }
+
+    /// `resources/list`, one page.
+    pub async fn list_resources(
+        &mut self,
+        cursor: Option<&str>,
+    ) -> Result<Page<Resource>, ClientError> {
+        self.page("resources/list", "resources", cursor).await
+    }
+
+    /// `resources/templates/list`, one page.
+    pub async fn list_resource_templates(
+        &mut self,
+        cursor: Option<&str>,
+    ) -> Result<Page<Resource>, ClientError> {
+        self.page("resources/templates/list", "resourceTemplates", cursor)
+            .await
+    }
+
+    /// `resources/read`: the `contents`, as sent (`uri`, `mimeType`, `text` or `blob`).
+    pub async fn read_resource(&mut self, uri: &str) -> Result<Vec<Value>, ClientError> {
+        let mut result = self.request("resources/read", json!({"uri": uri})).await?;
+        serde_json::from_value(result["contents"].take())
+            .map_err(|e| ClientError::protocol(format!("the contents of `{uri}` do not read: {e}")))
+    }
+
+    /// `completion/complete` of a prompt's argument: the values offered.
+    pub async fn complete_prompt(
+        &mut self,
+        prompt: &str,
+        argument: &str,
+        value: &str,
+    ) -> Result<Vec<String>, ClientError> {
+        let params = json!({
+            "ref": {"type": "ref/prompt", "name": prompt},
+            "argument": {"name": argument, "value": value},
+        });
+        let mut result = self.request("completion/complete", params).await?;
+        serde_json::from_value(result["completion"]["values"].take())
+            .map_err(|e| ClientError::protocol(format!("the completion values do not read: {e}")))
+    }
+
+    /// Checks the server answers: `ping` on a 2025-11-25 session; `server/discover` in
+    /// 2026-07-28, which has no `ping`.
+    pub async fn ping(&mut self) -> Result<(), ClientError> {
+        let method = if self.era == Era::Modern {
+            "server/discover"
+        } else {
+            "ping"
+        };
+        self.request(method, json!({})).await.map(|_| ())
+    }
+
+    /// Ends the connection: `DELETE` of a legacy HTTP session; a stdio server's process is
+    /// killed.
+    pub async fn close(self) {
+        if let Link::Http(h) = &self.link {
+            h.close().await;
+        }
+    }
+}

@@ -1,0 +1,215 @@
+//! `phantom::client` against phantom servers: over real HTTP in both eras (and `auto`), with
+//! elicitation answered by the client's handler in a legacy session and in 2026-07-28 rounds,
+//! and over stdio with a child process; errors a caller can match on.
+
+#[allow(dead_code, unreachable_pub)]
+#[path = "../http/support.rs"]
+mod support;
+
+use std::sync::{Arc, Mutex};
+
+use phantom::client::{Client, ClientError, Era};
+use phantom::http::HttpConfig;
+use serde_json::{Value, json};
+
+use crate::support::{Confirmer, TestServer};
+
+fn url(server: &TestServer) -> String {
+    format!("http://{}/mcp", server.addr)
+}
+
+async fn accept(_request: Value) -> Value {
+    json!({"action": "accept", "content": {"ok": true}})
+}
+
+#[tokio::test]
+async fn both_eras_over_http_list_call_and_read() {
+    let server = TestServer::start(HttpConfig::default()).await;
+    for era in [Era::Modern, Era::Legacy, Era::Auto] {
+        let mut client = Client::http(&url(&server))
+            .era(era)
+            .connect()
+            .await
+            .expect("connects");
+        let expected = if era == Era::Legacy {
+            Era::Legacy
+        } else {
+            Era::Modern
+        };
+        assert_eq!(client.era(), expected, "{era:?}");
+        assert_eq!(client.server_info()["name"], "lab", "{era:?}");
+        assert_eq!(client.session_id().is_some(), era == Era::Legacy, "{era:?}");
+        let tools = client.list_tools(None).await.expect("tools/list");
+        assert!(tools.items.iter().any(|t| t.name == "echo"), "{era:?}");
+        let echo = client
+            .call_tool("echo", json!({"text": "hi"}))
+            .await
+            .expect("tools/call");
+        assert_eq!(echo.text(), "echo: hi", "{era:?}");
+        assert!(!echo.is_error);
+        let contents = client.read_resource("lab:///notes/3").await.expect("read");
+        assert_eq!(contents[0]["text"], "note 3", "{era:?}");
+        let templates = client
+            .list_resource_templates(None)
+            .await
+            .expect("templates");
+        assert_eq!(
+            templates.items[0].uri_template.as_deref(),
+            Some("lab:///notes/<id>").map(|_| "lab:///notes/{id}"),
+            "{era:?}"
+        );
+        client.ping().await.expect("ping");
+        client.close().await;
+    }
+}
+
+#[tokio::test]
+async fn errors_a_caller_can_match_on() {
+    let server = TestServer::start(HttpConfig::default()).await;
+    for era in [Era::Modern, Era::Legacy] {
+        let mut client = Client::http(&url(&server))
+            .era(era)
+            .connect()
+            .await
+            .expect("connects");
+        let unknown = client
+            .call_tool("nope", json!({}))
+            .await
+            .expect_err("no such tool");
+        assert_eq!(unknown.code(), Some(-32602), "{era:?}: {unknown}");
+        let method = client
+            .request("no/such", json!({}))
+            .await
+            .expect_err("no such method");
+        assert_eq!(method.code(), Some(-32601), "{era:?}: {method}");
+        // The resource handler answers `None` past id 9: not found (`-32002` in 2025-11-25,
+        // `-32602` in 2026-07-28).
+        let code = if era == Era::Legacy { -32002 } else { -32602 };
+        let missing = client
+            .read_resource("lab:///notes/42")
+            .await
+            .expect_err("missing");
+        assert_eq!(missing.code(), Some(code), "{era:?}: {missing}");
+    }
+    // connect refuses (`x-role: banned`): HTTP 403 with a JSON-RPC error, which comes back.
+    let refused = Client::http(&url(&server))
+        .era(Era::Legacy)
+        .header("x-role", "banned")
+        .connect()
+        .await
+        .expect_err("forbidden");
+    assert_eq!(refused.code(), Some(-32001), "{refused}");
+    assert!(
+        refused.to_string().contains("banned from the lab"),
+        "{refused}"
+    );
+    // An HTTP answer that is no JSON-RPC message keeps its status.
+    let lost = Client::http(&format!("http://{}/elsewhere", server.addr))
+        .connect()
+        .await
+        .expect_err("no endpoint there");
+    assert!(
+        matches!(lost, ClientError::Http { status: 404, .. }),
+        "{lost}"
+    );
+    // Nobody listens.
+    let down = Client::http("http://127.0.0.1:9/mcp")
+        .connect()
+        .await
+        .expect_err("down");
+    assert!(matches!(down, ClientError::Transport(_)), "{down}");
+    let bad = Client::http("not a url")
+        .connect()
+        .await
+        .expect_err("bad url");
+    assert!(matches!(bad, ClientError::Transport(_)), "{bad}");
+}
+
+#[tokio::test]
+async fn the_handler_answers_elicitation_in_both_eras() {
+    let server = TestServer::start_with(Confirmer, HttpConfig::default()).await;
+    for era in [Era::Legacy, Era::Modern] {
+        let asked = Arc::new(Mutex::new(Vec::new()));
+        let seen = Arc::clone(&asked);
+        let mut client = Client::http(&url(&server))
+            .era(era)
+            .on_elicit(move |request: Value| {
+                seen.lock().unwrap().push(request["message"].clone());
+                accept(request)
+            })
+            .connect()
+            .await
+            .expect("connects");
+        let result = client
+            .call_tool("delete", json!({}))
+            .await
+            .expect("tools/call");
+        assert_eq!(result.text(), "delete accept", "{era:?}");
+        assert_eq!(*asked.lock().unwrap(), vec![json!("Delete it?")], "{era:?}");
+        client.close().await;
+    }
+    // Without a handler the client declares no elicitation, and the server says it needs it.
+    let mut bare = Client::http(&url(&server))
+        .era(Era::Modern)
+        .connect()
+        .await
+        .expect("connects");
+    let refused = bare
+        .call_tool("delete", json!({}))
+        .await
+        .expect_err("needs elicitation");
+    assert_eq!(refused.code(), Some(-32021), "{refused}");
+}
+
+#[tokio::test]
+async fn a_stdio_server_as_a_child_process_in_both_eras() {
+    for era in [Era::Auto, Era::Legacy] {
+        let notified = Arc::new(Mutex::new(Vec::<String>::new()));
+        let heard = Arc::clone(&notified);
+        let mut client = Client::stdio(env!("CARGO_BIN_EXE_stdio-server"), Vec::<String>::new())
+            .era(era)
+            .on_elicit(|_| async { json!({"action": "accept", "content": {"name": "Ada"}}) })
+            .on_notification(move |method, _| heard.lock().unwrap().push(method.to_owned()))
+            .connect()
+            .await
+            .expect("starts and connects");
+        let expected = if era == Era::Legacy {
+            Era::Legacy
+        } else {
+            Era::Modern
+        };
+        assert_eq!(client.era(), expected);
+        assert_eq!(client.server_info()["name"], "desk", "{era:?}");
+        let echo = client
+            .call_tool("echo", json!({"text": "x"}))
+            .await
+            .expect("echo");
+        assert_eq!(echo.text(), "echo: x");
+        let greet = client.call_tool("greet", json!({})).await.expect("greet");
+        assert_eq!(greet.text(), "Hello, Ada!", "{era:?}");
+        let count = client
+            .request(
+                "tools/call",
+                json!({"name": "count", "arguments": {}, "_meta": {"progressToken": "p"}}),
+            )
+            .await
+            .expect("count");
+        assert_eq!(count["content"][0]["text"], "3");
+        let heard = notified.lock().unwrap().clone();
+        assert_eq!(
+            heard
+                .iter()
+                .filter(|m| *m == "notifications/progress")
+                .count(),
+            3,
+            "{era:?}: {heard:?}"
+        );
+        client.ping().await.expect("ping");
+        // The process dies mid-call: a transport error, not a hang.
+        let crashed = client
+            .call_tool("crash", json!({}))
+            .await
+            .expect_err("exited");
+        assert!(matches!(crashed, ClientError::Transport(_)), "{crashed}");
+    }
+}
