@@ -6,6 +6,8 @@
 #[path = "../http/support.rs"]
 mod support;
 
+mod others;
+
 use std::sync::{Arc, Mutex};
 
 use phantom::client::{Client, ClientError, Era};

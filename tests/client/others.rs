@@ -1,0 +1,187 @@
+//! `phantom::client` against servers nobody here wrote: `@modelcontextprotocol/server-everything`
+//! (the MCP project's reference test server, from npm) over stdio and over its Streamable HTTP
+//! mode. Ignored by a plain `cargo test`: `tests/harness/client/run.sh` installs the server and
+//! runs them with `SERVER_EVERYTHING` (its `dist/index.js`) and `NODE` set.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use phantom::client::{Builder, Client, Era};
+use serde_json::{Value, json};
+
+fn node() -> (String, String) {
+    let js = std::env::var("SERVER_EVERYTHING")
+        .expect("SERVER_EVERYTHING: the path of server-everything's dist/index.js (tests/harness/client/run.sh sets it)");
+    let node = std::env::var("NODE").unwrap_or_else(|_| "node".into());
+    (node, js)
+}
+
+/// What the handlers and the notification callback saw.
+#[derive(Default, Clone)]
+struct Seen {
+    elicited: Arc<Mutex<Vec<Value>>>,
+    sampled: Arc<Mutex<Vec<Value>>>,
+    notified: Arc<Mutex<Vec<String>>>,
+}
+
+fn with_handlers(builder: Builder, seen: &Seen) -> Builder {
+    let (e, s, n) = (
+        Arc::clone(&seen.elicited),
+        Arc::clone(&seen.sampled),
+        Arc::clone(&seen.notified),
+    );
+    builder
+        .on_elicit(move |request: Value| {
+            e.lock().unwrap().push(request);
+            async { json!({"action": "accept", "content": {"name": "Ada", "check": true}}) }
+        })
+        .on_sample(move |request: Value| {
+            s.lock().unwrap().push(request);
+            async {
+                json!({"role": "assistant", "model": "phantom-test",
+                       "content": {"type": "text", "text": "sampled by phantom"}})
+            }
+        })
+        .on_notification(move |method, _| n.lock().unwrap().push(method.to_owned()))
+}
+
+async fn exercise(client: &mut Client, seen: &Seen) {
+    let tools = client.list_tools(None).await.expect("tools/list");
+    let names: Vec<&str> = tools.items.iter().map(|t| t.name.as_str()).collect();
+    for expected in ["echo", "get-sum", "trigger-long-running-operation"] {
+        assert!(names.contains(&expected), "{expected} in {names:?}");
+    }
+    let echo = client
+        .call_tool("echo", json!({"message": "from phantom"}))
+        .await
+        .expect("echo");
+    assert!(echo.text().contains("from phantom"), "{echo:?}");
+    let sum = client
+        .call_tool("get-sum", json!({"a": 2, "b": 3}))
+        .await
+        .expect("get-sum");
+    assert!(sum.text().contains('5'), "{sum:?}");
+
+    let progress = client
+        .request(
+            "tools/call",
+            json!({"name": "trigger-long-running-operation",
+                   "arguments": {"duration": 1, "steps": 3},
+                   "_meta": {"progressToken": "p1"}}),
+        )
+        .await
+        .expect("long-running operation");
+    assert!(progress["isError"] != true, "{progress}");
+    let heard = seen.notified.lock().unwrap().clone();
+    assert_eq!(
+        heard
+            .iter()
+            .filter(|m| *m == "notifications/progress")
+            .count(),
+        3,
+        "{heard:?}"
+    );
+
+    let templates = client
+        .list_resource_templates(None)
+        .await
+        .expect("templates");
+    assert!(
+        templates
+            .items
+            .iter()
+            .any(|t| t.uri_template.as_deref() == Some("demo://resource/dynamic/text/{resourceId}")),
+        "{templates:?}"
+    );
+    let contents = client
+        .read_resource("demo://resource/dynamic/text/1")
+        .await
+        .expect("read");
+    assert!(
+        contents[0]["text"].as_str().is_some_and(|t| !t.is_empty()),
+        "{contents:?}"
+    );
+
+    let prompt = client
+        .get_prompt("args-prompt", json!({"city": "Lisbon"}))
+        .await
+        .expect("prompts/get");
+    assert!(
+        prompt["messages"].to_string().contains("Lisbon"),
+        "{prompt}"
+    );
+    let offered = client
+        .complete_prompt("completable-prompt", "department", "E")
+        .await
+        .expect("completion");
+    assert!(!offered.is_empty(), "completions for `E`");
+
+    let elicited = client
+        .call_tool("trigger-elicitation-request", json!({}))
+        .await
+        .expect("elicitation");
+    assert_eq!(
+        seen.elicited.lock().unwrap().len(),
+        1,
+        "the handler was asked"
+    );
+    assert!(elicited.text().contains("Ada"), "{elicited:?}");
+    let sampled = client
+        .call_tool("trigger-sampling-request", json!({"prompt": "say hi"}))
+        .await
+        .expect("sampling");
+    assert_eq!(
+        seen.sampled.lock().unwrap().len(),
+        1,
+        "the handler was asked"
+    );
+    assert!(sampled.text().contains("sampled by phantom"), "{sampled:?}");
+}
+
+#[tokio::test]
+#[ignore = "needs @modelcontextprotocol/server-everything: tests/harness/client/run.sh"]
+async fn server_everything_over_stdio() {
+    let (node, js) = node();
+    let seen = Seen::default();
+    let mut client = with_handlers(Client::stdio(&node, [js, "stdio".into()]), &seen)
+        .connect()
+        .await
+        .expect("starts and initializes");
+    assert_eq!(client.era(), Era::Legacy, "it speaks 2025-11-25");
+    exercise(&mut client, &seen).await;
+}
+
+#[tokio::test]
+#[ignore = "needs @modelcontextprotocol/server-everything: tests/harness/client/run.sh"]
+async fn server_everything_over_streamable_http() {
+    let (node, js) = node();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let mut server = tokio::process::Command::new(&node)
+        .arg(&js)
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("starts server-everything");
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let seen = Seen::default();
+    let mut client = None;
+    for _ in 0..100 {
+        match with_handlers(Client::http(&url), &seen).connect().await {
+            Ok(c) => {
+                client = Some(c);
+                break;
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+    let mut client = client.expect("server-everything answers over HTTP within 10 s");
+    assert_eq!(client.era(), Era::Legacy);
+    assert!(client.session_id().is_some(), "a session");
+    exercise(&mut client, &seen).await;
+    client.close().await;
+    let _ = server.kill().await;
+}
