@@ -7,7 +7,7 @@
 # crates (it needs a committed working tree), the official conformance suites against
 # examples/everything (one node, then two nodes on one Redis behind HAProxy), a node's failover,
 # the MCP Inspector CLI against both examples, MCP Apps in headless Chromium, phantom's own MCP
-# client against the reference server-everything (npm),
+# client against the reference server-everything (npm) and a FastMCP server (PyPI),
 # and a real Python MCP client against examples/studies.
 #
 #   bash scripts/test.sh            everything
@@ -101,7 +101,7 @@ if ! $only_rust; then
   step "MCP Apps: the Inspector's --app-info probe, and the preview host in headless Chromium (playwright-core; the official ext-apps App class as a view)"
   bash tests/harness/apps/run.sh
 
-  step "phantom::client against @modelcontextprotocol/server-everything 2026.8.31 (npm), over stdio and Streamable HTTP"
+  step "phantom::client against @modelcontextprotocol/server-everything 2026.8.31 (npm) over stdio and Streamable HTTP, and FastMCP 4.2.3 (PyPI) over HTTP in both eras and stdio"
   bash tests/harness/client/run.sh
 
   step "real client: Python mcp 2.3.0 against examples/studies (auto and legacy eras; legacy against the stateless mode)"
