@@ -12,9 +12,83 @@ use std::sync::{Arc, Mutex};
 
 use phantom::client::{Client, ClientError, Era};
 use phantom::http::HttpConfig;
+use phantom::prelude::*;
 use serde_json::{Value, json};
 
-use crate::support::{Confirmer, TestServer};
+use crate::support::{Confirmer, Dropped, TestServer};
+
+/// A tool that runs until it is stopped, and says when it was.
+#[derive(Clone, Default)]
+struct Slow {
+    stopped: Arc<std::sync::atomic::AtomicBool>,
+}
+
+#[mcp_router(name = "slow", version = "1.0.0")]
+impl Slow {
+    /// Waits for ever.
+    #[tool]
+    async fn wait(&self) -> String {
+        let _guard = Dropped(Arc::clone(&self.stopped));
+        std::future::pending::<()>().await;
+        unreachable!()
+    }
+}
+
+async fn stopped_within(flag: &std::sync::atomic::AtomicBool, what: &str) {
+    for _ in 0..250 {
+        if flag.load(std::sync::atomic::Ordering::SeqCst) {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    panic!("{what}: the server's handler was not stopped within 5 s");
+}
+
+#[tokio::test]
+async fn a_dropped_or_timed_out_call_stops_the_server_handler() {
+    use std::time::Duration;
+    for era in [Era::Legacy, Era::Modern] {
+        let slow = Slow::default();
+        let stopped = Arc::clone(&slow.stopped);
+        let server = TestServer::start_with(slow, HttpConfig::default()).await;
+        let client = Client::http(&url(&server))
+            .era(era)
+            .connect()
+            .await
+            .expect("connects");
+        // The caller stops waiting: its future is dropped.
+        let gave_up = tokio::time::timeout(
+            Duration::from_millis(200),
+            client.call_tool("wait", json!({})),
+        )
+        .await;
+        assert!(gave_up.is_err(), "{era:?}: the call does not answer");
+        stopped_within(&stopped, &format!("{era:?}, dropped")).await;
+        stopped.store(false, std::sync::atomic::Ordering::SeqCst);
+        // The client's own timeout.
+        let impatient = Client::http(&url(&server))
+            .era(era)
+            .timeout(Duration::from_millis(200))
+            .connect()
+            .await
+            .expect("connects");
+        let error = impatient
+            .call_tool("wait", json!({}))
+            .await
+            .expect_err("times out");
+        assert!(matches!(error, ClientError::Timeout(_)), "{era:?}: {error}");
+        stopped_within(&stopped, &format!("{era:?}, timed out")).await;
+        // The clients go on.
+        assert!(
+            !client
+                .list_tools(None)
+                .await
+                .expect("tools/list")
+                .items
+                .is_empty()
+        );
+    }
+}
 
 fn url(server: &TestServer) -> String {
     format!("http://{}/mcp", server.addr)
@@ -28,7 +102,7 @@ async fn accept(_request: Value) -> Value {
 async fn both_eras_over_http_list_call_and_read() {
     let server = TestServer::start(HttpConfig::default()).await;
     for era in [Era::Modern, Era::Legacy, Era::Auto] {
-        let mut client = Client::http(&url(&server))
+        let client = Client::http(&url(&server))
             .era(era)
             .connect()
             .await
@@ -69,7 +143,7 @@ async fn both_eras_over_http_list_call_and_read() {
 async fn errors_a_caller_can_match_on() {
     let server = TestServer::start(HttpConfig::default()).await;
     for era in [Era::Modern, Era::Legacy] {
-        let mut client = Client::http(&url(&server))
+        let client = Client::http(&url(&server))
             .era(era)
             .connect()
             .await
@@ -133,7 +207,7 @@ async fn the_handler_answers_elicitation_in_both_eras() {
     for era in [Era::Legacy, Era::Modern] {
         let asked = Arc::new(Mutex::new(Vec::new()));
         let seen = Arc::clone(&asked);
-        let mut client = Client::http(&url(&server))
+        let client = Client::http(&url(&server))
             .era(era)
             .on_elicit(move |request: Value| {
                 seen.lock().unwrap().push(request["message"].clone());
@@ -151,7 +225,7 @@ async fn the_handler_answers_elicitation_in_both_eras() {
         client.close().await;
     }
     // Without a handler the client declares no elicitation, and the server says it needs it.
-    let mut bare = Client::http(&url(&server))
+    let bare = Client::http(&url(&server))
         .era(Era::Modern)
         .connect()
         .await
@@ -168,7 +242,7 @@ async fn a_stdio_server_as_a_child_process_in_both_eras() {
     for era in [Era::Auto, Era::Legacy] {
         let notified = Arc::new(Mutex::new(Vec::<String>::new()));
         let heard = Arc::clone(&notified);
-        let mut client = Client::stdio(env!("CARGO_BIN_EXE_stdio-server"), Vec::<String>::new())
+        let client = Client::stdio(env!("CARGO_BIN_EXE_stdio-server"), Vec::<String>::new())
             .era(era)
             .on_elicit(|_| async { json!({"action": "accept", "content": {"name": "Ada"}}) })
             .on_notification(move |method, _| heard.lock().unwrap().push(method.to_owned()))

@@ -46,7 +46,7 @@ fn with_handlers(builder: Builder, seen: &Seen) -> Builder {
         .on_notification(move |method, _| n.lock().unwrap().push(method.to_owned()))
 }
 
-async fn exercise(client: &mut Client, seen: &Seen) {
+async fn exercise(client: &Client, seen: &Seen) {
     let tools = client.list_tools(None).await.expect("tools/list");
     let names: Vec<&str> = tools.items.iter().map(|t| t.name.as_str()).collect();
     for expected in ["echo", "get-sum", "trigger-long-running-operation"] {
@@ -144,12 +144,12 @@ async fn exercise(client: &mut Client, seen: &Seen) {
 async fn server_everything_over_stdio() {
     let (node, js) = node();
     let seen = Seen::default();
-    let mut client = with_handlers(Client::stdio(&node, [js, "stdio".into()]), &seen)
+    let client = with_handlers(Client::stdio(&node, [js, "stdio".into()]), &seen)
         .connect()
         .await
         .expect("starts and initializes");
     assert_eq!(client.era(), Era::Legacy, "it speaks 2025-11-25");
-    exercise(&mut client, &seen).await;
+    exercise(&client, &seen).await;
 }
 
 #[tokio::test]
@@ -179,10 +179,10 @@ async fn server_everything_over_streamable_http() {
             Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
         }
     }
-    let mut client = client.expect("server-everything answers over HTTP within 10 s");
+    let client = client.expect("server-everything answers over HTTP within 10 s");
     assert_eq!(client.era(), Era::Legacy);
     assert!(client.session_id().is_some(), "a session");
-    exercise(&mut client, &seen).await;
+    exercise(&client, &seen).await;
     client.close().await;
     let _ = server.kill().await;
 }
@@ -200,7 +200,7 @@ fn fastmcp() -> (String, String) {
     (python, script)
 }
 
-async fn pantry(client: &mut Client, era: Era) {
+async fn pantry(client: &Client, era: Era) {
     let tools = client.list_tools(None).await.expect("tools/list");
     let names: Vec<&str> = tools.items.iter().map(|t| t.name.as_str()).collect();
     assert!(
@@ -280,10 +280,10 @@ async fn a_fastmcp_server_over_http_in_both_eras() {
                 Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
             }
         }
-        let mut client = client.expect("FastMCP answers within 20 s");
+        let client = client.expect("FastMCP answers within 20 s");
         assert_eq!(client.era(), era);
         assert_eq!(client.server_info()["name"], "pantry", "{era:?}");
-        pantry(&mut client, era).await;
+        pantry(&client, era).await;
         client.close().await;
     }
     let _ = server.kill().await;
@@ -293,10 +293,10 @@ async fn a_fastmcp_server_over_http_in_both_eras() {
 #[ignore = "needs fastmcp (PyPI): tests/harness/client/run.sh"]
 async fn a_fastmcp_server_over_stdio() {
     let (python, script) = fastmcp();
-    let mut client = answers_ada(Client::stdio(&python, [script, "stdio".into()]))
+    let client = answers_ada(Client::stdio(&python, [script, "stdio".into()]))
         .era(Era::Legacy)
         .connect()
         .await
         .expect("starts and initializes");
-    pantry(&mut client, Era::Legacy).await;
+    pantry(&client, Era::Legacy).await;
 }

@@ -6,7 +6,7 @@
 //! use phantom::client::Client;
 //! use serde_json::json;
 //!
-//! let mut client = Client::http("http://127.0.0.1:4000/mcp")
+//! let client = Client::http("http://127.0.0.1:4000/mcp")
 //!     .on_elicit(|_request| async { json!({"action": "accept", "content": {"confirm": true}}) })
 //!     .connect()
 //!     .await?;
@@ -29,6 +29,11 @@
 //! ([`Builder::on_elicit`], [`Builder::on_sample`], [`Builder::on_roots`]); the capabilities
 //! declared to the server are those with a handler. Without one, the request is answered with a
 //! JSON-RPC error. Progress and log notifications reach [`Builder::on_notification`].
+//!
+//! **Sharing and cancelling.** Calls take `&self`: put the client in an `Arc` for concurrent
+//! callers. Dropping a call's future (or its [timeout](Builder::timeout) passing) cancels it on
+//! the server: `notifications/cancelled` on a legacy session or stdio, the closed connection of a
+//! 2026-07-28 HTTP request.
 
 mod error;
 mod http;

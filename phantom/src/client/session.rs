@@ -1,5 +1,8 @@
 //! [`Client`]: one connection to one MCP server, its era negotiated, and the typed calls.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+
 use futures_util::StreamExt as _;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
@@ -45,12 +48,12 @@ impl Link {
 /// An MCP client connected to one server: made by [`Client::http`] or [`Client::stdio`], then
 /// [`Builder::connect`]. See the [module](super) for eras and handlers.
 pub struct Client {
-    link: Link,
+    link: Arc<Link>,
     era: Era,
     version: String,
     server_info: Value,
     capabilities: Value,
-    next_id: i64,
+    next_id: AtomicI64,
     elicit: Option<Handler>,
     sample: Option<Handler>,
     roots: Option<Handler>,
@@ -91,10 +94,10 @@ impl Client {
     }
 
     pub(super) async fn connect(builder: Builder) -> Result<Self, ClientError> {
-        let link = match &builder.target {
+        let link = Arc::new(match &builder.target {
             Target::Http { url, headers } => Link::Http(http::Http::new(url, headers.clone())?),
             Target::Stdio { program, args } => Link::Stdio(stdio::Stdio::spawn(program, args)?),
-        };
+        });
         let mut capabilities = Map::new();
         for (name, handler) in [
             ("elicitation", &builder.elicit),
@@ -111,7 +114,7 @@ impl Client {
             version: MODERN.into(),
             server_info: Value::Null,
             capabilities: Value::Object(capabilities),
-            next_id: 1,
+            next_id: AtomicI64::new(1),
             elicit: builder.elicit,
             sample: builder.sample,
             roots: builder.roots,
@@ -119,7 +122,7 @@ impl Client {
             timeout: builder.timeout,
         };
         if builder.era != Era::Legacy {
-            if let Link::Http(h) = &client.link {
+            if let Link::Http(h) = &*client.link {
                 h.set_version(MODERN);
             }
             match client.request("server/discover", json!({})).await {
@@ -153,7 +156,7 @@ impl Client {
         if let Some(version) = result["protocolVersion"].as_str() {
             self.version = version.to_owned();
         }
-        if let Link::Http(h) = &self.link {
+        if let Link::Http(h) = &*self.link {
             h.set_version(&self.version);
         }
         self.server_info = result["serverInfo"].clone();
@@ -177,14 +180,14 @@ impl Client {
 
     /// The legacy session's id (HTTP, 2025-11-25), if the server gave one.
     pub fn session_id(&self) -> Option<String> {
-        match &self.link {
+        match &*self.link {
             Link::Http(h) => h.session(),
             Link::Stdio(_) => None,
         }
     }
 
     /// Sends a notification.
-    pub async fn notify(&mut self, method: &str, params: Option<Value>) -> Result<(), ClientError> {
+    pub async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), ClientError> {
         let mut message = json!({"jsonrpc": "2.0", "method": method});
         if let Some(params) = params {
             message["params"] = params;
@@ -194,7 +197,7 @@ impl Client {
 
     /// Sends a request and returns its `result`; the server's requests meanwhile are answered
     /// by the handlers, and (2026-07-28) `input_required` rounds are retried with the answers.
-    pub async fn request(&mut self, method: &str, params: Value) -> Result<Value, ClientError> {
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
         let mut params = match params {
             Value::Object(map) => map,
             Value::Null => Map::new(),
@@ -236,12 +239,11 @@ impl Client {
 
     /// One request on the wire, its stream read to the response.
     async fn exchange(
-        &mut self,
+        &self,
         method: &str,
         params: &Map<String, Value>,
     ) -> Result<Value, ClientError> {
-        let id = self.next_id;
-        self.next_id += 1;
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let mut params = params.clone();
         let mut headers = Vec::new();
         if self.era == Era::Modern {
@@ -276,6 +278,14 @@ impl Client {
             }
         }
         let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        // Dropped before the response (the caller's future dropped, or the timeout): the server
+        // hears `notifications/cancelled` (a 2026-07-28 HTTP request is cancelled by the closed
+        // connection itself).
+        let mut cancel = Cancel {
+            link: (self.era == Era::Legacy || matches!(*self.link, Link::Stdio(_)))
+                .then(|| Arc::clone(&self.link)),
+            id,
+        };
         let read = async {
             let mut messages = self.link.request(message.to_string(), id, &headers).await?;
             while let Some(message) = messages.next().await {
@@ -299,6 +309,7 @@ impl Client {
                         }
                     }
                     (None, Some(answered)) if *answered == json!(id) => {
+                        cancel.link = None;
                         if let Some(error) = message.get("error") {
                             return Err(ClientError::from_rpc(error));
                         }
@@ -335,7 +346,7 @@ impl Client {
     }
 
     async fn typed<T: DeserializeOwned>(
-        &mut self,
+        &self,
         method: &str,
         params: Value,
     ) -> Result<T, ClientError> {
@@ -346,7 +357,7 @@ impl Client {
     }
 
     async fn page<T: DeserializeOwned>(
-        &mut self,
+        &self,
         method: &str,
         key: &str,
         cursor: Option<&str>,
@@ -361,13 +372,13 @@ impl Client {
     }
 
     /// `tools/list`, one page.
-    pub async fn list_tools(&mut self, cursor: Option<&str>) -> Result<Page<Tool>, ClientError> {
+    pub async fn list_tools(&self, cursor: Option<&str>) -> Result<Page<Tool>, ClientError> {
         self.page("tools/list", "tools", cursor).await
     }
 
     /// `tools/call`. A tool that failed is `Ok` with `is_error`.
     pub async fn call_tool(
-        &mut self,
+        &self,
         name: &str,
         arguments: Value,
     ) -> Result<CallToolResult, ClientError> {
@@ -376,22 +387,19 @@ impl Client {
     }
 
     /// `prompts/list`, one page.
-    pub async fn list_prompts(
-        &mut self,
-        cursor: Option<&str>,
-    ) -> Result<Page<Prompt>, ClientError> {
+    pub async fn list_prompts(&self, cursor: Option<&str>) -> Result<Page<Prompt>, ClientError> {
         self.page("prompts/list", "prompts", cursor).await
     }
 
     /// `prompts/get`: the prompt's `description` and `messages`, as sent.
-    pub async fn get_prompt(&mut self, name: &str, arguments: Value) -> Result<Value, ClientError> {
+    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<Value, ClientError> {
         self.request("prompts/get", json!({"name": name, "arguments": arguments}))
             .await
     }
 
     /// `resources/list`, one page.
     pub async fn list_resources(
-        &mut self,
+        &self,
         cursor: Option<&str>,
     ) -> Result<Page<Resource>, ClientError> {
         self.page("resources/list", "resources", cursor).await
@@ -399,7 +407,7 @@ impl Client {
 
     /// `resources/templates/list`, one page.
     pub async fn list_resource_templates(
-        &mut self,
+        &self,
         cursor: Option<&str>,
     ) -> Result<Page<Resource>, ClientError> {
         self.page("resources/templates/list", "resourceTemplates", cursor)
@@ -407,7 +415,7 @@ impl Client {
     }
 
     /// `resources/read`: the `contents`, as sent (`uri`, `mimeType`, `text` or `blob`).
-    pub async fn read_resource(&mut self, uri: &str) -> Result<Vec<Value>, ClientError> {
+    pub async fn read_resource(&self, uri: &str) -> Result<Vec<Value>, ClientError> {
         let mut result = self.request("resources/read", json!({"uri": uri})).await?;
         serde_json::from_value(result["contents"].take())
             .map_err(|e| ClientError::protocol(format!("the contents of `{uri}` do not read: {e}")))
@@ -415,7 +423,7 @@ impl Client {
 
     /// `completion/complete` of a prompt's argument: the values offered.
     pub async fn complete_prompt(
-        &mut self,
+        &self,
         prompt: &str,
         argument: &str,
         value: &str,
@@ -431,7 +439,7 @@ impl Client {
 
     /// Checks the server answers: `ping` on a 2025-11-25 session; `server/discover` in
     /// 2026-07-28, which has no `ping`.
-    pub async fn ping(&mut self) -> Result<(), ClientError> {
+    pub async fn ping(&self) -> Result<(), ClientError> {
         let method = if self.era == Era::Modern {
             "server/discover"
         } else {
@@ -443,8 +451,33 @@ impl Client {
     /// Ends the connection: `DELETE` of a legacy HTTP session; a stdio server's process is
     /// killed.
     pub async fn close(self) {
-        if let Link::Http(h) = &self.link {
+        if let Link::Http(h) = &*self.link {
             h.close().await;
         }
+    }
+}
+
+/// Sends `notifications/cancelled` for request `id` when dropped while armed (`link` set).
+struct Cancel {
+    link: Option<Arc<Link>>,
+    id: i64,
+}
+
+impl Drop for Cancel {
+    fn drop(&mut self) {
+        let Some(link) = self.link.take() else { return };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let message = json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {"requestId": self.id, "reason": "the client stopped waiting"},
+        });
+        runtime.spawn(async move {
+            if let Err(e) = link.send(message.to_string()).await {
+                tracing::debug!(error = %e, "could not send notifications/cancelled");
+            }
+        });
     }
 }
