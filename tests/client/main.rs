@@ -289,3 +289,127 @@ async fn a_stdio_server_as_a_child_process_in_both_eras() {
         assert!(matches!(crashed, ClientError::Transport(_)), "{crashed}");
     }
 }
+
+/// Tools that run as tasks for clients that declare the extension.
+#[derive(Clone)]
+struct Jobs;
+
+#[mcp_router(name = "jobs", version = "1.0.0")]
+impl Jobs {
+    /// Finishes after a moment.
+    #[task_handler(ttl = "5m", poll_interval = "20ms")]
+    async fn crunch(&self) -> String {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        "crunched".into()
+    }
+
+    /// Asks to confirm while it runs.
+    #[task_handler(ttl = "5m", poll_interval = "20ms")]
+    async fn confirm(&self, ctx: Ctx) -> String {
+        let form = Form::new().required("ok", Field::boolean());
+        let answer: Elicitation<Value> = ctx.elicit("go", "Go ahead?", form).await;
+        format!("confirm {}", answer.action())
+    }
+
+    /// Runs until cancelled.
+    #[task_handler(ttl = "5m")]
+    async fn forever(&self) -> String {
+        std::future::pending::<()>().await;
+        unreachable!()
+    }
+}
+
+#[tokio::test]
+async fn tasks_run_polled_answered_and_cancelled_in_both_eras() {
+    use phantom::client::ToolCall;
+    use phantom::tasks::TaskStatus;
+    use std::time::Duration;
+    let server = TestServer::start_with(Jobs, HttpConfig::default()).await;
+    for era in [Era::Modern, Era::Legacy] {
+        let client = Client::http(&url(&server))
+            .era(era)
+            .tasks()
+            .on_elicit(accept)
+            .connect()
+            .await
+            .expect("connects");
+        let ToolCall::Task(task) = client
+            .call_tool_or_task("crunch", json!({}))
+            .await
+            .expect("call")
+        else {
+            panic!("{era:?}: a task");
+        };
+        let done = client
+            .wait_task(&task.task_id, &[], Duration::from_secs(10))
+            .await
+            .expect("ends");
+        assert_eq!(done.status, TaskStatus::Completed, "{era:?}");
+        assert_eq!(
+            done.result.expect("a result")["content"][0]["text"],
+            "crunched"
+        );
+
+        let ToolCall::Task(asking) = client
+            .call_tool_or_task("confirm", json!({}))
+            .await
+            .expect("call")
+        else {
+            panic!("{era:?}: a task");
+        };
+        let waiting = client
+            .wait_task(
+                &asking.task_id,
+                &[TaskStatus::InputRequired],
+                Duration::from_secs(10),
+            )
+            .await
+            .expect("asks");
+        assert_eq!(waiting.status, TaskStatus::InputRequired, "{era:?}");
+        client
+            .update_task(
+                &asking.task_id,
+                json!({"go": {"action": "accept", "content": {"ok": true}}}),
+            )
+            .await
+            .expect("tasks/update");
+        let confirmed = client
+            .wait_task(&asking.task_id, &[], Duration::from_secs(10))
+            .await
+            .expect("ends");
+        assert_eq!(
+            confirmed.result.expect("a result")["content"][0]["text"],
+            "confirm accept"
+        );
+
+        let ToolCall::Task(endless) = client
+            .call_tool_or_task("forever", json!({}))
+            .await
+            .expect("call")
+        else {
+            panic!("{era:?}: a task");
+        };
+        client
+            .cancel_task(&endless.task_id)
+            .await
+            .expect("tasks/cancel");
+        let cancelled = client.get_task(&endless.task_id).await.expect("tasks/get");
+        assert_eq!(cancelled.status, TaskStatus::Cancelled, "{era:?}");
+        let unknown = client.get_task("no-such-task").await.expect_err("unknown");
+        assert_eq!(unknown.code(), Some(-32602), "{era:?}: {unknown}");
+    }
+    // Without the extension the same tool answers inline.
+    let inline = Client::http(&url(&server))
+        .era(Era::Modern)
+        .connect()
+        .await
+        .expect("connects");
+    let answered = inline
+        .call_tool_or_task("crunch", json!({}))
+        .await
+        .expect("call");
+    assert!(
+        matches!(&answered, ToolCall::Done(r) if r.text() == "crunched"),
+        "{answered:?}"
+    );
+}

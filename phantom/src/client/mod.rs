@@ -30,6 +30,10 @@
 //! declared to the server are those with a handler. Without one, the request is answered with a
 //! JSON-RPC error. Progress and log notifications reach [`Builder::on_notification`].
 //!
+//! **Tasks.** With [`Builder::tasks`], a tool that can run as a task answers
+//! [`Client::call_tool_or_task`] with [`ToolCall::Task`]; follow it with [`Client::wait_task`],
+//! answer what it asks with [`Client::update_task`], stop it with [`Client::cancel_task`].
+//!
 //! **Sharing and cancelling.** Calls take `&self`: put the client in an `Arc` for concurrent
 //! callers. Dropping a call's future (or its [timeout](Builder::timeout) passing) cancels it on
 //! the server: `notifications/cancelled` on a legacy session or stdio, the closed connection of a
@@ -39,6 +43,7 @@ mod error;
 mod http;
 mod session;
 mod stdio;
+mod tasks;
 mod types;
 
 use std::sync::Arc;
@@ -48,6 +53,7 @@ use serde_json::Value;
 
 pub use error::ClientError;
 pub use session::Client;
+pub use tasks::ToolCall;
 pub use types::{CallToolResult, Page, Prompt, Resource, Tool};
 
 use crate::kernel::BoxFuture;
@@ -97,6 +103,7 @@ pub struct Builder {
     listener: Option<Listener>,
     timeout: std::time::Duration,
     bad_header: Option<String>,
+    tasks: bool,
 }
 
 impl std::fmt::Debug for Builder {
@@ -127,6 +134,7 @@ impl Builder {
             listener: None,
             timeout: std::time::Duration::from_secs(60),
             bad_header: None,
+            tasks: false,
         }
     }
 
@@ -194,6 +202,13 @@ impl Builder {
         listener: impl Fn(&str, &Value) + Send + Sync + 'static,
     ) -> Self {
         self.listener = Some(Arc::new(listener));
+        self
+    }
+
+    /// Declares the Tasks extension (`io.modelcontextprotocol/tasks`): tools that can run as
+    /// tasks answer [`Client::call_tool_or_task`] with a task.
+    pub fn tasks(mut self) -> Self {
+        self.tasks = true;
         self
     }
 

@@ -108,6 +108,12 @@ impl Client {
                 capabilities.insert(name.into(), json!({}));
             }
         }
+        if builder.tasks {
+            capabilities.insert(
+                "extensions".into(),
+                json!({"io.modelcontextprotocol/tasks": {}}),
+            );
+        }
         let mut client = Self {
             link,
             era: Era::Modern,
@@ -271,6 +277,7 @@ impl Client {
             let name = match method {
                 "tools/call" | "prompts/get" => params.get("name"),
                 "resources/read" => params.get("uri"),
+                "tasks/get" | "tasks/update" | "tasks/cancel" => params.get("taskId"),
                 _ => None,
             };
             if let Some(name) = name.and_then(Value::as_str) {
