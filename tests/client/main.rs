@@ -413,3 +413,48 @@ async fn tasks_run_polled_answered_and_cancelled_in_both_eras() {
         "{answered:?}"
     );
 }
+
+#[tokio::test]
+async fn the_test_kit_drives_a_server_in_another_process_with_its_assertions() {
+    use phantom::testing::Remote;
+    let server = TestServer::start_with(Confirmer, HttpConfig::default()).await;
+    for era in [Era::Legacy, Era::Modern] {
+        let remote = Remote::http(&url(&server))
+            .era(era)
+            .on_elicit(|_| json!({"action": "accept", "content": {"ok": true}}))
+            .connect()
+            .await;
+        let response = remote.call_tool("delete", json!({})).await;
+        response.assert_tool_text("delete accept");
+        assert_eq!(response.requests.len(), 1, "{era:?}: {response:?}");
+        assert_eq!(response.requests[0]["method"], "elicitation/create");
+        remote
+            .call_tool("nope", json!({}))
+            .await
+            .assert_error(-32602);
+        assert!(
+            remote
+                .list_tools(None)
+                .await
+                .tool_names()
+                .contains(&"delete".to_owned())
+        );
+        remote.close().await;
+    }
+    let stdio = Remote::stdio(env!("CARGO_BIN_EXE_stdio-server"), Vec::<String>::new())
+        .connect()
+        .await;
+    let counted = stdio
+        .request(
+            "tools/call",
+            json!({"name": "count", "arguments": {}, "_meta": {"progressToken": 7}}),
+        )
+        .await;
+    counted.assert_tool_text("3");
+    let progress = counted
+        .notifications
+        .iter()
+        .filter(|n| n["method"] == "notifications/progress")
+        .count();
+    assert_eq!(progress, 3, "{counted:?}");
+}

@@ -16,11 +16,15 @@ use crate::session::{Request, Transport};
 
 pub mod contract;
 mod exchange;
+#[cfg(feature = "client")]
+mod remote;
 mod response;
 mod streams;
 mod tasks;
 
 use exchange::{Answers, declare};
+#[cfg(feature = "client")]
+pub use remote::{Remote, RemoteBuilder};
 pub use response::Response;
 pub use streams::Listen;
 
