@@ -1,6 +1,7 @@
 //! What each room may use, handed over by the dispatcher: one impl of each room's `Env` trait.
 //! A room sees the server, its own table, the config values and the node state its trait names,
-//! and nothing else of the dispatcher.
+//! and nothing else of the dispatcher. With a registry store, the shared disabled entries are
+//! loaded here before a node's first request (`resync` reloads them on a list change).
 
 use std::future::Future;
 use std::sync::{Arc, Weak};
@@ -174,5 +175,34 @@ impl<S: Server> subscriptions::Env for Dispatcher<S> {
     }
     fn upgrade(weak: &Weak<Inner<S>>) -> Option<Self> {
         weak.upgrade().map(|inner| Dispatcher { inner })
+    }
+}
+
+impl<S: Server> Dispatcher<S> {
+    /// Loads what other nodes disabled before this node's first request is served; a store that
+    /// cannot be reached leaves this node's own view (logged once) and is tried again on the
+    /// next request.
+    pub(super) async fn load_registry(&self) {
+        use std::sync::atomic::Ordering;
+        let loaded = self
+            .inner
+            .registry_loaded
+            .get_or_try_init(|| {
+                let registry = self.registry();
+                async move { registry.sync().await }
+            })
+            .await;
+        match loaded {
+            Ok(()) => {
+                if self.inner.registry_warned.swap(false, Ordering::Relaxed) {
+                    tracing::info!("registry store reachable again: disabled entries loaded");
+                }
+            }
+            Err(e) => {
+                if !self.inner.registry_warned.swap(true, Ordering::Relaxed) {
+                    tracing::warn!(error = %e, "could not load the disabled entries from the registry store; this node serves its own until it can");
+                }
+            }
+        }
     }
 }

@@ -146,33 +146,6 @@ impl<S: Server> Dispatcher<S> {
         &self.inner.config.notifier
     }
 
-    /// Loads what other nodes disabled before this node's first request is served; a store that
-    /// cannot be reached leaves this node's own view (logged once) and is tried again on the
-    /// next request.
-    async fn load_registry(&self) {
-        use std::sync::atomic::Ordering;
-        let loaded = self
-            .inner
-            .registry_loaded
-            .get_or_try_init(|| {
-                let registry = self.registry();
-                async move { registry.sync().await }
-            })
-            .await;
-        match loaded {
-            Ok(()) => {
-                if self.inner.registry_warned.swap(false, Ordering::Relaxed) {
-                    tracing::info!("registry store reachable again: disabled entries loaded");
-                }
-            }
-            Err(e) => {
-                if !self.inner.registry_warned.swap(true, Ordering::Relaxed) {
-                    tracing::warn!(error = %e, "could not load the disabled entries from the registry store; this node serves its own until it can");
-                }
-            }
-        }
-    }
-
     /// Runtime registration for this served instance.
     pub fn registry(&self) -> Registry<S> {
         Registry::new(
