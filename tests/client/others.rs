@@ -17,6 +17,27 @@ fn node() -> (String, String) {
     (node, js)
 }
 
+/// A port nothing listens on now, for a server the test starts.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+/// Connects once the server the test started answers (within 20 s).
+async fn connect_when_up(what: &str, builder: impl Fn() -> Builder) -> Client {
+    let mut last = None;
+    for _ in 0..200 {
+        match builder().connect().await {
+            Ok(client) => return client,
+            Err(e) => last = Some(e),
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("{what} does not answer over HTTP within 20 s: {last:?}");
+}
+
 /// What the handlers and the notification callback saw.
 #[derive(Default, Clone)]
 struct Seen {
@@ -156,10 +177,7 @@ async fn server_everything_over_stdio() {
 #[ignore = "needs @modelcontextprotocol/server-everything: tests/harness/client/run.sh"]
 async fn server_everything_over_streamable_http() {
     let (node, js) = node();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port();
+    let port = free_port();
     let mut server = tokio::process::Command::new(&node)
         .arg(&js)
         .arg("streamableHttp")
@@ -169,17 +187,10 @@ async fn server_everything_over_streamable_http() {
         .expect("starts server-everything");
     let url = format!("http://127.0.0.1:{port}/mcp");
     let seen = Seen::default();
-    let mut client = None;
-    for _ in 0..100 {
-        match with_handlers(Client::http(&url), &seen).connect().await {
-            Ok(c) => {
-                client = Some(c);
-                break;
-            }
-            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
-        }
-    }
-    let client = client.expect("server-everything answers over HTTP within 10 s");
+    let client = connect_when_up("server-everything", || {
+        with_handlers(Client::http(&url), &seen)
+    })
+    .await;
     assert_eq!(client.era(), Era::Legacy);
     assert!(client.session_id().is_some(), "a session");
     exercise(&client, &seen).await;
@@ -257,10 +268,7 @@ fn answers_ada(builder: Builder) -> Builder {
 #[ignore = "needs fastmcp (PyPI): tests/harness/client/run.sh"]
 async fn a_fastmcp_server_over_http_in_both_eras() {
     let (python, script) = fastmcp();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port();
+    let port = free_port();
     let mut server = tokio::process::Command::new(&python)
         .arg(&script)
         .arg("http")
@@ -270,17 +278,7 @@ async fn a_fastmcp_server_over_http_in_both_eras() {
         .expect("starts the FastMCP server");
     let url = format!("http://127.0.0.1:{port}/mcp");
     for era in [Era::Modern, Era::Legacy] {
-        let mut client = None;
-        for _ in 0..200 {
-            match answers_ada(Client::http(&url).era(era)).connect().await {
-                Ok(c) => {
-                    client = Some(c);
-                    break;
-                }
-                Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
-            }
-        }
-        let client = client.expect("FastMCP answers within 20 s");
+        let client = connect_when_up("FastMCP", || answers_ada(Client::http(&url).era(era))).await;
         assert_eq!(client.era(), era);
         assert_eq!(client.server_info()["name"], "pantry", "{era:?}");
         pantry(&client, era).await;
