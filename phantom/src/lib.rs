@@ -10,6 +10,8 @@ mod content;
 pub mod dispatch;
 mod error;
 pub mod extract;
+#[cfg(feature = "client")]
+pub mod gateway;
 pub mod input;
 mod kernel;
 mod node;

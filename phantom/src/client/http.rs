@@ -150,6 +150,26 @@ impl Http {
         })
     }
 
+    /// Opens the session's GET stream: the messages the server sends outside any request
+    /// (`None` when it offers none: `405`).
+    pub(super) async fn get(&self) -> Result<Option<Messages>, ClientError> {
+        let accept = [("accept", "text/event-stream".to_owned())];
+        let request = self.build(Method::GET, &accept, None)?;
+        let response = self
+            .client
+            .request(request)
+            .await
+            .map_err(|e| ClientError::Transport(format!("GET {}: {e}", self.url)))?;
+        match response.status() {
+            StatusCode::METHOD_NOT_ALLOWED => Ok(None),
+            s if s.is_success() => Ok(Some(events(response.into_body()))),
+            s => Err(ClientError::Http {
+                status: s.as_u16(),
+                body: String::new(),
+            }),
+        }
+    }
+
     /// Ends the session (`DELETE`), if there is one.
     pub(super) async fn close(&self) {
         if self.session.locked().is_none() {

@@ -52,7 +52,7 @@ use futures_util::stream::BoxStream;
 use serde_json::Value;
 
 pub use error::ClientError;
-pub use session::Client;
+pub use session::{Client, Responder};
 pub use tasks::ToolCall;
 pub use types::{CallToolResult, Page, Prompt, Resource, Tool};
 

@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 
 use super::types::{CallToolResult, Page, Prompt, Resource, Tool};
 use super::{Builder, ClientError, Era, Handler, Listener, Messages, Target, http, stdio};
+use crate::kernel::BoxFuture;
 
 const LEGACY: &str = "2025-11-25";
 const MODERN: &str = "2026-07-28";
@@ -96,7 +97,11 @@ impl Client {
     pub(super) async fn connect(builder: Builder) -> Result<Self, ClientError> {
         let link = Arc::new(match &builder.target {
             Target::Http { url, headers } => Link::Http(http::Http::new(url, headers.clone())?),
-            Target::Stdio { program, args } => Link::Stdio(stdio::Stdio::spawn(program, args)?),
+            Target::Stdio { program, args } => Link::Stdio(stdio::Stdio::spawn(
+                program,
+                args,
+                builder.listener.clone(),
+            )?),
         });
         let mut capabilities = Map::new();
         for (name, handler) in [
@@ -140,6 +145,7 @@ impl Client {
                     } else {
                         info.clone()
                     };
+                    client.follow();
                     return Ok(client);
                 }
                 Err(e) if builder.era == Era::Modern => return Err(e),
@@ -147,7 +153,64 @@ impl Client {
             }
         }
         client.initialize().await?;
+        client.follow();
         Ok(client)
+    }
+
+    /// With a listener, over HTTP: keeps a stream open for what the server sends outside any
+    /// request — a legacy session's GET stream, or a 2026-07-28 `subscriptions/listen` for the
+    /// three `list_changed` — and hands its notifications to the listener, opening it again
+    /// when it ends, until the client is dropped. (Over stdio the reader does it.)
+    fn follow(&self) {
+        let (Some(listener), Link::Http(_)) = (self.listener.clone(), &*self.link) else {
+            return;
+        };
+        let link = Arc::downgrade(&self.link);
+        let listen = (self.era == Era::Modern).then(|| {
+            let mut params = Map::new();
+            params.insert(
+                "notifications".into(),
+                json!({"toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true}),
+            );
+            let mut headers = Vec::new();
+            self.envelope("subscriptions/listen", &mut params, &mut headers);
+            let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+            let message = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": params});
+            (message.to_string(), headers)
+        });
+        tokio::spawn(async move {
+            loop {
+                let Some(strong) = link.upgrade() else { return };
+                let Link::Http(h) = &*strong else { return };
+                let opened = match &listen {
+                    Some((message, headers)) => h.post(message.clone(), headers).await.map(Some),
+                    None => h.get().await,
+                };
+                drop(strong);
+                match opened {
+                    Ok(Some(mut messages)) => {
+                        while let Some(Ok(message)) = messages.next().await {
+                            let Some(method) = message.get("method").and_then(Value::as_str) else {
+                                continue;
+                            };
+                            if let Some(id) = message.get("id") {
+                                // A request on this stream (`ping`): answered at once.
+                                let reply = json!({"jsonrpc": "2.0", "id": id, "result": {}});
+                                let Some(strong) = link.upgrade() else { return };
+                                let _ = strong.send(reply.to_string()).await;
+                            } else {
+                                listener(method, &message["params"]);
+                            }
+                        }
+                    }
+                    Ok(None) => return,
+                    Err(e) => {
+                        tracing::debug!(error = %e, "the server's stream could not be opened")
+                    }
+                }
+                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+            }
+        });
     }
 
     async fn initialize(&mut self) -> Result<(), ClientError> {
@@ -204,6 +267,27 @@ impl Client {
     /// Sends a request and returns its `result`; the server's requests meanwhile are answered
     /// by the handlers, and (2026-07-28) `input_required` rounds are retried with the answers.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
+        self.request_via(method, params, None).await
+    }
+
+    /// [`Client::request`], with the server's requests and notifications for this one request
+    /// handed to `responder` instead of the builder's handlers: what a gateway uses to pass them
+    /// on to its own caller.
+    pub async fn request_with(
+        &self,
+        method: &str,
+        params: Value,
+        responder: &dyn Responder,
+    ) -> Result<Value, ClientError> {
+        self.request_via(method, params, Some(responder)).await
+    }
+
+    async fn request_via(
+        &self,
+        method: &str,
+        params: Value,
+        responder: Option<&dyn Responder>,
+    ) -> Result<Value, ClientError> {
         let mut params = match params {
             Value::Object(map) => map,
             Value::Null => Map::new(),
@@ -213,16 +297,18 @@ impl Client {
                 )));
             }
         };
+        let asked = AtomicI64::new(0);
         for _ in 0..MAX_ROUNDS {
-            let result = self.exchange(method, &params).await?;
+            let result = self.exchange(method, &params, responder, &asked).await?;
             if self.era != Era::Modern || result["resultType"] != "input_required" {
                 return Ok(result);
             }
             let mut responses = Map::new();
-            if let Some(asked) = result["inputRequests"].as_object() {
-                for (key, request) in asked {
+            if let Some(requests) = result["inputRequests"].as_object() {
+                for (key, request) in requests {
                     let method = request["method"].as_str().unwrap_or_default();
-                    let answer = self.answer(method, request["params"].clone()).await;
+                    let params = request["params"].clone();
+                    let answer = self.answer(responder, method, params, key).await;
                     let answer = answer.map_err(|e| {
                         ClientError::protocol(format!(
                             "the server asks `{method}` (input `{key}`) and this client has no handler for it: {}",
@@ -248,41 +334,21 @@ impl Client {
         &self,
         method: &str,
         params: &Map<String, Value>,
+        responder: Option<&dyn Responder>,
+        asked: &AtomicI64,
     ) -> Result<Value, ClientError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let mut params = params.clone();
+        if responder.is_some() && method == "tools/call" {
+            // Progress comes back to the responder only if the server has a token to send it with.
+            let meta = params.entry("_meta").or_insert_with(|| json!({}));
+            if let Some(meta) = meta.as_object_mut() {
+                meta.entry("progressToken").or_insert_with(|| json!(id));
+            }
+        }
         let mut headers = Vec::new();
         if self.era == Era::Modern {
-            let meta = params
-                .entry("_meta")
-                .or_insert_with(|| json!({}))
-                .as_object_mut()
-                .map(std::mem::take)
-                .unwrap_or_default();
-            let mut meta = meta;
-            meta.insert(
-                "io.modelcontextprotocol/protocolVersion".into(),
-                MODERN.into(),
-            );
-            meta.insert(
-                "io.modelcontextprotocol/clientCapabilities".into(),
-                self.capabilities.clone(),
-            );
-            meta.insert(
-                "io.modelcontextprotocol/clientInfo".into(),
-                json!({"name": "phantom-client", "version": env!("CARGO_PKG_VERSION")}),
-            );
-            params.insert("_meta".into(), Value::Object(meta));
-            headers.push(("mcp-method", method.to_owned()));
-            let name = match method {
-                "tools/call" | "prompts/get" => params.get("name"),
-                "resources/read" => params.get("uri"),
-                "tasks/get" | "tasks/update" | "tasks/cancel" => params.get("taskId"),
-                _ => None,
-            };
-            if let Some(name) = name.and_then(Value::as_str) {
-                headers.push(("mcp-name", name.to_owned()));
-            }
+            self.envelope(method, &mut params, &mut headers);
         }
         let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         // Dropped before the response (the caller's future dropped, or the timeout): the server
@@ -301,8 +367,11 @@ impl Client {
                     message.get("method").and_then(Value::as_str),
                     message.get("id"),
                 ) {
-                    (Some(asked), Some(asked_id)) => {
-                        let reply = match self.answer(asked, message["params"].clone()).await {
+                    (Some(request), Some(asked_id)) => {
+                        // A legacy server's requests have no key: the order they come in is one.
+                        let key = format!("input-{}", asked.fetch_add(1, Ordering::Relaxed) + 1);
+                        let params = message["params"].clone();
+                        let reply = match self.answer(responder, request, params, &key).await {
                             Ok(result) => {
                                 json!({"jsonrpc": "2.0", "id": asked_id, "result": result})
                             }
@@ -310,11 +379,14 @@ impl Client {
                         };
                         self.link.send(reply.to_string()).await?;
                     }
-                    (Some(notified), None) => {
-                        if let Some(listener) = &self.listener {
-                            listener(notified, &message["params"]);
+                    (Some(notified), None) => match responder {
+                        Some(responder) => responder.notified(notified, &message["params"]),
+                        None => {
+                            if let Some(listener) = &self.listener {
+                                listener(notified, &message["params"]);
+                            }
                         }
-                    }
+                    },
                     (None, Some(answered)) if *answered == json!(id) => {
                         cancel.link = None;
                         if let Some(error) = message.get("error") {
@@ -334,8 +406,58 @@ impl Client {
             .map_err(|_| ClientError::Timeout(self.timeout))?
     }
 
-    /// The answer to a server request: the handler's result, or a JSON-RPC error object.
-    async fn answer(&self, method: &str, params: Value) -> Result<Value, Value> {
+    /// 2026-07-28: the `_meta` envelope of a request and its `Mcp-Method` / `Mcp-Name` headers.
+    fn envelope(
+        &self,
+        method: &str,
+        params: &mut Map<String, Value>,
+        headers: &mut Vec<(&'static str, String)>,
+    ) {
+        let mut meta = params
+            .entry("_meta")
+            .or_insert_with(|| json!({}))
+            .as_object_mut()
+            .map(std::mem::take)
+            .unwrap_or_default();
+        meta.insert(
+            "io.modelcontextprotocol/protocolVersion".into(),
+            MODERN.into(),
+        );
+        meta.insert(
+            "io.modelcontextprotocol/clientCapabilities".into(),
+            self.capabilities.clone(),
+        );
+        meta.insert(
+            "io.modelcontextprotocol/clientInfo".into(),
+            json!({"name": "phantom-client", "version": env!("CARGO_PKG_VERSION")}),
+        );
+        params.insert("_meta".into(), Value::Object(meta));
+        headers.push(("mcp-method", method.to_owned()));
+        let name = match method {
+            "tools/call" | "prompts/get" => params.get("name"),
+            "resources/read" => params.get("uri"),
+            "tasks/get" | "tasks/update" | "tasks/cancel" => params.get("taskId"),
+            _ => None,
+        };
+        if let Some(name) = name.and_then(Value::as_str) {
+            headers.push(("mcp-name", name.to_owned()));
+        }
+    }
+
+    /// The answer to a server request: the responder's, or the handler's result, or a JSON-RPC
+    /// error object.
+    async fn answer(
+        &self,
+        responder: Option<&dyn Responder>,
+        method: &str,
+        params: Value,
+        key: &str,
+    ) -> Result<Value, Value> {
+        if let Some(responder) = responder
+            && method != "ping"
+        {
+            return responder.answer(method, params, key).await;
+        }
         let handler = match method {
             "ping" => return Ok(json!({})),
             "elicitation/create" => self.elicit.as_ref(),
@@ -462,6 +584,24 @@ impl Client {
             h.close().await;
         }
     }
+}
+
+/// What answers the server's requests and hears its notifications during one
+/// [`Client::request_with`].
+pub trait Responder: Send + Sync {
+    /// The `result` for the server's request `method` (or a JSON-RPC error object). `key` names
+    /// it within the call: the server's own key in 2026-07-28 (`inputRequests`), `input-1`,
+    /// `input-2`, … in the order asked on a legacy session.
+    fn answer<'a>(
+        &'a self,
+        method: &'a str,
+        params: Value,
+        key: &'a str,
+    ) -> BoxFuture<'a, Result<Value, Value>>;
+
+    /// A notification the server sent while the call ran (`notifications/progress`,
+    /// `notifications/message`, …).
+    fn notified(&self, method: &str, params: &Value);
 }
 
 /// Sends `notifications/cancelled` for request `id` when dropped while armed (`link` set).

@@ -11,7 +11,7 @@ use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 
-use super::{ClientError, Messages};
+use super::{ClientError, Listener, Messages};
 use crate::kernel::{BoxFuture, Locked as _};
 
 type Senders = HashMap<String, mpsc::UnboundedSender<Result<Value, ClientError>>>;
@@ -25,8 +25,12 @@ pub(super) struct Stdio {
 }
 
 impl Stdio {
-    /// Spawns `program` with `args`.
-    pub(super) fn spawn(program: &str, args: &[String]) -> Result<Self, ClientError> {
+    /// Spawns `program` with `args`; notifications that belong to no request reach `listener`.
+    pub(super) fn spawn(
+        program: &str,
+        args: &[String],
+        listener: Option<Listener>,
+    ) -> Result<Self, ClientError> {
         let mut child = Command::new(program)
             .args(args)
             .stdin(Pipes::piped())
@@ -47,7 +51,7 @@ impl Stdio {
                     tracing::warn!("the server wrote a line that is not JSON; skipped");
                     continue;
                 };
-                route(&routes, message);
+                route(&routes, message, listener.as_ref());
             }
             // The process ended: every waiting request hears it.
             for (_, tx) in routes.locked().drain() {
@@ -96,22 +100,41 @@ impl Stdio {
     }
 }
 
-/// Hands a message to the request it answers; server requests and notifications go to a request
-/// in flight (whichever: the client answers them alike), or are dropped when none is.
-fn route(pending: &Mutex<Senders>, message: Value) {
+/// Hands a message to the request it answers. A change the server announces
+/// (`notifications/…/list_changed`, `notifications/resources/updated`, …) belongs to no request
+/// and goes to `listener`; progress goes to the request whose id is its token; other server
+/// requests and notifications go to a request in flight (whichever: stdio does not say which),
+/// or to `listener` when none is.
+fn route(pending: &Mutex<Senders>, message: Value, listener: Option<&Listener>) {
     let mut pending = pending.locked();
-    let is_response = message.get("method").is_none();
-    if is_response {
+    let method = message.get("method").and_then(Value::as_str);
+    let Some(method) = method else {
         let id = message.get("id").map(Value::to_string).unwrap_or_default();
         if let Some(tx) = pending.remove(&id) {
             let _ = tx.send(Ok(message));
         }
         return;
-    }
+    };
     pending.retain(|_, tx| !tx.is_closed());
-    if let Some(tx) = pending.values().next() {
-        let _ = tx.send(Ok(message));
+    let is_request = message.get("id").is_some();
+    let belongs =
+        is_request || matches!(method, "notifications/progress" | "notifications/message");
+    let target = if method == "notifications/progress" {
+        let token = message["params"]["progressToken"].to_string();
+        pending.get(&token).or_else(|| pending.values().next())
+    } else if belongs {
+        pending.values().next()
     } else {
-        tracing::debug!("a server message with no request in flight; dropped");
+        None
+    };
+    match (target, listener) {
+        (Some(tx), _) => {
+            let _ = tx.send(Ok(message));
+        }
+        (None, Some(listener)) if !is_request => listener(method, &message["params"]),
+        _ => tracing::debug!(
+            method,
+            "a server message with no request in flight; dropped"
+        ),
     }
 }

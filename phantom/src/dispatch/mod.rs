@@ -187,7 +187,13 @@ impl<S: Server> Dispatcher<S> {
 
     /// The `(argument, header)` pairs of a tool's `Mcp-Param-*` headers (declared or added).
     #[cfg(feature = "http")]
-    pub(crate) fn tool_headers(&self, name: &str) -> Vec<(&'static str, &'static str)> {
+    pub(crate) fn tool_headers(
+        &self,
+        name: &str,
+    ) -> Vec<(
+        std::borrow::Cow<'static, str>,
+        std::borrow::Cow<'static, str>,
+    )> {
         self.inner.tables.tools.headers(name)
     }
 

@@ -15,6 +15,7 @@
 
 mod exchange;
 mod form;
+mod forward;
 mod replies;
 mod sample;
 pub(crate) mod state;
@@ -30,6 +31,7 @@ pub(crate) use exchange::{
     missing_capabilities,
 };
 pub use form::{Field, Form};
+pub use forward::Forward;
 pub(crate) use replies::{ClientAnswer, Replies};
 pub use sample::{Sample, Sampled};
 pub(crate) use state::{Binding, open, seal};

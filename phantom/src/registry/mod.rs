@@ -221,22 +221,31 @@ impl<S: 'static> Tables<S> {
         prompts: &[Arc<AddedPrompt>],
         resources: &[Arc<AddedResource>],
     ) -> Result<(), RegistryError> {
-        self.change(|staged| {
-            for tool in tools {
-                self.admit(staged, EntryKind::Tool, &tool.name)?;
-                staged.tools.entries.push(Arc::clone(tool));
-            }
-            for prompt in prompts {
-                self.admit(staged, EntryKind::Prompt, &prompt.name)?;
-                staged.prompts.entries.push(Arc::clone(prompt));
-            }
-            for resource in resources {
-                self.admit(staged, EntryKind::Resource, &resource.info.name)?;
-                self.admit_template(staged, resource)?;
-                staged.resources.entries.push(Arc::clone(resource));
-            }
-            Ok(())
-        })
+        self.change(|staged| self.stage(staged, tools, prompts, resources))
+    }
+
+    /// Adds entries to what is staged, each admitted first.
+    pub(crate) fn stage(
+        &self,
+        staged: &mut Staged,
+        tools: &[Arc<AddedTool>],
+        prompts: &[Arc<AddedPrompt>],
+        resources: &[Arc<AddedResource>],
+    ) -> Result<(), RegistryError> {
+        for tool in tools {
+            self.admit(staged, EntryKind::Tool, &tool.name)?;
+            staged.tools.entries.push(Arc::clone(tool));
+        }
+        for prompt in prompts {
+            self.admit(staged, EntryKind::Prompt, &prompt.name)?;
+            staged.prompts.entries.push(Arc::clone(prompt));
+        }
+        for resource in resources {
+            self.admit(staged, EntryKind::Resource, &resource.info.name)?;
+            self.admit_template(staged, resource)?;
+            staged.resources.entries.push(Arc::clone(resource));
+        }
+        Ok(())
     }
 }
 

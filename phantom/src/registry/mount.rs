@@ -27,6 +27,57 @@ pub(crate) struct Parts {
 }
 
 impl Parts {
+    /// Entries made elsewhere (a gateway's remote ones).
+    pub(crate) fn new(
+        tools: Vec<Arc<AddedTool>>,
+        prompts: Vec<Arc<AddedPrompt>>,
+        resources: Vec<Arc<AddedResource>>,
+    ) -> Self {
+        Self {
+            tools,
+            prompts,
+            resources,
+        }
+    }
+
+    /// Whether it has entries of `kind`.
+    pub(crate) fn has(&self, kind: EntryKind) -> bool {
+        match kind {
+            EntryKind::Tool => !self.tools.is_empty(),
+            EntryKind::Prompt => !self.prompts.is_empty(),
+            EntryKind::Resource => !self.resources.is_empty(),
+        }
+    }
+
+    /// Takes `old`'s entries out of `registry`'s tables and puts these in, in one change (all
+    /// or none; nothing is announced).
+    pub(crate) fn replace<S>(
+        &self,
+        old: &Self,
+        registry: &Registry<S>,
+    ) -> Result<(), RegistryError> {
+        registry.tables.change(|staged| {
+            let tools: Vec<&str> = old.tools.iter().map(|o| o.name.as_str()).collect();
+            let prompts: Vec<&str> = old.prompts.iter().map(|o| o.name.as_str()).collect();
+            let resources: Vec<&str> = old.resources.iter().map(|o| o.info.name.as_str()).collect();
+            staged
+                .tools
+                .entries
+                .retain(|t| !tools.contains(&t.name.as_str()));
+            staged
+                .prompts
+                .entries
+                .retain(|p| !prompts.contains(&p.name.as_str()));
+            staged
+                .resources
+                .entries
+                .retain(|r| !resources.contains(&r.info.name.as_str()));
+            registry
+                .tables
+                .stage(staged, &self.tools, &self.prompts, &self.resources)
+        })
+    }
+
     /// `other`'s entries, under `prefix` when there is one.
     pub(crate) fn of<T: Server>(prefix: Option<&str>, other: T) -> Result<Self, RegistryError> {
         parts(prefix, other)
@@ -81,7 +132,7 @@ fn parts<T: Server>(prefix: Option<&str>, other: T) -> Result<Parts, RegistryErr
             headers: entry
                 .specs
                 .iter()
-                .filter_map(|s| s.header.map(|h| (s.name, h)))
+                .filter_map(|s| s.header.map(|h| (s.name.into(), h.into())))
                 .collect(),
             has_ui: entry.def.ui.is_some(),
             handler: handler(&server, i, tool_at::<T>),
@@ -181,6 +232,18 @@ fn handler<T: Server>(server: &Arc<T>, i: usize, run: RunAt<T>) -> Handler {
 }
 
 impl<S: 'static> Registry<S> {
+    /// Announces the lists of `kinds` changed, naming `name`.
+    pub(crate) async fn announce_kinds(
+        &self,
+        kinds: &[EntryKind],
+        name: &str,
+    ) -> Result<(), RegistryError> {
+        for kind in kinds {
+            self.announce(*kind, name).await?;
+        }
+        Ok(())
+    }
+
     /// [`Dispatcher::mount`](crate::dispatch::Dispatcher::mount) while the server runs
     /// (`prefix: None` merges): the three lists' `list_changed` are announced.
     pub async fn mount<T: Server>(

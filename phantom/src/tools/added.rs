@@ -3,6 +3,7 @@
 //! declared tool gets — the allow-list, scopes, `Mcp-Param-*` headers — an added one gets too.
 
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 
 use super::{Declared, ToolEntry};
 use crate::extract::Handler;
@@ -18,7 +19,7 @@ pub(crate) struct AddedTool {
     pub(crate) scopes: Vec<String>,
     /// `(argument, header)` pairs of its `Mcp-Param-*` headers (checked over HTTP).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) headers: Vec<(&'static str, &'static str)>,
+    pub(crate) headers: Vec<(Cow<'static, str>, Cow<'static, str>)>,
     /// Whether its item carries an MCP Apps view (`_meta.ui`).
     pub(crate) has_ui: bool,
     pub(crate) handler: Handler,
@@ -52,12 +53,15 @@ impl<S: 'static> Table<S> {
 
     /// The `(argument, header)` pairs of a tool's `Mcp-Param-*` headers; empty for unknown tools.
     #[cfg(feature = "http")]
-    pub(crate) fn headers(&self, name: &str) -> Vec<(&'static str, &'static str)> {
+    pub(crate) fn headers(&self, name: &str) -> Vec<(Cow<'static, str>, Cow<'static, str>)> {
         let added = self.added.load();
         if let Some(tool) = added.get(name) {
             return tool.headers.clone();
         }
-        self.declared.headers(name).collect()
+        self.declared
+            .headers(name)
+            .map(|(a, h)| (Cow::Borrowed(a), Cow::Borrowed(h)))
+            .collect()
     }
 
     /// Whether any tool is served.

@@ -168,7 +168,7 @@ pub(super) fn check_param_headers<S: Server>(
         .and_then(|p| p.arguments)
         .unwrap_or_default();
     for (arg, header) in pairs {
-        let value = arguments.get(arg).filter(|v| !v.is_null());
+        let value = arguments.get(&*arg).filter(|v| !v.is_null());
         let mut all = headers
             .get_all(format!("mcp-param-{header}").as_str())
             .iter();

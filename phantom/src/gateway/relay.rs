@@ -1,0 +1,54 @@
+//! [`Relay`]: what the upstream asks and tells while it serves one forwarded request, passed on
+//! to the front's client through the request's [`Ctx`].
+
+use futures_util::FutureExt as _;
+use serde_json::{Value, json};
+
+use crate::Ctx;
+use crate::client::Responder;
+use crate::input::Forward;
+use crate::kernel::BoxFuture;
+use crate::protocol::LogLevel;
+
+pub(super) struct Relay {
+    pub(super) ctx: Ctx,
+}
+
+impl Responder for Relay {
+    fn answer<'a>(
+        &'a self,
+        method: &'a str,
+        params: Value,
+        key: &'a str,
+    ) -> BoxFuture<'a, Result<Value, Value>> {
+        Box::pin(async move {
+            match Forward::new(key, method, params) {
+                // In 2026-07-28 a first round ends the front request here (`input_required`);
+                // the retry runs the forwarded call again and this returns the answer.
+                Some(asked) => Ok(self.ctx.input(asked).await),
+                None => Err(json!({
+                    "code": -32601,
+                    "message": format!("Method not found: the gateway does not pass on `{method}`"),
+                })),
+            }
+        })
+    }
+
+    fn notified(&self, method: &str, params: &Value) {
+        match method {
+            "notifications/progress" => {
+                let progress = params["progress"].as_f64().unwrap_or_default();
+                let total = params["total"].as_f64();
+                let message = params["message"].as_str();
+                // Sending is immediate: the future completes on its first poll.
+                let _ = self.ctx.progress(progress, total, message).now_or_never();
+            }
+            "notifications/message" => {
+                let level = serde_json::from_value::<LogLevel>(params["level"].clone());
+                let level = level.unwrap_or(LogLevel::Info);
+                let _ = self.ctx.log(level, params["data"].clone()).now_or_never();
+            }
+            other => tracing::debug!(method = other, "an upstream notification not passed on"),
+        }
+    }
+}

@@ -1,0 +1,321 @@
+//! One mounted upstream: its connections (one shared, one per legacy front session), the
+//! forwarding of a request, and its entries kept in step with its lists.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, Weak};
+
+use serde_json::{Value, json};
+use tokio::sync::OnceCell;
+
+use super::relay::Relay;
+use super::{GatewayError, Target, Upstream, entries};
+use crate::Ctx;
+use crate::client::{Client, ClientError, Era};
+use crate::extract::{Context, FromContext as _};
+use crate::kernel::{Body, Failure, Locked as _, members_of};
+use crate::protocol::{ErrorObject, codes};
+use crate::registry::Parts;
+use crate::registry::{EntryKind, Registry};
+use crate::session::Session;
+
+/// Legacy upstream sessions kept at once; past it the least recently opened is closed.
+const SESSIONS: usize = 1024;
+
+type SessionClient = Arc<OnceCell<Arc<Client>>>;
+
+/// An upstream's connections and how it is mounted.
+pub(crate) struct Remote {
+    pub(super) upstream: Upstream,
+    label: String,
+    shared: Arc<Client>,
+    /// 2025-11-25 front sessions' own upstream sessions (HTTP upstreams), by front session id.
+    sessions: Mutex<(HashMap<Arc<str>, SessionClient>, VecDeque<Arc<str>>)>,
+}
+
+/// A mounted upstream: its entries stay served while this lives or until
+/// [`unmount`](Self::unmount); dropping it leaves them (and their connection) in place.
+pub struct Mounted {
+    remote: Arc<Remote>,
+    unmount: Box<dyn Fn() -> crate::BoxFuture<'static, ()> + Send + Sync>,
+}
+
+impl std::fmt::Debug for Mounted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mounted")
+            .field("upstream", &self.remote.label)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Mounted {
+    /// The upstream's URL or command.
+    pub fn label(&self) -> &str {
+        &self.remote.label
+    }
+
+    /// The upstream's `serverInfo`, as it sent it.
+    pub fn server_info(&self) -> &Value {
+        self.remote.shared.server_info()
+    }
+
+    /// The era of the shared connection (legacy front sessions always get legacy ones).
+    pub fn era(&self) -> Era {
+        self.remote.shared.era()
+    }
+
+    /// Takes its entries out of the registry (the front's clients hear `list_changed`).
+    pub async fn unmount(self) {
+        (self.unmount)().await;
+    }
+}
+
+fn builder(upstream: &Upstream, era: Era) -> crate::client::Builder {
+    let mut builder = match &upstream.target {
+        Target::Http(url) => {
+            let mut b = Client::http(url);
+            for (name, value) in &upstream.headers {
+                b = b.header(name, value);
+            }
+            b
+        }
+        Target::Stdio(program, args) => Client::stdio(program, args.clone()),
+    };
+    // What the front's client supports is checked when the upstream asks (`Forward`): the
+    // upstream is told every kind is answered.
+    let refuse = |_: Value| async { json!({}) };
+    builder = builder
+        .era(era)
+        .timeout(upstream.timeout)
+        .on_elicit(refuse)
+        .on_sample(refuse)
+        .on_roots(refuse)
+        .tasks();
+    builder
+}
+
+pub(super) async fn mount<S: 'static>(
+    upstream: Upstream,
+    registry: Registry<S>,
+) -> Result<Mounted, GatewayError> {
+    let label = upstream.label();
+    let connect_error = |source| GatewayError::Connect {
+        upstream: label.clone(),
+        source,
+    };
+    // The listener hears `list_changed`; it reaches the remote through a weak handle, set once
+    // the remote exists.
+    let changed: Arc<OnceCell<tokio::sync::mpsc::UnboundedSender<()>>> = Arc::default();
+    let heard = Arc::clone(&changed);
+    let shared = builder(&upstream, Era::Auto)
+        .on_notification(move |method, _params| {
+            if method.ends_with("/list_changed")
+                && let Some(tx) = heard.get()
+            {
+                let _ = tx.send(());
+            }
+        })
+        .connect()
+        .await
+        .map_err(connect_error)?;
+    let remote = Arc::new(Remote {
+        upstream,
+        label: label.clone(),
+        shared: Arc::new(shared),
+        sessions: Mutex::default(),
+    });
+    let parts = entries::read(&remote).await.map_err(connect_error)?;
+    parts
+        .compose(&registry)
+        .map_err(|source| GatewayError::Registry {
+            upstream: label.clone(),
+            source,
+        })?;
+    announce(&registry, &parts, &label).await;
+    let current = Arc::new(tokio::sync::Mutex::new(parts));
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let _ = changed.set(tx);
+    let weak: Weak<Remote> = Arc::downgrade(&remote);
+    let (following, refresh_registry) = (Arc::clone(&current), registry.clone());
+    let follower = tokio::spawn(async move {
+        while rx.recv().await.is_some() {
+            while rx.try_recv().is_ok() {}
+            let Some(remote) = weak.upgrade() else { return };
+            refresh(&remote, &refresh_registry, &following).await;
+        }
+    });
+    let (unmounting, unmount_registry) = (Arc::clone(&current), registry);
+    let unmount_label = label;
+    let unmount = move || -> crate::BoxFuture<'static, ()> {
+        follower.abort();
+        let (current, registry, label) = (
+            Arc::clone(&unmounting),
+            unmount_registry.clone(),
+            unmount_label.clone(),
+        );
+        Box::pin(async move {
+            let mut current = current.lock().await;
+            let empty = Parts::new(Vec::new(), Vec::new(), Vec::new());
+            if let Err(e) = empty.replace(&current, &registry) {
+                tracing::warn!(upstream = %label, error = %e, "could not unmount");
+                return;
+            }
+            announce(&registry, &current, &label).await;
+            *current = empty;
+        })
+    };
+    Ok(Mounted {
+        remote,
+        unmount: Box::new(unmount),
+    })
+}
+
+/// Reads the lists again and swaps the entries in; the front's clients hear what changed.
+async fn refresh<S: 'static>(
+    remote: &Arc<Remote>,
+    registry: &Registry<S>,
+    current: &tokio::sync::Mutex<Parts>,
+) {
+    let mut current = current.lock().await;
+    let fresh = match entries::read(remote).await {
+        Ok(parts) => parts,
+        Err(e) => {
+            tracing::warn!(upstream = %remote.label, error = %e, "could not read the upstream's lists again; the old ones stay");
+            return;
+        }
+    };
+    if let Err(e) = fresh.replace(&current, registry) {
+        tracing::warn!(upstream = %remote.label, error = %e, "the upstream's new lists could not be served; the old ones stay");
+        return;
+    }
+    announce(registry, &current, &remote.label).await;
+    announce(registry, &fresh, &remote.label).await;
+    *current = fresh;
+}
+
+async fn announce<S: 'static>(registry: &Registry<S>, parts: &Parts, label: &str) {
+    let kinds: Vec<EntryKind> = [EntryKind::Tool, EntryKind::Prompt, EntryKind::Resource]
+        .into_iter()
+        .filter(|k| parts.has(*k))
+        .collect();
+    if let Err(e) = registry.announce_kinds(&kinds, label).await {
+        tracing::warn!(upstream = %label, error = %e, "could not announce the upstream's lists");
+    }
+}
+
+impl Remote {
+    /// The connection a request of `session` is forwarded on.
+    async fn client_for(&self, session: &Session) -> Result<Arc<Client>, ClientError> {
+        let legacy_front = !session.is_modern() && !session.is_stateless();
+        let (Some(id), true, Target::Http(_)) = (&session.id, legacy_front, &self.upstream.target)
+        else {
+            return Ok(Arc::clone(&self.shared));
+        };
+        let cell = {
+            let mut guard = self.sessions.locked();
+            let (map, order) = &mut *guard;
+            if let Some(cell) = map.get(id) {
+                Arc::clone(cell)
+            } else {
+                if map.len() >= SESSIONS
+                    && let Some(oldest) = order.pop_front()
+                    && let Some(gone) = map.remove(&oldest)
+                    && let Some(client) = gone.get().cloned()
+                {
+                    tokio::spawn(async move {
+                        if let Ok(client) = Arc::try_unwrap(client) {
+                            client.close().await;
+                        }
+                    });
+                }
+                let cell = SessionClient::default();
+                map.insert(Arc::clone(id), Arc::clone(&cell));
+                order.push_back(Arc::clone(id));
+                cell
+            }
+        };
+        let client = cell
+            .get_or_try_init(|| async {
+                let client = builder(&self.upstream, Era::Legacy).connect().await?;
+                // Every level is asked for: the front's `Ctx::log` keeps what its client wants.
+                let _ = client
+                    .request("logging/setLevel", json!({"level": "debug"}))
+                    .await;
+                Ok::<_, ClientError>(Arc::new(client))
+            })
+            .await?;
+        Ok(Arc::clone(client))
+    }
+
+    /// The shared connection (lists, refresh).
+    pub(super) fn shared(&self) -> &Client {
+        &self.shared
+    }
+
+    /// An error naming this upstream.
+    fn failure(&self, method: &str, error: ClientError) -> Failure {
+        let (code, message, data) = match error {
+            ClientError::Rpc {
+                code,
+                message,
+                data,
+            } => (
+                i32::try_from(code).unwrap_or(codes::INTERNAL_ERROR),
+                message,
+                data,
+            ),
+            other => (
+                codes::INTERNAL_ERROR,
+                format!(
+                    "Internal error: upstream `{}` did not answer `{method}`: {other}",
+                    self.label
+                ),
+                Some(json!({"upstream": self.label})),
+            ),
+        };
+        Failure::from(ErrorObject {
+            code,
+            message: message.into(),
+            data,
+        })
+    }
+
+    /// Forwards one request of the front's, and returns the upstream's result as this one's.
+    pub(super) async fn forward(
+        &self,
+        method: &str,
+        mut params: Value,
+        cx: &Context<'_>,
+    ) -> Result<Body, Failure> {
+        let client = self
+            .client_for(cx.session)
+            .await
+            .map_err(|e| self.failure(method, e))?;
+        if client.era() == Era::Modern
+            && let Some(level) = cx.session.log_level
+        {
+            params["_meta"]["io.modelcontextprotocol/logLevel"] = json!(level);
+        }
+        let relay = Relay {
+            ctx: Ctx::from_context(cx).unwrap_or_else(|_| unreachable!("a Ctx always reads")),
+        };
+        let result = client.request_with(method, params, &relay).await;
+        members_of(&result.map_err(|e| self.failure(method, e))?)
+    }
+
+    /// Forwards a request that needs no line to the client (completion).
+    pub(super) async fn forward_plain(
+        &self,
+        method: &str,
+        params: Value,
+        session: &Session,
+    ) -> Result<Value, Failure> {
+        let client = self
+            .client_for(session)
+            .await
+            .map_err(|e| self.failure(method, e))?;
+        client
+            .request(method, params)
+            .await
+            .map_err(|e| self.failure(method, e))
+    }
+}
