@@ -145,6 +145,14 @@ fn tool(remote: &Arc<Remote>, item: Value) -> Option<Arc<AddedTool>> {
                 .collect()
         })
         .unwrap_or_default();
+    let scopes = remote
+        .upstream
+        .scopes
+        .iter()
+        .find(|(t, _)| *t == remote_name)
+        .or_else(|| remote.upstream.scopes.iter().find(|(t, _)| t == "*"))
+        .map(|(_, s)| s.clone())
+        .unwrap_or_default();
     let has_ui = item["_meta"].get("ui").is_some();
     let forwarder = Arc::clone(remote);
     let handler: Handler = Arc::new(move |arguments, cx| {
@@ -155,7 +163,7 @@ fn tool(remote: &Arc<Remote>, item: Value) -> Option<Arc<AddedTool>> {
     Some(Arc::new(AddedTool {
         json: renamed(item, &name, None),
         name,
-        scopes: Vec::new(),
+        scopes,
         headers,
         has_ui,
         handler,

@@ -74,6 +74,7 @@ pub struct Upstream {
     pub(crate) renames: Vec<(String, String)>,
     pub(crate) timeout: Duration,
     pub(crate) headers: Vec<(String, String)>,
+    pub(crate) scopes: Vec<(String, Vec<String>)>,
 }
 
 #[derive(Debug, Clone)]
@@ -92,6 +93,7 @@ impl Upstream {
             renames: Vec::new(),
             timeout: Duration::from_secs(30),
             headers: Vec::new(),
+            scopes: Vec::new(),
         }
     }
 
@@ -142,6 +144,19 @@ impl Upstream {
     /// Serves the remote tool or prompt `remote` as `local` (no prefix is added to it).
     pub fn rename(mut self, remote: impl Into<String>, local: impl Into<String>) -> Self {
         self.renames.push((remote.into(), local.into()));
+        self
+    }
+
+    /// OAuth scopes a caller's token must grant to call the remote tool `tool` (by its remote
+    /// name; `"*"`: every tool without scopes of its own), as `#[tool(scopes = […])]` says for a
+    /// local one: a call without them gets `403` with an `insufficient_scope` challenge.
+    pub fn scopes<I, T>(mut self, tool: impl Into<String>, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<String>,
+    {
+        self.scopes
+            .push((tool.into(), scopes.into_iter().map(Into::into).collect()));
         self
     }
 
