@@ -61,7 +61,7 @@ impl Http {
     fn build(
         &self,
         method: Method,
-        extra: &[(&'static str, String)],
+        extra: &[(String, String)],
         body: Option<String>,
     ) -> Result<Request<Full<Bytes>>, ClientError> {
         let mut request = Request::builder().method(method).uri(self.url.clone());
@@ -75,7 +75,7 @@ impl Http {
             request = request.header(VERSION, version);
         }
         for (name, value) in extra {
-            request = request.header(*name, value);
+            request = request.header(name.as_str(), value);
         }
         let body = match body {
             Some(body) => {
@@ -95,7 +95,7 @@ impl Http {
     pub(super) fn post<'a>(
         &'a self,
         message: String,
-        extra: &'a [(&'static str, String)],
+        extra: &'a [(String, String)],
     ) -> BoxFuture<'a, Result<Messages, ClientError>> {
         Box::pin(async move {
             let request = self.build(Method::POST, extra, Some(message))?;
@@ -153,7 +153,7 @@ impl Http {
     /// Opens the session's GET stream: the messages the server sends outside any request
     /// (`None` when it offers none: `405`).
     pub(super) async fn get(&self) -> Result<Option<Messages>, ClientError> {
-        let accept = [("accept", "text/event-stream".to_owned())];
+        let accept = [("accept".to_owned(), "text/event-stream".to_owned())];
         let request = self.build(Method::GET, &accept, None)?;
         let response = self
             .client

@@ -104,6 +104,7 @@ pub struct Builder {
     timeout: std::time::Duration,
     bad_header: Option<String>,
     tasks: bool,
+    capabilities: Option<Value>,
 }
 
 impl std::fmt::Debug for Builder {
@@ -135,6 +136,7 @@ impl Builder {
             timeout: std::time::Duration::from_secs(60),
             bad_header: None,
             tasks: false,
+            capabilities: None,
         }
     }
 
@@ -209,6 +211,13 @@ impl Builder {
     /// tasks answer [`Client::call_tool_or_task`] with a task.
     pub fn tasks(mut self) -> Self {
         self.tasks = true;
+        self
+    }
+
+    /// Declares exactly these client capabilities (`{"elicitation": {}, …}`) instead of the ones
+    /// the handlers imply: a gateway declares its own client's.
+    pub fn capabilities(mut self, capabilities: Value) -> Self {
+        self.capabilities = Some(capabilities);
         self
     }
 

@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 
 use super::types::{CallToolResult, Page, Prompt, Resource, Tool};
 use super::{Builder, ClientError, Era, Handler, Listener, Messages, Target, http, stdio};
-use crate::kernel::BoxFuture;
+use crate::kernel::{BoxFuture, Locked as _};
 
 const LEGACY: &str = "2025-11-25";
 const MODERN: &str = "2026-07-28";
@@ -28,7 +28,7 @@ impl Link {
         &self,
         message: String,
         id: i64,
-        headers: &[(&'static str, String)],
+        headers: &[(String, String)],
     ) -> Result<Messages, ClientError> {
         match self {
             Self::Http(h) => h.post(message, headers).await,
@@ -53,6 +53,7 @@ pub struct Client {
     era: Era,
     version: String,
     server_info: Value,
+    server_capabilities: Value,
     capabilities: Value,
     next_id: AtomicI64,
     elicit: Option<Handler>,
@@ -60,6 +61,8 @@ pub struct Client {
     roots: Option<Handler>,
     listener: Option<Listener>,
     timeout: std::time::Duration,
+    /// The `x-mcp-header` arguments of each listed tool: `(argument, header)`.
+    param_names: std::sync::Mutex<std::collections::HashMap<String, Vec<(String, String)>>>,
 }
 
 impl std::fmt::Debug for Client {
@@ -124,13 +127,18 @@ impl Client {
             era: Era::Modern,
             version: MODERN.into(),
             server_info: Value::Null,
-            capabilities: Value::Object(capabilities),
+            server_capabilities: Value::Null,
+            capabilities: builder
+                .capabilities
+                .clone()
+                .unwrap_or(Value::Object(capabilities)),
             next_id: AtomicI64::new(1),
             elicit: builder.elicit,
             sample: builder.sample,
             roots: builder.roots,
             listener: builder.listener,
             timeout: builder.timeout,
+            param_names: std::sync::Mutex::default(),
         };
         if builder.era != Era::Legacy {
             if let Link::Http(h) = &*client.link {
@@ -145,6 +153,7 @@ impl Client {
                     } else {
                         info.clone()
                     };
+                    client.server_capabilities = found["capabilities"].clone();
                     client.follow();
                     return Ok(client);
                 }
@@ -229,6 +238,7 @@ impl Client {
             h.set_version(&self.version);
         }
         self.server_info = result["serverInfo"].clone();
+        self.server_capabilities = result["capabilities"].clone();
         self.notify("notifications/initialized", None).await
     }
 
@@ -245,6 +255,11 @@ impl Client {
     /// The server's `serverInfo` (name, version, …), as it sent it.
     pub fn server_info(&self) -> &Value {
         &self.server_info
+    }
+
+    /// The server's `capabilities` (from `server/discover` or `initialize`), as it sent them.
+    pub fn server_capabilities(&self) -> &Value {
+        &self.server_capabilities
     }
 
     /// The legacy session's id (HTTP, 2025-11-25), if the server gave one.
@@ -301,22 +316,43 @@ impl Client {
         for _ in 0..MAX_ROUNDS {
             let result = self.exchange(method, &params, responder, &asked).await?;
             if self.era != Era::Modern || result["resultType"] != "input_required" {
+                if method == "tools/list" {
+                    self.learn_param_headers(&result);
+                }
                 return Ok(result);
             }
-            let mut responses = Map::new();
-            if let Some(requests) = result["inputRequests"].as_object() {
-                for (key, request) in requests {
-                    let method = request["method"].as_str().unwrap_or_default();
-                    let params = request["params"].clone();
-                    let answer = self.answer(responder, method, params, key).await;
-                    let answer = answer.map_err(|e| {
-                        ClientError::protocol(format!(
-                            "the server asks `{method}` (input `{key}`) and this client has no handler for it: {}",
-                            e["message"]
-                        ))
-                    })?;
-                    responses.insert(key.clone(), answer);
+            let asked: Vec<(String, String, Value)> = result["inputRequests"]
+                .as_object()
+                .map(|requests| {
+                    requests
+                        .iter()
+                        .map(|(key, r)| {
+                            let method = r["method"].as_str().unwrap_or_default().to_owned();
+                            (key.clone(), method, r["params"].clone())
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let answers = match responder {
+                // All of a round's requests at once: a gateway asks its own client them together.
+                Some(responder) => responder.answer_all(&asked).await,
+                None => {
+                    let mut answers = Vec::with_capacity(asked.len());
+                    for (key, method, params) in &asked {
+                        answers.push(self.answer(None, method, params.clone(), key).await);
+                    }
+                    answers
                 }
+            };
+            let mut responses = Map::new();
+            for ((key, method, _), answer) in asked.iter().zip(answers) {
+                let answer = answer.map_err(|e| {
+                    ClientError::protocol(format!(
+                        "the server asks `{method}` (input `{key}`) and this client has no handler for it: {}",
+                        e["message"]
+                    ))
+                })?;
+                responses.insert(key.clone(), answer);
             }
             params.insert("inputResponses".into(), Value::Object(responses));
             match result.get("requestState") {
@@ -411,7 +447,7 @@ impl Client {
         &self,
         method: &str,
         params: &mut Map<String, Value>,
-        headers: &mut Vec<(&'static str, String)>,
+        headers: &mut Vec<(String, String)>,
     ) {
         let mut meta = params
             .entry("_meta")
@@ -423,16 +459,15 @@ impl Client {
             "io.modelcontextprotocol/protocolVersion".into(),
             MODERN.into(),
         );
-        meta.insert(
-            "io.modelcontextprotocol/clientCapabilities".into(),
-            self.capabilities.clone(),
-        );
+        // A caller may declare its own (a gateway declares its client's).
+        meta.entry("io.modelcontextprotocol/clientCapabilities")
+            .or_insert_with(|| self.capabilities.clone());
         meta.insert(
             "io.modelcontextprotocol/clientInfo".into(),
             json!({"name": "phantom-client", "version": env!("CARGO_PKG_VERSION")}),
         );
         params.insert("_meta".into(), Value::Object(meta));
-        headers.push(("mcp-method", method.to_owned()));
+        headers.push(("mcp-method".into(), method.to_owned()));
         let name = match method {
             "tools/call" | "prompts/get" => params.get("name"),
             "resources/read" => params.get("uri"),
@@ -440,7 +475,62 @@ impl Client {
             _ => None,
         };
         if let Some(name) = name.and_then(Value::as_str) {
-            headers.push(("mcp-name", name.to_owned()));
+            headers.push(("mcp-name".into(), name.to_owned()));
+            if method == "tools/call" {
+                let arguments = params.get("arguments").unwrap_or(&Value::Null);
+                self.param_headers(name, arguments, headers);
+            }
+        }
+    }
+
+    /// The `Mcp-Param-*` headers of a call of `tool`: each argument its listed schema marks with
+    /// `x-mcp-header`, its value as text (Base64-wrapped, `=?base64?…?=`, when it is not plain
+    /// printable ASCII).
+    fn param_headers(&self, tool: &str, arguments: &Value, headers: &mut Vec<(String, String)>) {
+        use base64::Engine as _;
+        let known = self.param_names.locked();
+        let Some(pairs) = known.get(tool) else { return };
+        for (arg, header) in pairs {
+            let text = match &arguments[arg.as_str()] {
+                Value::String(s) => s.clone(),
+                Value::Bool(b) => b.to_string(),
+                Value::Number(n) => n.to_string(),
+                _ => continue,
+            };
+            let plain = text.bytes().all(|b| (0x20..0x7f).contains(&b)) && text.trim() == text;
+            let value = if plain {
+                text
+            } else {
+                let encoded = base64::engine::general_purpose::STANDARD.encode(text);
+                format!("=?base64?{encoded}?=")
+            };
+            headers.push((format!("mcp-param-{header}"), value));
+        }
+    }
+
+    /// Remembers the `x-mcp-header` arguments of the tools a `tools/list` page lists.
+    fn learn_param_headers(&self, page: &Value) {
+        let Some(tools) = page["tools"].as_array() else { return };
+        let mut known = self.param_names.locked();
+        for tool in tools {
+            let Some(name) = tool["name"].as_str() else { continue };
+            let pairs: Vec<(String, String)> = tool["inputSchema"]["properties"]
+                .as_object()
+                .map(|props| {
+                    props
+                        .iter()
+                        .filter_map(|(arg, schema)| {
+                            let header = schema["x-mcp-header"].as_str()?;
+                            Some((arg.clone(), header.to_owned()))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            if pairs.is_empty() {
+                known.remove(name);
+            } else {
+                known.insert(name.to_owned(), pairs);
+            }
         }
     }
 
@@ -598,6 +688,22 @@ pub trait Responder: Send + Sync {
         params: Value,
         key: &'a str,
     ) -> BoxFuture<'a, Result<Value, Value>>;
+
+    /// The answers to several requests the server made at once (one 2026-07-28 round:
+    /// `(key, method, params)` each), in order; by default [`answer`](Self::answer) for each in
+    /// turn.
+    fn answer_all<'a>(
+        &'a self,
+        asked: &'a [(String, String, Value)],
+    ) -> BoxFuture<'a, Vec<Result<Value, Value>>> {
+        Box::pin(async move {
+            let mut answers = Vec::with_capacity(asked.len());
+            for (key, method, params) in asked {
+                answers.push(self.answer(method, params.clone(), key).await);
+            }
+            answers
+        })
+    }
 
     /// A notification the server sent while the call ran (`notifications/progress`,
     /// `notifications/message`, …).

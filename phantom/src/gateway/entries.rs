@@ -167,6 +167,9 @@ fn tool(remote: &Arc<Remote>, item: Value) -> Option<Arc<AddedTool>> {
         headers,
         has_ui,
         handler,
+        tasks: remote
+            .runs_tasks()
+            .then(|| Arc::clone(remote) as Arc<dyn crate::tools::TaskRelay>),
     }))
 }
 

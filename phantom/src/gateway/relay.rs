@@ -26,11 +26,24 @@ impl Responder for Relay {
                 // In 2026-07-28 a first round ends the front request here (`input_required`);
                 // the retry runs the forwarded call again and this returns the answer.
                 Some(asked) => Ok(self.ctx.input(asked).await),
-                None => Err(json!({
-                    "code": -32601,
-                    "message": format!("Method not found: the gateway does not pass on `{method}`"),
-                })),
+                None => Err(not_passed_on(method)),
             }
+        })
+    }
+
+    fn answer_all<'a>(
+        &'a self,
+        asked: &'a [(String, String, Value)],
+    ) -> BoxFuture<'a, Vec<Result<Value, Value>>> {
+        Box::pin(async move {
+            let mut forwards = Vec::with_capacity(asked.len());
+            for (key, method, params) in asked {
+                match Forward::new(key.as_str(), method, params.clone()) {
+                    Some(f) => forwards.push(f),
+                    None => return asked.iter().map(|(_, m, _)| Err(not_passed_on(m))).collect(),
+                }
+            }
+            self.ctx.input(forwards).await.into_iter().map(Ok).collect()
         })
     }
 
@@ -51,4 +64,11 @@ impl Responder for Relay {
             other => tracing::debug!(method = other, "an upstream notification not passed on"),
         }
     }
+}
+
+fn not_passed_on(method: &str) -> Value {
+    json!({
+        "code": -32601,
+        "message": format!("Method not found: the gateway does not pass on `{method}`"),
+    })
 }

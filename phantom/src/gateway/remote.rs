@@ -12,14 +12,19 @@ use super::{GatewayError, Target, Upstream, entries};
 use crate::Ctx;
 use crate::client::{Client, ClientError, Era};
 use crate::extract::{Context, FromContext as _};
-use crate::kernel::{Body, Failure, Locked as _, members_of};
+use crate::kernel::{Body, Failure, Locked as _};
 use crate::protocol::{ErrorObject, codes};
 use crate::registry::Parts;
 use crate::registry::{EntryKind, Registry};
 use crate::session::Session;
+use crate::store::Owner;
+use crate::tools::TaskRelay;
 
 /// Legacy upstream sessions kept at once; past it the least recently opened is closed.
 const SESSIONS: usize = 1024;
+/// Upstream tasks remembered at once (their ids and owners); past it the oldest is forgotten,
+/// and `tasks/get` of it is answered as of an unknown task.
+const TASKS: usize = 16_384;
 
 type SessionClient = Arc<OnceCell<Arc<Client>>>;
 
@@ -30,6 +35,8 @@ pub(crate) struct Remote {
     shared: Arc<Client>,
     /// 2025-11-25 front sessions' own upstream sessions (HTTP upstreams), by front session id.
     sessions: Mutex<(HashMap<Arc<str>, SessionClient>, VecDeque<Arc<str>>)>,
+    /// The tasks it started, by id, with the front owner they were started for.
+    tasks: Mutex<(HashMap<String, Owner>, VecDeque<String>)>,
 }
 
 /// A mounted upstream: its entries stay served while this lives or until
@@ -69,7 +76,7 @@ impl Mounted {
     }
 }
 
-fn builder(upstream: &Upstream, era: Era) -> crate::client::Builder {
+fn builder(upstream: &Upstream, era: Era, capabilities: Option<&Value>) -> crate::client::Builder {
     let mut builder = match &upstream.target {
         Target::Http(url) => {
             let mut b = Client::http(url);
@@ -90,6 +97,9 @@ fn builder(upstream: &Upstream, era: Era) -> crate::client::Builder {
         .on_sample(refuse)
         .on_roots(refuse)
         .tasks();
+    if let Some(capabilities) = capabilities {
+        builder = builder.capabilities(capabilities.clone());
+    }
     builder
 }
 
@@ -106,7 +116,7 @@ pub(super) async fn mount<S: 'static>(
     // the remote exists.
     let changed: Arc<OnceCell<tokio::sync::mpsc::UnboundedSender<()>>> = Arc::default();
     let heard = Arc::clone(&changed);
-    let shared = builder(&upstream, Era::Auto)
+    let shared = builder(&upstream, Era::Auto, None)
         .on_notification(move |method, _params| {
             if method.ends_with("/list_changed")
                 && let Some(tx) = heard.get()
@@ -122,6 +132,7 @@ pub(super) async fn mount<S: 'static>(
         label: label.clone(),
         shared: Arc::new(shared),
         sessions: Mutex::default(),
+        tasks: Mutex::default(),
     });
     let parts = entries::read(&remote).await.map_err(connect_error)?;
     parts
@@ -235,7 +246,11 @@ impl Remote {
         };
         let client = cell
             .get_or_try_init(|| async {
-                let client = builder(&self.upstream, Era::Legacy).connect().await?;
+                // The upstream session declares what the front session's client declared.
+                let capabilities = Some(&*session.client_capabilities);
+                let client = builder(&self.upstream, Era::Legacy, capabilities)
+                    .connect()
+                    .await?;
                 // Every level is asked for: the front's `Ctx::log` keeps what its client wants.
                 let _ = client
                     .request("logging/setLevel", json!({"level": "debug"}))
@@ -290,16 +305,63 @@ impl Remote {
             .client_for(cx.session)
             .await
             .map_err(|e| self.failure(method, e))?;
-        if client.era() == Era::Modern
-            && let Some(level) = cx.session.log_level
-        {
-            params["_meta"]["io.modelcontextprotocol/logLevel"] = json!(level);
+        if client.era() == Era::Modern {
+            if let Some(level) = cx.session.log_level {
+                params["_meta"]["io.modelcontextprotocol/logLevel"] = json!(level);
+            }
+            if cx.session.is_modern() {
+                // The upstream sees what the front's client declared, and refuses as it would.
+                params["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
+                    (*cx.session.client_capabilities).clone();
+            }
         }
         let relay = Relay {
             ctx: Ctx::from_context(cx).unwrap_or_else(|_| unreachable!("a Ctx always reads")),
         };
         let result = client.request_with(method, params, &relay).await;
-        members_of(&result.map_err(|e| self.failure(method, e))?)
+        let result = result.map_err(|e| self.failure(method, e))?;
+        Ok(self.body(result, cx.session))
+    }
+
+    /// The upstream's result as this server's: its 2026-07-28 envelope (`resultType`, cache
+    /// hints, its `serverInfo`) taken off — the front writes its own — and a task it started
+    /// remembered for the caller.
+    fn body(&self, result: Value, session: &Session) -> Body {
+        let Value::Object(mut map) = result else {
+            return Body::Map(serde_json::Map::new());
+        };
+        let kind = map.remove("resultType");
+        map.remove("ttlMs");
+        map.remove("cacheScope");
+        if let Some(Value::Object(meta)) = map.get_mut("_meta") {
+            meta.remove("io.modelcontextprotocol/serverInfo");
+            if meta.is_empty() {
+                map.remove("_meta");
+            }
+        }
+        let task_id = map["task"]["taskId"].as_str().map(str::to_owned);
+        match (kind.as_ref().and_then(Value::as_str), task_id) {
+            (Some("task"), Some(id)) => {
+                let mut tasks = self.tasks.locked();
+                let (owners, order) = &mut *tasks;
+                if owners.len() >= TASKS
+                    && let Some(oldest) = order.pop_front()
+                {
+                    owners.remove(&oldest);
+                }
+                owners.insert(id.clone(), session.task_owner());
+                order.push_back(id);
+                Body::Task(map)
+            }
+            _ => Body::Map(map),
+        }
+    }
+
+    /// Whether the upstream serves the Tasks extension.
+    pub(super) fn runs_tasks(&self) -> bool {
+        self.shared.server_capabilities()["extensions"]
+            .get(crate::tasks::EXTENSION)
+            .is_some()
     }
 
     /// Forwards a request that needs no line to the client (completion).
@@ -317,5 +379,29 @@ impl Remote {
             .request(method, params)
             .await
             .map_err(|e| self.failure(method, e))
+    }
+}
+
+impl TaskRelay for Remote {
+    fn owns(&self, task_id: &str, session: &Session) -> bool {
+        self.tasks
+            .locked()
+            .0
+            .get(task_id)
+            .is_some_and(|owner| *owner == session.task_owner())
+    }
+
+    fn forward<'a>(
+        &'a self,
+        method: &'a str,
+        params: Option<&'a serde_json::value::RawValue>,
+        cx: Context<'a>,
+    ) -> crate::BoxFuture<'a, Result<Body, Failure>> {
+        Box::pin(async move {
+            let params = params
+                .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
+                .unwrap_or_else(|| json!({}));
+            Remote::forward(self, method, params, &cx).await
+        })
     }
 }

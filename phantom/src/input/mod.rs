@@ -147,6 +147,23 @@ impl<I: Input> Inputs for I {
     }
 }
 
+/// Any number of inputs of one kind, answered together in one round (what a gateway passes on).
+impl<I: Input> Inputs for Vec<I> {
+    type Output = Vec<I::Output>;
+
+    fn requests(&self) -> Vec<InputRequest> {
+        self.iter().map(Input::request).collect()
+    }
+
+    fn read(answers: Vec<Value>) -> Result<Self::Output, (usize, String)> {
+        answers
+            .into_iter()
+            .enumerate()
+            .map(|(i, answer)| I::read(answer).map_err(|e| (i, e)))
+            .collect()
+    }
+}
+
 macro_rules! tuple_inputs {
     ($($name:ident $index:tt),+) => {
         impl<$($name: Input),+> Inputs for ($($name,)+) {

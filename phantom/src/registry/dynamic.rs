@@ -174,6 +174,7 @@ impl DynamicTool {
             headers: Vec::new(),
             has_ui: self.ui.is_some(),
             handler: self.handler,
+            tasks: None,
         }
     }
 }

@@ -136,6 +136,7 @@ fn parts<T: Server>(prefix: Option<&str>, other: T) -> Result<Parts, RegistryErr
                 .collect(),
             has_ui: entry.def.ui.is_some(),
             handler: handler(&server, i, tool_at::<T>),
+            tasks: None,
         })
     });
     let prompts = router.prompts.entries.iter().enumerate().map(|(i, entry)| {

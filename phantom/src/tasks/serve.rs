@@ -335,6 +335,17 @@ async fn named<E: Env>(
     Ok((p.task_id, task, stored))
 }
 
+/// The relay of a task another server runs for this caller (a gateway's upstream), if the
+/// request names one.
+fn relay_of<E: Env>(
+    env: &E,
+    params: Option<&RawValue>,
+    session: &Session,
+) -> Option<Arc<dyn crate::tools::TaskRelay>> {
+    let p: TaskParams = parse_params(params).ok()?;
+    env.tools().task_relay(&p.task_id, session)
+}
+
 /// A task the store has running while no node holds its lease — the node running it died — is
 /// stored `failed`, with a reason. Without leases (one process) it is returned as it is.
 async fn orphaned<E: Env>(env: &E, stored: StoredTask) -> Result<StoredTask, Failure> {
@@ -381,6 +392,9 @@ pub(crate) async fn get<E: Env>(
     params: Option<&RawValue>,
     cx: Context<'_>,
 ) -> Result<Body, Failure> {
+    if let Some(relay) = relay_of(env, params, cx.session) {
+        return relay.forward("tasks/get", params, cx).await;
+    }
     let (_, task, _) = named(env, "tasks/get", params, cx.session).await?;
     Ok(Body::Map(task_map(&task)?))
 }
@@ -393,6 +407,9 @@ pub(crate) async fn update<E: Env>(
     params: Option<&RawValue>,
     cx: Context<'_>,
 ) -> Result<Body, Failure> {
+    if let Some(relay) = relay_of(env, params, cx.session) {
+        return relay.forward("tasks/update", params, cx).await;
+    }
     let session = cx.session;
     let (task_id, task, _) = named(env, "tasks/update", params, session).await?;
     #[derive(Deserialize)]
@@ -459,6 +476,9 @@ pub(crate) async fn cancel<E: Env>(
     params: Option<&RawValue>,
     cx: Context<'_>,
 ) -> Result<Body, Failure> {
+    if let Some(relay) = relay_of(env, params, cx.session) {
+        return relay.forward("tasks/cancel", params, cx).await;
+    }
     let session = cx.session;
     let (task_id, task, stored) = named(env, "tasks/cancel", params, session).await?;
     if let Some(stored) = stored.filter(|s| !s.task.status.is_terminal()) {
@@ -492,5 +512,5 @@ pub(crate) fn prepares<S>(tools: &crate::tools::Table<S>, params: Option<&RawVal
 
 /// Whether any tool runs as a task (the extension is then advertised).
 pub(crate) fn served<S>(tools: &crate::tools::Table<S>, get_task: bool) -> bool {
-    tools.declared.entries.iter().any(|t| t.def.task.is_some()) || get_task
+    tools.declared.entries.iter().any(|t| t.def.task.is_some()) || get_task || tools.relays_tasks()
 }

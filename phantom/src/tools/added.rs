@@ -23,6 +23,23 @@ pub(crate) struct AddedTool {
     /// Whether its item carries an MCP Apps view (`_meta.ui`).
     pub(crate) has_ui: bool,
     pub(crate) handler: Handler,
+    /// Where the tasks it starts live when another server runs them (a gateway's upstream).
+    pub(crate) tasks: Option<std::sync::Arc<dyn TaskRelay>>,
+}
+
+/// Tasks that another server runs — a gateway's upstream — answered there: `tasks/get`,
+/// `tasks/update` and `tasks/cancel` of a task it started for this caller are passed to it.
+pub(crate) trait TaskRelay: Send + Sync {
+    /// Whether it started `task_id` for a caller of this `session`'s task owner.
+    fn owns(&self, task_id: &str, session: &Session) -> bool;
+
+    /// Passes `method` with `params` on, and answers with what it answered.
+    fn forward<'a>(
+        &'a self,
+        method: &'a str,
+        params: Option<&'a RawValue>,
+        cx: crate::extract::Context<'a>,
+    ) -> crate::kernel::BoxFuture<'a, Result<crate::kernel::Body, Failure>>;
 }
 
 /// What runtime registration changed in `tools/list`.
@@ -62,6 +79,26 @@ impl<S: 'static> Table<S> {
             .headers(name)
             .map(|(a, h)| (Cow::Borrowed(a), Cow::Borrowed(h)))
             .collect()
+    }
+
+    /// The relay of another server's task `task_id`, started for `session`'s owner.
+    pub(crate) fn task_relay(
+        &self,
+        task_id: &str,
+        session: &Session,
+    ) -> Option<std::sync::Arc<dyn TaskRelay>> {
+        let added = self.added.load();
+        added
+            .entries
+            .iter()
+            .filter_map(|t| t.tasks.as_ref())
+            .find(|r| r.owns(task_id, session))
+            .cloned()
+    }
+
+    /// Whether an added tool's tasks run on another server.
+    pub(crate) fn relays_tasks(&self) -> bool {
+        self.added.load().entries.iter().any(|t| t.tasks.is_some())
     }
 
     /// Whether any tool is served.

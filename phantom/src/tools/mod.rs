@@ -9,7 +9,7 @@ pub(crate) mod schema;
 pub(crate) mod table;
 pub(crate) mod validator;
 
-pub(crate) use added::{Added, AddedTool, Found, Table};
+pub(crate) use added::{Added, AddedTool, Found, Table, TaskRelay};
 pub(crate) use call::{Env, NameParams, call, run_tool};
 pub(crate) use json::Json;
 pub(crate) use table::{Declared, TaskSupport, ToolDef, ToolEntry};
