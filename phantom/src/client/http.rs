@@ -2,7 +2,7 @@
 //! SSE stream of them; the session id and negotiated version sent back on every later request;
 //! `DELETE` on close.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use futures_util::StreamExt as _;
@@ -93,7 +93,7 @@ impl Http {
 
     /// POSTs one message; the messages that answer it, in order.
     pub(super) fn post<'a>(
-        &'a self,
+        self: &'a Arc<Self>,
         message: String,
         extra: &'a [(String, String)],
     ) -> BoxFuture<'a, Result<Messages, ClientError>> {
@@ -136,7 +136,7 @@ impl Http {
                 });
             }
             if sse {
-                return Ok(events(response.into_body()));
+                return Ok(self.resuming(response.into_body()));
             }
             let body = response
                 .into_body()
@@ -182,8 +182,164 @@ impl Http {
     }
 }
 
-/// The JSON messages of an SSE body: each event's `data` lines, joined; comments and events
-/// without data skipped.
+/// Where an SSE body is read: the body, what is buffered, what is parsed and not yet handed out.
+struct Reading {
+    body: Option<http_body_util::BodyDataStream<hyper::body::Incoming>>,
+    buffer: Vec<u8>,
+    ready: std::collections::VecDeque<Value>,
+    /// The last event id the server gave, and the reconnection delay it asked for.
+    last_id: Option<String>,
+    retry: std::time::Duration,
+    /// Whether a response (a message with no `method`) came: the stream is done with.
+    answered: bool,
+    resumes: usize,
+}
+
+/// Resumptions of one broken stream at most.
+const RESUMES: usize = 64;
+
+/// A private notification the resuming stream hands out when the server ended a request's
+/// stream early and it is resumed (`GET` with `Last-Event-ID`): never sent on the wire.
+pub(super) const RESUMED: &str = "phantom/client/resumed";
+
+impl Http {
+    /// The messages of one SSE answer. When the server ends it before the response (SEP-1699
+    /// polling) or it breaks, having given event ids, it is resumed with `GET` and
+    /// `Last-Event-ID` after the `retry` it asked for (1 s by default).
+    fn resuming(self: &Arc<Self>, body: hyper::body::Incoming) -> Messages {
+        let reading = Reading {
+            body: Some(body.into_data_stream()),
+            buffer: Vec::new(),
+            ready: std::collections::VecDeque::new(),
+            last_id: None,
+            retry: std::time::Duration::from_secs(1),
+            answered: false,
+            resumes: 0,
+        };
+        let http = Arc::clone(self);
+        futures_util::stream::unfold(reading, move |mut r| {
+            let http = Arc::clone(&http);
+            async move {
+                loop {
+                    if let Some(value) = r.ready.pop_front() {
+                        if value.get("method").is_none() {
+                            r.answered = true;
+                        }
+                        return Some((Ok(value), r));
+                    }
+                    let next = match r.body.as_mut() {
+                        Some(body) => body.next().await,
+                        None => None,
+                    };
+                    match next {
+                        Some(Ok(chunk)) => {
+                            r.buffer.extend_from_slice(&chunk);
+                            while let Some(end) = event_end(&r.buffer) {
+                                let event: Vec<u8> = r.buffer.drain(..end.1).collect();
+                                let parsed = parse_event(&event[..end.0]);
+                                if let Some(id) = parsed.id {
+                                    r.last_id = Some(id);
+                                }
+                                if let Some(retry) = parsed.retry {
+                                    r.retry = retry;
+                                }
+                                r.ready.extend(parsed.data);
+                            }
+                        }
+                        end => {
+                            let broke = matches!(end, Some(Err(_)));
+                            let Some(id) = r.last_id.clone().filter(|_| !r.answered) else {
+                                if let Some(Err(e)) = end {
+                                    let error = ClientError::Transport(format!(
+                                        "the event stream broke: {e}"
+                                    ));
+                                    r.body = None;
+                                    r.answered = true;
+                                    return Some((Err(error), r));
+                                }
+                                return None;
+                            };
+                            if r.resumes >= RESUMES {
+                                let error = ClientError::Transport(format!(
+                                    "the event stream ended {RESUMES} times before its response"
+                                ));
+                                r.answered = true;
+                                r.last_id = None;
+                                return Some((Err(error), r));
+                            }
+                            r.resumes += 1;
+                            r.buffer.clear();
+                            let first = r.body.take().is_some() && r.resumes == 1;
+                            tracing::debug!(broke, last_event = %id, "resuming an event stream");
+                            tokio::time::sleep(r.retry).await;
+                            match http.resume(&id).await {
+                                Ok(body) => r.body = Some(body.into_data_stream()),
+                                Err(e) => {
+                                    r.answered = true;
+                                    return Some((Err(e), r));
+                                }
+                            }
+                            if first {
+                                let note = serde_json::json!({"method": RESUMED});
+                                return Some((Ok(note), r));
+                            }
+                        }
+                    }
+                }
+            }
+        })
+        .boxed()
+    }
+
+    /// `GET` with `Last-Event-ID`: the rest of a stream.
+    async fn resume(&self, last_id: &str) -> Result<hyper::body::Incoming, ClientError> {
+        let extra = [
+            ("accept".to_owned(), "text/event-stream".to_owned()),
+            ("last-event-id".to_owned(), last_id.to_owned()),
+        ];
+        let request = self.build(Method::GET, &extra, None)?;
+        let response = self
+            .client
+            .request(request)
+            .await
+            .map_err(|e| ClientError::Transport(format!("GET {} (resuming): {e}", self.url)))?;
+        if !response.status().is_success() {
+            return Err(ClientError::Http {
+                status: response.status().as_u16(),
+                body: String::new(),
+            });
+        }
+        Ok(response.into_body())
+    }
+}
+
+/// One SSE event: its `id`, `retry` and the JSON of its `data` lines.
+struct Event {
+    id: Option<String>,
+    retry: Option<std::time::Duration>,
+    data: Option<Value>,
+}
+
+fn parse_event(event: &[u8]) -> Event {
+    let text = String::from_utf8_lossy(event);
+    let mut out = Event {
+        id: None,
+        retry: None,
+        data: None,
+    };
+    for line in text.lines() {
+        if let Some(id) = line.strip_prefix("id:") {
+            out.id = Some(id.trim_start().to_owned());
+        } else if let Some(ms) = line.strip_prefix("retry:") {
+            out.retry = ms.trim().parse().ok().map(std::time::Duration::from_millis);
+        }
+    }
+    out.data = data_of(event);
+    out
+}
+
+/// The JSON messages of an SSE body (a GET stream): each event's `data` lines, joined;
+/// comments and events without data skipped.
 fn events(body: hyper::body::Incoming) -> Messages {
     let state = (
         body.into_data_stream(),

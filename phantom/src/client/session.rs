@@ -19,7 +19,7 @@ const MAX_ROUNDS: usize = 16;
 // One per client: the size of the larger variant does not matter.
 #[allow(clippy::large_enum_variant)]
 enum Link {
-    Http(http::Http),
+    Http(Arc<http::Http>),
     Stdio(stdio::Stdio),
 }
 
@@ -99,7 +99,9 @@ impl Client {
 
     pub(super) async fn connect(builder: Builder) -> Result<Self, ClientError> {
         let link = Arc::new(match &builder.target {
-            Target::Http { url, headers } => Link::Http(http::Http::new(url, headers.clone())?),
+            Target::Http { url, headers } => {
+                Link::Http(Arc::new(http::Http::new(url, headers.clone())?))
+            }
             Target::Stdio { program, args } => Link::Stdio(stdio::Stdio::spawn(
                 program,
                 args,
@@ -415,6 +417,11 @@ impl Client {
                         };
                         self.link.send(reply.to_string()).await?;
                     }
+                    (Some(http::RESUMED), None) => {
+                        if let Some(responder) = responder {
+                            responder.stream_closed();
+                        }
+                    }
                     (Some(notified), None) => match responder {
                         Some(responder) => responder.notified(notified, &message["params"]),
                         None => {
@@ -704,6 +711,10 @@ pub trait Responder: Send + Sync {
             answers
         })
     }
+
+    /// The server ended the call's stream before its answer (SEP-1699 polling); the client
+    /// resumes it. A gateway ends its own client's stream too.
+    fn stream_closed(&self) {}
 
     /// A notification the server sent while the call ran (`notifications/progress`,
     /// `notifications/message`, …).

@@ -47,6 +47,10 @@ impl Responder for Relay {
         })
     }
 
+    fn stream_closed(&self) {
+        self.ctx.close_stream();
+    }
+
     fn notified(&self, method: &str, params: &Value) {
         match method {
             "notifications/progress" => {

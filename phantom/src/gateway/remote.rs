@@ -266,8 +266,19 @@ impl Remote {
         &self.shared
     }
 
-    /// An error naming this upstream.
-    fn failure(&self, method: &str, error: ClientError) -> Failure {
+    /// An error naming this upstream; in 2026-07-28 a missing capability or a header mismatch
+    /// keeps its `400`.
+    fn failure(&self, method: &str, error: ClientError, session: &Session) -> Failure {
+        let failure = self.failure_of(method, error);
+        let bad_request = [codes::MISSING_CLIENT_CAPABILITY, codes::HEADER_MISMATCH];
+        if session.is_modern() && bad_request.contains(&failure.error.code) {
+            failure.with_status(crate::kernel::Status::BadRequest)
+        } else {
+            failure
+        }
+    }
+
+    fn failure_of(&self, method: &str, error: ClientError) -> Failure {
         let (code, message, data) = match error {
             ClientError::Rpc {
                 code,
@@ -304,7 +315,7 @@ impl Remote {
         let client = self
             .client_for(cx.session)
             .await
-            .map_err(|e| self.failure(method, e))?;
+            .map_err(|e| self.failure(method, e, cx.session))?;
         if client.era() == Era::Modern {
             if let Some(level) = cx.session.log_level {
                 params["_meta"]["io.modelcontextprotocol/logLevel"] = json!(level);
@@ -319,7 +330,7 @@ impl Remote {
             ctx: Ctx::from_context(cx).unwrap_or_else(|_| unreachable!("a Ctx always reads")),
         };
         let result = client.request_with(method, params, &relay).await;
-        let result = result.map_err(|e| self.failure(method, e))?;
+        let result = result.map_err(|e| self.failure(method, e, cx.session))?;
         Ok(self.body(result, cx.session))
     }
 
@@ -331,15 +342,21 @@ impl Remote {
             return Body::Map(serde_json::Map::new());
         };
         let kind = map.remove("resultType");
-        map.remove("ttlMs");
-        map.remove("cacheScope");
+        // Cache hints come as a pair (a task's own `ttlMs` has no `cacheScope`).
+        if map.remove("cacheScope").is_some() {
+            map.remove("ttlMs");
+        }
         if let Some(Value::Object(meta)) = map.get_mut("_meta") {
             meta.remove("io.modelcontextprotocol/serverInfo");
             if meta.is_empty() {
                 map.remove("_meta");
             }
         }
-        let task_id = map["task"]["taskId"].as_str().map(str::to_owned);
+        // A `CreateTaskResult` is the task itself.
+        let task_id = map
+            .get("taskId")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         match (kind.as_ref().and_then(Value::as_str), task_id) {
             (Some("task"), Some(id)) => {
                 let mut tasks = self.tasks.locked();
@@ -374,11 +391,11 @@ impl Remote {
         let client = self
             .client_for(session)
             .await
-            .map_err(|e| self.failure(method, e))?;
+            .map_err(|e| self.failure(method, e, session))?;
         client
             .request(method, params)
             .await
-            .map_err(|e| self.failure(method, e))
+            .map_err(|e| self.failure(method, e, session))
     }
 }
 
