@@ -11,7 +11,7 @@
 //!
 //! `--upstream URL` (Streamable HTTP) and `--upstream-cmd "COMMAND ARGS…"` (stdio; split on
 //! spaces) may each be given several times; `--prefix NAME` applies to the upstream before it
-//! (its tools and prompts become `NAME_<name>`, its URIs `<scheme>://NAME/<rest>`).
+//! (its tools and prompts become `NAME_<name>`, its URIs `<scheme>://NAME/<path>` or `<scheme>://NAME.<host>/<path>`).
 //!
 //! Without `--tokens` the gateway is open and listens on loopback only. With it, every request
 //! needs `Authorization: Bearer <token>`, checked as `examples/roles.rs` checks it, and each tool
@@ -86,14 +86,19 @@ async fn main() -> std::io::Result<()> {
     let mut upstreams: Vec<Upstream> = Vec::new();
     let mut tokens: Option<Tokens> = None;
     while let Some(arg) = args.next() {
-        let mut value = || args.next().ok_or_else(|| usage(&format!("{arg} needs a value")));
+        let mut value = || {
+            args.next()
+                .ok_or_else(|| usage(&format!("{arg} needs a value")))
+        };
         match arg.as_str() {
             "--addr" => addr = Some(value()?),
             "--upstream" => upstreams.push(Upstream::http(value()?)),
             "--upstream-cmd" => {
                 let line = value()?;
                 let mut words = line.split_whitespace();
-                let program = words.next().ok_or_else(|| usage("--upstream-cmd is empty"))?;
+                let program = words
+                    .next()
+                    .ok_or_else(|| usage("--upstream-cmd is empty"))?;
                 upstreams.push(Upstream::stdio(program, words));
             }
             "--prefix" => {
@@ -108,7 +113,9 @@ async fn main() -> std::io::Result<()> {
         }
     }
     if upstreams.is_empty() {
-        return Err(usage("no upstream: give --upstream URL or --upstream-cmd COMMAND"));
+        return Err(usage(
+            "no upstream: give --upstream URL or --upstream-cmd COMMAND",
+        ));
     }
     let addr: SocketAddr = addr
         .as_deref()

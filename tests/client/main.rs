@@ -6,6 +6,7 @@
 #[path = "../http/support.rs"]
 mod support;
 
+mod gateway;
 mod others;
 
 use std::sync::{Arc, Mutex};

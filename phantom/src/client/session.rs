@@ -517,10 +517,14 @@ impl Client {
 
     /// Remembers the `x-mcp-header` arguments of the tools a `tools/list` page lists.
     fn learn_param_headers(&self, page: &Value) {
-        let Some(tools) = page["tools"].as_array() else { return };
+        let Some(tools) = page["tools"].as_array() else {
+            return;
+        };
         let mut known = self.param_names.locked();
         for tool in tools {
-            let Some(name) = tool["name"].as_str() else { continue };
+            let Some(name) = tool["name"].as_str() else {
+                continue;
+            };
             let pairs: Vec<(String, String)> = tool["inputSchema"]["properties"]
                 .as_object()
                 .map(|props| {

@@ -66,22 +66,34 @@ fn local_name(remote: &Remote, name: &str) -> Option<String> {
     })
 }
 
-/// The front's URI (or RFC 6570 template) for an upstream one: `<scheme>://<prefix>/<rest>`.
+/// The front's URI (or RFC 6570 template) for an upstream one, under a prefix `p`:
+/// `<scheme>:///<path>` is `<scheme>://p/<path>` and `<scheme>://<host>/<path>` is
+/// `<scheme>://p.<host>/<path>` (the authority names the upstream; the rest is untouched).
 fn local_uri(remote: &Remote, uri: &str) -> String {
-    match (&remote.upstream.prefix, uri.split_once("://")) {
-        (Some(p), Some((scheme, rest))) => format!("{scheme}://{p}/{rest}"),
-        _ => uri.to_owned(),
+    let (Some(p), Some((scheme, rest))) = (&remote.upstream.prefix, uri.split_once("://")) else {
+        return uri.to_owned();
+    };
+    match rest.strip_prefix('/') {
+        Some(path) => format!("{scheme}://{p}/{path}"),
+        None => format!("{scheme}://{p}.{rest}"),
     }
 }
 
-/// The upstream's URI for one the front serves.
+/// The upstream's URI for one the front serves (the inverse of [`local_uri`]).
 fn upstream_uri(remote: &Remote, uri: &str) -> String {
-    match (&remote.upstream.prefix, uri.split_once("://")) {
-        (Some(p), Some((scheme, rest))) => match rest.strip_prefix(p.as_str()) {
-            Some(rest) => format!("{scheme}://{}", rest.strip_prefix('/').unwrap_or(rest)),
-            None => uri.to_owned(),
-        },
-        _ => uri.to_owned(),
+    let (Some(p), Some((scheme, rest))) = (&remote.upstream.prefix, uri.split_once("://")) else {
+        return uri.to_owned();
+    };
+    let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
+    if authority == p {
+        format!("{scheme}:///{path}")
+    } else if let Some(host) = authority
+        .strip_prefix(p.as_str())
+        .and_then(|h| h.strip_prefix('.'))
+    {
+        format!("{scheme}://{host}/{path}")
+    } else {
+        uri.to_owned()
     }
 }
 

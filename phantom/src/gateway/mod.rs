@@ -114,8 +114,10 @@ impl Upstream {
         ))
     }
 
-    /// Serves its tools and prompts as `<prefix>_<name>`, its resources' URIs as
-    /// `<scheme>://<prefix>/<rest>` and their names as `<prefix>_<name>`.
+    /// Serves its tools and prompts as `<prefix>_<name>`, its resources' names as
+    /// `<prefix>_<name>` and their URIs under the prefix: `<scheme>:///<path>` as
+    /// `<scheme>://<prefix>/<path>`, `<scheme>://<host>/<path>` as
+    /// `<scheme>://<prefix>.<host>/<path>`.
     pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
         self.prefix = Some(prefix.into());
         self

@@ -40,7 +40,12 @@ impl Responder for Relay {
             for (key, method, params) in asked {
                 match Forward::new(key.as_str(), method, params.clone()) {
                     Some(f) => forwards.push(f),
-                    None => return asked.iter().map(|(_, m, _)| Err(not_passed_on(m))).collect(),
+                    None => {
+                        return asked
+                            .iter()
+                            .map(|(_, m, _)| Err(not_passed_on(m)))
+                            .collect();
+                    }
                 }
             }
             self.ctx.input(forwards).await.into_iter().map(Ok).collect()

@@ -353,10 +353,7 @@ impl Remote {
             }
         }
         // A `CreateTaskResult` is the task itself.
-        let task_id = map
-            .get("taskId")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
+        let task_id = map.get("taskId").and_then(Value::as_str).map(str::to_owned);
         match (kind.as_ref().and_then(Value::as_str), task_id) {
             (Some("task"), Some(id)) => {
                 let mut tasks = self.tasks.locked();

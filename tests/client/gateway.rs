@@ -1,0 +1,344 @@
+//! `phantom::gateway`: upstreams mounted into a front server, driven by `phantom::client` over
+//! real HTTP in both eras — prefixes and filters, progress, elicitation passed through, a dead
+//! upstream answered clearly while another mount keeps working, and `list_changed` followed.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use phantom::client::{Client, ClientError, Era};
+use phantom::dispatch::Dispatcher;
+use phantom::gateway::Upstream;
+use phantom::http::HttpConfig;
+use phantom::prelude::*;
+use phantom::registry::DynamicTool;
+use serde_json::{Value, json};
+
+use crate::support::TestServer;
+
+/// The upstream: echo, progress and a log, a question for the user, a prompt, a template.
+#[derive(Clone)]
+struct Shop;
+
+#[mcp_router(name = "shop", version = "2.0.0")]
+impl Shop {
+    /// Echo.
+    #[tool]
+    async fn echo(&self, text: String) -> String {
+        format!("shop: {text}")
+    }
+
+    /// Counts to three, with progress and a log message.
+    #[tool]
+    async fn count(&self, ctx: Ctx) -> String {
+        for i in 1..=3 {
+            ctx.progress(f64::from(i), Some(3.0), None).await;
+        }
+        ctx.log(LogLevel::Info, "counted").await;
+        "3".into()
+    }
+
+    /// Asks for a name.
+    #[tool]
+    async fn greet(&self, ctx: Ctx) -> String {
+        let form = Form::new().required("name", Field::string());
+        match ctx.elicit::<Value>("name", "Your name?", form).await {
+            Elicitation::Accept(v) => format!("Hello, {}!", v["name"].as_str().unwrap_or("?")),
+            _ => "no name".into(),
+        }
+    }
+
+    /// Not to be served by the gateway.
+    #[tool]
+    async fn wipe(&self) -> String {
+        "wiped".into()
+    }
+
+    /// A greeting prompt.
+    #[prompt]
+    async fn hello(&self, who: String) -> Vec<PromptMessage> {
+        vec![PromptMessage::user(format!("Say hello to {who}"))]
+    }
+
+    /// An item.
+    #[resource("shop:///items/<id>", mime_type = "text/plain")]
+    async fn item(&self, id: u64) -> Option<String> {
+        Some(format!("item {id}"))
+    }
+}
+
+/// The front: nothing of its own.
+#[derive(Clone)]
+struct Front;
+
+#[mcp_router(name = "front", version = "1.0.0")]
+impl Front {}
+
+fn url(server: &TestServer) -> String {
+    format!("http://{}/mcp", server.addr)
+}
+
+/// The notifications a client heard, by method.
+#[derive(Clone, Default)]
+struct Heard(Arc<Mutex<Vec<(String, Value)>>>);
+
+impl Heard {
+    fn methods(&self) -> Vec<String> {
+        self.0
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(m, _)| m.clone())
+            .collect()
+    }
+}
+
+async fn client_of(front: &TestServer, era: Era, heard: &Heard) -> Client {
+    let heard = heard.clone();
+    Client::http(&url(front))
+        .era(era)
+        .on_elicit(|_| async { json!({"action": "accept", "content": {"name": "Ada"}}) })
+        .on_notification(move |method, params| {
+            heard
+                .0
+                .lock()
+                .unwrap()
+                .push((method.to_owned(), params.clone()));
+        })
+        .connect()
+        .await
+        .expect("the front answers")
+}
+
+#[tokio::test]
+async fn an_upstream_is_served_under_its_prefix_in_both_eras() {
+    let upstream = TestServer::start_with(Shop, HttpConfig::default()).await;
+    let front = Dispatcher::new(Front);
+    let mounted = Upstream::http(url(&upstream))
+        .prefix("shop")
+        .deny(["wipe"])
+        .rename("echo", "say")
+        .mount(&front.registry())
+        .await
+        .expect("mounted");
+    assert_eq!(mounted.server_info()["name"], "shop");
+    let front = TestServer::start_dispatcher(front, HttpConfig::default()).await;
+    for era in [Era::Legacy, Era::Modern] {
+        let heard = Heard::default();
+        let client = client_of(&front, era, &heard).await;
+        assert_eq!(client.era(), era);
+        let tools = client.list_tools(None).await.expect("tools/list");
+        let mut names: Vec<&str> = tools.items.iter().map(|t| t.name.as_str()).collect();
+        names.sort_unstable();
+        assert_eq!(
+            names,
+            ["say", "shop_count", "shop_greet"],
+            "{era:?}: renamed, prefixed, denied"
+        );
+        let said = client
+            .call_tool("say", json!({"text": "hi"}))
+            .await
+            .expect("say");
+        assert_eq!(said.text(), "shop: hi", "{era:?}");
+        // Progress and the log reach the front's client (a legacy session asks for logs first).
+        if era == Era::Legacy {
+            client
+                .request("logging/setLevel", json!({"level": "info"}))
+                .await
+                .expect("setLevel");
+        }
+        let mut meta = json!({"progressToken": "p1"});
+        if era == Era::Modern {
+            meta["io.modelcontextprotocol/logLevel"] = json!("info");
+        }
+        let counted = client
+            .request(
+                "tools/call",
+                json!({"name": "shop_count", "arguments": {}, "_meta": meta}),
+            )
+            .await
+            .expect("count");
+        assert_eq!(counted["content"][0]["text"], "3", "{era:?}");
+        let methods = heard.methods();
+        let progress = methods
+            .iter()
+            .filter(|m| *m == "notifications/progress")
+            .count();
+        assert_eq!(progress, 3, "{era:?}: {methods:?}");
+        assert!(
+            methods.iter().any(|m| m == "notifications/message"),
+            "{era:?}: {methods:?}"
+        );
+        // What the upstream asks, the front's client answers.
+        let greeted = client
+            .call_tool("shop_greet", json!({}))
+            .await
+            .expect("greet");
+        assert_eq!(greeted.text(), "Hello, Ada!", "{era:?}");
+        // A denied tool is not there.
+        let error = client
+            .call_tool("shop_wipe", json!({}))
+            .await
+            .expect_err("denied");
+        assert_eq!(error.code(), Some(-32602), "{era:?}: {error}");
+        // Prompts under the prefix, resources under the rewritten URI.
+        let prompt = client
+            .get_prompt("shop_hello", json!({"who": "Bo"}))
+            .await
+            .expect("prompts/get");
+        assert_eq!(
+            prompt["messages"][0]["content"]["text"], "Say hello to Bo",
+            "{era:?}"
+        );
+        let templates = client
+            .list_resource_templates(None)
+            .await
+            .expect("templates");
+        assert_eq!(
+            templates.items[0].uri_template.as_deref(),
+            Some("shop://shop/items/{id}"),
+            "{era:?}"
+        );
+        let contents = client
+            .read_resource("shop://shop/items/7")
+            .await
+            .expect("read");
+        assert_eq!(contents[0]["text"], "item 7", "{era:?}");
+        assert_eq!(
+            contents[0]["uri"], "shop:///items/7",
+            "{era:?}: the upstream's own URI"
+        );
+        client.close().await;
+    }
+}
+
+#[tokio::test]
+async fn a_dead_upstream_is_a_clear_error_while_the_other_mount_answers() {
+    let upstream = TestServer::start_with(Shop, HttpConfig::default()).await;
+    let front = Dispatcher::new(Front);
+    let registry = front.registry();
+    Upstream::http(url(&upstream))
+        .prefix("shop")
+        .mount(&registry)
+        .await
+        .expect("shop");
+    // The stdio upstream's `crash` ends its process mid-call.
+    Upstream::stdio(env!("CARGO_BIN_EXE_stdio-server"), Vec::<String>::new())
+        .prefix("desk")
+        .timeout(Duration::from_secs(5))
+        .mount(&registry)
+        .await
+        .expect("desk");
+    let front = TestServer::start_dispatcher(front, HttpConfig::default()).await;
+    for era in [Era::Modern, Era::Legacy] {
+        let client = client_of(&front, era, &Heard::default()).await;
+        let echoed = client.call_tool("desk_echo", json!({"text": "a"})).await;
+        if era == Era::Modern {
+            assert_eq!(
+                echoed.expect("desk answers before it dies").text(),
+                "echo: a"
+            );
+            let error = client
+                .call_tool("desk_crash", json!({}))
+                .await
+                .expect_err("it died");
+            let ClientError::Rpc {
+                code,
+                message,
+                data,
+            } = &error
+            else {
+                panic!("a JSON-RPC error, not {error}");
+            };
+            assert_eq!(*code, -32603, "{message}");
+            assert!(message.contains("did not answer `tools/call`"), "{message}");
+            assert_eq!(
+                data.as_ref().unwrap()["upstream"],
+                env!("CARGO_BIN_EXE_stdio-server")
+            );
+        }
+        // Gone for good: every later call says so, at once.
+        let error = client
+            .call_tool("desk_echo", json!({"text": "b"}))
+            .await
+            .expect_err("gone");
+        assert_eq!(error.code(), Some(-32603), "{era:?}: {error}");
+        // The other mount is untouched.
+        let echo = client
+            .call_tool("shop_echo", json!({"text": "still"}))
+            .await
+            .expect("shop");
+        assert_eq!(echo.text(), "shop: still", "{era:?}");
+        client.close().await;
+    }
+}
+
+#[tokio::test]
+async fn the_upstreams_list_changed_refreshes_the_front() {
+    let upstream = Dispatcher::new(Shop);
+    let upstream_registry = upstream.registry();
+    let upstream = TestServer::start_dispatcher(upstream, HttpConfig::default()).await;
+    let front = Dispatcher::new(Front);
+    Upstream::http(url(&upstream))
+        .prefix("shop")
+        .mount(&front.registry())
+        .await
+        .expect("mounted");
+    let front = TestServer::start_dispatcher(front, HttpConfig::default()).await;
+    let heard = Heard::default();
+    let client = client_of(&front, Era::Legacy, &heard).await;
+    let before = client.list_tools(None).await.expect("tools/list");
+    assert!(!before.items.iter().any(|t| t.name == "shop_late"));
+    upstream_registry
+        .add_tool(DynamicTool::new("late", |_: Value| async {
+            "late, but here"
+        }))
+        .await
+        .expect("added upstream");
+    let mut found = false;
+    for _ in 0..100 {
+        let tools = client.list_tools(None).await.expect("tools/list");
+        if tools.items.iter().any(|t| t.name == "shop_late") {
+            found = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(found, "the front lists the upstream's new tool within 5 s");
+    let late = client
+        .call_tool("shop_late", json!({}))
+        .await
+        .expect("late");
+    assert_eq!(late.text(), "late, but here");
+    for _ in 0..100 {
+        if heard
+            .methods()
+            .iter()
+            .any(|m| m == "notifications/tools/list_changed")
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(
+        heard
+            .methods()
+            .iter()
+            .any(|m| m == "notifications/tools/list_changed"),
+        "the front's client hears list_changed: {:?}",
+        heard.methods()
+    );
+    // Removed upstream: gone from the front too.
+    upstream_registry
+        .remove_tool("late")
+        .await
+        .expect("removed upstream");
+    for _ in 0..100 {
+        let tools = client.list_tools(None).await.expect("tools/list");
+        if !tools.items.iter().any(|t| t.name == "shop_late") {
+            client.close().await;
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the front still lists a tool the upstream removed");
+}
