@@ -306,6 +306,9 @@ pub(super) async fn read(remote: &Arc<Remote>) -> Result<Parts, ClientError> {
         // Names are unique in a table: a second of the same name is left out.
         .filter(|r| seen.insert(r.info.name.clone()))
         .collect();
+    let skills = remote
+        .serves_skills()
+        .then(|| Arc::clone(remote) as Arc<dyn crate::skills::SkillRelay>);
     Ok(Parts::new(
         tools.into_iter().filter_map(|i| tool(remote, i)).collect(),
         prompts
@@ -313,5 +316,6 @@ pub(super) async fn read(remote: &Arc<Remote>) -> Result<Parts, ClientError> {
             .filter_map(|i| prompt(remote, i))
             .collect(),
         resources,
-    ))
+    )
+    .with_skills(skills))
 }

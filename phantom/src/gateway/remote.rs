@@ -135,8 +135,9 @@ pub(super) async fn mount<S: 'static>(
         tasks: Mutex::default(),
     });
     let parts = entries::read(&remote).await.map_err(connect_error)?;
+    let none = Parts::new(Vec::new(), Vec::new(), Vec::new());
     parts
-        .compose(&registry)
+        .replace(&none, &registry)
         .map_err(|source| GatewayError::Registry {
             upstream: label.clone(),
             source,
@@ -331,19 +332,20 @@ impl Remote {
         };
         let result = client.request_with(method, params, &relay).await;
         let result = result.map_err(|e| self.failure(method, e, cx.session))?;
-        Ok(self.body(result, cx.session))
+        Ok(self.body(method, result, cx.session))
     }
 
     /// The upstream's result as this server's: its 2026-07-28 envelope (`resultType`, cache
     /// hints, its `serverInfo`) taken off — the front writes its own — and a task it started
     /// remembered for the caller.
-    fn body(&self, result: Value, session: &Session) -> Body {
+    fn body(&self, method: &str, result: Value, session: &Session) -> Body {
         let Value::Object(mut map) = result else {
             return Body::Map(serde_json::Map::new());
         };
         let kind = map.remove("resultType");
-        // Cache hints come as a pair (a task's own `ttlMs` has no `cacheScope`).
-        if map.remove("cacheScope").is_some() {
+        // Cache hints come as a pair (a task's own `ttlMs` has no `cacheScope`); a skill's are
+        // its own, and kept.
+        if !method.starts_with("skills/") && map.remove("cacheScope").is_some() {
             map.remove("ttlMs");
         }
         if let Some(Value::Object(meta)) = map.get_mut("_meta") {
@@ -369,6 +371,13 @@ impl Remote {
             }
             _ => Body::Map(map),
         }
+    }
+
+    /// Whether the upstream serves the Skills extension.
+    pub(super) fn serves_skills(&self) -> bool {
+        self.shared.server_capabilities()["extensions"]
+            .get("io.modelcontextprotocol/skills")
+            .is_some()
     }
 
     /// Whether the upstream serves the Tasks extension.
@@ -417,5 +426,16 @@ impl TaskRelay for Remote {
                 .unwrap_or_else(|| json!({}));
             Remote::forward(self, method, params, &cx).await
         })
+    }
+}
+
+impl crate::skills::SkillRelay for Remote {
+    fn forward<'a>(
+        &'a self,
+        method: &'a str,
+        params: Option<&'a serde_json::value::RawValue>,
+        cx: Context<'a>,
+    ) -> crate::BoxFuture<'a, Result<Body, Failure>> {
+        TaskRelay::forward(self, method, params, cx)
     }
 }

@@ -17,6 +17,7 @@ use crate::protocol::descriptor::raw;
 use crate::resources::uri::Template;
 use crate::resources::{AddedResource, Reader, TemplateInfo, run_read};
 use crate::server::Server;
+use crate::skills::SkillRelay;
 use crate::tools::{AddedTool, run_tool};
 
 /// The entries of another router, renamed `<prefix>_<name>` when there is a prefix.
@@ -24,6 +25,8 @@ pub(crate) struct Parts {
     tools: Vec<Arc<AddedTool>>,
     prompts: Vec<Arc<AddedPrompt>>,
     resources: Vec<Arc<AddedResource>>,
+    /// Another server's skills, relayed (a gateway's upstream).
+    skills: Option<Arc<dyn SkillRelay>>,
 }
 
 impl Parts {
@@ -37,7 +40,14 @@ impl Parts {
             tools,
             prompts,
             resources,
+            skills: None,
         }
+    }
+
+    /// With another server's skills relayed.
+    pub(crate) fn with_skills(mut self, relay: Option<Arc<dyn SkillRelay>>) -> Self {
+        self.skills = relay;
+        self
     }
 
     /// Whether it has entries of `kind`.
@@ -72,6 +82,12 @@ impl Parts {
                 .resources
                 .entries
                 .retain(|r| !resources.contains(&r.info.name.as_str()));
+            if let Some(old) = &old.skills {
+                staged.skills.relays.retain(|r| !Arc::ptr_eq(r, old));
+            }
+            if let Some(relay) = &self.skills {
+                staged.skills.relays.push(Arc::clone(relay));
+            }
             registry
                 .tables
                 .stage(staged, &self.tools, &self.prompts, &self.resources)
@@ -181,6 +197,7 @@ fn parts<T: Server>(prefix: Option<&str>, other: T) -> Result<Parts, RegistryErr
         tools: tools.collect(),
         prompts: prompts.collect(),
         resources,
+        skills: None,
     })
 }
 

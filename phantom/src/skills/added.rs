@@ -87,6 +87,8 @@ pub(crate) struct AddedSkill {
 #[derive(Default, Clone)]
 pub(crate) struct Added {
     pub(crate) entries: Vec<AddedSkill>,
+    /// Other servers' skills (a gateway's upstreams), asked when no skill here answers.
+    pub(crate) relays: Vec<Arc<dyn SkillRelay>>,
     /// Matches skill URIs: `2 i` is skill `i`'s directory, `2 i + 1` a path inside it.
     pub(crate) matcher: Arc<Matcher>,
 }
@@ -105,12 +107,26 @@ impl Added {
     }
 }
 
+/// Skills another server serves — a gateway's upstream — answered there: `skills/list`,
+/// `skills/get`, `resources/directory/read` and `resources/read` of a skill file that no skill
+/// of this server answers are passed to it.
+pub(crate) trait SkillRelay: Send + Sync {
+    /// Passes `method` with `params` on, and answers with what it answered.
+    fn forward<'a>(
+        &'a self,
+        method: &'a str,
+        params: Option<&'a serde_json::value::RawValue>,
+        cx: crate::extract::Context<'a>,
+    ) -> BoxFuture<'a, Result<crate::kernel::Body, crate::kernel::Failure>>;
+}
+
 /// The skills of one served instance.
 pub(crate) type Table<S> = crate::session::Table<Declared<S>, Added>;
 
 impl<S: 'static> Table<S> {
     /// Whether any skill is served: declared, or added at run time.
     pub(crate) fn serves(&self) -> bool {
-        !self.declared.entries.is_empty() || !self.added.load().entries.is_empty()
+        let added = self.added.load();
+        !self.declared.entries.is_empty() || !added.entries.is_empty() || !added.relays.is_empty()
     }
 }

@@ -5,7 +5,7 @@
 mod added;
 mod serve;
 pub(crate) mod table;
-pub(crate) use added::{Added, AddedSkill, Declared, SkillBuilder, Table};
+pub(crate) use added::{Added, AddedSkill, Declared, SkillBuilder, SkillRelay, Table};
 pub(crate) use serve::{
     Env, capability, get_skill, list_skills, read_skill_directory, read_skill_file,
     with_skill_files,

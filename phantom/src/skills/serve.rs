@@ -152,11 +152,33 @@ pub(crate) async fn get_skill<E: Env>(
     cx: Context<'_>,
 ) -> Result<Body, Failure> {
     let p: UriParams = parse_params(params)?;
-    let (skill, cache) = skill_entry(env, &p.uri, cx).await?;
-    let mut map = Map::new();
-    map.insert("skill".into(), skill);
-    put_hints(&mut map, cache, cx);
-    Ok(Body::Map(map))
+    let own = skill_entry(env, &p.uri, cx).await.map(|(skill, cache)| {
+        let mut map = Map::new();
+        map.insert("skill".into(), skill);
+        put_hints(&mut map, cache, cx);
+        Body::Map(map)
+    });
+    or_relayed(env, "skills/get", params, cx, own).await
+}
+
+/// What this server answered, or — when it has no answer and other servers' skills are relayed
+/// here — the first of them that has one (else the last one's error).
+async fn or_relayed<E: Env>(
+    env: &E,
+    method: &str,
+    params: Option<&RawValue>,
+    cx: Context<'_>,
+    own: Result<Body, Failure>,
+) -> Result<Body, Failure> {
+    let Err(mut error) = own else { return own };
+    let relays = env.skills().added.load().relays.clone();
+    for relay in relays {
+        match relay.forward(method, params, cx).await {
+            Ok(body) => return Ok(body),
+            Err(e) => error = e,
+        }
+    }
+    Err(error)
 }
 
 /// The listing of the skill whose `SKILL.md` is at `uri`.
@@ -189,6 +211,16 @@ pub(crate) async fn list_skills<E: Env>(
     cx: Context<'_>,
 ) -> Result<Body, Failure> {
     let p: ListParams = parse_params(params)?;
+    let relays = env.skills().added.load().relays.clone();
+    let own_skills = !env.skills().declared.entries.is_empty()
+        || !env.skills().added.load().entries.is_empty()
+        || env.overrides(Callback::ListSkills);
+    if let [relay] = relays.as_slice()
+        && !own_skills
+    {
+        // Another server's skills alone: its list, page by page, as it is.
+        return relay.forward("skills/list", params, cx).await;
+    }
     let cursor = p.cursor.map(Cursor);
     let page = if env.overrides(Callback::ListSkills) {
         env.list_skills(cursor, cx.session).await?
@@ -233,6 +265,21 @@ pub(crate) async fn list_skills<E: Env>(
             Err(f) => {
                 cache = None;
                 tracing::warn!(%uri, error = %f.error.message, "skills/list leaves out a skill");
+            }
+        }
+    }
+    if page.next_cursor.is_none() {
+        // Relayed skills follow this server's own on its last page (each relay's first page).
+        for relay in &relays {
+            match relay.forward("skills/list", None, cx).await {
+                Ok(Body::Map(mut theirs)) => {
+                    if let Some(Value::Array(items)) = theirs.remove("skills") {
+                        skills.extend(items);
+                    }
+                    cache = None;
+                }
+                Ok(_) => {}
+                Err(f) => tracing::warn!(error = %f.error.message, "skills/list leaves out a relayed server's skills"),
             }
         }
     }
@@ -290,6 +337,15 @@ pub(crate) async fn with_skill_files<E: Env>(
 /// `resources/directory/read`: the direct children of a skill directory; subdirectories as
 /// `inode/directory`.
 pub(crate) async fn read_skill_directory<E: Env>(
+    env: &E,
+    params: Option<&RawValue>,
+    cx: Context<'_>,
+) -> Result<Body, Failure> {
+    let own = read_own_skill_directory(env, params, cx).await;
+    or_relayed(env, "resources/directory/read", params, cx, own).await
+}
+
+async fn read_own_skill_directory<E: Env>(
     env: &E,
     params: Option<&RawValue>,
     cx: Context<'_>,
@@ -358,6 +414,18 @@ pub(crate) async fn read_skill_file<E: Env>(
     if !is_skill || !env.skills().serves() {
         return Ok(None);
     }
+    let own = read_own_skill_file(env, uri, cx).await;
+    let params = serde_json::value::to_raw_value(&json!({ "uri": uri })).ok();
+    or_relayed(env, "resources/read", params.as_deref(), cx, own)
+        .await
+        .map(Some)
+}
+
+async fn read_own_skill_file<E: Env>(
+    env: &E,
+    uri: &str,
+    cx: Context<'_>,
+) -> Result<Body, Failure> {
     let not_found = || Failure::from(Error::resource_not_found(uri));
     let found = find_skill(env, uri, cx).await?.ok_or_else(not_found)?;
     let path = found.path.as_deref().ok_or_else(not_found)?;
@@ -367,7 +435,7 @@ pub(crate) async fn read_skill_file<E: Env>(
         .find(|f| f.path == path)
         .ok_or_else(not_found)?;
     let contents = [file.contents(uri.to_owned())];
-    crate::resources::contents_body(&contents).map(Some)
+    crate::resources::contents_body(&contents)
 }
 
 /// A skill found at `dir` (and `path` inside it, percent-decoded), once its name is checked.

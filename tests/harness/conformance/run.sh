@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suites, each against a strict expected-failures file
 # (check.py beside this script): first against one examples/everything node, then through
-# HAProxy round-robin in front of two `everything --redis` nodes sharing one Redis
+# examples/gateway in front of it (same.py: check for check the same statuses as directly), then
+# through HAProxy round-robin in front of two `everything --redis` nodes sharing one Redis
 # (examples/cluster/run.sh), with the same expected-failures files. Installs Node 22 and the
 # pinned suites first; redis-server and haproxy come from Debian's packages when missing.
 set -euo pipefail
@@ -14,15 +15,20 @@ export PATH="$cache/node22/node_modules/.bin:$PATH"
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
-cargo build --quiet -p phantom-examples --bin everything
+cargo build --quiet -p phantom-examples --bin everything --bin gateway
 bin="${CARGO_TARGET_DIR:-$root/target}/debug/everything"
+gateway_bin="${CARGO_TARGET_DIR:-$root/target}/debug/gateway"
 port="$(free_port)"
 log="$(mktemp)"
 "$bin" --addr "127.0.0.1:$port" >"$log" 2>&1 &
 server=$!
 cluster_dir="$(mktemp -d)"
+gateway=""
+gateway_log="$(mktemp)"
 cleanup() {
   kill $server 2>/dev/null || true
+  [ -n "$gateway" ] && kill $gateway 2>/dev/null || true
+  rm -f "$gateway_log"
   [ -f "$cluster_dir/pids" ] && kill $(cat "$cluster_dir/pids") 2>/dev/null || true
   rm -f "$log"
 }
@@ -54,6 +60,23 @@ suites "http://localhost:$port/mcp" ""
 if ! kill -0 "$server" 2>/dev/null; then
   echo "the everything server died during the run:"; cat "$log"; status=1
 fi
+
+echo "==> examples/gateway in front of the everything node (no prefix): the same results"
+gateway_port="$(free_port)"
+"$gateway_bin" --addr "127.0.0.1:$gateway_port" --upstream "http://localhost:$port/mcp" >"$gateway_log" 2>&1 &
+gateway=$!
+for _ in $(seq 1 100); do
+  if python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', $gateway_port), 0.2)" 2>/dev/null; then break; fi
+  sleep 0.1
+done
+suites "http://localhost:$gateway_port/mcp" "gateway "
+for suite in 0.1.16-all alpha.12-2025-11-25 alpha.12-2026-07-28 alpha.12-pending; do
+  python3 "$here/same.py" "gateway $suite" "$results/$suite" "$results/gateway-$suite" || status=1
+done
+if ! kill -0 "$gateway" 2>/dev/null; then
+  echo "the gateway died during the run:"; cat "$gateway_log"; status=1
+fi
+kill "$gateway" 2>/dev/null || true
 
 echo "==> two everything nodes on one Redis behind HAProxy round-robin (examples/cluster)"
 cluster_port="$(free_port)"
