@@ -39,8 +39,11 @@
 //! the server: `notifications/cancelled` on a legacy session or stdio, the closed connection of a
 //! 2026-07-28 HTTP request.
 
+mod calls;
 mod error;
+mod follow;
 mod http;
+mod responder;
 mod session;
 mod stdio;
 mod tasks;
@@ -52,7 +55,8 @@ use futures_util::stream::BoxStream;
 use serde_json::Value;
 
 pub use error::ClientError;
-pub use session::{Client, Responder};
+pub use responder::Responder;
+pub use session::Client;
 pub use tasks::ToolCall;
 pub use types::{CallToolResult, Page, Prompt, Resource, Tool};
 
@@ -197,8 +201,10 @@ impl Builder {
         self
     }
 
-    /// Hears every notification the server sends while a request runs (`notifications/progress`,
-    /// `notifications/message`, …): its method and params.
+    /// Hears every notification the server sends — while a request runs
+    /// (`notifications/progress`, `notifications/message`, …) and outside any request
+    /// (`notifications/…/list_changed`, the `notifications/resources/updated` of
+    /// [`Client::subscribe`]; over HTTP a stream is kept open for them): its method and params.
     pub fn on_notification(
         mut self,
         listener: impl Fn(&str, &Value) + Send + Sync + 'static,

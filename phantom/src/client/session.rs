@@ -1,15 +1,15 @@
-//! [`Client`]: one connection to one MCP server, its era negotiated, and the typed calls.
+//! [`Client`]: one connection to one MCP server, its era negotiated, and its requests.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use futures_util::StreamExt as _;
-use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use super::types::{CallToolResult, Page, Prompt, Resource, Tool};
-use super::{Builder, ClientError, Era, Handler, Listener, Messages, Target, http, stdio};
-use crate::kernel::{BoxFuture, Locked as _};
+use super::responder::Cancel;
+use super::{
+    Builder, ClientError, Era, Handler, Listener, Messages, Responder, Target, http, stdio,
+};
 
 const LEGACY: &str = "2025-11-25";
 const MODERN: &str = "2026-07-28";
@@ -18,7 +18,7 @@ const MAX_ROUNDS: usize = 16;
 
 // One per client: the size of the larger variant does not matter.
 #[allow(clippy::large_enum_variant)]
-enum Link {
+pub(super) enum Link {
     Http(Arc<http::Http>),
     Stdio(stdio::Stdio),
 }
@@ -36,7 +36,7 @@ impl Link {
         }
     }
 
-    async fn send(&self, message: String) -> Result<(), ClientError> {
+    pub(super) async fn send(&self, message: String) -> Result<(), ClientError> {
         let mut drained = match self {
             Self::Http(h) => h.post(message, &[]).await?,
             Self::Stdio(s) => s.send(message, None).await?,
@@ -49,8 +49,8 @@ impl Link {
 /// An MCP client connected to one server: made by [`Client::http`] or [`Client::stdio`], then
 /// [`Builder::connect`]. See the [module](super) for eras and handlers.
 pub struct Client {
-    link: Arc<Link>,
-    era: Era,
+    pub(super) link: Arc<Link>,
+    pub(super) era: Era,
     version: String,
     server_info: Value,
     server_capabilities: Value,
@@ -59,10 +59,13 @@ pub struct Client {
     elicit: Option<Handler>,
     sample: Option<Handler>,
     roots: Option<Handler>,
-    listener: Option<Listener>,
+    pub(super) listener: Option<Listener>,
     timeout: std::time::Duration,
+    /// The resource URIs subscribed to (a 2026-07-28 listen is opened again when they change).
+    pub(super) watched: tokio::sync::watch::Sender<std::collections::BTreeSet<String>>,
     /// The `x-mcp-header` arguments of each listed tool: `(argument, header)`.
-    param_names: std::sync::Mutex<std::collections::HashMap<String, Vec<(String, String)>>>,
+    pub(super) param_names:
+        std::sync::Mutex<std::collections::HashMap<String, Vec<(String, String)>>>,
 }
 
 impl std::fmt::Debug for Client {
@@ -141,6 +144,7 @@ impl Client {
             listener: builder.listener,
             timeout: builder.timeout,
             param_names: std::sync::Mutex::default(),
+            watched: tokio::sync::watch::Sender::new(std::collections::BTreeSet::new()),
         };
         if builder.era != Era::Legacy {
             if let Link::Http(h) = &*client.link {
@@ -166,62 +170,6 @@ impl Client {
         client.initialize().await?;
         client.follow();
         Ok(client)
-    }
-
-    /// With a listener, over HTTP: keeps a stream open for what the server sends outside any
-    /// request — a legacy session's GET stream, or a 2026-07-28 `subscriptions/listen` for the
-    /// three `list_changed` — and hands its notifications to the listener, opening it again
-    /// when it ends, until the client is dropped. (Over stdio the reader does it.)
-    fn follow(&self) {
-        let (Some(listener), Link::Http(_)) = (self.listener.clone(), &*self.link) else {
-            return;
-        };
-        let link = Arc::downgrade(&self.link);
-        let listen = (self.era == Era::Modern).then(|| {
-            let mut params = Map::new();
-            params.insert(
-                "notifications".into(),
-                json!({"toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true}),
-            );
-            let mut headers = Vec::new();
-            self.envelope("subscriptions/listen", &mut params, &mut headers);
-            let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-            let message = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": params});
-            (message.to_string(), headers)
-        });
-        tokio::spawn(async move {
-            loop {
-                let Some(strong) = link.upgrade() else { return };
-                let Link::Http(h) = &*strong else { return };
-                let opened = match &listen {
-                    Some((message, headers)) => h.post(message.clone(), headers).await.map(Some),
-                    None => h.get().await,
-                };
-                drop(strong);
-                match opened {
-                    Ok(Some(mut messages)) => {
-                        while let Some(Ok(message)) = messages.next().await {
-                            let Some(method) = message.get("method").and_then(Value::as_str) else {
-                                continue;
-                            };
-                            if let Some(id) = message.get("id") {
-                                // A request on this stream (`ping`): answered at once.
-                                let reply = json!({"jsonrpc": "2.0", "id": id, "result": {}});
-                                let Some(strong) = link.upgrade() else { return };
-                                let _ = strong.send(reply.to_string()).await;
-                            } else {
-                                listener(method, &message["params"]);
-                            }
-                        }
-                    }
-                    Ok(None) => return,
-                    Err(e) => {
-                        tracing::debug!(error = %e, "the server's stream could not be opened")
-                    }
-                }
-                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
-            }
-        });
     }
 
     async fn initialize(&mut self) -> Result<(), ClientError> {
@@ -450,7 +398,7 @@ impl Client {
     }
 
     /// 2026-07-28: the `_meta` envelope of a request and its `Mcp-Method` / `Mcp-Name` headers.
-    fn envelope(
+    pub(super) fn envelope(
         &self,
         method: &str,
         params: &mut Map<String, Value>,
@@ -490,61 +438,6 @@ impl Client {
         }
     }
 
-    /// The `Mcp-Param-*` headers of a call of `tool`: each argument its listed schema marks with
-    /// `x-mcp-header`, its value as text (Base64-wrapped, `=?base64?…?=`, when it is not plain
-    /// printable ASCII).
-    fn param_headers(&self, tool: &str, arguments: &Value, headers: &mut Vec<(String, String)>) {
-        use base64::Engine as _;
-        let known = self.param_names.locked();
-        let Some(pairs) = known.get(tool) else { return };
-        for (arg, header) in pairs {
-            let text = match &arguments[arg.as_str()] {
-                Value::String(s) => s.clone(),
-                Value::Bool(b) => b.to_string(),
-                Value::Number(n) => n.to_string(),
-                _ => continue,
-            };
-            let plain = text.bytes().all(|b| (0x20..0x7f).contains(&b)) && text.trim() == text;
-            let value = if plain {
-                text
-            } else {
-                let encoded = base64::engine::general_purpose::STANDARD.encode(text);
-                format!("=?base64?{encoded}?=")
-            };
-            headers.push((format!("mcp-param-{header}"), value));
-        }
-    }
-
-    /// Remembers the `x-mcp-header` arguments of the tools a `tools/list` page lists.
-    fn learn_param_headers(&self, page: &Value) {
-        let Some(tools) = page["tools"].as_array() else {
-            return;
-        };
-        let mut known = self.param_names.locked();
-        for tool in tools {
-            let Some(name) = tool["name"].as_str() else {
-                continue;
-            };
-            let pairs: Vec<(String, String)> = tool["inputSchema"]["properties"]
-                .as_object()
-                .map(|props| {
-                    props
-                        .iter()
-                        .filter_map(|(arg, schema)| {
-                            let header = schema["x-mcp-header"].as_str()?;
-                            Some((arg.clone(), header.to_owned()))
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            if pairs.is_empty() {
-                known.remove(name);
-            } else {
-                known.insert(name.to_owned(), pairs);
-            }
-        }
-    }
-
     /// The answer to a server request: the responder's, or the handler's result, or a JSON-RPC
     /// error object.
     async fn answer(
@@ -575,177 +468,11 @@ impl Client {
         }
     }
 
-    async fn typed<T: DeserializeOwned>(
-        &self,
-        method: &str,
-        params: Value,
-    ) -> Result<T, ClientError> {
-        let result = self.request(method, params).await?;
-        serde_json::from_value(result).map_err(|e| {
-            ClientError::protocol(format!("the result of `{method}` does not read: {e}"))
-        })
-    }
-
-    async fn page<T: DeserializeOwned>(
-        &self,
-        method: &str,
-        key: &str,
-        cursor: Option<&str>,
-    ) -> Result<Page<T>, ClientError> {
-        let params = cursor.map_or_else(|| json!({}), |c| json!({"cursor": c}));
-        let mut result = self.request(method, params).await?;
-        let items = serde_json::from_value(result[key].take()).map_err(|e| {
-            ClientError::protocol(format!("the `{key}` of `{method}` do not read: {e}"))
-        })?;
-        let next_cursor = result["nextCursor"].as_str().map(str::to_owned);
-        Ok(Page { items, next_cursor })
-    }
-
-    /// `tools/list`, one page.
-    pub async fn list_tools(&self, cursor: Option<&str>) -> Result<Page<Tool>, ClientError> {
-        self.page("tools/list", "tools", cursor).await
-    }
-
-    /// `tools/call`. A tool that failed is `Ok` with `is_error`.
-    pub async fn call_tool(
-        &self,
-        name: &str,
-        arguments: Value,
-    ) -> Result<CallToolResult, ClientError> {
-        self.typed("tools/call", json!({"name": name, "arguments": arguments}))
-            .await
-    }
-
-    /// `prompts/list`, one page.
-    pub async fn list_prompts(&self, cursor: Option<&str>) -> Result<Page<Prompt>, ClientError> {
-        self.page("prompts/list", "prompts", cursor).await
-    }
-
-    /// `prompts/get`: the prompt's `description` and `messages`, as sent.
-    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<Value, ClientError> {
-        self.request("prompts/get", json!({"name": name, "arguments": arguments}))
-            .await
-    }
-
-    /// `resources/list`, one page.
-    pub async fn list_resources(
-        &self,
-        cursor: Option<&str>,
-    ) -> Result<Page<Resource>, ClientError> {
-        self.page("resources/list", "resources", cursor).await
-    }
-
-    /// `resources/templates/list`, one page.
-    pub async fn list_resource_templates(
-        &self,
-        cursor: Option<&str>,
-    ) -> Result<Page<Resource>, ClientError> {
-        self.page("resources/templates/list", "resourceTemplates", cursor)
-            .await
-    }
-
-    /// `resources/read`: the `contents`, as sent (`uri`, `mimeType`, `text` or `blob`).
-    pub async fn read_resource(&self, uri: &str) -> Result<Vec<Value>, ClientError> {
-        let mut result = self.request("resources/read", json!({"uri": uri})).await?;
-        serde_json::from_value(result["contents"].take())
-            .map_err(|e| ClientError::protocol(format!("the contents of `{uri}` do not read: {e}")))
-    }
-
-    /// `completion/complete` of a prompt's argument: the values offered.
-    pub async fn complete_prompt(
-        &self,
-        prompt: &str,
-        argument: &str,
-        value: &str,
-    ) -> Result<Vec<String>, ClientError> {
-        let params = json!({
-            "ref": {"type": "ref/prompt", "name": prompt},
-            "argument": {"name": argument, "value": value},
-        });
-        let mut result = self.request("completion/complete", params).await?;
-        serde_json::from_value(result["completion"]["values"].take())
-            .map_err(|e| ClientError::protocol(format!("the completion values do not read: {e}")))
-    }
-
-    /// Checks the server answers: `ping` on a 2025-11-25 session; `server/discover` in
-    /// 2026-07-28, which has no `ping`.
-    pub async fn ping(&self) -> Result<(), ClientError> {
-        let method = if self.era == Era::Modern {
-            "server/discover"
-        } else {
-            "ping"
-        };
-        self.request(method, json!({})).await.map(|_| ())
-    }
-
     /// Ends the connection: `DELETE` of a legacy HTTP session; a stdio server's process is
     /// killed.
     pub async fn close(self) {
         if let Link::Http(h) = &*self.link {
             h.close().await;
         }
-    }
-}
-
-/// What answers the server's requests and hears its notifications during one
-/// [`Client::request_with`].
-pub trait Responder: Send + Sync {
-    /// The `result` for the server's request `method` (or a JSON-RPC error object). `key` names
-    /// it within the call: the server's own key in 2026-07-28 (`inputRequests`), `input-1`,
-    /// `input-2`, … in the order asked on a legacy session.
-    fn answer<'a>(
-        &'a self,
-        method: &'a str,
-        params: Value,
-        key: &'a str,
-    ) -> BoxFuture<'a, Result<Value, Value>>;
-
-    /// The answers to several requests the server made at once (one 2026-07-28 round:
-    /// `(key, method, params)` each), in order; by default [`answer`](Self::answer) for each in
-    /// turn.
-    fn answer_all<'a>(
-        &'a self,
-        asked: &'a [(String, String, Value)],
-    ) -> BoxFuture<'a, Vec<Result<Value, Value>>> {
-        Box::pin(async move {
-            let mut answers = Vec::with_capacity(asked.len());
-            for (key, method, params) in asked {
-                answers.push(self.answer(method, params.clone(), key).await);
-            }
-            answers
-        })
-    }
-
-    /// The server ended the call's stream before its answer (SEP-1699 polling); the client
-    /// resumes it. A gateway ends its own client's stream too.
-    fn stream_closed(&self) {}
-
-    /// A notification the server sent while the call ran (`notifications/progress`,
-    /// `notifications/message`, …).
-    fn notified(&self, method: &str, params: &Value);
-}
-
-/// Sends `notifications/cancelled` for request `id` when dropped while armed (`link` set).
-struct Cancel {
-    link: Option<Arc<Link>>,
-    id: i64,
-}
-
-impl Drop for Cancel {
-    fn drop(&mut self) {
-        let Some(link) = self.link.take() else { return };
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            return;
-        };
-        let message = json!({
-            "jsonrpc": "2.0",
-            "method": "notifications/cancelled",
-            "params": {"requestId": self.id, "reason": "the client stopped waiting"},
-        });
-        runtime.spawn(async move {
-            if let Err(e) = link.send(message.to_string()).await {
-                tracing::debug!(error = %e, "could not send notifications/cancelled");
-            }
-        });
     }
 }

@@ -147,6 +147,9 @@ impl<S: Server> subscriptions::Env for Dispatcher<S> {
     fn offers(&self, capability: Capability) -> bool {
         Dispatcher::offers(self, capability)
     }
+    fn watch(&self, uri: &str) {
+        self.inner.tables.resources.watch(uri);
+    }
     fn keep_alive(&self) -> Duration {
         self.inner.config.keep_alive
     }

@@ -69,7 +69,7 @@ fn local_name(remote: &Remote, name: &str) -> Option<String> {
 /// The front's URI (or RFC 6570 template) for an upstream one, under a prefix `p`:
 /// `<scheme>:///<path>` is `<scheme>://p/<path>` and `<scheme>://<host>/<path>` is
 /// `<scheme>://p.<host>/<path>` (the authority names the upstream; the rest is untouched).
-fn local_uri(remote: &Remote, uri: &str) -> String {
+pub(super) fn local_uri(remote: &Remote, uri: &str) -> String {
     let (Some(p), Some((scheme, rest))) = (&remote.upstream.prefix, uri.split_once("://")) else {
         return uri.to_owned();
     };
@@ -278,7 +278,11 @@ fn resource(remote: &Arc<Remote>, item: Value, key: &str) -> Option<Arc<AddedRes
         let params = json!({"uri": upstream_uri(&remote, uri)});
         Box::pin(async move { remote.forward("resources/read", params, &cx).await })
     });
+    let watcher = Arc::clone(remote);
+    let watch: crate::resources::Watch =
+        Arc::new(move |uri| watcher.watch(upstream_uri(&watcher, uri)));
     Some(Arc::new(AddedResource {
+        watch: Some(watch),
         info,
         template,
         json: renamed(item, &name, Some((key, uri))),

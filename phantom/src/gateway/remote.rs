@@ -20,6 +20,12 @@ use crate::session::Session;
 use crate::store::Owner;
 use crate::tools::TaskRelay;
 
+/// What the shared connection heard outside any request.
+enum Heard {
+    ListChanged,
+    Updated(String),
+}
+
 /// Legacy upstream sessions kept at once; past it the least recently opened is closed.
 const SESSIONS: usize = 1024;
 /// Upstream tasks remembered at once (their ids and owners); past it the oldest is forgotten,
@@ -35,6 +41,8 @@ pub(crate) struct Remote {
     shared: Arc<Client>,
     /// 2025-11-25 front sessions' own upstream sessions (HTTP upstreams), by front session id.
     sessions: Mutex<(HashMap<Arc<str>, SessionClient>, VecDeque<Arc<str>>)>,
+    /// The upstream URIs subscribed to on the shared connection (a front client subscribed).
+    watched: Mutex<std::collections::HashSet<String>>,
     /// The tasks it started, by id, with the front owner they were started for.
     tasks: Mutex<(HashMap<String, Owner>, VecDeque<String>)>,
 }
@@ -112,16 +120,22 @@ pub(super) async fn mount<S: 'static>(
         upstream: label.clone(),
         source,
     };
-    // The listener hears `list_changed`; it reaches the remote through a weak handle, set once
-    // the remote exists.
-    let changed: Arc<OnceCell<tokio::sync::mpsc::UnboundedSender<()>>> = Arc::default();
+    // The listener hears `list_changed` and resource updates; it reaches the follower through
+    // a channel, set once the remote exists.
+    let changed: Arc<OnceCell<tokio::sync::mpsc::UnboundedSender<Heard>>> = Arc::default();
     let heard = Arc::clone(&changed);
     let shared = builder(&upstream, Era::Auto, None)
-        .on_notification(move |method, _params| {
-            if method.ends_with("/list_changed")
-                && let Some(tx) = heard.get()
-            {
-                let _ = tx.send(());
+        .on_notification(move |method, params| {
+            let event = match method {
+                m if m.ends_with("/list_changed") => Heard::ListChanged,
+                "notifications/resources/updated" => match params["uri"].as_str() {
+                    Some(uri) => Heard::Updated(uri.to_owned()),
+                    None => return,
+                },
+                _ => return,
+            };
+            if let Some(tx) = heard.get() {
+                let _ = tx.send(event);
             }
         })
         .connect()
@@ -133,6 +147,7 @@ pub(super) async fn mount<S: 'static>(
         shared: Arc::new(shared),
         sessions: Mutex::default(),
         tasks: Mutex::default(),
+        watched: Mutex::default(),
     });
     let parts = entries::read(&remote).await.map_err(connect_error)?;
     let none = Parts::new(Vec::new(), Vec::new(), Vec::new());
@@ -149,10 +164,22 @@ pub(super) async fn mount<S: 'static>(
     let weak: Weak<Remote> = Arc::downgrade(&remote);
     let (following, refresh_registry) = (Arc::clone(&current), registry.clone());
     let follower = tokio::spawn(async move {
-        while rx.recv().await.is_some() {
-            while rx.try_recv().is_ok() {}
+        while let Some(event) = rx.recv().await {
             let Some(remote) = weak.upgrade() else { return };
-            refresh(&remote, &refresh_registry, &following).await;
+            match event {
+                Heard::ListChanged => {
+                    // Changes heard meanwhile are read by the same refresh.
+                    while let Ok(Heard::ListChanged) = rx.try_recv() {}
+                    refresh(&remote, &refresh_registry, &following).await;
+                }
+                Heard::Updated(uri) => {
+                    let local = entries::local_uri(&remote, &uri);
+                    let notifier = refresh_registry.notifier();
+                    if let Err(e) = notifier.notify_resources_updated([local]).await {
+                        tracing::warn!(upstream = %remote.label, error = %e, "an upstream resource update could not be passed on");
+                    }
+                }
+            }
         }
     });
     let (unmounting, unmount_registry) = (Arc::clone(&current), registry);
@@ -371,6 +398,21 @@ impl Remote {
             }
             _ => Body::Map(map),
         }
+    }
+
+    /// A front client subscribed to the upstream's `uri`: the shared connection subscribes once
+    /// (its updates reach every front client subscribed, through the front's notifier).
+    pub(super) fn watch(self: &Arc<Self>, uri: String) {
+        if !self.watched.locked().insert(uri.clone()) {
+            return;
+        }
+        let remote = Arc::clone(self);
+        tokio::spawn(async move {
+            if let Err(e) = remote.shared.subscribe(&uri).await {
+                tracing::warn!(upstream = %remote.label, %uri, error = %e, "could not subscribe upstream");
+                remote.watched.locked().remove(&uri);
+            }
+        });
     }
 
     /// Whether the upstream serves the Skills extension.

@@ -432,6 +432,7 @@ impl DynamicResource {
             completions: Vec::new(),
             has_ui: false,
             read,
+            watch: None,
         })
     }
 }

@@ -284,6 +284,11 @@ impl<S: 'static> Registry<S> {
         }
     }
 
+    /// What announces this instance's changes.
+    pub(crate) fn notifier(&self) -> &Notifier {
+        &self.notifier
+    }
+
     async fn announce(&self, kind: EntryKind, name: &str) -> Result<(), RegistryError> {
         let change = kind.change(vec![name.to_owned()]);
         self.notifier.publish(change).await?;

@@ -191,6 +191,7 @@ fn parts<T: Server>(prefix: Option<&str>, other: T) -> Result<Parts, RegistryErr
             completions: completers(&server, &entry.def.completions),
             has_ui: entry.def.ui.is_some(),
             read,
+            watch: None,
         }));
     }
     Ok(Parts {

@@ -112,7 +112,12 @@ pub(crate) struct AddedResource {
     pub(crate) completions: Vec<(String, Completer)>,
     pub(crate) has_ui: bool,
     pub(crate) read: Reader,
+    /// Told of each URI of it a client subscribes to (a gateway subscribes upstream).
+    pub(crate) watch: Option<Watch>,
 }
+
+/// Hears that a client subscribed to a URI.
+pub(crate) type Watch = Arc<dyn Fn(&str) + Send + Sync>;
 
 impl AddedResource {
     pub(crate) fn is_concrete(&self) -> bool {
@@ -206,6 +211,19 @@ impl<S: 'static> Table<S> {
         }
         let (resource, params) = added.find(uri)?;
         Some(resolved(uri, &resource.info, params))
+    }
+
+    /// Tells the added resource `uri` is one of that a client subscribed to it.
+    pub(crate) fn watch(&self, uri: &str) {
+        if self.declared.matcher.find(uri).is_some() {
+            return;
+        }
+        let added = self.added.load();
+        if let Some((resource, _)) = added.find(uri)
+            && let Some(watch) = &resource.watch
+        {
+            watch(uri);
+        }
     }
 
     /// The template `uri` names (`ref/resource`), if the session may see it.

@@ -279,7 +279,9 @@ pub(crate) async fn list_skills<E: Env>(
                     cache = None;
                 }
                 Ok(_) => {}
-                Err(f) => tracing::warn!(error = %f.error.message, "skills/list leaves out a relayed server's skills"),
+                Err(f) => {
+                    tracing::warn!(error = %f.error.message, "skills/list leaves out a relayed server's skills")
+                }
             }
         }
     }
@@ -421,11 +423,7 @@ pub(crate) async fn read_skill_file<E: Env>(
         .map(Some)
 }
 
-async fn read_own_skill_file<E: Env>(
-    env: &E,
-    uri: &str,
-    cx: Context<'_>,
-) -> Result<Body, Failure> {
+async fn read_own_skill_file<E: Env>(env: &E, uri: &str, cx: Context<'_>) -> Result<Body, Failure> {
     let not_found = || Failure::from(Error::resource_not_found(uri));
     let found = find_skill(env, uri, cx).await?.ok_or_else(not_found)?;
     let path = found.path.as_deref().ok_or_else(not_found)?;

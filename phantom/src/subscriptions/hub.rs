@@ -403,6 +403,9 @@ pub(crate) async fn authorize_resources<E: Env>(
 ) -> Vec<String> {
     let asked: Vec<String> = offered.iter().map(|r| r.uri.clone()).collect();
     if !env.defines(Callback::AuthorizeResourceSubscriptions) {
+        for uri in &asked {
+            env.watch(uri);
+        }
         return asked;
     }
     let answer = env.authorize_resource_subscriptions(offered, session);
@@ -421,5 +424,9 @@ pub(crate) async fn authorize_resources<E: Env>(
         return Vec::new();
     }
     // In the order asked, once each.
-    asked.into_iter().filter(|u| allowed.contains(u)).collect()
+    let granted: Vec<String> = asked.into_iter().filter(|u| allowed.contains(u)).collect();
+    for uri in &granted {
+        env.watch(uri);
+    }
+    granted
 }

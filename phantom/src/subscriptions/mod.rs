@@ -39,6 +39,8 @@ pub(crate) trait Env: crate::tasks::Env {
         offered: Vec<crate::resources::ResolvedResource>,
         session: &'a crate::session::Session,
     ) -> impl std::future::Future<Output = crate::resources::Authorized> + Send + 'a;
+    /// Tells an added resource a client subscribed to `uri` of it.
+    fn watch(&self, uri: &str);
     /// Stops a legacy request in flight on this node (a cancellation another node received):
     /// whether it was.
     fn cancel_in_flight(&self, session: &str, request_id: &str) -> bool;

@@ -8,16 +8,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../../.." && pwd)"
 cache="${PHANTOM_CACHE:-$root/.cache}"
-version=2026.8.31
-dir="$cache/server-everything-$version"
-bash "$root/tests/harness/conformance/install.sh"
+js="$(bash "$root/tests/harness/server-everything.sh")"
 export PATH="$cache/node22/node_modules/.bin:$PATH"
-js="$dir/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
-if [ ! -f "$js" ]; then
-  echo "installing @modelcontextprotocol/server-everything@$version into $dir"
-  mkdir -p "$dir" && (cd "$dir" && npm init -y >/dev/null &&
-    npm install --no-audit --no-fund "@modelcontextprotocol/server-everything@$version" >/dev/null)
-fi
 venv="$cache/fastmcp-venv"
 pinned='import importlib.metadata as m, sys; sys.exit(m.version("fastmcp") != "4.2.3")'
 if [[ ! -x "$venv/bin/python" ]] || ! "$venv/bin/python" -c "$pinned" 2>/dev/null; then

@@ -4,7 +4,9 @@
 # Then `legacy` once more against the server's legacy stateless mode (`studies --stateless`),
 # interactive.py (elicitation, sampling, progress, logs) and subscriptions.py (resource updates
 # and list changes) against `everything`, and scoped.py (JWT bearer tokens, scopes) against
-# `notes`. interactive.py and subscriptions.py then run once more through HAProxy round-robin in
+# `notes`. interactive.py and subscriptions.py run through examples/gateway in front of
+# `everything`, and gateway_tokens.py through the gateway in front of server-everything (npm,
+# stdio) with bearer tokens. interactive.py and subscriptions.py then run once more through HAProxy round-robin in
 # front of two `everything --redis` nodes sharing one Redis (examples/cluster/run.sh), so an
 # answer, a subscription or a stream may land on either node, and client.py through two
 # `studies --redis` nodes (their notes in that Redis too). The scripts sit beside this one.
@@ -21,7 +23,7 @@ if [[ ! -x "$venv/bin/python" ]] || ! "$venv/bin/python" -c "$pinned" 2>/dev/nul
     "$venv/bin/pip" install --quiet --disable-pip-version-check 'mcp==2.3.0'
 fi
 
-cargo build --quiet -p phantom-examples --bin studies --bin everything --bin notes
+cargo build --quiet -p phantom-examples --bin studies --bin everything --bin notes --bin gateway
 bin="${CARGO_TARGET_DIR:-$root/target}/debug"
 
 # Starts a server with the given flags, runs a client script in the given modes, stops the server.
@@ -56,6 +58,36 @@ run_against() { # SERVER SCRIPT "<server flags>" MODE...
     return "$status"
 }
 
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# Waits until 127.0.0.1:PORT accepts connections (10 s), or the process PID exits.
+wait_port() { # PORT PID LOG
+    for _ in $(seq 1 100); do
+        python3 -c "import socket; socket.create_connection(('127.0.0.1', $1), 1).close()" 2>/dev/null && return 0
+        if ! kill -0 "$2" 2>/dev/null; then echo "it exited:" >&2; cat "$3" >&2; return 1; fi
+        sleep 0.1
+    done
+    echo "127.0.0.1:$1 does not answer" >&2; cat "$3" >&2; return 1
+}
+
+# Runs a client script through examples/gateway started with the given flags, then stops it.
+run_through_gateway() { # SCRIPT "<gateway flags>" MODE...
+    local script="$root/tests/harness/python/$1" flags="$2"; shift 2
+    local port log gateway status=0
+    port="$(free_port)"
+    log="$(mktemp)"
+    # shellcheck disable=SC2086 # the flags are words
+    eval "\"$bin/gateway\" --addr 127.0.0.1:$port $flags" 2>"$log" &
+    gateway=$!
+    wait_port "$port" "$gateway" "$log" || { rm -f "$log"; return 1; }
+    "$venv/bin/python" "$script" "http://127.0.0.1:$port/mcp" "$@" || status=$?
+    if [[ $status -ne 0 ]]; then echo "--- gateway log ---" >&2; cat "$log" >&2; fi
+    kill "$gateway" 2>/dev/null || true
+    wait "$gateway" 2>/dev/null || true
+    rm -f "$log"
+    return "$status"
+}
+
 # Runs a client script through the balancer of a fresh two-node cluster, then stops it.
 run_against_cluster() { # SCRIPT MODE...
     local script="$root/tests/harness/python/$1"; shift
@@ -86,6 +118,30 @@ echo "== change notifications of everything (resources/subscribe, subscriptions/
 run_against everything subscriptions.py "" auto legacy || status=$?
 echo "== bearer tokens against notes (JWTs signed by PyJWT: 401 challenges, 403 insufficient_scope, scoped calls)"
 run_against notes scoped.py "" auto legacy || status=$?
+echo "== through examples/gateway in front of everything (HTTP): interactive tools and change notifications"
+upstream_port="$(free_port)"
+upstream_log="$(mktemp)"
+"$bin/everything" --addr "127.0.0.1:$upstream_port" 2>"$upstream_log" &
+upstream=$!
+if wait_port "$upstream_port" "$upstream" "$upstream_log"; then
+    run_through_gateway interactive.py "--upstream http://127.0.0.1:$upstream_port/mcp" auto legacy || status=$?
+    run_through_gateway subscriptions.py "--upstream http://127.0.0.1:$upstream_port/mcp" auto legacy || status=$?
+else
+    status=1
+fi
+kill "$upstream" 2>/dev/null || true
+rm -f "$upstream_log"
+echo "== through examples/gateway in front of server-everything (npm, stdio), with bearer tokens and scopes"
+everything_js="$(bash "$root/tests/harness/server-everything.sh")"
+tokens="$(mktemp)"
+cat >"$tokens" <<'JSON'
+{"tokens": {"reader-token": {"principal": "reader", "scopes": ["tools:read"]},
+            "admin-token": {"principal": "admin", "scopes": ["tools:read", "tools:write"]}},
+ "tools": {"echo": ["tools:read"], "*": ["tools:write"]}}
+JSON
+node="${PHANTOM_CACHE:-$root/.cache}/node22/node_modules/.bin/node"
+run_through_gateway gateway_tokens.py "--upstream-cmd '$node $everything_js stdio' --tokens $tokens" auto legacy || status=$?
+rm -f "$tokens"
 echo "== through the balancer: interactive tools and change notifications on two everything nodes sharing one Redis"
 run_against_cluster interactive.py auto legacy || status=$?
 run_against_cluster subscriptions.py auto legacy || status=$?

@@ -1,0 +1,174 @@
+//! The typed calls of [`Client`]: lists, tools, prompts, resources, completion, ping; and the
+//! `Mcp-Param-*` headers of a tool call.
+
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::types::{CallToolResult, Page, Prompt, Resource, Tool};
+use super::{Client, ClientError, Era};
+use crate::kernel::Locked as _;
+
+impl Client {
+    pub(super) async fn typed<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Result<T, ClientError> {
+        let result = self.request(method, params).await?;
+        serde_json::from_value(result).map_err(|e| {
+            ClientError::protocol(format!("the result of `{method}` does not read: {e}"))
+        })
+    }
+
+    async fn page<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        key: &str,
+        cursor: Option<&str>,
+    ) -> Result<Page<T>, ClientError> {
+        let params = cursor.map_or_else(|| json!({}), |c| json!({"cursor": c}));
+        let mut result = self.request(method, params).await?;
+        let items = serde_json::from_value(result[key].take()).map_err(|e| {
+            ClientError::protocol(format!("the `{key}` of `{method}` do not read: {e}"))
+        })?;
+        let next_cursor = result["nextCursor"].as_str().map(str::to_owned);
+        Ok(Page { items, next_cursor })
+    }
+
+    /// `tools/list`, one page.
+    pub async fn list_tools(&self, cursor: Option<&str>) -> Result<Page<Tool>, ClientError> {
+        self.page("tools/list", "tools", cursor).await
+    }
+
+    /// `tools/call`. A tool that failed is `Ok` with `is_error`.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallToolResult, ClientError> {
+        self.typed("tools/call", json!({"name": name, "arguments": arguments}))
+            .await
+    }
+
+    /// `prompts/list`, one page.
+    pub async fn list_prompts(&self, cursor: Option<&str>) -> Result<Page<Prompt>, ClientError> {
+        self.page("prompts/list", "prompts", cursor).await
+    }
+
+    /// `prompts/get`: the prompt's `description` and `messages`, as sent.
+    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<Value, ClientError> {
+        self.request("prompts/get", json!({"name": name, "arguments": arguments}))
+            .await
+    }
+
+    /// `resources/list`, one page.
+    pub async fn list_resources(
+        &self,
+        cursor: Option<&str>,
+    ) -> Result<Page<Resource>, ClientError> {
+        self.page("resources/list", "resources", cursor).await
+    }
+
+    /// `resources/templates/list`, one page.
+    pub async fn list_resource_templates(
+        &self,
+        cursor: Option<&str>,
+    ) -> Result<Page<Resource>, ClientError> {
+        self.page("resources/templates/list", "resourceTemplates", cursor)
+            .await
+    }
+
+    /// `resources/read`: the `contents`, as sent (`uri`, `mimeType`, `text` or `blob`).
+    pub async fn read_resource(&self, uri: &str) -> Result<Vec<Value>, ClientError> {
+        let mut result = self.request("resources/read", json!({"uri": uri})).await?;
+        serde_json::from_value(result["contents"].take())
+            .map_err(|e| ClientError::protocol(format!("the contents of `{uri}` do not read: {e}")))
+    }
+
+    /// `completion/complete` of a prompt's argument: the values offered.
+    pub async fn complete_prompt(
+        &self,
+        prompt: &str,
+        argument: &str,
+        value: &str,
+    ) -> Result<Vec<String>, ClientError> {
+        let params = json!({
+            "ref": {"type": "ref/prompt", "name": prompt},
+            "argument": {"name": argument, "value": value},
+        });
+        let mut result = self.request("completion/complete", params).await?;
+        serde_json::from_value(result["completion"]["values"].take())
+            .map_err(|e| ClientError::protocol(format!("the completion values do not read: {e}")))
+    }
+
+    /// Checks the server answers: `ping` on a 2025-11-25 session; `server/discover` in
+    /// 2026-07-28, which has no `ping`.
+    pub async fn ping(&self) -> Result<(), ClientError> {
+        let method = if self.era == Era::Modern {
+            "server/discover"
+        } else {
+            "ping"
+        };
+        self.request(method, json!({})).await.map(|_| ())
+    }
+
+    /// The `Mcp-Param-*` headers of a call of `tool`: each argument its listed schema marks with
+    /// `x-mcp-header`, its value as text (Base64-wrapped, `=?base64?…?=`, when it is not plain
+    /// printable ASCII).
+    pub(super) fn param_headers(
+        &self,
+        tool: &str,
+        arguments: &Value,
+        headers: &mut Vec<(String, String)>,
+    ) {
+        use base64::Engine as _;
+        let known = self.param_names.locked();
+        let Some(pairs) = known.get(tool) else { return };
+        for (arg, header) in pairs {
+            let text = match &arguments[arg.as_str()] {
+                Value::String(s) => s.clone(),
+                Value::Bool(b) => b.to_string(),
+                Value::Number(n) => n.to_string(),
+                _ => continue,
+            };
+            let plain = text.bytes().all(|b| (0x20..0x7f).contains(&b)) && text.trim() == text;
+            let value = if plain {
+                text
+            } else {
+                let encoded = base64::engine::general_purpose::STANDARD.encode(text);
+                format!("=?base64?{encoded}?=")
+            };
+            headers.push((format!("mcp-param-{header}"), value));
+        }
+    }
+
+    /// Remembers the `x-mcp-header` arguments of the tools a `tools/list` page lists.
+    pub(super) fn learn_param_headers(&self, page: &Value) {
+        let Some(tools) = page["tools"].as_array() else {
+            return;
+        };
+        let mut known = self.param_names.locked();
+        for tool in tools {
+            let Some(name) = tool["name"].as_str() else {
+                continue;
+            };
+            let pairs: Vec<(String, String)> = tool["inputSchema"]["properties"]
+                .as_object()
+                .map(|props| {
+                    props
+                        .iter()
+                        .filter_map(|(arg, schema)| {
+                            let header = schema["x-mcp-header"].as_str()?;
+                            Some((arg.clone(), header.to_owned()))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            if pairs.is_empty() {
+                known.remove(name);
+            } else {
+                known.insert(name.to_owned(), pairs);
+            }
+        }
+    }
+}
