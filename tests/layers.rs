@@ -28,7 +28,7 @@ const LAYERS: &[&[&str]] = &[
     ],
     &["router", "registry", "server"],
     &["dispatch", "node"],
-    &["transport", "testing", "client"],
+    &["transport", "testing", "client", "gateway"],
 ];
 
 /// Files that sit above every layer: the crate root and what generated code and fuzz targets name.

@@ -158,6 +158,42 @@ async fn exercise(client: &Client, seen: &Seen) {
         "the handler was asked"
     );
     assert!(sampled.text().contains("sampled by phantom"), "{sampled:?}");
+
+    // Log messages, and a subscription's update: its subscribe is acknowledged with a log
+    // message, and `toggle-subscriber-updates` makes the server send updates every 5 s.
+    client
+        .request("logging/setLevel", json!({"level": "debug"}))
+        .await
+        .expect("logging/setLevel");
+    let resources = client.list_resources(None).await.expect("resources/list");
+    let uri = resources.items[0].uri.clone().expect("a concrete resource");
+    client.subscribe(&uri).await.expect("resources/subscribe");
+    client
+        .call_tool("toggle-subscriber-updates", json!({}))
+        .await
+        .expect("toggle-subscriber-updates");
+    let mut updated = false;
+    for _ in 0..150 {
+        let heard = seen.notified.lock().unwrap().clone();
+        if heard.iter().any(|m| m == "notifications/resources/updated") {
+            assert!(
+                heard.iter().any(|m| m == "notifications/message"),
+                "a log message: {heard:?}"
+            );
+            updated = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(
+        updated,
+        "an update of `{uri}` within 15 s: {:?}",
+        seen.notified.lock().unwrap()
+    );
+    client
+        .unsubscribe(&uri)
+        .await
+        .expect("resources/unsubscribe");
 }
 
 #[tokio::test]
