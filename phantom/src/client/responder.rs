@@ -10,7 +10,7 @@ use super::session::Link;
 use crate::kernel::BoxFuture;
 
 /// What answers the server's requests and hears its notifications during one
-/// [`Client::request_with`].
+/// [`Client::request_with`](super::Client::request_with).
 pub trait Responder: Send + Sync {
     /// The `result` for the server's request `method` (or a JSON-RPC error object). `key` names
     /// it within the call: the server's own key in 2026-07-28 (`inputRequests`), `input-1`,
