@@ -20,6 +20,41 @@ use crate::session::Session;
 use crate::store::Owner;
 use crate::tools::TaskRelay;
 
+/// A map that keeps its `cap` most recently inserted keys.
+struct Bounded<V> {
+    map: HashMap<Arc<str>, V>,
+    order: VecDeque<Arc<str>>,
+    cap: usize,
+}
+
+impl<V> Bounded<V> {
+    fn new(cap: usize) -> Self {
+        Self {
+            map: HashMap::new(),
+            order: VecDeque::new(),
+            cap,
+        }
+    }
+
+    fn get(&self, key: &str) -> Option<&V> {
+        self.map.get(key)
+    }
+
+    /// Inserts; the value of the oldest key when it had to go.
+    fn insert(&mut self, key: &str, value: V) -> Option<V> {
+        let key: Arc<str> = key.into();
+        let gone = if self.map.len() >= self.cap && !self.map.contains_key(&key) {
+            self.order.pop_front().and_then(|oldest| self.map.remove(&oldest))
+        } else {
+            None
+        };
+        if self.map.insert(Arc::clone(&key), value).is_none() {
+            self.order.push_back(key);
+        }
+        gone
+    }
+}
+
 /// What the shared connection heard outside any request.
 enum Heard {
     ListChanged,
@@ -40,11 +75,11 @@ pub(crate) struct Remote {
     label: String,
     shared: Arc<Client>,
     /// 2025-11-25 front sessions' own upstream sessions (HTTP upstreams), by front session id.
-    sessions: Mutex<(HashMap<Arc<str>, SessionClient>, VecDeque<Arc<str>>)>,
+    sessions: Mutex<Bounded<SessionClient>>,
     /// The upstream URIs subscribed to on the shared connection (a front client subscribed).
     watched: Mutex<std::collections::HashSet<String>>,
     /// The tasks it started, by id, with the front owner they were started for.
-    tasks: Mutex<(HashMap<String, Owner>, VecDeque<String>)>,
+    tasks: Mutex<Bounded<Owner>>,
 }
 
 /// A mounted upstream: its entries stay served while this lives or until
@@ -145,8 +180,8 @@ pub(super) async fn mount<S: 'static>(
         upstream,
         label: label.clone(),
         shared: Arc::new(shared),
-        sessions: Mutex::default(),
-        tasks: Mutex::default(),
+        sessions: Mutex::new(Bounded::new(SESSIONS)),
+        tasks: Mutex::new(Bounded::new(TASKS)),
         watched: Mutex::default(),
     });
     let parts = entries::read(&remote).await.map_err(connect_error)?;
@@ -250,14 +285,12 @@ impl Remote {
             return Ok(Arc::clone(&self.shared));
         };
         let cell = {
-            let mut guard = self.sessions.locked();
-            let (map, order) = &mut *guard;
-            if let Some(cell) = map.get(id) {
+            let mut sessions = self.sessions.locked();
+            if let Some(cell) = sessions.get(id) {
                 Arc::clone(cell)
             } else {
-                if map.len() >= SESSIONS
-                    && let Some(oldest) = order.pop_front()
-                    && let Some(gone) = map.remove(&oldest)
+                let cell = SessionClient::default();
+                if let Some(gone) = sessions.insert(id, Arc::clone(&cell))
                     && let Some(client) = gone.get().cloned()
                 {
                     tokio::spawn(async move {
@@ -266,9 +299,6 @@ impl Remote {
                         }
                     });
                 }
-                let cell = SessionClient::default();
-                map.insert(Arc::clone(id), Arc::clone(&cell));
-                order.push_back(Arc::clone(id));
                 cell
             }
         };
@@ -385,15 +415,7 @@ impl Remote {
         let task_id = map.get("taskId").and_then(Value::as_str).map(str::to_owned);
         match (kind.as_ref().and_then(Value::as_str), task_id) {
             (Some("task"), Some(id)) => {
-                let mut tasks = self.tasks.locked();
-                let (owners, order) = &mut *tasks;
-                if owners.len() >= TASKS
-                    && let Some(oldest) = order.pop_front()
-                {
-                    owners.remove(&oldest);
-                }
-                owners.insert(id.clone(), session.task_owner());
-                order.push_back(id);
+                self.tasks.locked().insert(&id, session.task_owner());
                 Body::Task(map)
             }
             _ => Body::Map(map),
@@ -451,7 +473,6 @@ impl TaskRelay for Remote {
     fn owns(&self, task_id: &str, session: &Session) -> bool {
         self.tasks
             .locked()
-            .0
             .get(task_id)
             .is_some_and(|owner| *owner == session.task_owner())
     }

@@ -285,6 +285,7 @@ impl<S: 'static> Registry<S> {
     }
 
     /// What announces this instance's changes.
+    #[cfg(feature = "client")]
     pub(crate) fn notifier(&self) -> &Notifier {
         &self.notifier
     }

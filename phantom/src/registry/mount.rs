@@ -31,6 +31,7 @@ pub(crate) struct Parts {
 
 impl Parts {
     /// Entries made elsewhere (a gateway's remote ones).
+    #[cfg(feature = "client")]
     pub(crate) fn new(
         tools: Vec<Arc<AddedTool>>,
         prompts: Vec<Arc<AddedPrompt>>,
@@ -45,12 +46,14 @@ impl Parts {
     }
 
     /// With another server's skills relayed.
+    #[cfg(feature = "client")]
     pub(crate) fn with_skills(mut self, relay: Option<Arc<dyn SkillRelay>>) -> Self {
         self.skills = relay;
         self
     }
 
     /// Whether it has entries of `kind`.
+    #[cfg(feature = "client")]
     pub(crate) fn has(&self, kind: EntryKind) -> bool {
         match kind {
             EntryKind::Tool => !self.tools.is_empty(),
@@ -101,9 +104,13 @@ impl Parts {
 
     /// Adds them to `registry`'s tables, all or none (nothing is announced).
     pub(crate) fn compose<S>(&self, registry: &Registry<S>) -> Result<(), RegistryError> {
-        registry
-            .tables
-            .add_all(&self.tools, &self.prompts, &self.resources)
+        let none = Self {
+            tools: Vec::new(),
+            prompts: Vec::new(),
+            resources: Vec::new(),
+            skills: None,
+        };
+        self.replace(&none, registry)
     }
 }
 
@@ -252,6 +259,7 @@ fn handler<T: Server>(server: &Arc<T>, i: usize, run: RunAt<T>) -> Handler {
 
 impl<S: 'static> Registry<S> {
     /// Announces the lists of `kinds` changed, naming `name`.
+    #[cfg(feature = "client")]
     pub(crate) async fn announce_kinds(
         &self,
         kinds: &[EntryKind],

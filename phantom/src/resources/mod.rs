@@ -8,7 +8,9 @@ pub(crate) mod uri;
 mod resolved;
 
 pub use crate::content::ResourceContents;
-pub(crate) use added::{Added, AddedResource, Declared, Matched, Named, Reader, Table, Watch};
+#[cfg(feature = "client")]
+pub(crate) use added::Watch;
+pub(crate) use added::{Added, AddedResource, Declared, Matched, Named, Reader, Table};
 pub(crate) use read::{Env, contents_body, read, run_read, uri_of};
 pub use resolved::{Authorized, ResolvedResource, TemplateInfo};
 pub(crate) use table::{ReadParts, ResourceDef, ResourceEntry};

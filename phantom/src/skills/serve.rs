@@ -280,7 +280,7 @@ pub(crate) async fn list_skills<E: Env>(
                 }
                 Ok(_) => {}
                 Err(f) => {
-                    tracing::warn!(error = %f.error.message, "skills/list leaves out a relayed server's skills")
+                    tracing::warn!(error = %f.error.message, "skills/list leaves out a relayed server's skills");
                 }
             }
         }
