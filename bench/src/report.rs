@@ -296,9 +296,12 @@ pub(crate) fn write(
     if let Some(soak) = crate::soak::kept(&previous) {
         let _ = writeln!(w, "{soak}\n");
     }
-    // So is the scale-out section, written by `bench/scale.py`.
-    if let Some(scale) = scale_kept(&previous) {
-        let _ = writeln!(w, "{scale}\n");
+    // So are the scale-out and gateway sections, written by `bench/scale.py` and
+    // `bench/gateway.py`.
+    for name in ["scale", "gateway"] {
+        if let Some(section) = script_kept(&previous, name) {
+            let _ = writeln!(w, "{section}\n");
+        }
     }
     notes(w);
 
@@ -306,14 +309,16 @@ pub(crate) fn write(
     chart(&dir.join("ratios.svg"), measured, compile)
 }
 
-/// The scale-out section of a previous `RESULTS.md` (`bench/scale.py` writes it between these
-/// markers).
-fn scale_kept(doc: &str) -> Option<&str> {
-    const BEGIN: &str = "<!-- scale:begin -->";
-    const END: &str = "<!-- scale:end -->";
-    let start = doc.find(BEGIN)?;
-    let end = doc[start..].find(END)? + start + END.len();
-    Some(&doc[start..end])
+/// A section of a previous `RESULTS.md` that a script writes between
+/// `<!-- <name>:begin -->` and `<!-- <name>:end -->` (`bench/<name>.py`).
+fn script_kept<'a>(doc: &'a str, name: &str) -> Option<&'a str> {
+    let (begin, end) = (
+        format!("<!-- {name}:begin -->"),
+        format!("<!-- {name}:end -->"),
+    );
+    let start = doc.find(&begin)?;
+    let stop = doc[start..].find(&end)? + start + end.len();
+    Some(&doc[start..stop])
 }
 
 /// phantom ÷ floor and rmcp ÷ floor for every scenario that ran the hyper floor.

@@ -47,6 +47,13 @@ impl Shop {
         }
     }
 
+    /// Takes half a minute.
+    #[tool]
+    async fn slow(&self) -> String {
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        "late".into()
+    }
+
     /// Not to be served by the gateway.
     #[tool]
     async fn wipe(&self) -> String {
@@ -131,7 +138,7 @@ async fn an_upstream_is_served_under_its_prefix_in_both_eras() {
         names.sort_unstable();
         assert_eq!(
             names,
-            ["say", "shop_count", "shop_greet"],
+            ["say", "shop_count", "shop_greet", "shop_slow"],
             "{era:?}: renamed, prefixed, denied"
         );
         let said = client
@@ -341,4 +348,78 @@ async fn the_upstreams_list_changed_refreshes_the_front() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     panic!("the front still lists a tool the upstream removed");
+}
+
+/// A front whose `connect` lets a session see only some tools.
+#[derive(Clone)]
+struct Narrow;
+
+#[mcp_router(name = "narrow", version = "1.0.0")]
+impl Narrow {
+    async fn connect(&self, session: &mut Session, _request: &Request) -> Connect {
+        session.allowed_tools = Session::allow(["shop_echo", "shop_slow"]);
+        Connect::Ok
+    }
+}
+
+#[tokio::test]
+async fn the_fronts_allow_list_and_the_upstreams_timeout_apply_to_remote_tools() {
+    let upstream = TestServer::start_with(Shop, HttpConfig::default()).await;
+    let front = Dispatcher::new(Narrow);
+    Upstream::http(url(&upstream))
+        .prefix("shop")
+        .timeout(Duration::from_millis(300))
+        .mount(&front.registry())
+        .await
+        .expect("mounted");
+    let front = TestServer::start_dispatcher(front, HttpConfig::default()).await;
+    for era in [Era::Legacy, Era::Modern] {
+        let client = client_of(&front, era, &Heard::default()).await;
+        let tools = client.list_tools(None).await.expect("tools/list");
+        let mut names: Vec<&str> = tools.items.iter().map(|t| t.name.as_str()).collect();
+        names.sort_unstable();
+        assert_eq!(
+            names,
+            ["shop_echo", "shop_slow"],
+            "{era:?}: the allow-list of connect"
+        );
+        let hidden = client
+            .call_tool("shop_greet", json!({}))
+            .await
+            .expect_err("hidden");
+        assert_eq!(hidden.code(), Some(-32602), "{era:?}: {hidden}");
+        let started = std::time::Instant::now();
+        let late = client
+            .call_tool("shop_slow", json!({}))
+            .await
+            .expect_err("too slow");
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{era:?}: cut off at the timeout"
+        );
+        let ClientError::Rpc {
+            code,
+            message,
+            data,
+        } = &late
+        else {
+            panic!("{era:?}: a JSON-RPC error, not {late}");
+        };
+        assert_eq!(*code, -32603, "{era:?}: {message}");
+        assert!(
+            message.contains("timed out") || message.contains("no answer"),
+            "{era:?}: {message}"
+        );
+        assert_eq!(
+            data.as_ref().unwrap()["upstream"],
+            url(&upstream),
+            "{era:?}"
+        );
+        let echo = client
+            .call_tool("shop_echo", json!({"text": "ok"}))
+            .await
+            .expect("echo");
+        assert_eq!(echo.text(), "shop: ok", "{era:?}");
+        client.close().await;
+    }
 }

@@ -101,6 +101,44 @@ impl Client {
             .map_err(|e| ClientError::protocol(format!("the completion values do not read: {e}")))
     }
 
+    /// `completion/complete` of a resource template's URI parameter (`template` as listed,
+    /// `{id}` form): the values offered.
+    pub async fn complete_resource(
+        &self,
+        template: &str,
+        argument: &str,
+        value: &str,
+    ) -> Result<Vec<String>, ClientError> {
+        let params = json!({
+            "ref": {"type": "ref/resource", "uri": template},
+            "argument": {"name": argument, "value": value},
+        });
+        let mut result = self.request("completion/complete", params).await?;
+        serde_json::from_value(result["completion"]["values"].take())
+            .map_err(|e| ClientError::protocol(format!("the completion values do not read: {e}")))
+    }
+
+    /// `skills/list` (the Skills extension), one page: each skill's listing as sent (`uri`,
+    /// `name`, `description`, …).
+    pub async fn list_skills(&self, cursor: Option<&str>) -> Result<Page<Value>, ClientError> {
+        self.page("skills/list", "skills", cursor).await
+    }
+
+    /// `skills/get`: the listing of the skill whose `SKILL.md` is at `uri`.
+    pub async fn get_skill(&self, uri: &str) -> Result<Value, ClientError> {
+        let mut result = self.request("skills/get", json!({"uri": uri})).await?;
+        Ok(result["skill"].take())
+    }
+
+    /// `resources/directory/read`: the children of a skill's directory, as sent.
+    pub async fn read_directory(&self, uri: &str) -> Result<Vec<Value>, ClientError> {
+        let mut result = self
+            .request("resources/directory/read", json!({"uri": uri}))
+            .await?;
+        serde_json::from_value(result["resources"].take())
+            .map_err(|e| ClientError::protocol(format!("the directory `{uri}` does not read: {e}")))
+    }
+
     /// Checks the server answers: `ping` on a 2025-11-25 session; `server/discover` in
     /// 2026-07-28, which has no `ping`.
     pub async fn ping(&self) -> Result<(), ClientError> {

@@ -182,7 +182,7 @@ impl Http {
     }
 }
 
-/// Where an SSE body is read: the body, what is buffered, what is parsed and not yet handed out.
+/// Where an SSE body is read: the body, what is buffered, what is parsed and waits to be handed out.
 struct Reading {
     body: Option<http_body_util::BodyDataStream<hyper::body::Incoming>>,
     buffer: Vec<u8>,

@@ -44,7 +44,9 @@ impl<V> Bounded<V> {
     fn insert(&mut self, key: &str, value: V) -> Option<V> {
         let key: Arc<str> = key.into();
         let gone = if self.map.len() >= self.cap && !self.map.contains_key(&key) {
-            self.order.pop_front().and_then(|oldest| self.map.remove(&oldest))
+            self.order
+                .pop_front()
+                .and_then(|oldest| self.map.remove(&oldest))
         } else {
             None
         };
