@@ -282,4 +282,5 @@ def redis_cli_version():
     return "Redis " + out.split("v=")[1].split()[0] if "v=" in out else "Redis"
 
 
-main()
+if __name__ == "__main__":
+    main()
