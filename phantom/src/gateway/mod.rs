@@ -51,6 +51,7 @@
 //! whose process died, `-32603` with `data.upstream`. The other mounted parts keep working.
 //! An upstream JSON-RPC error is passed on as it came (its code, message and data).
 
+mod bounded;
 mod entries;
 mod relay;
 mod remote;

@@ -4,11 +4,16 @@
 use futures_util::FutureExt as _;
 use serde_json::{Value, json};
 
+use super::remote::Remote;
 use crate::Ctx;
 use crate::client::Responder;
+use crate::extract::Context;
 use crate::input::Forward;
 use crate::kernel::BoxFuture;
+use crate::kernel::{Body, Failure, Locked as _};
 use crate::protocol::LogLevel;
+use crate::session::Session;
+use crate::tools::TaskRelay;
 
 pub(super) struct Relay {
     pub(super) ctx: Ctx,
@@ -80,4 +85,39 @@ fn not_passed_on(method: &str) -> Value {
         "code": -32601,
         "message": format!("Method not found: the gateway does not pass on `{method}`"),
     })
+}
+
+// The relays of the rooms: a task or a skill of the upstream's, its request forwarded.
+impl TaskRelay for Remote {
+    fn owns(&self, task_id: &str, session: &Session) -> bool {
+        self.tasks
+            .locked()
+            .get(task_id)
+            .is_some_and(|owner| *owner == session.task_owner())
+    }
+
+    fn forward<'a>(
+        &'a self,
+        method: &'a str,
+        params: Option<&'a serde_json::value::RawValue>,
+        cx: Context<'a>,
+    ) -> crate::BoxFuture<'a, Result<Body, Failure>> {
+        Box::pin(async move {
+            let params = params
+                .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
+                .unwrap_or_else(|| json!({}));
+            Remote::forward(self, method, params, &cx).await
+        })
+    }
+}
+
+impl crate::skills::SkillRelay for Remote {
+    fn forward<'a>(
+        &'a self,
+        method: &'a str,
+        params: Option<&'a serde_json::value::RawValue>,
+        cx: Context<'a>,
+    ) -> crate::BoxFuture<'a, Result<Body, Failure>> {
+        TaskRelay::forward(self, method, params, cx)
+    }
 }

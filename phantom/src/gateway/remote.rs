@@ -1,12 +1,12 @@
 //! One mounted upstream: its connections (one shared, one per legacy front session), the
 //! forwarding of a request, and its entries kept in step with its lists.
 
-use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, Weak};
 
 use serde_json::{Value, json};
 use tokio::sync::OnceCell;
 
+use super::bounded::Bounded;
 use super::relay::Relay;
 use super::{GatewayError, Target, Upstream, entries};
 use crate::Ctx;
@@ -18,44 +18,6 @@ use crate::registry::Parts;
 use crate::registry::{EntryKind, Registry};
 use crate::session::Session;
 use crate::store::Owner;
-use crate::tools::TaskRelay;
-
-/// A map that keeps its `cap` most recently inserted keys.
-struct Bounded<V> {
-    map: HashMap<Arc<str>, V>,
-    order: VecDeque<Arc<str>>,
-    cap: usize,
-}
-
-impl<V> Bounded<V> {
-    fn new(cap: usize) -> Self {
-        Self {
-            map: HashMap::new(),
-            order: VecDeque::new(),
-            cap,
-        }
-    }
-
-    fn get(&self, key: &str) -> Option<&V> {
-        self.map.get(key)
-    }
-
-    /// Inserts; the value of the oldest key when it had to go.
-    fn insert(&mut self, key: &str, value: V) -> Option<V> {
-        let key: Arc<str> = key.into();
-        let gone = if self.map.len() >= self.cap && !self.map.contains_key(&key) {
-            self.order
-                .pop_front()
-                .and_then(|oldest| self.map.remove(&oldest))
-        } else {
-            None
-        };
-        if self.map.insert(Arc::clone(&key), value).is_none() {
-            self.order.push_back(key);
-        }
-        gone
-    }
-}
 
 /// What the shared connection heard outside any request.
 enum Heard {
@@ -81,7 +43,7 @@ pub(crate) struct Remote {
     /// The upstream URIs subscribed to on the shared connection (a front client subscribed).
     watched: Mutex<std::collections::HashSet<String>>,
     /// The tasks it started, by id, with the front owner they were started for.
-    tasks: Mutex<Bounded<Owner>>,
+    pub(super) tasks: Mutex<Bounded<Owner>>,
 }
 
 /// A mounted upstream: its entries stay served while this lives or until
@@ -366,7 +328,7 @@ impl Remote {
     }
 
     /// Forwards one request of the front's, and returns the upstream's result as this one's.
-    pub(super) async fn forward(
+    pub(crate) async fn forward(
         &self,
         method: &str,
         mut params: Value,
@@ -468,39 +430,5 @@ impl Remote {
             .request(method, params)
             .await
             .map_err(|e| self.failure(method, e, session))
-    }
-}
-
-impl TaskRelay for Remote {
-    fn owns(&self, task_id: &str, session: &Session) -> bool {
-        self.tasks
-            .locked()
-            .get(task_id)
-            .is_some_and(|owner| *owner == session.task_owner())
-    }
-
-    fn forward<'a>(
-        &'a self,
-        method: &'a str,
-        params: Option<&'a serde_json::value::RawValue>,
-        cx: Context<'a>,
-    ) -> crate::BoxFuture<'a, Result<Body, Failure>> {
-        Box::pin(async move {
-            let params = params
-                .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
-                .unwrap_or_else(|| json!({}));
-            Remote::forward(self, method, params, &cx).await
-        })
-    }
-}
-
-impl crate::skills::SkillRelay for Remote {
-    fn forward<'a>(
-        &'a self,
-        method: &'a str,
-        params: Option<&'a serde_json::value::RawValue>,
-        cx: Context<'a>,
-    ) -> crate::BoxFuture<'a, Result<Body, Failure>> {
-        TaskRelay::forward(self, method, params, cx)
     }
 }

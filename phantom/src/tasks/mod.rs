@@ -5,6 +5,7 @@
 
 mod follow;
 mod input;
+mod lookup;
 mod serve;
 
 pub(crate) use follow::{Recorder, authorize_tasks, find_task};
