@@ -190,18 +190,7 @@ impl Client {
             let Some(name) = tool["name"].as_str() else {
                 continue;
             };
-            let pairs: Vec<(String, String)> = tool["inputSchema"]["properties"]
-                .as_object()
-                .map(|props| {
-                    props
-                        .iter()
-                        .filter_map(|(arg, schema)| {
-                            let header = schema["x-mcp-header"].as_str()?;
-                            Some((arg.clone(), header.to_owned()))
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
+            let pairs = param_headers_of(tool);
             if pairs.is_empty() {
                 known.remove(name);
             } else {
@@ -209,4 +198,20 @@ impl Client {
             }
         }
     }
+}
+
+/// The `(argument, header)` pairs of a listed tool's `x-mcp-header` arguments.
+pub(crate) fn param_headers_of(tool: &Value) -> Vec<(String, String)> {
+    tool["inputSchema"]["properties"]
+        .as_object()
+        .map(|props| {
+            props
+                .iter()
+                .filter_map(|(arg, schema)| {
+                    let header = schema["x-mcp-header"].as_str()?;
+                    Some((arg.clone(), header.to_owned()))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
 }

@@ -54,6 +54,7 @@ use std::sync::Arc;
 use futures_util::stream::BoxStream;
 use serde_json::Value;
 
+pub(crate) use calls::param_headers_of;
 pub use error::ClientError;
 pub use responder::Responder;
 pub use session::Client;

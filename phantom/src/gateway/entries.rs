@@ -145,18 +145,10 @@ fn arguments_of(arguments: Option<&RawValue>) -> Value {
 fn tool(remote: &Arc<Remote>, item: Value) -> Option<Arc<AddedTool>> {
     let remote_name = item["name"].as_str()?.to_owned();
     let name = local_name(remote, &remote_name)?;
-    let headers = item["inputSchema"]["properties"]
-        .as_object()
-        .map(|props| {
-            props
-                .iter()
-                .filter_map(|(arg, schema)| {
-                    let header = schema["x-mcp-header"].as_str()?;
-                    Some((Cow::Owned(arg.clone()), Cow::Owned(header.to_owned())))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let headers = crate::client::param_headers_of(&item)
+        .into_iter()
+        .map(|(arg, header)| (Cow::Owned(arg), Cow::Owned(header)))
+        .collect();
     let scopes = remote
         .upstream
         .scopes

@@ -12,32 +12,13 @@ the reader lists server-everything's tools, calls `echo`, and is refused `get-su
 """
 
 import httpx2
-from harness import check, main
+from harness import check, main, modern_call
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 READER = "reader-token"
 ADMIN = "admin-token"
-
-
-def modern_call(url: str, token: str | None, tool: str, arguments: dict) -> httpx2.Response:
-    """One 2026-07-28 `tools/call`, by hand, to read the status and the challenge."""
-    headers = {
-        "accept": "application/json, text/event-stream",
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": "tools/call",
-        "mcp-name": tool,
-    }
-    if token is not None:
-        headers["authorization"] = f"Bearer {token}"
-    meta = {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-    }
-    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-            "params": {"name": tool, "arguments": arguments, "_meta": meta}}
-    return httpx2.post(url, json=body, headers=headers, timeout=30)
 
 
 def client(url: str, token: str, mode: str) -> Client:

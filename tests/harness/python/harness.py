@@ -9,6 +9,8 @@ import asyncio
 import sys
 import traceback
 
+import httpx2
+
 
 def check(condition: bool, what: str) -> None:
     if not condition:
@@ -35,3 +37,22 @@ def main(doc: str, exercise) -> None:
     if len(sys.argv) < 2:
         sys.exit(doc)
     sys.exit(asyncio.run(run_modes(exercise, sys.argv[1], sys.argv[2:] or ["auto", "legacy"])))
+
+
+def modern_call(url: str, token: str | None, tool: str, arguments: dict) -> httpx2.Response:
+    """One 2026-07-28 `tools/call`, by hand, to read the status and the challenge."""
+    headers = {
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": tool,
+    }
+    if token is not None:
+        headers["authorization"] = f"Bearer {token}"
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments, "_meta": meta}}
+    return httpx2.post(url, json=body, headers=headers)
