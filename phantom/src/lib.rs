@@ -40,7 +40,9 @@ pub use transport::stdio;
 /// Middleware: code that runs around every feature request, in both eras
 /// ([`Config::middleware`]).
 pub mod middleware {
-    pub use crate::server::middleware::{Call, Middleware, Outcome};
+    pub use crate::server::middleware::{
+        Answer, Audit, Call, Middleware, Next, Outcome, RateKey, RateLimit, SizeLimit, Timeout,
+    };
 }
 
 pub use content::Content;

@@ -1,5 +1,8 @@
 //! A stdio MCP server for the client tests (`tests/client/`): echo, a tool that reports progress
-//! and logs, one that asks the user, and one that exits the process mid-call.
+//! and logs, one that asks the user, and one that exits the process mid-call. With `--chain`,
+//! the router and middleware chain of `chain.rs` instead.
+
+mod chain;
 
 use phantom::prelude::*;
 use serde_json::Value;
@@ -45,5 +48,8 @@ impl Desk {
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
+    if std::env::args().any(|a| a == "--chain") {
+        return phantom::stdio::run_with_config(chain::Chained::default(), chain::config()).await;
+    }
     phantom::stdio::run(Desk).await
 }

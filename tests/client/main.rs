@@ -6,7 +6,11 @@
 #[path = "../http/support.rs"]
 mod support;
 
+#[allow(dead_code, unreachable_pub)]
+#[path = "../bin/chain.rs"]
+mod chain;
 mod gateway;
+mod middleware;
 mod others;
 
 use std::sync::{Arc, Mutex};

@@ -189,14 +189,26 @@ impl TestServer {
 
     /// Legacy `initialize` at `version`, then `notifications/initialized`; the session id.
     pub(crate) async fn initialize(&self, version: &str) -> String {
-        let reply = self.post(&initialize_request(version)).send().await;
+        self.initialize_as(version, None).await
+    }
+
+    /// [`initialize`](Self::initialize) with `Authorization: <authorization>` on both requests.
+    pub(crate) async fn initialize_with(&self, version: &str, authorization: &str) -> String {
+        self.initialize_as(version, Some(authorization)).await
+    }
+
+    async fn initialize_as(&self, version: &str, authorization: Option<&str>) -> String {
+        let with = |call: Call| match authorization {
+            Some(a) => call.header("authorization", a),
+            None => call,
+        };
+        let reply = with(self.post(&initialize_request(version))).send().await;
         assert_eq!(reply.status, StatusCode::OK, "initialize");
         let session = reply
             .session_id()
             .expect("initialize assigns Mcp-Session-Id");
         let _ = reply.text().await;
-        let ack = self
-            .post_in(&session, &notification("notifications/initialized"))
+        let ack = with(self.post_in(&session, &notification("notifications/initialized")))
             .send()
             .await;
         assert_eq!(

@@ -11,13 +11,22 @@ use crate::extract::Context;
 use crate::input::{Binding, Engine, Exchange, Interrupt, Unavailable, interruptible, open, seal};
 use crate::kernel::{Body, Failure, invalid, parse_params};
 use crate::protocol::{ErrorObject, Method, codes};
-use crate::server::{Call, Outcome, Server};
+use crate::server::Server;
+use crate::server::middleware::{Answer, Call, Middleware, Next};
 use crate::session::{ListKind, Request, Session};
 use crate::{completion, prompts, resources, skills, tasks, tools};
 
+/// The end of a middleware chain, its lifetimes tied to one `'a`.
+fn ending<'a, F>(f: F) -> F
+where
+    F: Fn(Call<'a>) -> crate::kernel::BoxFuture<'a, Answer> + Send + Sync + 'a,
+{
+    f
+}
+
 impl<S: Server> Dispatcher<S> {
     /// Routes a method both eras share to the room that serves it, inside the configured
-    /// [`Middleware`](crate::middleware::Middleware) when there is one.
+    /// [`Middleware`](crate::middleware::Middleware) chain when there is one.
     pub(crate) async fn feature(
         &self,
         method: Method,
@@ -37,30 +46,40 @@ impl<S: Server> Dispatcher<S> {
         };
         // `routed` is built at each await: a future kept in a variable and awaited later is
         // stored twice in this one's state.
-        let Some(middleware) = &self.inner.config.middleware else {
+        let config = &self.inner.config;
+        if config.middleware.is_empty() && config.tool_middleware.is_empty() {
             return self.routed(method, params, cx, out.named, &exchange).await;
-        };
+        }
         let head = ParamsHead::read(params);
         let name = head
             .name
             .or(head.uri)
             .and_then(|raw| serde_json::from_str::<&str>(raw.get()).ok());
-        let call = Call {
-            method,
-            name,
-            session,
-            request,
+        let own = (method == Method::ToolsCall)
+            .then(|| name.and_then(|n| config.tool_middleware.get(n)))
+            .flatten();
+        let chain: std::borrow::Cow<'_, [Arc<dyn Middleware>]> = match own {
+            None => std::borrow::Cow::Borrowed(&config.middleware),
+            Some(own) => {
+                std::borrow::Cow::Owned(config.middleware.iter().chain(own).cloned().collect())
+            }
         };
-        let result = match middleware.before(&call).await {
-            Ok(()) => self.routed(method, params, cx, out.named, &exchange).await,
-            Err(refused) => Err(Failure::from(refused)),
-        };
-        let outcome = match &result {
-            Ok(_) => Outcome::Ok,
-            Err(f) => Outcome::Error(&f.error),
-        };
-        middleware.after(&call, outcome).await;
-        result
+        if chain.is_empty() {
+            return self.routed(method, params, cx, out.named, &exchange).await;
+        }
+        let exchange = &exchange;
+        let end = ending(move |call: Call<'_>| {
+            Box::pin(async move {
+                // Arguments a middleware rewrote are read again from the params.
+                let named = if call.rewritten() { None } else { out.named };
+                Answer(
+                    self.routed(method, call.params(), cx, named, exchange)
+                        .await,
+                )
+            }) as crate::kernel::BoxFuture<'_, Answer>
+        });
+        let call = Call::new(method, name, session, request, params);
+        Next::new(&chain, &end).run(call).await.0
     }
 
     /// Where a request's input comes from: its era's engine for the three methods whose handlers

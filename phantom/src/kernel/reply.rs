@@ -28,6 +28,8 @@ pub enum Status {
     InsufficientScope(Box<WwwAuthenticate>),
     /// 404 from `connect`: the session is gone.
     SessionNotFound,
+    /// 429 with `Retry-After: <seconds>`: a rate limit refused the request.
+    TooManyRequests(u64),
 }
 
 /// One reply to send: a serialized JSON-RPC response and how to send it.

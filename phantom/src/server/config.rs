@@ -25,8 +25,10 @@ pub struct Config {
     pub cache_ttl_ms: u64,
     /// `cacheScope` of those results (default `private`).
     pub cache_scope: CacheScope,
-    /// Hooks around every feature request (default none).
-    pub middleware: Option<Arc<dyn Middleware>>,
+    /// The middleware chain around every feature request, outermost first (default none).
+    pub middleware: Vec<Arc<dyn Middleware>>,
+    /// Each tool's own middleware, run inside the chain for its calls only (default none).
+    pub tool_middleware: std::collections::HashMap<String, Vec<Arc<dyn Middleware>>>,
     /// Whether `tools/list` spells tool schemas portably (default `true`): schemars' integer
     /// formats (`"format": "uint32"`, …) become `minimum`/`maximum`, and `type` arrays
     /// (`["integer", "null"]`) become `anyOf` branches. `false` lists schemas exactly as schemars
@@ -73,7 +75,8 @@ impl std::fmt::Debug for Config {
             .field("page_size", &self.page_size)
             .field("cache_ttl_ms", &self.cache_ttl_ms)
             .field("cache_scope", &self.cache_scope)
-            .field("middleware", &self.middleware.is_some())
+            .field("middleware", &self.middleware.len())
+            .field("tool_middleware", &self.tool_middleware.len())
             .field("portable_schemas", &self.portable_schemas)
             .field("state_ttl", &self.state_ttl)
             .field("state_limit", &self.state_limit)
@@ -91,7 +94,8 @@ impl Default for Config {
             page_size: crate::session::DEFAULT_PAGE_SIZE,
             cache_ttl_ms: 0,
             cache_scope: CacheScope::Private,
-            middleware: None,
+            middleware: Vec::new(),
+            tool_middleware: std::collections::HashMap::new(),
             portable_schemas: true,
             state_key: StateKey::random(),
             state_ttl: Duration::from_secs(600),
@@ -215,10 +219,22 @@ impl Config {
         self
     }
 
-    /// Runs `middleware` around every feature request.
+    /// Adds `middleware` to the chain around every feature request, inside those added
+    /// before it (the first added is the outermost).
     #[must_use]
     pub fn middleware(mut self, middleware: impl Middleware) -> Self {
-        self.middleware = Some(Arc::new(middleware));
+        self.middleware.push(Arc::new(middleware));
+        self
+    }
+
+    /// Adds `middleware` around the calls of the tool named `tool` only (declared, added,
+    /// merged or remote), inside the whole chain and inside this tool's middleware added before.
+    #[must_use]
+    pub fn tool_middleware(mut self, tool: impl Into<String>, middleware: impl Middleware) -> Self {
+        self.tool_middleware
+            .entry(tool.into())
+            .or_default()
+            .push(Arc::new(middleware));
         self
     }
 

@@ -8,7 +8,7 @@ pub use crate::kernel::{Cursor, Page};
 pub use config::Config;
 #[cfg(feature = "fuzzing")]
 pub(crate) use config::DEFAULT_JSON_DEPTH;
-pub(crate) use middleware::{Call, Middleware, Outcome};
+pub(crate) use middleware::Middleware;
 
 use std::future::Future;
 

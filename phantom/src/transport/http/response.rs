@@ -71,6 +71,7 @@ fn status_of(reply: &Reply) -> StatusCode {
         Status::MethodNotFound | Status::SessionNotFound => StatusCode::NOT_FOUND,
         Status::Unauthorized(_) => StatusCode::UNAUTHORIZED,
         Status::Forbidden | Status::InsufficientScope(_) => StatusCode::FORBIDDEN,
+        Status::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
     }
 }
 
@@ -85,6 +86,10 @@ pub(super) fn reply_response(reply: Reply) -> Response {
     let mut resp = json_response(status, reply.body);
     if let Some(c) = challenge {
         resp.headers_mut().insert(header::WWW_AUTHENTICATE, c);
+    }
+    if let Status::TooManyRequests(secs) = reply.status {
+        resp.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(secs.max(1)));
     }
     resp
 }
