@@ -36,7 +36,7 @@ impl Chained {
     #[tool]
     async fn flaky(&self) -> Result<String, String> {
         let n = self.flaky_calls.fetch_add(1, Ordering::SeqCst);
-        if n % 2 == 0 {
+        if n.is_multiple_of(2) {
             Err(format!("call {n} failed"))
         } else {
             Ok(format!("call {n} worked"))

@@ -191,7 +191,7 @@ async fn a_timeout_cuts_a_slow_tool_off_and_its_ctx_hears_it() {
             "{era:?}: cut off"
         );
         assert!(cut.is_error, "{era:?}: {cut:?}");
-        assert_eq!(cut.text(), "Tool `slow` timed out after 200 ms", "{era:?}");
+        assert_eq!(cut.text(), "Tool `slow` timed out after 200ms", "{era:?}");
         for _ in 0..100 {
             if told.load(Ordering::SeqCst) {
                 break;

@@ -193,6 +193,7 @@ impl TestServer {
     }
 
     /// [`initialize`](Self::initialize) with `Authorization: <authorization>` on both requests.
+    #[allow(dead_code)] // `tests/client/` uses it
     pub(crate) async fn initialize_with(&self, version: &str, authorization: &str) -> String {
         self.initialize_as(version, Some(authorization)).await
     }

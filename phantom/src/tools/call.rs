@@ -219,7 +219,7 @@ fn check_arguments<S>(entry: &ToolEntry<S>, args: &Args<'_>) -> Result<(), Strin
 }
 
 /// `30s`, `500ms`, `2m`: a time limit as `#[tool(timeout)]` spells it.
-fn human(d: std::time::Duration) -> String {
+pub(crate) fn human(d: std::time::Duration) -> String {
     let ms = d.as_millis();
     if ms.is_multiple_of(60_000) {
         format!("{}m", ms / 60_000)

@@ -9,6 +9,7 @@ use super::{Answer, Call, Middleware, Next};
 use crate::error::Error;
 use crate::kernel::BoxFuture;
 use crate::protocol::Method;
+use crate::tools::human;
 
 /// Cuts a request off at its time limit: a tool's own ([`tool`](Self::tool)), else its method's
 /// ([`method`](Self::method)), else every request's ([`all`](Self::all)). The handler is dropped —
@@ -74,14 +75,6 @@ impl Timeout {
                     .map(|(_, d)| *d)
             })
             .or(self.all)
-    }
-}
-
-fn human(d: Duration) -> String {
-    if d.as_millis() % 1000 == 0 {
-        format!("{} s", d.as_secs())
-    } else {
-        format!("{} ms", d.as_millis())
     }
 }
 
