@@ -90,6 +90,39 @@ async fn main() -> std::io::Result<()> {
         };
         return phantom::http::serve_listener(listener, Echo, config, shutdown).await;
     }
+    if let Ok(chain) = std::env::var("MIDDLEWARE") {
+        // `MIDDLEWARE=rate,audit`: the chain's cost, with a rate limit no request reaches and an
+        // access log (written to stderr when `AUDIT_LOG=1`).
+        if std::env::var("AUDIT_LOG").as_deref() == Ok("1") {
+            tracing_subscriber::fmt()
+                .with_writer(std::io::stderr)
+                .init();
+        }
+        let mut config = phantom::Config::default();
+        for name in chain.split(',') {
+            config = match name {
+                "rate" => {
+                    config.middleware(phantom::middleware::RateLimit::per_second(1e9, 1 << 30))
+                }
+                "audit" => config.middleware(phantom::middleware::Audit::new()),
+                other => {
+                    return Err(std::io::Error::other(format!(
+                        "MIDDLEWARE names `rate` and `audit`, not `{other}`"
+                    )));
+                }
+            };
+        }
+        let listener = tokio::net::TcpListener::bind(&addr).await?;
+        let http = phantom::http::HttpConfig::default()
+            .stateless(stateless)
+            .config(config);
+        let shutdown = async {
+            if tokio::signal::ctrl_c().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        };
+        return phantom::http::serve_listener(listener, Echo, http, shutdown).await;
+    }
     if !stateless {
         return phantom::serve(Echo, addr).await;
     }

@@ -71,8 +71,19 @@ impl Answer {
 
     /// Whether it is a tool result with `isError: true`.
     pub fn is_tool_error(&self) -> bool {
-        self.to_json()
-            .is_some_and(|v| v.get("isError") == Some(&Value::Bool(true)))
+        #[derive(serde::Deserialize)]
+        struct Flag {
+            #[serde(rename = "isError", default)]
+            is_error: bool,
+        }
+        // Read without building the result: only its `isError` member is decoded.
+        let flag = |text: &str| serde_json::from_str::<Flag>(text).is_ok_and(|f| f.is_error);
+        match self.0.as_ref() {
+            Ok(Body::Map(map)) => map.get("isError") == Some(&Value::Bool(true)),
+            Ok(Body::Object(text)) => text.contains("\"isError\"") && flag(text),
+            Ok(Body::Members(text)) => text.contains("\"isError\"") && flag(&format!("{{{text}}}")),
+            _ => false,
+        }
     }
 
     /// The size of the result's JSON, in bytes (an error: 0).
