@@ -14,7 +14,7 @@ use crate::tools::human;
 /// Cuts a request off at its time limit: a tool's own ([`tool`](Self::tool)), else its method's
 /// ([`method`](Self::method)), else every request's ([`all`](Self::all)). The handler is dropped —
 /// its [`Ctx::cancelled`](crate::Ctx::cancelled) resolves for a clone it handed off — and the
-/// client gets, for a tool, the tool error `Tool `<name>` timed out after <limit>` (as
+/// client gets, for a tool, the tool error ``Tool `<name>` timed out after <limit>`` (as
 /// `#[tool(timeout = "30s")]` answers), for another method a `-32603` naming the method and the limit.
 /// Unlike `#[tool(timeout = "30s")]`, the time a legacy handler waits for the client's input counts.
 ///
@@ -37,7 +37,7 @@ pub struct Timeout {
 }
 
 impl Timeout {
-    /// No limits yet.
+    /// A `Timeout` that cuts nothing off until a limit is set.
     pub fn new() -> Self {
         Self::default()
     }
