@@ -5,7 +5,8 @@
 //! sessions), [`RedisEventStore`] (SSE events for `Last-Event-ID`), [`RedisReplyBus`] (clients'
 //! answers to elicitation, sampling and roots), [`RedisBus`] (list changes, resource updates,
 //! task updates and cancellations), [`RedisSubscriptions`], [`RedisTaskStore`] and
-//! [`RedisRegistryStore`] (the entries runtime registration disabled) — and
+//! [`RedisRegistryStore`] (the entries runtime registration disabled), [`RedisRateStore`] and
+//! [`RedisCacheStore`] (the rate-limit buckets and the response cache of the middleware) — and
 //! [`HttpConfig::backend`](phantom::http::HttpConfig::backend) installs them:
 //!
 //! ```no_run
@@ -38,15 +39,19 @@ use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
 use redis::cluster_async::ClusterConnection;
 
 mod bus;
+mod cache;
 mod events;
 mod pubsub;
+mod rates;
 mod registry;
 mod replies;
 mod sessions;
 mod tasks;
 
 pub use bus::{RedisBus, RedisSubscriptions};
+pub use cache::RedisCacheStore;
 pub use events::RedisEventStore;
+pub use rates::RedisRateStore;
 pub use registry::RedisRegistryStore;
 pub use replies::RedisReplyBus;
 pub use sessions::RedisSessionStore;
@@ -162,7 +167,9 @@ impl Redis {
             .bus(RedisBus::new(self.clone()).await?)
             .subscriptions(RedisSubscriptions::new(self.clone()))
             .tasks(RedisTaskStore::new(self.clone()))
-            .registry(RedisRegistryStore::new(self.clone())))
+            .registry(RedisRegistryStore::new(self.clone()))
+            .rates(RedisRateStore::new(self.clone()))
+            .cache(RedisCacheStore::new(self.clone())))
     }
 
     fn pubsub_client(&self) -> redis::Client {

@@ -41,7 +41,8 @@ pub use transport::stdio;
 /// ([`Config::middleware`]).
 pub mod middleware {
     pub use crate::server::middleware::{
-        Answer, Audit, Call, Middleware, Next, Outcome, RateKey, RateLimit, SizeLimit, Timeout,
+        Answer, Attach, Audit, Call, Middleware, Next, Outcome, RateKey, RateLimit, ResponseCache,
+        SizeLimit, Timeout,
     };
 }
 

@@ -9,6 +9,8 @@ mod support;
 #[allow(dead_code, unreachable_pub)]
 #[path = "../bin/chain.rs"]
 mod chain;
+
+mod cache;
 mod gateway;
 mod middleware;
 mod others;

@@ -106,3 +106,15 @@ async fn the_memory_registry_store_keeps_the_contract() {
     let store = Arc::new(phantom::store::MemoryRegistryStore::new());
     phantom::testing::contract::registry_store(Arc::clone(&store), store).await;
 }
+
+#[tokio::test]
+async fn the_memory_rate_store_keeps_the_contract() {
+    let store = Arc::new(phantom::store::MemoryRateStore::new());
+    phantom::testing::contract::rate_store(Arc::clone(&store), store).await;
+}
+
+#[tokio::test]
+async fn the_memory_cache_store_keeps_the_contract() {
+    let store = Arc::new(phantom::store::MemoryCacheStore::new());
+    phantom::testing::contract::cache_store(Arc::clone(&store), store).await;
+}

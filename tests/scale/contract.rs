@@ -1,10 +1,11 @@
-//! The public session, event, task, reply and registry contracts against Redis, on one server
+//! The public session, event, task, rate-limit, cache, reply and registry contracts against Redis, on one server
 //! and on a three-master Redis Cluster.
 
 use std::time::Duration;
 
 use phantom_redis::{
-    Redis, RedisEventStore, RedisRegistryStore, RedisReplyBus, RedisSessionStore, RedisTaskStore,
+    Redis, RedisCacheStore, RedisEventStore, RedisRateStore, RedisRegistryStore, RedisReplyBus,
+    RedisSessionStore, RedisTaskStore,
 };
 use phantom_tests::redis::{RedisCluster, RedisServer};
 
@@ -32,6 +33,16 @@ async fn contracts(a: Redis, b: Redis) {
     phantom::testing::contract::registry_store(
         RedisRegistryStore::new(a.clone()),
         RedisRegistryStore::new(b.clone()),
+    )
+    .await;
+    phantom::testing::contract::rate_store(
+        RedisRateStore::new(a.clone()),
+        RedisRateStore::new(b.clone()),
+    )
+    .await;
+    phantom::testing::contract::cache_store(
+        RedisCacheStore::new(a.clone()),
+        RedisCacheStore::new(b.clone()),
     )
     .await;
     phantom::testing::contract::reply_bus(

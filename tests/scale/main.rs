@@ -9,6 +9,7 @@ mod support;
 
 mod changes;
 mod contract;
+mod middleware;
 mod registry;
 mod replies;
 mod sessions;

@@ -113,6 +113,14 @@ impl<S: Server> Dispatcher<S> {
         let server_info = serde_json::to_string(&router.info.implementation()).unwrap_or_default();
         let node = Node::new(Arc::clone(&config.reply_bus), config.reply_timeout);
         let attached = config.notifier.attach();
+        let attach = crate::server::middleware::Attach::of(&config);
+        for middleware in config
+            .middleware
+            .iter()
+            .chain(config.tool_middleware.values().flatten())
+        {
+            middleware.attach(&attach);
+        }
         Self {
             inner: Arc::new(Inner {
                 server,

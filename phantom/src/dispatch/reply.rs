@@ -71,6 +71,7 @@ impl<S: Server> Dispatcher<S> {
         }
         out.push_str(",\"result\":{");
         let mut has_meta = false;
+        let mut has_hints = false;
         let members = match body {
             Body::Members(text) => text,
             Body::Object(mut text) => {
@@ -80,6 +81,8 @@ impl<S: Server> Dispatcher<S> {
             }
             Body::Map(mut map) | Body::InputRequired(mut map) | Body::Task(mut map) => {
                 has_meta = map.contains_key("_meta");
+                // A result from a response cache carries its entry's remaining life.
+                has_hints = map.contains_key("ttlMs");
                 // A `_meta` of the handler's own is merged with serverInfo below.
                 if let (Some(envelope), Some(Value::Object(meta))) = (&modern, map.get_mut("_meta"))
                 {
@@ -107,8 +110,9 @@ impl<S: Server> Dispatcher<S> {
                 envelope.result_type.as_str()
             );
             // A result that set its own hints (a skill's `Skill::cache`) keeps them.
-            let own_hints = matches!(envelope.method, Method::SkillsList | Method::SkillsGet)
-                && members.contains("\"ttlMs\":");
+            let own_hints = has_hints
+                || (matches!(envelope.method, Method::SkillsList | Method::SkillsGet)
+                    && members.contains("\"ttlMs\":"));
             if envelope.method.cacheable()
                 && envelope.result_type == ResultType::Complete
                 && !own_hints

@@ -8,7 +8,8 @@ use crate::input::StateKey;
 use crate::protocol::cache::CacheScope;
 use crate::store::notifier::Notifier;
 use crate::store::{
-    MemoryReplyBus, MemorySubscriptions, RegistryStore, ReplyBus, SubscriptionStore,
+    CacheStore, MemoryCacheStore, MemoryRateStore, MemoryReplyBus, MemorySubscriptions, RateStore,
+    RegistryStore, ReplyBus, SubscriptionStore,
 };
 
 /// The default [`Config::json_depth`].
@@ -67,6 +68,13 @@ pub struct Config {
     /// (default none: each node keeps its own). With a store, a node loads them before its
     /// first request and again whenever a list changes anywhere.
     pub registry_store: Option<Arc<dyn RegistryStore>>,
+    /// Where [`RateLimit`](crate::middleware::RateLimit) keeps its buckets (default in memory:
+    /// each node counts alone). `phantom_redis::backend` shares them, so a limit holds across
+    /// nodes.
+    pub rate_store: Arc<dyn RateStore>,
+    /// Where [`ResponseCache`](crate::middleware::ResponseCache) keeps answers (default in
+    /// memory). `phantom_redis::backend` shares them across nodes.
+    pub cache_store: Arc<dyn CacheStore>,
 }
 
 impl std::fmt::Debug for Config {
@@ -109,6 +117,8 @@ impl Default for Config {
             json_depth: DEFAULT_JSON_DEPTH,
             bearer_auth: None,
             registry_store: None,
+            rate_store: Arc::new(MemoryRateStore::new()),
+            cache_store: Arc::new(MemoryCacheStore::new()),
         }
     }
 }
@@ -216,6 +226,22 @@ impl Config {
     #[must_use]
     pub fn page_size(mut self, n: usize) -> Self {
         self.page_size = n.max(1);
+        self
+    }
+
+    /// Keeps [`RateLimit`](crate::middleware::RateLimit)'s buckets in `store`
+    /// ([`Config::rate_store`](Config#structfield.rate_store)).
+    #[must_use]
+    pub fn rate_store(mut self, store: impl RateStore) -> Self {
+        self.rate_store = Arc::new(store);
+        self
+    }
+
+    /// Keeps [`ResponseCache`](crate::middleware::ResponseCache)'s answers in `store`
+    /// ([`Config::cache_store`](Config#structfield.cache_store)).
+    #[must_use]
+    pub fn cache_store(mut self, store: impl CacheStore) -> Self {
+        self.cache_store = Arc::new(store);
         self
     }
 

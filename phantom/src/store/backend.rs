@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use super::{
-    EventStore, NotificationBus, RegistryStore, ReplyBus, SessionStore, SubscriptionStore,
-    TaskStore,
+    CacheStore, EventStore, NotificationBus, RateStore, RegistryStore, ReplyBus, SessionStore,
+    SubscriptionStore, TaskStore,
 };
 
 /// The shared seams of a node. A seam left `None` keeps the in-memory default, which serves one
@@ -32,6 +32,10 @@ pub struct Backend {
     pub tasks: Option<Arc<dyn TaskStore>>,
     /// Which entries runtime registration disabled ([`Config::registry_store`](crate::Config)).
     pub registry: Option<Arc<dyn RegistryStore>>,
+    /// [`RateLimit`](crate::middleware::RateLimit)'s token buckets ([`Config::rate_store`](crate::Config)).
+    pub rates: Option<Arc<dyn RateStore>>,
+    /// [`ResponseCache`](crate::middleware::ResponseCache)'s answers ([`Config::cache_store`](crate::Config)).
+    pub cache: Option<Arc<dyn CacheStore>>,
 }
 
 impl std::fmt::Debug for Backend {
@@ -44,6 +48,8 @@ impl std::fmt::Debug for Backend {
             .field("subscriptions", &self.subscriptions.is_some())
             .field("tasks", &self.tasks.is_some())
             .field("registry", &self.registry.is_some())
+            .field("rates", &self.rates.is_some())
+            .field("cache", &self.cache.is_some())
             .finish()
     }
 }
@@ -100,6 +106,20 @@ impl Backend {
     #[must_use]
     pub fn registry(mut self, store: impl RegistryStore) -> Self {
         self.registry = Some(Arc::new(store));
+        self
+    }
+
+    /// With this store of rate-limit buckets.
+    #[must_use]
+    pub fn rates(mut self, store: impl RateStore) -> Self {
+        self.rates = Some(Arc::new(store));
+        self
+    }
+
+    /// With this store of cached answers.
+    #[must_use]
+    pub fn cache(mut self, store: impl CacheStore) -> Self {
+        self.cache = Some(Arc::new(store));
         self
     }
 }

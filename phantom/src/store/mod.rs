@@ -3,7 +3,8 @@
 //! Every seam a node shares with the others is here, as a trait over serializable values with an
 //! in-memory implementation (the default) and a contract suite
 //! ([`testing::contract`](crate::testing::contract)): [`SessionStore`], [`EventStore`],
-//! [`ReplyBus`], [`NotificationBus`], [`SubscriptionStore`] and [`TaskStore`]. The
+//! [`ReplyBus`], [`NotificationBus`], [`SubscriptionStore`], [`TaskStore`], [`RegistryStore`],
+//! and the middleware's [`RateStore`] and [`CacheStore`]. The
 //! `phantom-redis` crate implements them on Redis.
 
 use crate::kernel::Locked as _;
@@ -14,9 +15,11 @@ use std::time::Duration;
 use crate::kernel::BoxFuture;
 mod backend;
 mod bus;
+mod cache;
 mod events;
 pub(crate) mod notifier;
 
+mod rates;
 mod registry;
 mod sessions;
 mod tasks;
@@ -25,7 +28,9 @@ pub use backend::Backend;
 pub use bus::{
     BusEvent, Change, MemoryBus, MemorySubscriptions, NotificationBus, SubscriptionStore,
 };
+pub use cache::{CacheStore, Cached, MemoryCacheStore};
 pub use events::{EventStore, MemoryEventStore, Replay, StoredEvent};
+pub use rates::{Bucket, MemoryRateStore, RateStore};
 pub use registry::{MemoryRegistryStore, RegistryStore};
 pub use sessions::{MemorySessionStore, SessionRecord, SessionStore};
 pub use tasks::{MemoryTaskStore, Owner, StoredTask, TaskStore, new_task_id};

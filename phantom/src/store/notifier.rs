@@ -6,6 +6,11 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::StoreError;
 use super::bus::{Change, MemoryBus, NotificationBus};
+use crate::kernel::{BoxFuture, Locked as _};
+
+/// Runs on the publishing node before a change goes onto the bus (a response cache drops what
+/// the change makes stale, so the publisher's next read already misses).
+pub(crate) type PublishHook = Arc<dyn Fn(&Change) -> BoxFuture<'static, ()> + Send + Sync>;
 
 /// Announces changes to the clients that listen: list changes to every stream that may see the
 /// list, resource updates to the streams subscribed to the resource.
@@ -64,6 +69,8 @@ struct Shared {
     served: AtomicUsize,
     /// Whether the lost change was logged already.
     warned: AtomicBool,
+    /// What runs before each publish.
+    hooks: std::sync::Mutex<Vec<PublishHook>>,
 }
 
 impl std::fmt::Debug for Notifier {
@@ -107,6 +114,7 @@ impl Notifier {
                 in_process,
                 served: AtomicUsize::new(0),
                 warned: AtomicBool::new(false),
+                hooks: std::sync::Mutex::default(),
             }),
         }
     }
@@ -126,6 +134,11 @@ impl Notifier {
         Attached {
             shared: Arc::clone(&self.shared),
         }
+    }
+
+    /// Runs `hook` before every change published through this notifier (any clone).
+    pub(crate) fn on_publish(&self, hook: PublishHook) {
+        self.shared.hooks.locked().push(hook);
     }
 
     /// Logs, once per bus, a change that nothing served can hear.
@@ -149,6 +162,10 @@ impl Notifier {
     /// Publishes a change.
     pub async fn publish(&self, change: Change) -> Result<(), StoreError> {
         self.warn_if_unheard(&change);
+        let hooks = self.shared.hooks.locked().clone();
+        for hook in hooks {
+            hook(&change).await;
+        }
         self.shared.bus.publish(&change).await
     }
 

@@ -52,6 +52,14 @@ impl Answer {
         self.0.is_ok()
     }
 
+    /// Whether it is a final result: not an error, an `input_required` round or a task.
+    pub(crate) fn is_final_result(&self) -> bool {
+        matches!(
+            self.0,
+            Ok(Body::Map(_) | Body::Members(_) | Body::Object(_))
+        )
+    }
+
     /// The JSON-RPC error, when it is one.
     pub fn as_error(&self) -> Option<&ErrorObject> {
         self.0.as_ref().err().map(|f| &f.error)

@@ -10,10 +10,11 @@
 //! ([`Config::tool_middleware`](crate::Config::tool_middleware)) runs inside it, for that tool
 //! only. With none configured there is no chain: the request goes straight to its room.
 //!
-//! The built-ins: [`RateLimit`], [`Timeout`], [`Audit`] and [`SizeLimit`].
+//! The built-ins: [`RateLimit`], [`ResponseCache`], [`Timeout`], [`Audit`] and [`SizeLimit`].
 
 mod answer;
 mod audit;
+mod cache;
 mod limit;
 mod rate;
 mod timeout;
@@ -26,6 +27,7 @@ use serde_json::value::RawValue;
 
 pub use answer::Answer;
 pub use audit::Audit;
+pub use cache::ResponseCache;
 pub use limit::SizeLimit;
 pub use rate::{RateKey, RateLimit};
 pub use timeout::Timeout;
@@ -34,6 +36,32 @@ use crate::error::Error;
 use crate::kernel::BoxFuture;
 use crate::protocol::{ErrorObject, Method};
 use crate::session::{Request, Session};
+use crate::store::notifier::Notifier;
+use crate::store::{CacheStore, RateStore};
+
+/// What a served router hands each middleware of its chain once, when it is built
+/// ([`Middleware::attach`]): the config's notifier and the stores a middleware may share with
+/// the other nodes.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Attach<'a> {
+    /// The served notifier ([`Config::notifier`](crate::Config#structfield.notifier)).
+    pub notifier: &'a Notifier,
+    /// [`Config::rate_store`](crate::Config#structfield.rate_store).
+    pub rate_store: &'a Arc<dyn RateStore>,
+    /// [`Config::cache_store`](crate::Config#structfield.cache_store).
+    pub cache_store: &'a Arc<dyn CacheStore>,
+}
+
+impl<'a> Attach<'a> {
+    pub(crate) fn of(config: &'a crate::Config) -> Self {
+        Self {
+            notifier: &config.notifier,
+            rate_store: &config.rate_store,
+            cache_store: &config.cache_store,
+        }
+    }
+}
 
 /// One feature request as middleware sees it: after `connect`, before the method runs.
 #[derive(Debug, Clone)]
@@ -191,6 +219,13 @@ impl<'a> Next<'a> {
 /// }
 /// ```
 pub trait Middleware: Send + Sync + 'static {
+    /// Called once for each router served with this middleware, when it is built, with the
+    /// served config's notifier and shared stores (the built-ins take their stores here).
+    /// Default: nothing.
+    fn attach(&self, node: &Attach<'_>) {
+        let _ = node;
+    }
+
     /// Around every feature request. Default: `before`; if it let the request through, the
     /// typed hook of the method (or `next` for one without); then `after` with the outcome.
     fn on_request<'a>(&'a self, call: Call<'a>, next: Next<'a>) -> BoxFuture<'a, Answer> {

@@ -1,15 +1,15 @@
 //! [`RateLimit`]: a token bucket per caller.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use serde_json::json;
 
-use super::{Answer, Call, Middleware, Next};
+use super::{Answer, Attach, Call, Middleware, Next};
 use crate::error::Error;
-use crate::kernel::{BoxFuture, Locked as _};
+use crate::kernel::BoxFuture;
 use crate::protocol::Method;
+use crate::store::{Bucket, MemoryRateStore, RateStore};
 
 /// Whose bucket a request takes a token from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -32,7 +32,11 @@ pub enum RateKey {
 /// (`{"rateLimit": {"perSecond", "burst", "key", "scope"}, "retryAfterMs"}`).
 ///
 /// By default every feature request counts; [`method`](Self::method) and [`tool`](Self::tool)
-/// narrow it. The buckets are this process's (one node).
+/// narrow it. The buckets live in the served config's
+/// [`rate_store`](crate::Config#structfield.rate_store): in memory by default (each node counts
+/// alone), in Redis with `phantom_redis::backend` (the limit holds across every node). When that
+/// store cannot be reached, requests are let through (the limit fails open, so an outage of the
+/// store is not an outage of the app) and a `warn` is logged once per outage.
 ///
 /// ```
 /// use phantom::middleware::{RateKey, RateLimit};
@@ -48,11 +52,9 @@ pub struct RateLimit {
     key: RateKey,
     methods: Vec<Method>,
     tools: Vec<String>,
-    buckets: Mutex<HashMap<String, (f64, Instant)>>,
+    store: OnceLock<Arc<dyn RateStore>>,
+    warned: AtomicBool,
 }
-
-/// Buckets kept at most; past it the full ones are dropped (a full bucket is the default).
-const BUCKETS: usize = 100_000;
 
 impl RateLimit {
     /// `burst` requests at once, refilled at `per_second` (a rate of 0 refills never).
@@ -63,7 +65,8 @@ impl RateLimit {
             key: RateKey::default(),
             methods: Vec::new(),
             tools: Vec::new(),
-            buckets: Mutex::default(),
+            store: OnceLock::new(),
+            warned: AtomicBool::new(false),
         }
     }
 
@@ -117,28 +120,26 @@ impl RateLimit {
         }
     }
 
-    /// Takes a token from `who`'s bucket: `Err(wait)` when it is empty.
-    fn take(&self, who: String) -> Result<(), Duration> {
-        let now = Instant::now();
-        let burst = f64::from(self.burst);
-        let mut buckets = self.buckets.locked();
-        if buckets.len() >= BUCKETS {
-            let per_second = self.per_second;
-            buckets.retain(|_, (tokens, at)| {
-                *tokens + now.duration_since(*at).as_secs_f64() * per_second < burst
-            });
+    /// Takes a token from `who`'s bucket: `Some(wait)` when it is empty; `None` too when the
+    /// store cannot be reached (fail open, logged once per outage).
+    async fn take(&self, who: &str) -> Option<std::time::Duration> {
+        let store = self.store.get_or_init(|| Arc::new(MemoryRateStore::new()));
+        let bucket = Bucket {
+            burst: self.burst,
+            per_second: self.per_second,
+        };
+        match store.take(who, bucket).await {
+            Ok(wait) => {
+                self.warned.store(false, Ordering::Relaxed);
+                wait
+            }
+            Err(e) => {
+                if !self.warned.swap(true, Ordering::Relaxed) {
+                    tracing::warn!(error = %e, "rate limit store unavailable: requests are let through until it is back");
+                }
+                None
+            }
         }
-        let (tokens, at) = buckets.entry(who).or_insert((burst, now));
-        *tokens = (*tokens + now.duration_since(*at).as_secs_f64() * self.per_second).min(burst);
-        *at = now;
-        if *tokens >= 1.0 {
-            *tokens -= 1.0;
-            return Ok(());
-        }
-        if self.per_second == 0.0 {
-            return Err(Duration::from_secs(3600));
-        }
-        Err(Duration::from_secs_f64((1.0 - *tokens) / self.per_second))
     }
 
     fn scope(&self) -> String {
@@ -153,13 +154,33 @@ impl RateLimit {
 }
 
 impl Middleware for RateLimit {
+    fn attach(&self, node: &Attach<'_>) {
+        let _ = self.store.set(Arc::clone(node.rate_store));
+    }
+
     fn on_request<'a>(&'a self, call: Call<'a>, next: Next<'a>) -> BoxFuture<'a, Answer> {
         if !self.applies(&call) {
             return next.run(call);
         }
-        let Err(wait) = self.take(self.who(&call)) else {
-            return next.run(call);
-        };
+        Box::pin(async move {
+            // Limits sharing one store keep apart: the key names the limit, then the caller.
+            let key = format!(
+                "{}/{}s {}|{}",
+                self.burst,
+                self.per_second,
+                self.scope(),
+                self.who(&call)
+            );
+            match self.take(&key).await {
+                None => next.run(call).await,
+                Some(wait) => self.refusal(wait),
+            }
+        })
+    }
+}
+
+impl RateLimit {
+    fn refusal(&self, wait: std::time::Duration) -> Answer {
         let key = match self.key {
             RateKey::Principal => "principal",
             RateKey::Session => "session",
@@ -178,7 +199,6 @@ impl Middleware for RateLimit {
             "rateLimit": {"perSecond": self.per_second, "burst": self.burst, "key": key, "scope": scope},
             "retryAfterMs": retry_ms,
         }));
-        let answer = Answer::too_many_requests(error, retry_ms.div_ceil(1000));
-        Box::pin(std::future::ready(answer))
+        Answer::too_many_requests(error, retry_ms.div_ceil(1000))
     }
 }

@@ -295,7 +295,7 @@ impl HttpConfig {
 
     /// Installs every seam of `backend` (`phantom_redis::backend(url).await?`): sessions and
     /// events here, the reply bus, the notification bus (a new served notifier over it), the
-    /// subscription, task and registry stores in [`HttpConfig::config`]. Seams the backend leaves `None`
+    /// subscription, task, registry, rate-limit and cache stores in [`HttpConfig::config`]. Seams the backend leaves `None`
     /// keep what is set. Call it after [`HttpConfig::config`], which replaces the whole
     /// `Config`; take the notifier for background jobs (`config.config.notifier.clone()`)
     /// after it.
@@ -321,6 +321,12 @@ impl HttpConfig {
         }
         if let Some(registry) = backend.registry {
             self.config.registry_store = Some(registry);
+        }
+        if let Some(rates) = backend.rates {
+            self.config.rate_store = rates;
+        }
+        if let Some(cache) = backend.cache {
+            self.config.cache_store = cache;
         }
         self
     }
