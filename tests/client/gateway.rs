@@ -423,3 +423,66 @@ async fn the_fronts_allow_list_and_the_upstreams_timeout_apply_to_remote_tools()
         client.close().await;
     }
 }
+
+/// Rewrites a call's `text` argument to `mw:<text>`.
+struct Rewrite;
+
+impl phantom::middleware::Middleware for Rewrite {
+    fn on_call_tool<'a>(
+        &'a self,
+        call: phantom::middleware::Call<'a>,
+        next: phantom::middleware::Next<'a>,
+    ) -> phantom::BoxFuture<'a, phantom::middleware::Answer> {
+        let mut arguments = call.arguments().unwrap_or_else(|| json!({}));
+        if let Some(text) = arguments.get("text").and_then(Value::as_str) {
+            arguments["text"] = format!("mw:{text}").into();
+        }
+        next.run(call.with_arguments(arguments))
+    }
+}
+
+#[tokio::test]
+async fn the_fronts_middleware_applies_to_remote_tools() {
+    let upstream = TestServer::start_with(Shop, HttpConfig::default()).await;
+    let config = phantom::Config::default()
+        .middleware(Rewrite)
+        .tool_middleware(
+            "shop_echo",
+            phantom::middleware::RateLimit::per_second(0.0, 2),
+        );
+    let front = Dispatcher::with_config(Front, config.clone());
+    Upstream::http(url(&upstream))
+        .prefix("shop")
+        .mount(&front.registry())
+        .await
+        .expect("mounted");
+    let front = TestServer::start_dispatcher(front, HttpConfig::default().config(config)).await;
+    for era in [Era::Legacy, Era::Modern] {
+        let client = client_of(&front, era, &Heard::default()).await;
+        for _ in 0..2 {
+            let echoed = client
+                .call_tool("shop_echo", json!({"text": "x"}))
+                .await
+                .expect("shop_echo");
+            assert_eq!(
+                echoed.text(),
+                "shop: mw:x",
+                "{era:?}: the front's chain rewrote the remote tool's arguments"
+            );
+        }
+        let limited = client
+            .call_tool("shop_echo", json!({"text": "x"}))
+            .await
+            .expect_err("past the remote tool's own limit");
+        assert_eq!(limited.code(), Some(-32000), "{era:?}: {limited}");
+        for _ in 0..3 {
+            let counted = client.call_tool("shop_count", json!({})).await;
+            assert_eq!(
+                counted.expect("shop_count").text(),
+                "3",
+                "{era:?}: the tool's own middleware is shop_echo's alone"
+            );
+        }
+        client.close().await;
+    }
+}
