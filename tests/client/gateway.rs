@@ -211,8 +211,8 @@ async fn an_upstream_is_served_under_its_prefix_in_both_eras() {
             .expect("read");
         assert_eq!(contents[0]["text"], "item 7", "{era:?}");
         assert_eq!(
-            contents[0]["uri"], "shop:///items/7",
-            "{era:?}: the upstream's own URI"
+            contents[0]["uri"], "shop://shop/items/7",
+            "{era:?}: the URI the client read, not the upstream's own"
         );
         client.close().await;
     }

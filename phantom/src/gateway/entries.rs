@@ -11,7 +11,7 @@ use super::remote::Remote;
 use crate::client::ClientError;
 use crate::completion::{Completer, Completion};
 use crate::extract::Handler;
-use crate::kernel::Failure;
+use crate::kernel::{Body, Failure};
 use crate::prompts::AddedPrompt;
 use crate::protocol::descriptor::raw;
 use crate::registry::Parts;
@@ -77,6 +77,23 @@ pub(super) fn local_uri(remote: &Remote, uri: &str) -> String {
         Some(path) => format!("{scheme}://{p}/{path}"),
         None => format!("{scheme}://{p}.{rest}"),
     }
+}
+
+/// A read's `contents` as the front serves them: each `uri` the front's (what the client asked
+/// for), not the upstream's.
+fn local_contents(remote: &Remote, body: Body) -> Body {
+    let Body::Map(mut map) = body else {
+        return body;
+    };
+    if let Some(Value::Array(contents)) = map.get_mut("contents") {
+        for item in contents {
+            if let Some(uri) = item.get("uri").and_then(Value::as_str) {
+                let local = local_uri(remote, uri);
+                item["uri"] = Value::String(local);
+            }
+        }
+    }
+    Body::Map(map)
 }
 
 /// The upstream's URI for one the front serves (the inverse of [`local_uri`]).
@@ -268,7 +285,10 @@ fn resource(remote: &Arc<Remote>, item: Value, key: &str) -> Option<Arc<AddedRes
     let read: Reader = Arc::new(move |uri, _params, cx| {
         let remote = Arc::clone(&reader_remote);
         let params = json!({"uri": upstream_uri(&remote, uri)});
-        Box::pin(async move { remote.forward("resources/read", params, &cx).await })
+        Box::pin(async move {
+            let body = remote.forward("resources/read", params, &cx).await?;
+            Ok(local_contents(&remote, body))
+        })
     });
     let watcher = Arc::clone(remote);
     let watch: crate::resources::Watch =
