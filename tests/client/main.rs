@@ -10,6 +10,7 @@ mod support;
 #[path = "../bin/chain.rs"]
 mod chain;
 
+mod asks;
 mod cache;
 mod gateway;
 mod middleware;

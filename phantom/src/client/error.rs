@@ -37,6 +37,9 @@ pub enum ClientError {
     /// No answer within the client's request timeout.
     #[error("no answer within {0:?}")]
     Timeout(std::time::Duration),
+    /// The caller cancelled the request ([`Client::cancellable`](super::Client::cancellable)).
+    #[error("cancelled by the caller")]
+    Cancelled,
 }
 
 impl ClientError {

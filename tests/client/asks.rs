@@ -1,0 +1,128 @@
+//! The client's `on_roots` and `on_sample` handlers answer a phantom server's `roots/list` and
+//! `sampling/createMessage`, in a legacy session and in 2026-07-28 rounds; an explicit cancel
+//! (`Client::cancellable`) stops a call and the server's handler.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use phantom::client::{Client, ClientError, Era};
+use phantom::http::HttpConfig;
+use phantom::input::Sample;
+use phantom::prelude::*;
+use serde_json::{Value, json};
+
+use crate::support::TestServer;
+
+/// Asks the client for its roots, and its model for a word; waits to be cancelled.
+#[derive(Clone, Default)]
+struct Asker {
+    stopped: Arc<AtomicBool>,
+}
+
+#[mcp_router(name = "asker", version = "1.0.0")]
+impl Asker {
+    /// The client's roots, by name.
+    #[tool]
+    async fn roots(&self, ctx: Ctx) -> String {
+        let roots = ctx.roots("roots").await;
+        roots
+            .iter()
+            .map(|r| format!("{}={}", r.name.as_deref().unwrap_or("?"), r.uri))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// One word from the client's model.
+    #[tool]
+    async fn word(&self, ctx: Ctx) -> String {
+        let sampled = ctx.sample(Sample::new("word", 5).user("Say one word")).await;
+        format!("{}: {}", sampled.model, sampled.content["text"].as_str().unwrap_or("?"))
+    }
+
+    /// Waits a minute unless cancelled.
+    #[tool]
+    async fn wait(&self, ctx: Ctx) -> String {
+        let stopped = Arc::clone(&self.stopped);
+        tokio::spawn(async move {
+            ctx.cancelled().await;
+            stopped.store(true, Ordering::SeqCst);
+        });
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        "waited".into()
+    }
+}
+
+#[tokio::test]
+async fn roots_and_sampling_are_answered_by_the_handlers_in_both_eras() {
+    let server = TestServer::start_with(Asker::default(), HttpConfig::default()).await;
+    for era in [Era::Legacy, Era::Modern] {
+        let client = Client::http(&format!("http://{}/mcp", server.addr))
+            .era(era)
+            .on_roots(|_| async {
+                json!({"roots": [{"uri": "file:///src", "name": "src"}, {"uri": "file:///docs", "name": "docs"}]})
+            })
+            .on_sample(|request: Value| async move {
+                let asked = request["messages"][0]["content"]["text"].clone();
+                json!({"role": "assistant", "model": "echo-model",
+                       "content": {"type": "text", "text": format!("heard {}", asked.as_str().unwrap_or("?"))}})
+            })
+            .connect()
+            .await
+            .expect("connects");
+        let roots = client.call_tool("roots", json!({})).await.expect("roots");
+        assert_eq!(
+            roots.text(),
+            "src=file:///src,docs=file:///docs",
+            "{era:?}: the on_roots handler's answer"
+        );
+        let word = client.call_tool("word", json!({})).await.expect("word");
+        assert_eq!(
+            word.text(),
+            "echo-model: heard Say one word",
+            "{era:?}: the on_sample handler's answer"
+        );
+        client.close().await;
+    }
+}
+
+#[tokio::test]
+async fn an_explicit_cancel_stops_the_call_and_the_servers_handler() {
+    for era in [Era::Legacy, Era::Modern] {
+        let asker = Asker::default();
+        let stopped = Arc::clone(&asker.stopped);
+        let server = TestServer::start_with(asker, HttpConfig::default()).await;
+        let client = Client::http(&format!("http://{}/mcp", server.addr))
+            .era(era)
+            .connect()
+            .await
+            .expect("connects");
+        let (cancel, cancelled) = tokio::sync::oneshot::channel::<()>();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let _ = cancel.send(());
+        });
+        let started = std::time::Instant::now();
+        let outcome = client
+            .cancellable(client.call_tool("wait", json!({})), async {
+                let _ = cancelled.await;
+            })
+            .await;
+        assert!(
+            matches!(outcome, Err(ClientError::Cancelled)),
+            "{era:?}: {outcome:?}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(10), "{era:?}");
+        for _ in 0..100 {
+            if stopped.load(Ordering::SeqCst) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(
+            stopped.load(Ordering::SeqCst),
+            "{era:?}: the server's handler heard the cancellation"
+        );
+        client.close().await;
+    }
+}
