@@ -210,3 +210,36 @@ fn the_not_yet_reader_reads_what_it_should() {
     assert!(!says_not_yet("a task still running"));
     assert!(!says_not_yet("yet the task goes on"));
 }
+
+/// The examples' table rows (README and ARCHITECTURE) name every example binary.
+#[test]
+fn the_example_lists_name_every_example() {
+    let root = root();
+    let manifest = read(&root.join("examples/Cargo.toml"));
+    let bins: Vec<&str> = manifest
+        .split("[[bin]]")
+        .skip(1)
+        .filter_map(|section| {
+            let line = section
+                .lines()
+                .find(|l| l.trim_start().starts_with("name"))?;
+            line.split('"').nth(1)
+        })
+        .collect();
+    assert!(bins.contains(&"studies"), "the manifest reads: {bins:?}");
+    for doc in ["README.md", "docs/ARCHITECTURE.md"] {
+        let text = read(&root.join(doc));
+        let row = text
+            .lines()
+            .find(|l| l.starts_with("| `examples/`"))
+            .unwrap_or_else(|| panic!("{doc} has an `examples/` row"));
+        let missing: Vec<&&str> = bins
+            .iter()
+            .filter(|b| !row.contains(&format!("`{b}`")))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "{doc}'s `examples/` row leaves out {missing:?}: name each example there"
+        );
+    }
+}

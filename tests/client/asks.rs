@@ -36,8 +36,14 @@ impl Asker {
     /// One word from the client's model.
     #[tool]
     async fn word(&self, ctx: Ctx) -> String {
-        let sampled = ctx.sample(Sample::new("word", 5).user("Say one word")).await;
-        format!("{}: {}", sampled.model, sampled.content["text"].as_str().unwrap_or("?"))
+        let sampled = ctx
+            .sample(Sample::new("word", 5).user("Say one word"))
+            .await;
+        format!(
+            "{}: {}",
+            sampled.model,
+            sampled.content["text"].as_str().unwrap_or("?")
+        )
     }
 
     /// Waits a minute unless cancelled.

@@ -24,7 +24,7 @@ pub(crate) type PublishHook = Arc<dyn Fn(&Change) -> BoxFuture<'static, ()> + Se
 /// reaches the clients of every node.
 ///
 /// A change published on an in-process bus that no served router uses reaches nobody: phantom
-/// logs that once per bus, at `warn`, naming the fix.
+/// logs that once per notifier, at `warn`, naming the fix.
 ///
 /// ```
 /// # async fn job(notifier: phantom::Notifier) -> Result<(), phantom::store::StoreError> {
@@ -141,7 +141,7 @@ impl Notifier {
         self.shared.hooks.locked().push(hook);
     }
 
-    /// Logs, once per bus, a change that nothing served can hear.
+    /// Logs, once per notifier, a change that nothing served can hear.
     fn warn_if_unheard(&self, change: &Change) {
         let shared = &self.shared;
         if shared.in_process
