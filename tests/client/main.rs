@@ -15,6 +15,7 @@ mod cache;
 mod gateway;
 mod middleware;
 mod others;
+mod remote;
 
 use std::sync::{Arc, Mutex};
 

@@ -130,6 +130,55 @@ impl Remote {
         self.request("resources/read", json!({"uri": uri})).await
     }
 
+    /// `prompts/list`, one page.
+    pub async fn list_prompts(&self, cursor: Option<&str>) -> Response {
+        self.request("prompts/list", page(cursor)).await
+    }
+
+    /// `resources/list`, one page.
+    pub async fn list_resources(&self, cursor: Option<&str>) -> Response {
+        self.request("resources/list", page(cursor)).await
+    }
+
+    /// `resources/templates/list`, one page.
+    pub async fn list_resource_templates(&self, cursor: Option<&str>) -> Response {
+        self.request("resources/templates/list", page(cursor)).await
+    }
+
+    /// `completion/complete` of a prompt's argument.
+    pub async fn complete_prompt(&self, prompt: &str, argument: &str, value: &str) -> Response {
+        let reference = json!({"type": "ref/prompt", "name": prompt});
+        self.complete(reference, argument, value).await
+    }
+
+    /// `completion/complete` of a resource template's parameter.
+    pub async fn complete_resource(&self, template: &str, argument: &str, value: &str) -> Response {
+        let reference = json!({"type": "ref/resource", "uri": template});
+        self.complete(reference, argument, value).await
+    }
+
+    async fn complete(&self, reference: Value, argument: &str, value: &str) -> Response {
+        let params = json!({"ref": reference, "argument": {"name": argument, "value": value}});
+        self.request("completion/complete", params).await
+    }
+
+    /// `tasks/get` (the Tasks extension: connect with [`RemoteBuilder::tasks`]).
+    pub async fn get_task(&self, task_id: &str) -> Response {
+        self.request("tasks/get", json!({"taskId": task_id})).await
+    }
+
+    /// `tasks/update` with these `inputResponses` (by key).
+    pub async fn update_task(&self, task_id: &str, input_responses: Value) -> Response {
+        let params = json!({"taskId": task_id, "inputResponses": input_responses});
+        self.request("tasks/update", params).await
+    }
+
+    /// `tasks/cancel`.
+    pub async fn cancel_task(&self, task_id: &str) -> Response {
+        self.request("tasks/cancel", json!({"taskId": task_id}))
+            .await
+    }
+
     /// Ends the connection ([`client::Client::close`]).
     pub async fn close(self) {
         self.client.close().await;
@@ -193,6 +242,13 @@ impl RemoteBuilder {
     pub fn on_roots(mut self, answer: impl Fn(&Value) -> Value + Send + Sync + 'static) -> Self {
         let answer = self.recording("roots/list", answer);
         self.builder = self.builder.on_roots(answer);
+        self
+    }
+
+    /// Declares the Tasks extension, so a tool that can run as a task answers with one (follow
+    /// it with [`Remote::get_task`]).
+    pub fn tasks(mut self) -> Self {
+        self.builder = self.builder.tasks();
         self
     }
 
