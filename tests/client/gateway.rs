@@ -486,3 +486,75 @@ async fn the_fronts_middleware_applies_to_remote_tools() {
         client.close().await;
     }
 }
+
+/// An upstream whose one long tool hears its cancellation.
+#[derive(Clone, Default)]
+struct Waiter {
+    stopped: Arc<std::sync::atomic::AtomicBool>,
+}
+
+#[mcp_router(name = "waiter", version = "1.0.0")]
+impl Waiter {
+    /// Waits a minute unless cancelled.
+    #[tool]
+    async fn wait(&self, ctx: Ctx) -> String {
+        let stopped = Arc::clone(&self.stopped);
+        tokio::spawn(async move {
+            ctx.cancelled().await;
+            stopped.store(true, std::sync::atomic::Ordering::SeqCst);
+        });
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        "waited".into()
+    }
+
+    /// Echo.
+    #[tool]
+    async fn echo(&self, text: String) -> String {
+        text
+    }
+}
+
+#[tokio::test]
+async fn an_allow_list_keeps_the_named_tools_and_a_cancel_reaches_the_upstream() {
+    for era in [Era::Legacy, Era::Modern] {
+        let waiter = Waiter::default();
+        let stopped = Arc::clone(&waiter.stopped);
+        let upstream = TestServer::start_with(waiter, HttpConfig::default()).await;
+        let front = Dispatcher::new(Front);
+        Upstream::http(url(&upstream))
+            .allow(["wait"])
+            .mount(&front.registry())
+            .await
+            .expect("mounted");
+        let front = TestServer::start_dispatcher(front, HttpConfig::default()).await;
+        let client = client_of(&front, era, &Heard::default()).await;
+        let tools = client.list_tools(None).await.expect("tools/list");
+        let names: Vec<&str> = tools.items.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["wait"], "{era:?}: only what the allow-list names");
+        let (cancel, cancelled) = tokio::sync::oneshot::channel::<()>();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let _ = cancel.send(());
+        });
+        let outcome = client
+            .cancellable(client.call_tool("wait", json!({})), async {
+                let _ = cancelled.await;
+            })
+            .await;
+        assert!(
+            matches!(outcome, Err(ClientError::Cancelled)),
+            "{era:?}: {outcome:?}"
+        );
+        for _ in 0..150 {
+            if stopped.load(std::sync::atomic::Ordering::SeqCst) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(
+            stopped.load(std::sync::atomic::Ordering::SeqCst),
+            "{era:?}: the front client's cancel reached the upstream's handler"
+        );
+        client.close().await;
+    }
+}

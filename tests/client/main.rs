@@ -467,3 +467,33 @@ async fn the_test_kit_drives_a_server_in_another_process_with_its_assertions() {
         .count();
     assert_eq!(progress, 3, "{counted:?}");
 }
+
+#[tokio::test]
+async fn lists_are_paged_with_the_servers_cursor_in_both_eras() {
+    let config = phantom::Config::default().page_size(2);
+    let server = TestServer::start_with(Jobs, HttpConfig::default().config(config)).await;
+    for era in [Era::Legacy, Era::Modern] {
+        let client = Client::http(&url(&server))
+            .era(era)
+            .connect()
+            .await
+            .expect("connects");
+        let first = client.list_tools(None).await.expect("page 1");
+        assert_eq!(first.items.len(), 2, "{era:?}: a page of 2");
+        let cursor = first
+            .next_cursor
+            .clone()
+            .unwrap_or_else(|| panic!("{era:?}: a cursor to the rest"));
+        let second = client.list_tools(Some(&cursor)).await.expect("page 2");
+        assert!(second.next_cursor.is_none(), "{era:?}: the last page");
+        let mut names: Vec<String> = first
+            .items
+            .iter()
+            .chain(&second.items)
+            .map(|t| t.name.clone())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["confirm", "crunch", "forever"], "{era:?}");
+        client.close().await;
+    }
+}
