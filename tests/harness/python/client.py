@@ -34,12 +34,22 @@ async def exercise(url: str, mode: str) -> None:
             f"protocol {client.protocol_version!r}, expected {expected!r}",
         )
         if mode in EXPECTED_PROTOCOL:  # a version pin skips discovery, so it has no serverInfo
-            check(client.server_info is not None and client.server_info.name == "studies", "serverInfo.name")
+            # Through examples/gateway the server is the gateway (SERVER_NAME=phantom-gateway).
+            expected = os.environ.get("SERVER_NAME", "studies")
+            check(client.server_info is not None and client.server_info.name == expected, "serverInfo.name")
 
         tools = await client.list_tools()
         names = sorted(t.name for t in tools.tools)
         print(f"[{mode}] tools: {names}")
         check({"search", "annotate", "enrollment.total"} <= set(names), f"tools {names}")
+        # A second upstream mounted under a prefix by examples/gateway (PREFIXED_TOOL=ev_…): listed
+        # beside studies' tools, and called through the gateway.
+        prefixed = os.environ.get("PREFIXED_TOOL")
+        if prefixed:
+            check(prefixed in names, f"{prefixed} in {names}")
+            answer = await client.call_tool(prefixed, {})
+            check(not answer.isError and answer.content, f"{prefixed}: {answer}")
+            print(f"[{mode}] {prefixed}: {answer.content[0].text!r}")
         search = next(t for t in tools.tools if t.name == "search")
         check("query" in search.input_schema.get("required", []), "search requires `query`")
 

@@ -5,7 +5,7 @@
 # interactive.py (elicitation, sampling, progress, logs) and subscriptions.py (resource updates
 # and list changes) against `everything`, and scoped.py (JWT bearer tokens, scopes) against
 # `notes`. interactive.py and subscriptions.py run through examples/gateway in front of
-# `everything`, and gateway_tokens.py through the gateway in front of server-everything (npm,
+# `everything`, client.py through it in front of `studies` with `everything` under `--prefix ev`, and gateway_tokens.py through the gateway in front of server-everything (npm,
 # stdio) with bearer tokens. interactive.py and subscriptions.py then run once more through HAProxy round-robin in
 # front of two `everything --redis` nodes sharing one Redis (examples/cluster/run.sh), so an
 # answer, a subscription or a stream may land on either node, and client.py through two
@@ -129,8 +129,20 @@ if wait_port "$upstream_port" "$upstream" "$upstream_log"; then
 else
     status=1
 fi
-kill "$upstream" 2>/dev/null || true
-rm -f "$upstream_log"
+echo "== the core checks through examples/gateway in front of studies, with everything mounted beside it under --prefix ev"
+studies_port="$(free_port)"
+studies_log="$(mktemp)"
+"$bin/studies" --addr "127.0.0.1:$studies_port" 2>"$studies_log" &
+studies=$!
+if wait_port "$studies_port" "$studies" "$studies_log" && wait_port "$upstream_port" "$upstream" "$upstream_log"; then
+    SERVER_NAME=phantom-gateway PREFIXED_TOOL=ev_test_simple_text run_through_gateway client.py \
+        "--upstream http://127.0.0.1:$studies_port/mcp --upstream http://127.0.0.1:$upstream_port/mcp --prefix ev" \
+        auto legacy || status=$?
+else
+    status=1
+fi
+kill "$studies" "$upstream" 2>/dev/null || true
+rm -f "$studies_log" "$upstream_log"
 echo "== through examples/gateway in front of server-everything (npm, stdio), with bearer tokens and scopes"
 everything_js="$(bash "$root/tests/harness/server-everything.sh")"
 tokens="$(mktemp)"

@@ -53,6 +53,8 @@ pub struct RateLimit {
     methods: Vec<Method>,
     tools: Vec<String>,
     store: OnceLock<Arc<dyn RateStore>>,
+    /// The limit's part of a bucket's key, made once.
+    label: OnceLock<String>,
     warned: AtomicBool,
 }
 
@@ -66,6 +68,7 @@ impl RateLimit {
             methods: Vec::new(),
             tools: Vec::new(),
             store: OnceLock::new(),
+            label: OnceLock::new(),
             warned: AtomicBool::new(false),
         }
     }
@@ -164,13 +167,10 @@ impl Middleware for RateLimit {
         }
         Box::pin(async move {
             // Limits sharing one store keep apart: the key names the limit, then the caller.
-            let key = format!(
-                "{}/{}s {}|{}",
-                self.burst,
-                self.per_second,
-                self.scope(),
-                self.who(&call)
-            );
+            let label = self
+                .label
+                .get_or_init(|| format!("{}/{}s {}", self.burst, self.per_second, self.scope()));
+            let key = format!("{label}|{}", self.who(&call));
             match self.take(&key).await {
                 None => next.run(call).await,
                 Some(wait) => self.refusal(wait),
