@@ -48,7 +48,7 @@ async def exercise(url: str, mode: str) -> None:
         if prefixed:
             check(prefixed in names, f"{prefixed} in {names}")
             answer = await client.call_tool(prefixed, {})
-            check(not answer.isError and answer.content, f"{prefixed}: {answer}")
+            check(not answer.is_error and answer.content, f"{prefixed}: {answer}")
             print(f"[{mode}] {prefixed}: {answer.content[0].text!r}")
         search = next(t for t in tools.tools if t.name == "search")
         check("query" in search.input_schema.get("required", []), "search requires `query`")
