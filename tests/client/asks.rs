@@ -1,6 +1,7 @@
 //! The client's `on_roots` and `on_sample` handlers answer a phantom server's `roots/list` and
 //! `sampling/createMessage`, in a legacy session and in 2026-07-28 rounds; an explicit cancel
-//! (`Client::cancellable`) stops a call and the server's handler.
+//! (`Client::cancellable`) stops a call and the server's handler; `on_progress` and `on_log`
+//! hear a call's progress and log messages; `close` ends a legacy session (DELETE).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -44,6 +45,16 @@ impl Asker {
             sampled.model,
             sampled.content["text"].as_str().unwrap_or("?")
         )
+    }
+
+    /// Counts to three, with progress and a log message.
+    #[tool]
+    async fn count(&self, ctx: Ctx) -> String {
+        for i in 1..=3 {
+            ctx.progress(f64::from(i), Some(3.0), None).await;
+        }
+        ctx.log(LogLevel::Info, "counted").await;
+        "3".into()
     }
 
     /// Waits a minute unless cancelled.
@@ -130,5 +141,47 @@ async fn an_explicit_cancel_stops_the_call_and_the_servers_handler() {
             "{era:?}: the server's handler heard the cancellation"
         );
         client.close().await;
+    }
+}
+
+#[tokio::test]
+async fn progress_and_logs_reach_their_listeners_and_close_ends_the_session() {
+    let server = TestServer::start_with(Asker::default(), HttpConfig::default()).await;
+    for era in [Era::Legacy, Era::Modern] {
+        let progress = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let logs = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (p, l) = (Arc::clone(&progress), Arc::clone(&logs));
+        let client = Client::http(&format!("http://{}/mcp", server.addr))
+            .era(era)
+            .on_progress(move |params| p.lock().unwrap().push(params["progress"].clone()))
+            .log_level("info")
+            .on_log(move |params| l.lock().unwrap().push(params["data"].clone()))
+            .connect()
+            .await
+            .expect("connects");
+        let counted = client.call_tool("count", json!({})).await.expect("count");
+        assert_eq!(counted.text(), "3", "{era:?}");
+        assert_eq!(
+            *progress.lock().unwrap(),
+            vec![json!(1.0), json!(2.0), json!(3.0)],
+            "{era:?}: on_progress heard each step"
+        );
+        assert_eq!(
+            *logs.lock().unwrap(),
+            vec![json!("counted")],
+            "{era:?}: on_log heard the message"
+        );
+        let session = client.session_id();
+        client.close().await;
+        if era == Era::Legacy {
+            let session = session.expect("a legacy session");
+            let body = json!({"jsonrpc": "2.0", "id": 9, "method": "ping"});
+            let after = server.post_in(&session, &body).send().await;
+            assert_eq!(
+                after.status.as_u16(),
+                404,
+                "close sent DELETE: the session is gone"
+            );
+        }
     }
 }

@@ -110,6 +110,7 @@ pub struct Builder {
     bad_header: Option<String>,
     tasks: bool,
     capabilities: Option<Value>,
+    log_level: Option<String>,
 }
 
 impl std::fmt::Debug for Builder {
@@ -142,6 +143,7 @@ impl Builder {
             bad_header: None,
             tasks: false,
             capabilities: None,
+            log_level: None,
         }
     }
 
@@ -206,12 +208,51 @@ impl Builder {
     /// (`notifications/progress`, `notifications/message`, …) and outside any request
     /// (`notifications/…/list_changed`, the `notifications/resources/updated` of
     /// [`Client::subscribe`]; over HTTP a stream is kept open for them): its method and params.
+    ///
+    /// Listeners add up: this one hears what the ones set before
+    /// ([`on_progress`](Self::on_progress), [`on_log`](Self::on_log), another `on_notification`)
+    /// hear too.
     pub fn on_notification(
         mut self,
         listener: impl Fn(&str, &Value) + Send + Sync + 'static,
     ) -> Self {
-        self.listener = Some(Arc::new(listener));
+        self.listener = Some(match self.listener.take() {
+            None => Arc::new(listener),
+            Some(before) => Arc::new(move |method: &str, params: &Value| {
+                before(method, params);
+                listener(method, params);
+            }),
+        });
         self
+    }
+
+    /// Hears each `notifications/progress` (its params: `progressToken`, `progress`, `total`,
+    /// `message`) of the client's calls.
+    pub fn on_progress(self, listener: impl Fn(&Value) + Send + Sync + 'static) -> Self {
+        self.on_notification(move |method, params| {
+            if method == "notifications/progress" {
+                listener(params);
+            }
+        })
+    }
+
+    /// Asks the server for log messages at `level` and above (`debug`, `info`, `notice`,
+    /// `warning`, `error`, …): `logging/setLevel` once connected in 2025-11-25, the
+    /// `io.modelcontextprotocol/logLevel` of every request's `_meta` in 2026-07-28. Hear them with
+    /// [`on_log`](Self::on_log).
+    pub fn log_level(mut self, level: &str) -> Self {
+        self.log_level = Some(level.to_owned());
+        self
+    }
+
+    /// Hears each log message the server sends (`notifications/message`: `level`, `logger`,
+    /// `data`).
+    pub fn on_log(self, listener: impl Fn(&Value) + Send + Sync + 'static) -> Self {
+        self.on_notification(move |method, params| {
+            if method == "notifications/message" {
+                listener(params);
+            }
+        })
     }
 
     /// Declares the Tasks extension (`io.modelcontextprotocol/tasks`): tools that can run as

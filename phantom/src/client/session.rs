@@ -61,6 +61,8 @@ pub struct Client {
     roots: Option<Handler>,
     pub(super) listener: Option<Listener>,
     timeout: std::time::Duration,
+    /// The log level asked for ([`Builder::log_level`]).
+    log_level: Option<String>,
     /// The resource URIs subscribed to (a 2026-07-28 listen is opened again when they change).
     pub(super) watched: tokio::sync::watch::Sender<std::collections::BTreeSet<String>>,
     /// The `x-mcp-header` arguments of each listed tool: `(argument, header)`.
@@ -143,6 +145,7 @@ impl Client {
             roots: builder.roots,
             listener: builder.listener,
             timeout: builder.timeout,
+            log_level: builder.log_level,
             param_names: std::sync::Mutex::default(),
             watched: tokio::sync::watch::Sender::new(std::collections::BTreeSet::new()),
         };
@@ -189,7 +192,12 @@ impl Client {
         }
         self.server_info = result["serverInfo"].clone();
         self.server_capabilities = result["capabilities"].clone();
-        self.notify("notifications/initialized", None).await
+        self.notify("notifications/initialized", None).await?;
+        if let Some(level) = self.log_level.clone() {
+            self.request("logging/setLevel", json!({"level": level}))
+                .await?;
+        }
+        Ok(())
     }
 
     /// The era spoken: [`Era::Legacy`] or [`Era::Modern`] once connected.
@@ -349,8 +357,9 @@ impl Client {
     ) -> Result<Value, ClientError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let mut params = params.clone();
-        if responder.is_some() && method == "tools/call" {
-            // Progress comes back to the responder only if the server has a token to send it with.
+        if (responder.is_some() || self.listener.is_some()) && method == "tools/call" {
+            // Progress comes back to the responder (or the listener) only if the server has a
+            // token to send it with.
             let meta = params.entry("_meta").or_insert_with(|| json!({}));
             if let Some(meta) = meta.as_object_mut() {
                 meta.entry("progressToken").or_insert_with(|| json!(id));
@@ -445,6 +454,10 @@ impl Client {
             "io.modelcontextprotocol/clientInfo".into(),
             json!({"name": "phantom-client", "version": env!("CARGO_PKG_VERSION")}),
         );
+        if let Some(level) = &self.log_level {
+            meta.entry("io.modelcontextprotocol/logLevel")
+                .or_insert_with(|| level.clone().into());
+        }
         params.insert("_meta".into(), Value::Object(meta));
         headers.push(("mcp-method".into(), method.to_owned()));
         let name = match method {
