@@ -9,6 +9,30 @@ use super::{Client, ClientError, Era};
 use crate::kernel::Locked as _;
 
 impl Client {
+    /// Runs `call` (any call of this client) until it answers or `cancel` resolves, whichever
+    /// comes first. Cancelled, the call is dropped, which cancels it on the server
+    /// (`notifications/cancelled` on a legacy session or stdio, the closed connection of a
+    /// 2026-07-28 request), and the answer is [`ClientError::Cancelled`].
+    ///
+    /// ```no_run
+    /// # async fn run(client: phantom::client::Client) {
+    /// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    /// # drop(stop);
+    /// let call = client.call_tool("build", serde_json::json!({}));
+    /// let outcome = client.cancellable(call, async { let _ = stopped.await; }).await;
+    /// # let _ = outcome; }
+    /// ```
+    pub async fn cancellable<T>(
+        &self,
+        call: impl Future<Output = Result<T, ClientError>>,
+        cancel: impl Future<Output = ()>,
+    ) -> Result<T, ClientError> {
+        tokio::select! {
+            answer = call => answer,
+            () = cancel => Err(ClientError::Cancelled),
+        }
+    }
+
     pub(super) async fn typed<T: DeserializeOwned>(
         &self,
         method: &str,

@@ -237,30 +237,6 @@ impl Client {
         self.link.send(message.to_string()).await
     }
 
-    /// Runs `call` (any call of this client) until it answers or `cancel` resolves, whichever
-    /// comes first. Cancelled, the call is dropped, which cancels it on the server
-    /// (`notifications/cancelled` on a legacy session or stdio, the closed connection of a
-    /// 2026-07-28 request), and the answer is [`ClientError::Cancelled`].
-    ///
-    /// ```no_run
-    /// # async fn run(client: phantom::client::Client) {
-    /// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    /// # drop(stop);
-    /// let call = client.call_tool("build", serde_json::json!({}));
-    /// let outcome = client.cancellable(call, async { let _ = stopped.await; }).await;
-    /// # let _ = outcome; }
-    /// ```
-    pub async fn cancellable<T>(
-        &self,
-        call: impl Future<Output = Result<T, ClientError>>,
-        cancel: impl Future<Output = ()>,
-    ) -> Result<T, ClientError> {
-        tokio::select! {
-            answer = call => answer,
-            () = cancel => Err(ClientError::Cancelled),
-        }
-    }
-
     /// Sends a request and returns its `result`; the server's requests meanwhile are answered
     /// by the handlers, and (2026-07-28) `input_required` rounds are retried with the answers.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
