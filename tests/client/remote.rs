@@ -34,6 +34,14 @@ impl Library {
         "open".into()
     }
 
+    /// How the library shelves books.
+    #[skill("skill://library/shelving")]
+    async fn shelving(&self) -> Skill {
+        Skill::new("shelving", "How books are shelved")
+            .body("# Shelving\n\nSee `docs/order.md`.\n")
+            .file("docs/order.md", "By author.\n")
+    }
+
     /// Shelves books until cancelled.
     #[task_handler(ttl = "5m", poll_interval = "20ms")]
     async fn shelve(&self) -> String {
@@ -108,5 +116,47 @@ async fn the_remote_kit_lists_completes_and_follows_tasks() {
             assert_eq!(cancelled.result()["status"], "cancelled", "{cancelled:?}");
         }
         remote.close().await;
+    }
+}
+
+#[tokio::test]
+async fn the_clients_typed_calls_list_and_get_skills_and_complete_a_template() {
+    let server = TestServer::start_with(Library, HttpConfig::default()).await;
+    for era in [Era::Legacy, Era::Modern] {
+        let client = phantom::client::Client::http(&format!("http://{}/mcp", server.addr))
+            .era(era)
+            .connect()
+            .await
+            .expect("connects");
+        let skills = client.list_skills(None).await.expect("skills/list");
+        assert_eq!(skills.items.len(), 1, "{era:?}: {:?}", skills.items);
+        assert_eq!(
+            skills.items[0]["uri"], "skill://library/shelving/SKILL.md",
+            "{era:?}"
+        );
+        let skill = client
+            .get_skill("skill://library/shelving/SKILL.md")
+            .await
+            .expect("skills/get");
+        assert_eq!(skill["frontmatter"]["name"], "shelving", "{era:?}: {skill}");
+        let entries = client
+            .read_directory("skill://library/shelving")
+            .await
+            .expect("resources/directory/read");
+        let uris: Vec<&str> = entries.iter().filter_map(|e| e["uri"].as_str()).collect();
+        assert_eq!(
+            uris,
+            [
+                "skill://library/shelving/SKILL.md",
+                "skill://library/shelving/docs"
+            ],
+            "{era:?}"
+        );
+        let shelves = client
+            .complete_resource("library:///shelves/{shelf}", "shelf", "h")
+            .await
+            .expect("completion/complete");
+        assert_eq!(shelves, ["history"], "{era:?}");
+        client.close().await;
     }
 }
