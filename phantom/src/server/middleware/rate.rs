@@ -103,24 +103,26 @@ impl RateLimit {
                 && call.name.is_some_and(|n| self.tools.iter().any(|t| t == n)))
     }
 
-    fn who(&self, call: &Call<'_>) -> String {
-        let peer = || {
-            call.request
-                .peer
-                .map_or_else(|| "peer:-".to_owned(), |p| format!("peer:{}", p.ip()))
+    /// The bucket's key: the limit (made once), then the caller — in one allocation.
+    fn bucket_key(&self, call: &Call<'_>) -> String {
+        use std::fmt::Write as _;
+        let label = self
+            .label
+            .get_or_init(|| format!("{}/{}s {}", self.burst, self.per_second, self.scope()));
+        let mut key = String::with_capacity(label.len() + 48);
+        key.push_str(label);
+        key.push('|');
+        let session = call.session.id.as_deref();
+        let principal = call.session.principal.as_deref();
+        let _ = match (self.key, principal, session) {
+            (RateKey::Principal, Some(p), _) => write!(key, "principal:{p}"),
+            (RateKey::Principal | RateKey::Session, _, Some(s)) => write!(key, "session:{s}"),
+            _ => match call.request.peer {
+                Some(peer) => write!(key, "peer:{}", peer.ip()),
+                None => write!(key, "peer:-"),
+            },
         };
-        let session = || call.session.id.as_deref().map(|s| format!("session:{s}"));
-        match self.key {
-            RateKey::Principal => call
-                .session
-                .principal
-                .as_deref()
-                .map(|p| format!("principal:{p}"))
-                .or_else(session)
-                .unwrap_or_else(peer),
-            RateKey::Session => session().unwrap_or_else(peer),
-            RateKey::Peer => peer(),
-        }
+        key
     }
 
     /// Takes a token from `who`'s bucket: `Some(wait)` when it is empty; `None` too when the
@@ -167,11 +169,7 @@ impl Middleware for RateLimit {
         }
         Box::pin(async move {
             // Limits sharing one store keep apart: the key names the limit, then the caller.
-            let label = self
-                .label
-                .get_or_init(|| format!("{}/{}s {}", self.burst, self.per_second, self.scope()));
-            let key = format!("{label}|{}", self.who(&call));
-            match self.take(&key).await {
+            match self.take(&self.bucket_key(&call)).await {
                 None => next.run(call).await,
                 Some(wait) => self.refusal(wait),
             }
