@@ -10,7 +10,7 @@ use crate::{Failure, Outcome};
 const MAIN: &str = include_str!("../templates/main.rs");
 const MAIN_HTTP: &str = include_str!("../templates/main_http.rs");
 const MAIN_STDIO: &str = include_str!("../templates/main_stdio.rs");
-const MANIFEST: &str = include_str!("../templates/Cargo.toml");
+const MANIFEST: &str = include_str!("../templates/manifest.toml");
 const GITIGNORE: &str = "/target\n";
 
 /// The version requirement of phantom-mcp a new crate starts with: this tool's own minor.

@@ -256,7 +256,17 @@ pub(crate) async fn read(args: &ReadArgs) -> Outcome {
 
 /// `cargo phantom prompt`.
 pub(crate) async fn prompt(args: &CallArgs) -> Outcome {
-    let (url, arguments) = split_rest(args)?;
+    let (url, mut arguments) = split_rest(args)?;
+    // A prompt's arguments are strings: `{"study_id": 1}` is sent as `"1"`.
+    for value in arguments
+        .as_object_mut()
+        .into_iter()
+        .flat_map(|a| a.values_mut())
+    {
+        if !value.is_string() {
+            *value = Value::String(value.to_string());
+        }
+    }
     let target = target(url, &args.connection)?;
     let client = connect(&target, &args.connection).await?;
     let mut meta = Map::new();

@@ -96,9 +96,10 @@ fn every_call(url: Option<&str>, era: &str) {
     );
     assert!(shown.status.success(), "{}", both(&shown));
     assert!(String::from_utf8_lossy(&shown.stdout).contains("Low-dose aspirin and migraine"));
+    // A number where the prompt takes a string is sent as its text.
     let shown = run(
         &sandbox,
-        &["prompt", "review", r#"{"study_id": "2"}"#, "--era", era],
+        &["prompt", "review", r#"{"study_id": 2}"#, "--era", era],
         url,
     );
     assert!(
