@@ -52,7 +52,12 @@ fn report(old: Option<&Listing>, new: &Listing) {
         let now = &new[key];
         let Some(old) = old else {
             let names: Vec<&str> = now.keys().map(String::as_str).collect();
-            println!("  {word}s: {}", names.join(", "));
+            let names = if names.is_empty() {
+                "(none)".to_owned()
+            } else {
+                names.join(", ")
+            };
+            println!("  {word}s: {names}");
             continue;
         };
         let before = old.get(key).unwrap_or(&empty);
@@ -173,6 +178,22 @@ async fn exited(child: &mut Option<Child>) -> std::io::Result<std::process::Exit
     }
 }
 
+/// Ctrl-C, or (on Unix) `SIGTERM`: `dev` stops, and its server with it.
+async fn stopped() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}
+
 /// `cargo phantom dev`.
 pub(crate) async fn run(args: DevArgs) -> Outcome {
     let package = build::package(args.bin.as_deref()).await?;
@@ -261,7 +282,7 @@ pub(crate) async fn run(args: DevArgs) -> Outcome {
                 changed(&mut rx).await;
                 println!("change seen; rebuilding");
             }
-            _ = tokio::signal::ctrl_c() => {
+            () = stopped() => {
                 if let Some(mut child) = running.take() {
                     let _ = child.kill().await;
                 }
