@@ -82,7 +82,7 @@ python3 scripts/public-api.py target/doc/phantom.json | diff -u tests/public-api
 # One invocation, so the unpublished path dependencies between the four resolve to each other; each
 # .crate is then built from its own contents. Like `cargo publish`, it refuses uncommitted changes.
 step "package and verify the publishable crates"
-cargo package -p phantom-uri -p phantom-macros -p phantom-mcp -p phantom-redis
+cargo package -p phantom-uri -p phantom-macros -p phantom-mcp -p phantom-redis -p cargo-phantom
 
 step "benchmark harness smoke (phantom and rmcp echo servers, every driver mode, ~1 s each)"
 cargo build -p phantom-bench --release

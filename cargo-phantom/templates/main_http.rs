@@ -1,0 +1,29 @@
+#[tokio::main]
+async fn main() -> std::io::Result<()> {
+    // phantom logs through `tracing`, to stderr: over stdio, stdout carries the protocol.
+    tracing_subscriber::fmt().with_writer(std::io::stderr).init();
+    let mut args = std::env::args().skip(1);
+    let (mut addr, mut preview) = (String::from("127.0.0.1:4000"), false);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--stdio" => return phantom::stdio::run({{Type}}).await,
+            "--addr" => addr = args.next().ok_or_else(|| usage("`--addr` needs HOST:PORT"))?,
+            "--preview" => preview = true,
+            other => return Err(usage(&format!("unknown argument `{other}`"))),
+        }
+    }
+    // Both protocol eras on one endpoint, `/mcp`; `--preview` adds the MCP Apps preview host.
+    let listener = tokio::net::TcpListener::bind(&addr).await?;
+    let local = listener.local_addr()?;
+    let config = phantom::http::HttpConfig::for_addr(local).preview(preview);
+    eprintln!("serving http://{local}/mcp");
+    let shutdown = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    phantom::http::serve_listener(listener, {{Type}}, config, shutdown).await
+}
+
+fn usage(problem: &str) -> std::io::Error {
+    let usage = "usage: {{name}} [--addr HOST:PORT] [--preview] | --stdio";
+    std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("{problem}\n{usage}"))
+}
