@@ -5,6 +5,7 @@
 # HTTP in both eras and over stdio. Both install into .cache/. Runs the ignored tests of
 # tests/client/others.rs with SERVER_EVERYTHING (its dist/index.js), NODE (Node 22, installed by
 # the conformance harness's install.sh) and FASTMCP_PYTHON set.
+# Then the ignored cargo-phantom test against server-everything over stdio.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../../.." && pwd)"
 cache="${PHANTOM_CACHE:-$root/.cache}"
@@ -19,3 +20,6 @@ if [[ ! -x "$venv/bin/python" ]] || ! "$venv/bin/python" -c "$pinned" 2>/dev/nul
 fi
 SERVER_EVERYTHING="$js" NODE="$(command -v node)" FASTMCP_PYTHON="$venv/bin/python" \
   cargo test --quiet -p phantom-tests --test client -- --ignored
+# cargo phantom (list, call, read, prompt, inspect) against server-everything over stdio.
+SERVER_EVERYTHING="$js" NODE="$(command -v node)" \
+  cargo test --quiet -p cargo-phantom --test calls -- --ignored
