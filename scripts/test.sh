@@ -54,7 +54,11 @@ cargo clippy -p phantom-tests --features otel --test otel -- -D warnings
 # The benchmark package (rmcp peer, load driver, report) is built and run by its smoke mode below,
 # in release; its debug build would only slow this step down.
 step "tests (unit, integration, ui, benches compile)"
-cargo test --workspace --exclude phantom-bench --all-targets
+# cargo-phantom's tests run `studies`, which this same invocation builds (--all-targets).
+studies_bin="$target_dir/debug/studies"
+[[ "$studies_bin" = /* ]] || studies_bin="$PWD/$studies_bin"
+PHANTOM_STUDIES_BIN="$studies_bin" \
+  cargo test --workspace --exclude phantom-bench --all-targets
 
 # Off by default, so the workspace run above skips it (`required-features`): the exported span's
 # trace id and parent with phantom's `otel` feature, through OpenTelemetry's in-memory exporter.

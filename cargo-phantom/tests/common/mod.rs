@@ -117,10 +117,17 @@ pub fn built(package: &str, bin: &str, extra: &[&str]) -> PathBuf {
     test_target_dir().join("debug").join(bin)
 }
 
-/// `examples/studies`, the workspace's example server.
+/// `examples/studies`, the workspace's example server: `PHANTOM_STUDIES_BIN` when the run that
+/// builds these tests built it too (`scripts/test.sh` sets it for `cargo test --workspace`),
+/// else built here.
 pub fn studies() -> &'static Path {
     static STUDIES: OnceLock<PathBuf> = OnceLock::new();
-    STUDIES.get_or_init(|| built("phantom-examples", "studies", &["--bin", "studies"]))
+    STUDIES.get_or_init(|| {
+        std::env::var_os("PHANTOM_STUDIES_BIN")
+            .map(PathBuf::from)
+            .filter(|path| path.is_file())
+            .unwrap_or_else(|| built("phantom-examples", "studies", &["--bin", "studies"]))
+    })
 }
 
 /// A running HTTP server, killed when dropped.
