@@ -153,7 +153,12 @@ impl ResponseCache {
         hash.update(who.as_bytes());
         hash.update([0]);
         hash.update(serde_json::to_string(&params).unwrap_or_default());
-        hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
+        let mut key = String::with_capacity(64);
+        for byte in hash.finalize() {
+            use std::fmt::Write as _;
+            let _ = write!(key, "{byte:02x}");
+        }
+        key
     }
 
     fn store(&self) -> &Arc<dyn CacheStore> {
