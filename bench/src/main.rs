@@ -14,7 +14,7 @@
 //!                                            rewrites the soak section of RESULTS.md; exits
 //!                                            non-zero unless the RSS stays flat, error-free
 //! phantom-bench instructions [--requests N] [--warmup N] [--conns N] [--only KEY,…] [--write]
-//!                            [--keep DIR]
+//!                            [--servers phantom,floor,rmcp] [--keep DIR]
 //!                                            each server under callgrind, a fixed number of
 //!                                            requests per scenario: instructions and mallocs
 //!                                            per request (default 20000 after 2000, 32

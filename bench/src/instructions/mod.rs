@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! phantom-bench instructions [--requests N] [--warmup N] [--conns N] [--only KEY,…] [--write]
-//!                            [--keep DIR]
+//!                            [--servers phantom,floor,rmcp] [--keep DIR]
 //! ```
 //!
 //! Scenario keys: `modern-call`, `legacy-call`, `modern-read`. `--keep DIR` copies each dump to
@@ -43,6 +43,9 @@ pub(crate) struct Options {
     pub(crate) conns: usize,
     /// Scenario keys to run (all when `None`).
     pub(crate) only: Option<Vec<String>>,
+    /// Servers to run (`phantom`, `floor`, `rmcp`; all when `None`), for a round's before and
+    /// after: the others' cells say "not run".
+    pub(crate) servers: Option<Vec<String>>,
     /// Whether to rewrite the section of `RESULTS.md`.
     pub(crate) write: bool,
     /// Where to keep the dumps (`<scenario>.<server>.out`), for `callgrind_annotate`.
@@ -57,6 +60,7 @@ impl Options {
         warmup: 100,
         conns: 32,
         only: None,
+        servers: None,
         write: false,
         keep: None,
     };
@@ -67,6 +71,7 @@ impl Options {
             warmup: 2_000,
             conns: 32,
             only: None,
+            servers: None,
             write: false,
             keep: None,
         };
@@ -97,10 +102,26 @@ impl Options {
                     }
                     o.only = Some(keys);
                 }
+                "--servers" => {
+                    let keys = it.next().ok_or("`--servers` needs server keys")?;
+                    let keys: Vec<String> = keys.split(',').map(str::to_owned).collect();
+                    if let Some(k) = keys
+                        .iter()
+                        .find(|k| !SERVERS.iter().any(|s| server_key(*s) == *k))
+                    {
+                        return Err(format!(
+                            "unknown server `{k}` (known: phantom, floor, rmcp)"
+                        ));
+                    }
+                    o.servers = Some(keys);
+                }
                 "--write" => o.write = true,
                 "--keep" => o.keep = Some(it.next().ok_or("`--keep` needs a directory")?.into()),
                 other => return Err(format!("unknown option `{other}`")),
             }
+        }
+        if o.write && o.servers.is_some() {
+            return Err("`--write` needs every server: leave out `--servers`".into());
         }
         Ok(o)
     }
@@ -243,6 +264,12 @@ fn run(env: &Env, o: &Options) -> Result<Vec<Row>, String> {
             continue;
         }
         let cells = SERVERS.map(|server| {
+            if o.servers
+                .as_ref()
+                .is_some_and(|k| !k.iter().any(|k| k == server_key(server)))
+            {
+                return Err(NOT_RUN.to_owned());
+            }
             let figures = measure(env, server, scenario, o).map(|c| PerRequest::new(c, o.requests));
             match &figures {
                 Ok(f) => println!(
@@ -262,7 +289,9 @@ fn run(env: &Env, o: &Options) -> Result<Vec<Row>, String> {
         });
         // The peer may lack a scenario (the table says so); phantom and the floor may not.
         for (server, cell) in SERVERS.iter().zip(&cells) {
-            if let (Server::Phantom | Server::Floor, Err(e)) = (server, cell) {
+            if let (Server::Phantom | Server::Floor, Err(e)) = (server, cell)
+                && e != NOT_RUN
+            {
                 return Err(format!(
                     "{} / {}: {e}",
                     scenario.key(),
@@ -273,6 +302,18 @@ fn run(env: &Env, o: &Options) -> Result<Vec<Row>, String> {
         rows.push((scenario, cells));
     }
     Ok(rows)
+}
+
+/// The error of a cell whose server `--servers` left out.
+pub(super) const NOT_RUN: &str = "not run";
+
+fn server_key(server: Server) -> &'static str {
+    match server {
+        Server::Phantom => "phantom",
+        Server::Floor => "floor",
+        Server::Rmcp => "rmcp",
+        Server::Soak => "soak",
+    }
 }
 
 fn server_name(server: Server) -> &'static str {

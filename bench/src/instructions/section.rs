@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Options, PerRequest, READ_URI, Row, Scenario};
+use super::{NOT_RUN, Options, PerRequest, READ_URI, Row, Scenario};
 
 fn k(x: f64) -> String {
     format!("{x:.1}")
@@ -27,6 +27,7 @@ pub(super) fn table(rows: &[Row]) -> String {
     for (scenario, [p, f, r]) in rows {
         let instr = |c: &Result<PerRequest, String>| match c {
             Ok(c) => k(c.k_instructions),
+            Err(e) if e == NOT_RUN => NOT_RUN.into(),
             Err(_) => "not served".into(),
         };
         let allocs = |c: &Result<PerRequest, String>| match c {
