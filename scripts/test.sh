@@ -29,9 +29,10 @@ step() {
 }
 
 # The scale-out tests (`--test scale`) start their own redis-server processes (one server, and a
-# three-master cluster joined with redis-cli) on free loopback ports.
-step "Debian packages the tests need: redis-server, redis-tools"
-bash tests/harness/debian.sh redis-server=redis-server redis-cli=redis-tools
+# three-master cluster joined with redis-cli) on free loopback ports; the bench smoke runs
+# `phantom-bench instructions` briefly under valgrind's callgrind.
+step "Debian packages the tests need: redis-server, redis-tools, valgrind"
+bash tests/harness/debian.sh redis-server=redis-server redis-cli=redis-tools valgrind=valgrind
 
 step "rustfmt"
 cargo fmt --all -- --check
@@ -88,7 +89,7 @@ python3 scripts/public-api.py target/doc/phantom.json | diff -u tests/public-api
 step "package and verify the publishable crates"
 cargo package -p phantom-uri -p phantom-macros -p phantom-mcp -p phantom-redis -p cargo-phantom
 
-step "benchmark harness smoke (phantom and rmcp echo servers, every driver mode, ~1 s each)"
+step "benchmark harness smoke (phantom and rmcp echo servers, every driver mode, ~1 s each; instructions per request under callgrind, 200 requests)"
 cargo build -p phantom-bench --release
 cargo run -p phantom-bench --release -- smoke
 

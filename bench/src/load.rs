@@ -86,7 +86,7 @@ pub(crate) enum Era {
 }
 
 impl Era {
-    fn version(self) -> &'static str {
+    pub(crate) fn version(self) -> &'static str {
         match self {
             Self::Legacy => LEGACY,
             Self::Modern => "2026-07-28",
@@ -591,7 +591,7 @@ impl Conn {
     }
 
     /// One `tools/call echo {"text":"hello"}`, checked.
-    async fn call(
+    pub(crate) async fn call(
         &mut self,
         stats: &Stats,
         session: Option<&HeaderValue>,
@@ -694,7 +694,7 @@ struct Envelope<'a> {
 
 /// Status 200, and a JSON-RPC result for `id` containing `expect` — in the JSON body, or in one of
 /// the `data:` lines of an SSE body (priming events and other messages are skipped).
-fn check(reply: &Reply, id: u64, expect: &[u8]) -> Result<(), String> {
+pub(crate) fn check(reply: &Reply, id: u64, expect: &[u8]) -> Result<(), String> {
     let show = || String::from_utf8_lossy(&reply.body).into_owned();
     if reply.status != StatusCode::OK {
         return Err(format!("status {}: {}", reply.status, show()));

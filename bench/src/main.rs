@@ -6,20 +6,29 @@
 //! phantom-bench all   [--rounds N] [--secs S] [--only KEY,…] [--no-compile]
 //!                                            every scenario, then RESULTS.md and ratios.svg
 //! phantom-bench smoke [--write]              every driver mode for ~1 s against each server,
-//!                                            and the soak driver for 3 s; exits non-zero if
-//!                                            any request failed
+//!                                            the soak driver for 3 s and `instructions` with
+//!                                            200 requests; exits non-zero if any failed
 //! phantom-bench compile [--rounds N]         only the compile-time comparison
 //! phantom-bench soak  [--secs S] [--loops N]  mixed traffic of both eras against phantom-soak
 //!                                            (default 300 s, 4 loops per era), RSS sampled;
 //!                                            rewrites the soak section of RESULTS.md; exits
 //!                                            non-zero unless the RSS stays flat, error-free
+//! phantom-bench instructions [--requests N] [--warmup N] [--conns N] [--only KEY,…] [--write]
+//!                            [--servers phantom,floor,rmcp] [--keep DIR]
+//!                                            each server under callgrind, a fixed number of
+//!                                            requests per scenario: instructions and mallocs
+//!                                            per request (default 20000 after 2000, 32
+//!                                            connections); --write: its section of RESULTS.md;
+//!                                            --keep: the dumps, for callgrind_annotate
 //! ```
 //!
 //! Run it with `cargo run -p phantom-bench --release -- <command>`: the runner finds the
 //! servers next to this executable and builds them there when they are missing or stale.
 
+mod callgrind;
 mod compile;
 mod fanout;
+mod instructions;
 mod load;
 mod report;
 mod runner;
@@ -81,7 +90,7 @@ impl Options {
 }
 
 const USAGE: &str =
-    "usage: phantom-bench <load|all|smoke|compile|soak> …  (see `phantom-bench help`)";
+    "usage: phantom-bench <load|all|smoke|compile|soak|instructions> …  (see `phantom-bench help`)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -91,12 +100,15 @@ fn main() -> ExitCode {
         Some("smoke") => Options::parse(&args[1..]).and_then(|o| smoke(&o)),
         Some("compile") => Options::parse(&args[1..]).and_then(|o| compile_only(&o)),
         Some("soak") => soak::Options::parse(&args[1..]).and_then(|o| soak_main(&o)),
+        Some("instructions") => {
+            instructions::Options::parse(&args[1..]).and_then(|o| instructions::main(&o))
+        }
         Some("help" | "--help" | "-h") => {
             println!(
                 "{}",
                 include_str!("main.rs")
                     .lines()
-                    .take(16)
+                    .take(23)
                     .collect::<Vec<_>>()
                     .join("\n")
             );
@@ -278,6 +290,8 @@ fn smoke(o: &Options) -> Result<(), String> {
     // (three seconds of RSS say nothing about its slope).
     let soak = soak::run(&env, SMOKE_SOAK_SECS, 2)?;
     println!("{}", soak.summary());
+    // Every server under callgrind with a few requests per scenario (skipped without valgrind).
+    instructions::smoke(&env)?;
     if errors > 0.0 {
         return Err(format!("smoke: {errors} requests failed"));
     }

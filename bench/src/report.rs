@@ -166,7 +166,7 @@ fn fmt_num(x: f64, digits: usize) -> String {
     }
 }
 
-fn command_line(cmd: &str, args: &[&str]) -> String {
+pub(crate) fn command_line(cmd: &str, args: &[&str]) -> String {
     Command::new(cmd)
         .args(args)
         .output()
@@ -282,6 +282,12 @@ pub(crate) fn write(
     }
     let _ = writeln!(w);
     floor_summary(w, measured);
+    // The sections written by `phantom-bench soak` and `instructions`, `bench/scale.py` and
+    // `bench/gateway.py` alone; a full run keeps them.
+    let previous = std::fs::read_to_string(dir.join("RESULTS.md")).unwrap_or_default();
+    if let Some(section) = script_kept(&previous, "instructions") {
+        let _ = writeln!(w, "{section}\n");
+    }
     targets(w, measured, compile);
     stream_memory(w, measured);
 
@@ -291,13 +297,9 @@ pub(crate) fn write(
     if let Some(c) = compile {
         c.markdown(w);
     }
-    // The soak section is written by `phantom-bench soak` alone; a full run keeps it.
-    let previous = std::fs::read_to_string(dir.join("RESULTS.md")).unwrap_or_default();
     if let Some(soak) = crate::soak::kept(&previous) {
         let _ = writeln!(w, "{soak}\n");
     }
-    // So are the scale-out and gateway sections, written by `bench/scale.py` and
-    // `bench/gateway.py`.
     for name in ["scale", "gateway"] {
         if let Some(section) = script_kept(&previous, name) {
             let _ = writeln!(w, "{section}\n");

@@ -319,6 +319,16 @@ impl Env {
         })
     }
 
+    /// The path of `server`'s binary, next to this executable.
+    pub(crate) fn binary(&self, server: Server) -> PathBuf {
+        self.bin_dir.join(server.binary())
+    }
+
+    /// Where the server's stderr goes.
+    pub(crate) fn log(&self) -> &Path {
+        &self.log
+    }
+
     fn command(&self, cpu: u8, program: &Path) -> Command {
         if self.pinned {
             let mut c = Command::new("taskset");
@@ -368,7 +378,7 @@ impl Env {
             .stdout(Stdio::null())
             .stderr(log);
         let mut guard = KillOnDrop(cmd.spawn().map_err(|e| format!("spawn server: {e}"))?);
-        wait_accepting(&mut guard.0, &addr, &self.log)?;
+        wait_accepting(&mut guard.0, &addr, &self.log, Duration::from_secs(15))?;
         Ok((guard, format!("http://{addr}/mcp")))
     }
 
@@ -449,13 +459,18 @@ impl Drop for KillOnDrop {
     }
 }
 
-fn free_port() -> Result<u16, String> {
+pub(crate) fn free_port() -> Result<u16, String> {
     let l = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(|e| e.to_string())?;
     Ok(l.local_addr().map_err(|e| e.to_string())?.port())
 }
 
-fn wait_accepting(child: &mut Child, addr: &str, log: &Path) -> Result<(), String> {
-    let deadline = Instant::now() + Duration::from_secs(15);
+pub(crate) fn wait_accepting(
+    child: &mut Child,
+    addr: &str,
+    log: &Path,
+    within: Duration,
+) -> Result<(), String> {
+    let deadline = Instant::now() + within;
     loop {
         if TcpStream::connect(addr).is_ok() {
             return Ok(());
@@ -467,7 +482,10 @@ fn wait_accepting(child: &mut Child, addr: &str, log: &Path) -> Result<(), Strin
             ));
         }
         if Instant::now() > deadline {
-            return Err(format!("the server did not accept on {addr} within 15 s"));
+            return Err(format!(
+                "the server did not accept on {addr} within {} s",
+                within.as_secs()
+            ));
         }
         std::thread::sleep(Duration::from_millis(20));
     }

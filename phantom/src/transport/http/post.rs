@@ -368,7 +368,8 @@ async fn post_legacy<S: Server>(
         };
     }
     if head.is_some_and(|h| h.known == Some(Method::Initialize)) {
-        return initialize(st, request, text, parsed, out).await;
+        // Boxed: once per session, and inline it would make every request's future larger.
+        return Box::pin(initialize(st, request, text, parsed, out)).await;
     }
     let Some(id) = header_str(&request.headers, SESSION_HEADER).map(str::to_owned) else {
         return error_for(
