@@ -50,15 +50,18 @@ where
     // hyper serves each connection directly (no axum `serve`, no router): the peer address
     // travels in the connection's endpoint rather than in a per-request extension.
     let local = listener.local_addr()?;
-    let mut builder =
-        hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
+    // Each connection is served by hyper's HTTP/1 or HTTP/2 server, chosen from the peeked
+    // preface (`sent_a_version`): hyper-util's `auto` builder would read the first bytes itself
+    // and hand them back through a `Rewind`, whose short first read makes hyper grow the
+    // connection's read buffer to 16 KB, kept for as long as the connection (a held SSE stream).
+    let mut http1 = hyper::server::conn::http1::Builder::new();
     // A client that sends half a request head (or idles on a kept-alive connection) is dropped
     // after the header timeout instead of holding its connection forever.
-    builder
-        .http1()
+    http1
         .timer(hyper_util::rt::TokioTimer::new())
         .header_read_timeout(config.header_read_timeout);
-    builder.http2().timer(hyper_util::rt::TokioTimer::new());
+    let mut http2 = hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new());
+    http2.timer(hyper_util::rt::TokioTimer::new());
     let header_timeout = config.header_read_timeout;
     let metadata = config.protected_resource.as_ref().map(metadata_body);
     let app = AtMcp {
@@ -89,15 +92,17 @@ where
         let svc = hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
             tower::Service::call(&mut app.clone(), req.map(axum::body::Body::new))
         });
-        let (builder, watcher) = (builder.clone(), graceful.watcher());
+        let (http1, http2, watcher) = (http1.clone(), http2.clone(), graceful.watcher());
         tokio::spawn(async move {
-            if !sent_a_version(&tcp, header_timeout).await {
+            let Some(version) = sent_a_version(&tcp, header_timeout).await else {
                 return;
-            }
-            let conn = builder
-                .serve_connection_with_upgrades(hyper_util::rt::TokioIo::new(tcp), svc)
-                .into_owned();
-            if let Err(e) = watcher.watch(conn).await {
+            };
+            let io = hyper_util::rt::TokioIo::new(tcp);
+            let served = match version {
+                Version::Http1 => watcher.watch(http1.serve_connection(io, svc)).await,
+                Version::Http2 => watcher.watch(http2.serve_connection(io, svc)).await,
+            };
+            if let Err(e) = served {
                 tracing::debug!(error = %e, "connection ended with an error");
             }
         });
@@ -110,25 +115,34 @@ where
     Ok(())
 }
 
-/// Waits until a new connection has sent enough for hyper to tell HTTP/1 from HTTP/2, for at most
-/// `within`: hyper's version sniffing has no time limit of its own, so a peer that connects and
-/// sends nothing (or a few bytes of the HTTP/2 preface) would hold its connection for ever.
-/// `false` when the peer sent too little in time, or closed.
-async fn sent_a_version(tcp: &tokio::net::TcpStream, within: Duration) -> bool {
+/// The HTTP version a connection speaks, told by its first bytes.
+enum Version {
+    Http1,
+    Http2,
+}
+
+/// Waits until a new connection has sent enough to tell HTTP/1 from HTTP/2 (the HTTP/2 preface),
+/// for at most `within`, and says which: the bytes are peeked, so hyper reads them again itself.
+/// A peer that connects and sends nothing (or a few bytes of the preface) would otherwise hold
+/// its connection for ever. `None` when the peer sent too little in time, or closed.
+async fn sent_a_version(tcp: &tokio::net::TcpStream, within: Duration) -> Option<Version> {
     const PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
     let deadline = tokio::time::Instant::now() + within;
     let mut buf = [0u8; 24];
     let mut seen = 0;
     loop {
         if tokio::time::Instant::now() >= deadline {
-            return false;
+            return None;
         }
         let n = match tokio::time::timeout_at(deadline, tcp.peek(&mut buf)).await {
             Ok(Ok(n)) if n > 0 => n,
-            _ => return false,
+            _ => return None,
         };
-        if n == PREFACE.len() || buf[..n] != PREFACE[..n] {
-            return true;
+        if buf[..n] != PREFACE[..n] {
+            return Some(Version::Http1);
+        }
+        if n == PREFACE.len() {
+            return Some(Version::Http2);
         }
         if n == seen {
             // A prefix of the preface and nothing new: `peek` would return at once again.
