@@ -188,7 +188,7 @@ impl<S: Server> Dispatcher<S> {
         kind: crate::subscriptions::Kind,
     ) -> (
         crate::subscriptions::Registration,
-        tokio::sync::mpsc::Receiver<String>,
+        crate::subscriptions::Changes,
     ) {
         crate::subscriptions::listen_for_changes(self, session, kind)
     }

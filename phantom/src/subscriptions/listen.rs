@@ -11,12 +11,15 @@
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
+
+use futures_util::StreamExt as _;
 
 use super::{Env, Kind, Registration};
 use crate::kernel::Callback;
@@ -90,7 +93,7 @@ struct Filter {
 /// HTTP transport keeps only this while the stream is open).
 pub(crate) struct Listening {
     _registration: Registration,
-    rx: mpsc::Receiver<String>,
+    rx: super::Changes,
     tag: Value,
     closing: watch::Receiver<bool>,
     tick: tokio::time::Interval,
@@ -112,22 +115,32 @@ impl Listening {
     /// The acknowledgement first, then every notification; at shutdown `notifications/cancelled`
     /// and then the end.
     pub(crate) async fn next(&mut self) -> Next {
+        std::future::poll_fn(|cx| self.poll_next(cx)).await
+    }
+
+    /// [`next`](Self::next) as a poll, so that a transport can hold the listen in a stream
+    /// without a future beside it. Shutdown closes the listener's channel (`Hub::close`),
+    /// which wakes this.
+    pub(crate) fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Next> {
         if let Some(ack) = self.ack.take() {
-            return Next::Message(ack);
+            return Poll::Ready(Next::Message(ack));
         }
         if self.ended {
-            return Next::End;
+            return Poll::Ready(Next::End);
         }
-        tokio::select! {
-            message = self.rx.recv() => message.map_or(Next::End, Next::Message),
-            _ = self.closing.wait_for(|closing| *closing) => {
-                self.ended = true;
-                let mut params = Map::new();
-                params.insert("requestId".into(), self.tag.clone());
-                params.insert("reason".into(), "The server is shutting down".into());
-                Next::Message(tagged(&self.tag, Method::Cancelled, params))
-            }
-            _ = self.tick.tick() => Next::KeepAlive,
+        if *self.closing.borrow() {
+            self.ended = true;
+            let mut params = Map::new();
+            params.insert("requestId".into(), self.tag.clone());
+            params.insert("reason".into(), "The server is shutting down".into());
+            return Poll::Ready(Next::Message(tagged(&self.tag, Method::Cancelled, params)));
+        }
+        if let Poll::Ready(message) = self.rx.poll_next_unpin(cx) {
+            return Poll::Ready(message.map_or(Next::End, Next::Message));
+        }
+        match self.tick.poll_tick(cx) {
+            Poll::Ready(_) => Poll::Ready(Next::KeepAlive),
+            Poll::Pending => Poll::Pending,
         }
     }
 

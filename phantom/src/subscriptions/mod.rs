@@ -12,7 +12,7 @@ mod listen;
 mod subscribe;
 
 pub(crate) use hub::{
-    Hub, Kind, Registration, authorize_resources, listen_for_changes, start_fan_out,
+    Changes, Hub, Kind, Registration, authorize_resources, listen_for_changes, start_fan_out,
 };
 #[cfg(feature = "http")]
 pub(crate) use listen::open_listen;

@@ -232,7 +232,7 @@ enum Source {
     },
     /// A legacy session's registration with the hub, as the HTTP GET stream and stdio hold it.
     Session {
-        rx: mpsc::Receiver<String>,
+        rx: crate::subscriptions::Changes,
         _registration: Registration,
     },
 }
@@ -259,7 +259,7 @@ impl Listen {
                     break text;
                 }
             },
-            Source::Session { rx, .. } => rx.recv().await?,
+            Source::Session { rx, .. } => futures_util::StreamExt::next(rx).await?,
         };
         Some(serde_json::from_str(&text).expect("the dispatcher writes valid JSON"))
     }

@@ -7,8 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
-use tokio::sync::mpsc;
+use tokio::sync::oneshot;
 
 use crate::kernel::Locked as _;
 use crate::session::Session;
@@ -19,8 +18,9 @@ const SHARDS: usize = 16;
 pub(crate) struct Row {
     pub(crate) session: Arc<Session>,
     last_seen: Instant,
-    /// The open GET stream, if any: its generation and a sender of SSE frames.
-    pub(crate) stream: Option<(u64, mpsc::Sender<Bytes>)>,
+    /// The open GET stream, if any: its generation, and a sender the stream watches: when the
+    /// row drops it (the session deleted or evicted, another stream opened), the stream ends.
+    pub(crate) stream: Option<(u64, oneshot::Sender<()>)>,
     /// The address of the peer that opened it (counted against a per-peer cap).
     peer: Option<IpAddr>,
     /// Requests of this session in flight.
@@ -304,7 +304,7 @@ impl Sessions {
     }
 
     /// Opens the session's GET stream: `None` if one is already open.
-    pub(crate) fn open_stream(&self, id: &str, sender: mpsc::Sender<Bytes>) -> Option<Option<u64>> {
+    pub(crate) fn open_stream(&self, id: &str, sender: oneshot::Sender<()>) -> Option<Option<u64>> {
         self.with_row(id, |row| {
             if row.stream.as_ref().is_some_and(|(_, tx)| !tx.is_closed()) {
                 return None;

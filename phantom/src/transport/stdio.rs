@@ -14,7 +14,7 @@ use crate::protocol::Method;
 use crate::server::Server;
 use crate::session::SessionSlot;
 use crate::session::{Request, Transport};
-use crate::subscriptions::{Kind, Registration};
+use crate::subscriptions::{Changes, Kind, Registration};
 
 /// Serves `server` on the process's stdin and stdout until stdin closes. Logs go to stderr (set up
 /// `tracing_subscriber` with `with_writer(std::io::stderr)`).
@@ -79,7 +79,7 @@ where
     let mut eof = false;
     // Once the session is initialized, change notifications (list changes, updates of subscribed
     // resources) are written as they come, between and during requests.
-    let mut changes: Option<(Registration, mpsc::Receiver<String>)> = None;
+    let mut changes: Option<(Registration, Changes)> = None;
     // 2026-07-28 `subscriptions/listen` requests never end on their own: each runs in a task of
     // its own (by request id, so `notifications/cancelled` can end it), writing through `streamed`.
     let mut listens: HashMap<String, tokio::task::JoinHandle<()>> = HashMap::new();
@@ -202,11 +202,9 @@ async fn write_line<W: AsyncWrite + Unpin>(output: &mut W, line: String) -> std:
 }
 
 /// The next change notification, once the session listens; never otherwise.
-async fn next_change(
-    changes: &mut Option<(Registration, mpsc::Receiver<String>)>,
-) -> Option<String> {
+async fn next_change(changes: &mut Option<(Registration, Changes)>) -> Option<String> {
     match changes {
-        Some((_, rx)) => rx.recv().await,
+        Some((_, rx)) => futures_util::StreamExt::next(rx).await,
         None => std::future::pending().await,
     }
 }

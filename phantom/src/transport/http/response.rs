@@ -1,7 +1,10 @@
 //! Responses: JSON-RPC error bodies, replies mapped to HTTP statuses, and short SSE answers.
 
 use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use axum::body::Body;
 use axum::response::Response;
@@ -233,24 +236,55 @@ pub(super) fn listen_response<S: Server>(
     listening: Listening,
     session: Arc<Session>,
 ) -> Response {
-    let stream =
-        futures_util::stream::unfold(Some((listening, st, id, session)), |state| async move {
-            let (mut listening, st, id, session) = state?;
-            match listening.next().await {
-                Next::Message(message) => Some((
-                    sse::event(None, &message),
-                    Some((listening, st, id, session)),
-                )),
-                Next::KeepAlive => Some((sse::keep_alive(), Some((listening, st, id, session)))),
-                Next::End => {
-                    let reply = st.dispatcher.end_listen(&id, listening, &session).await;
-                    Some((sse::event(None, &reply.body), None))
-                }
-            }
-        });
-    let mut resp = Response::new(Body::from_stream(stream.map(Ok::<_, Infallible>)));
+    let body = ListenBody {
+        open: Some((listening, st, id, session)),
+        ending: None,
+    };
+    let mut resp = Response::new(Body::from_stream(body));
     sse_headers(&mut resp);
     resp
+}
+
+/// A listen while it streams: the listen, and what its end needs.
+type OpenListen<S> = (Listening, Arc<HttpState<S>>, RequestId, Arc<Session>);
+
+/// A listen's SSE answer, polled in place: the listen while it is open, the future of its final
+/// result only once it ends. (A `stream::unfold` over `Listening::next` would keep the future of
+/// a whole turn beside the listen, about 1 KB more per held stream.)
+struct ListenBody<S: Server> {
+    open: Option<OpenListen<S>>,
+    ending: Option<Pin<Box<dyn Future<Output = Bytes> + Send>>>,
+}
+
+impl<S: Server> futures_util::Stream for ListenBody<S> {
+    type Item = Result<Bytes, Infallible>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        if let Some(ending) = &mut this.ending {
+            let last = std::task::ready!(ending.as_mut().poll(cx));
+            this.ending = None;
+            return Poll::Ready(Some(Ok(last)));
+        }
+        let Some((listening, ..)) = &mut this.open else {
+            return Poll::Ready(None);
+        };
+        let frame = match std::task::ready!(listening.poll_next(cx)) {
+            Next::Message(message) => sse::event(None, &message),
+            Next::KeepAlive => sse::keep_alive(),
+            Next::End => {
+                let Some((listening, st, id, session)) = this.open.take() else {
+                    return Poll::Ready(None);
+                };
+                this.ending = Some(Box::pin(async move {
+                    let reply = st.dispatcher.end_listen(&id, listening, &session).await;
+                    sse::event(None, &reply.body)
+                }));
+                return Pin::new(this).poll_next(cx);
+            }
+        };
+        Poll::Ready(Some(Ok(frame)))
+    }
 }
 
 /// A legacy session's POST stream that a client can resume (2025-11-25 and later): a priming

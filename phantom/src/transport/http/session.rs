@@ -1,7 +1,10 @@
 //! GET (the legacy session's stream) and DELETE (ending a legacy session).
 
 use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use axum::body::Body;
 use axum::response::Response;
@@ -9,7 +12,7 @@ use bytes::Bytes;
 use futures_util::StreamExt as _;
 use http::StatusCode;
 use http::header::{self, HeaderValue};
-use tokio::sync::mpsc;
+use tokio::sync::oneshot;
 
 use super::headers::{LAST_EVENT_ID, SESSION_HEADER, accepts, header_str};
 use super::post::Inspected;
@@ -180,7 +183,7 @@ pub(super) async fn get<S: Server>(st: &Arc<HttpState<S>>, request: Request) -> 
     if let Some(full) = st.streams_full() {
         return full;
     }
-    let (tx, rx) = mpsc::channel::<Bytes>(64);
+    let (tx, rx) = oneshot::channel::<()>();
     let Some(Some(generation)) = st.sessions.open_stream(&id, tx) else {
         return plain(
             StatusCode::CONFLICT,
@@ -210,24 +213,15 @@ pub(super) async fn get<S: Server>(st: &Arc<HttpState<S>>, request: Request) -> 
         .listen_for_changes(Arc::clone(&session), Kind::Session);
     let resumable = session.protocol_version >= ProtocolVersion::V2025_11_25;
     let keep_alive = st.cfg.sse_keep_alive;
-    let live = futures_util::stream::unfold(
-        Live {
-            rx,
-            changes,
-            _registration: registration,
-            guard,
-            tick: tokio::time::interval_at(tokio::time::Instant::now() + keep_alive, keep_alive),
-            resumable,
-        },
-        |mut live| async move {
-            let frame = tokio::select! {
-                msg = live.rx.recv() => msg?,
-                change = live.changes.recv() => live.event(change?).await,
-                _ = live.tick.tick() => sse::keep_alive(),
-            };
-            Some((frame, live))
-        },
-    );
+    let live = Live {
+        row: rx,
+        changes,
+        _registration: registration,
+        guard,
+        tick: tokio::time::interval_at(tokio::time::Instant::now() + keep_alive, keep_alive),
+        resumable,
+        storing: None,
+    };
     let stream = futures_util::stream::iter(first)
         .chain(live)
         .map(Ok::<_, Infallible>);
@@ -236,25 +230,55 @@ pub(super) async fn get<S: Server>(st: &Arc<HttpState<S>>, request: Request) -> 
     resp
 }
 
-/// An open GET stream: what it carries and what it holds open.
+/// An open GET stream: what it carries and what it holds open. Polled in place (a
+/// `stream::unfold` would keep the future of a whole turn beside it, about 1 KB per held
+/// stream); only a change being stored in the event store has a future of its own.
 struct Live<S: Server> {
-    rx: mpsc::Receiver<Bytes>,
-    changes: mpsc::Receiver<String>,
+    /// Resolves (with an error) once the session's row drops its sender.
+    row: oneshot::Receiver<()>,
+    changes: crate::subscriptions::Changes,
     _registration: Registration,
     guard: StreamGuard<S>,
     tick: tokio::time::Interval,
     resumable: bool,
+    storing: Option<Pin<Box<dyn Future<Output = Bytes> + Send>>>,
 }
 
-impl<S: Server> Live<S> {
-    /// A change notification as an event: with a stored id on a resumable stream.
-    async fn event(&self, message: String) -> Bytes {
-        if !self.resumable {
-            return sse::event(None, &message);
+impl<S: Server> futures_util::Stream for Live<S> {
+    type Item = Bytes;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
+        let this = self.get_mut();
+        if let Some(storing) = &mut this.storing {
+            let frame = std::task::ready!(storing.as_mut().poll(cx));
+            this.storing = None;
+            return Poll::Ready(Some(frame));
         }
-        let st = &self.guard.st;
-        let id = super::response::store_event(st, &self.guard.session, GET_STREAM, &message).await;
-        sse::event(id.as_deref(), &message)
+        if Pin::new(&mut this.row).poll(cx).is_ready() {
+            return Poll::Ready(None);
+        }
+        match this.changes.poll_next_unpin(cx) {
+            Poll::Ready(None) => return Poll::Ready(None),
+            Poll::Ready(Some(message)) if !this.resumable => {
+                return Poll::Ready(Some(sse::event(None, &message)));
+            }
+            Poll::Ready(Some(message)) => {
+                // A change notification on a resumable stream: with a stored id.
+                let st = Arc::clone(&this.guard.st);
+                let session = this.guard.session.clone();
+                this.storing = Some(Box::pin(async move {
+                    let id =
+                        super::response::store_event(&st, &session, GET_STREAM, &message).await;
+                    sse::event(id.as_deref(), &message)
+                }));
+                return Pin::new(this).poll_next(cx);
+            }
+            Poll::Pending => {}
+        }
+        match this.tick.poll_tick(cx) {
+            Poll::Ready(_) => Poll::Ready(Some(sse::keep_alive())),
+            Poll::Pending => Poll::Pending,
+        }
     }
 }
 
