@@ -238,14 +238,16 @@ async fn handle_body<S: Server>(
         && let Incoming::Request { id, params, .. } = &parsed.msg
         && let Some(meta) = &parsed.head.meta
     {
-        return Ok(post_listen(st, &request, &head, id, *params, meta).await);
+        // Boxed: the future of every POST is as large as its largest inline arm, and a listen's
+        // is held (with all the opening listens') until it is acknowledged.
+        return Ok(Box::pin(post_listen(st, &request, &head, id, *params, meta)).await);
     }
     if !out.is_open() && (parsed.head.wants_messages() || head.known.is_some_and(Method::streams)) {
         // Decoded again there: that handling must own its body.
         return Err(Early(request));
     }
     if head.modern.is_some() {
-        return Ok(post_modern(st, &request, text, &head, parsed, out).await);
+        return Ok(Box::pin(post_modern(st, &request, text, &head, parsed, out)).await);
     }
     let legacy = post_legacy(st, request, text, Some(&head), Some(parsed), out);
     Ok(Box::pin(legacy).await)
