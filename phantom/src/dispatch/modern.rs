@@ -86,9 +86,11 @@ impl<S: Server> Dispatcher<S> {
         let fail = |f: Failure| self.error_reply(Some(id), f.error, f.status, Era::Modern);
         let mut session = envelope_session(meta, &self.inner.client_info).map_err(fail)?;
         self.connect(&mut session, request).await.map_err(fail)?;
+        // One session for the listener and for the end of the listen.
+        let session = std::sync::Arc::new(session);
         let opened = crate::subscriptions::open_listen(self, id, params, &session).await;
         match opened {
-            Ok(listening) => Ok((listening, std::sync::Arc::new(session))),
+            Ok(listening) => Ok((listening, session)),
             Err(f) => {
                 self.disconnect(&session).await;
                 Err(fail(f))

@@ -173,7 +173,7 @@ pub(crate) async fn listen<E: Env>(
             "Internal error: `subscriptions/listen` needs a transport that streams its answer",
         )));
     }
-    let mut listening = open_listen(env, id, params, session).await?;
+    let mut listening = open_listen(env, id, params, &Arc::new(session.clone())).await?;
     loop {
         let sent = match listening.next().await {
             Next::Message(message) => outbound.send(message),
@@ -194,7 +194,7 @@ pub(crate) async fn open_listen<E: Env>(
     env: &E,
     id: &RequestId,
     params: Option<&RawValue>,
-    session: &Session,
+    session: &Arc<Session>,
 ) -> Result<Listening, Failure> {
     let p: ListenParams =
         parse_params(params).map_err(|f| f.with_data(json!({ "field": "notifications" })))?;
@@ -255,7 +255,7 @@ pub(crate) async fn open_listen<E: Env>(
         id: tag.clone(),
         honoured,
     };
-    let (registration, rx) = super::listen_for_changes(env, Arc::new(session.clone()), kind);
+    let (registration, rx) = super::listen_for_changes(env, Arc::clone(session), kind);
     let mut params = Map::new();
     params.insert("notifications".into(), Value::Object(ack));
     let ack = tagged(&tag, Method::SubscriptionsAcknowledged, params);

@@ -100,7 +100,9 @@ where
             let io = hyper_util::rt::TokioIo::new(tcp);
             let served = match version {
                 Version::Http1 => watcher.watch(http1.serve_connection(io, svc)).await,
-                Version::Http2 => watcher.watch(http2.serve_connection(io, svc)).await,
+                // Boxed: an HTTP/2 connection's state is larger, and the task of every
+                // HTTP/1.1 connection (one per held SSE stream) would be as large inline.
+                Version::Http2 => Box::pin(watcher.watch(http2.serve_connection(io, svc))).await,
             };
             if let Err(e) = served {
                 tracing::debug!(error = %e, "connection ended with an error");
