@@ -10,6 +10,8 @@
 //! | `MODE` | `stateful` \| `stateless` | `stateful` | `stateless`: legacy stateless mode, `HttpConfig::default().stateless(true)` (no `Mcp-Session-Id`, every 2025-11-25 request stands alone); the same switch the rmcp peer takes. 2026-07-28 requests are stateless either way. |
 //! | `ADDR` | `host:port` | `127.0.0.1:8940` | listen address |
 //! | `REDIS` | `redis://host:port/` | unset | every shared seam in that Redis (`phantom_redis::backend`): the scale-out benchmark (`bench/scale.py`) |
+//! | `MIDDLEWARE` | `rate`, `audit`, comma-separated | unset | that chain of built-in middleware (a rate limit no request reaches, an access log): the chain's cost |
+//! | `MOUNT` | `1` | unset | phantom mounted in an axum app (`nest_service("/mcp", phantom::http::service(..))` under `axum::serve`) instead of `phantom::serve`: the `mounted-call` row of `phantom-bench instructions` |
 
 use phantom::prelude::*;
 
@@ -89,6 +91,21 @@ async fn main() -> std::io::Result<()> {
             }
         };
         return phantom::http::serve_listener(listener, Echo, config, shutdown).await;
+    }
+    if std::env::var("MOUNT").as_deref() == Ok("1") {
+        // Mounted in an application's own axum app, the way the docs show, with `TCP_NODELAY`
+        // as `phantom::serve` sets it.
+        use axum::serve::ListenerExt as _;
+        let listener = tokio::net::TcpListener::bind(&addr).await?;
+        let config =
+            phantom::http::HttpConfig::for_addr(listener.local_addr()?).stateless(stateless);
+        let app = axum::Router::new().nest_service("/mcp", phantom::http::service(Echo, config));
+        let listener = listener.tap_io(|tcp| {
+            if let Err(e) = tcp.set_nodelay(true) {
+                eprintln!("phantom-echo: set_nodelay failed: {e}");
+            }
+        });
+        return axum::serve(listener, app).await;
     }
     if let Ok(chain) = std::env::var("MIDDLEWARE") {
         // `MIDDLEWARE=rate,audit`: the chain's cost, with a rate limit no request reaches and an

@@ -5,7 +5,7 @@
 //!                            [--servers phantom,floor,rmcp] [--keep DIR]
 //! ```
 //!
-//! Scenario keys: `modern-call`, `legacy-call`, `modern-read`. `--keep DIR` copies each dump to
+//! Scenario keys: `modern-call`, `legacy-call`, `modern-read`, `mounted-call`. `--keep DIR` copies each dump to
 //! `DIR/<key>.<server>.out`, for `callgrind_annotate --inclusive=yes` or `bench/cg_inclusive.py`.
 //!
 //! Each server (`phantom-echo`, `hyper-floor`, `rmcp-echo`) runs alone under
@@ -136,6 +136,9 @@ pub(super) enum Scenario {
     LegacyCall,
     /// 2026-07-28 `resources/read` of `users://42/profile` (the template `users://<id>/profile`).
     ModernRead,
+    /// `ModernCall` with phantom mounted in an axum app (`nest_service("/mcp", …)` under
+    /// `axum::serve`, phantom-echo's `MOUNT=1`), as a user who owns the listener mounts it.
+    MountedCall,
 }
 
 /// The URI `ModernRead` reads, and what its text must contain.
@@ -147,13 +150,19 @@ const RMCP_STATELESS: &[(&str, &str)] = &[("MODE", "stateless"), ("JSON", "1"), 
 const RMCP_STATEFUL: &[(&str, &str)] = &[("MODE", "stateful"), ("NODELAY", "1")];
 
 impl Scenario {
-    const ALL: [Self; 3] = [Self::ModernCall, Self::LegacyCall, Self::ModernRead];
+    const ALL: [Self; 4] = [
+        Self::ModernCall,
+        Self::LegacyCall,
+        Self::ModernRead,
+        Self::MountedCall,
+    ];
 
     fn key(self) -> &'static str {
         match self {
             Self::ModernCall => "modern-call",
             Self::LegacyCall => "legacy-call",
             Self::ModernRead => "modern-read",
+            Self::MountedCall => "mounted-call",
         }
     }
 
@@ -162,13 +171,14 @@ impl Scenario {
             Self::ModernCall => "2026-07-28 `tools/call`",
             Self::LegacyCall => "legacy stateful `tools/call`, shared session",
             Self::ModernRead => "2026-07-28 `resources/read` of a template",
+            Self::MountedCall => "2026-07-28 `tools/call`, phantom mounted in an axum app",
         }
     }
 
     fn rmcp_env(self) -> &'static [(&'static str, &'static str)] {
         match self {
             Self::LegacyCall => RMCP_STATEFUL,
-            Self::ModernCall | Self::ModernRead => RMCP_STATELESS,
+            Self::ModernCall | Self::ModernRead | Self::MountedCall => RMCP_STATELESS,
         }
     }
 
@@ -180,7 +190,7 @@ impl Scenario {
         session: Option<&HeaderValue>,
     ) -> Result<(), String> {
         match self {
-            Self::ModernCall => conn.call(stats, None, Era::Modern).await,
+            Self::ModernCall | Self::MountedCall => conn.call(stats, None, Era::Modern).await,
             Self::LegacyCall => conn.call(stats, session, Era::Legacy).await,
             Self::ModernRead => {
                 let id = stats.id();
@@ -336,6 +346,9 @@ fn measure(env: &Env, server: Server, scenario: Scenario, o: &Options) -> Result
     if server == Server::Rmcp {
         vars.extend_from_slice(scenario.rmcp_env());
     }
+    if server == Server::Phantom && scenario == Scenario::MountedCall {
+        vars.push(("MOUNT", "1"));
+    }
     let pin = env.pinned.then_some("0");
     let mut profiled = Profiled::start(pin, &env.binary(server), &vars, env.log())?;
     crate::runner::wait_accepting(profiled.child(), &addr, env.log(), Duration::from_secs(120))?;
@@ -351,7 +364,7 @@ fn measure(env: &Env, server: Server, scenario: Scenario, o: &Options) -> Result
                 let mut conn = Conn::open(Arc::clone(&target)).await?;
                 Some(conn.open_session(&stats).await?)
             }
-            Scenario::ModernCall | Scenario::ModernRead => None,
+            Scenario::ModernCall | Scenario::ModernRead | Scenario::MountedCall => None,
         };
         let mut conns = Vec::with_capacity(o.conns);
         for _ in 0..o.conns {

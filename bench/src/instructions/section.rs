@@ -97,7 +97,10 @@ pub(super) fn section(rows: &[Row], o: &Options) -> String {
         "\n- rmcp runs with `MODE=stateless JSON=1 NODELAY=1` for the 2026-07-28 rows and \
          `MODE=stateful NODELAY=1` for the legacy row, as in the timing tables; phantom out of the \
          box. The read is of `{READ_URI}` (phantom's `users://<id>/profile`, rmcp's \
-         `users://{{id}}/profile`).\n\
+         `users://{{id}}/profile`). In the mounted row phantom-echo serves \
+         `Router::new().nest_service(\"/mcp\", phantom::http::service(..))` with `axum::serve` \
+         (`MOUNT=1`), as an application that owns its listener mounts phantom; rmcp is mounted \
+         in axum in every row.\n\
          - The floor reads no header and keeps no session: it answers each request with a fixed \
          result for its method around the body's id (`initialize` with an `Mcp-Session-Id`, a \
          notification with 202)."
