@@ -8,6 +8,7 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::kernel::{Failure, bad_request};
+use crate::protocol::Key;
 use crate::protocol::{ErrorObject, Implementation, ProtocolVersion, codes, meta as keys, raw_str};
 use crate::session::Session;
 
@@ -58,28 +59,6 @@ pub struct ParamsHead<'a> {
     /// `params.requestState` (a 2026-07-28 retry), as sent.
     #[serde(rename = "requestState", borrow, default)]
     pub(crate) request_state: Option<&'a RawValue>,
-}
-
-/// An object key, borrowed unless it has escapes.
-struct Key<'de>(std::borrow::Cow<'de, str>);
-
-impl<'de> Deserialize<'de> for Key<'de> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = Key<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a key")
-            }
-            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(std::borrow::Cow::Borrowed(v)))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
-                Ok(Key(std::borrow::Cow::Owned(v.to_owned())))
-            }
-        }
-        d.deserialize_str(V)
-    }
 }
 
 /// A `_meta` that is not an object reads as no `_meta` (so no modern claim), as before; read in

@@ -8,6 +8,7 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
 use crate::kernel::Outbound;
+use crate::protocol::Key;
 use crate::session::{Request, Session};
 
 pub(crate) mod ctx;
@@ -75,7 +76,7 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for ArgsVisitorOut<'a> {
                 mut m: M,
             ) -> Result<Self::Value, M::Error> {
                 let mut out = Vec::with_capacity(m.size_hint().unwrap_or(4));
-                while let Some((k, v)) = m.next_entry::<Cow<'de, str>, &'de RawValue>()? {
+                while let Some((Key(k), v)) = m.next_entry::<Key<'de>, &'de RawValue>()? {
                     out.push((k, v));
                 }
                 Ok(ArgsVisitorOut(out))

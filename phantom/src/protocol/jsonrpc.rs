@@ -297,9 +297,41 @@ pub(crate) fn raw_str(raw: &RawValue) -> Option<std::borrow::Cow<'_, str>> {
         .map(std::borrow::Cow::Owned)
 }
 
+/// An object key, borrowed unless it has escapes (serde's own `Cow<str>` always allocates).
+pub(crate) struct Key<'de>(pub(crate) Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v.to_owned())))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use std::borrow::Cow;
+
     use super::nests_deeper_than;
+
+    #[test]
+    fn a_key_is_borrowed_unless_it_has_escapes() {
+        let keys: Vec<super::Key<'_>> =
+            serde_json::from_str(r#"["text", "a\u0062"]"#).expect("two keys");
+        assert!(matches!(&keys[0].0, Cow::Borrowed("text")));
+        assert!(matches!(&keys[1].0, Cow::Owned(k) if k == "ab"));
+    }
 
     #[test]
     fn depth_is_counted_on_brackets_outside_strings() {

@@ -11,8 +11,8 @@ mod version;
 #[doc(hidden)]
 pub use jsonrpc::Incoming;
 pub(crate) use jsonrpc::nests_deeper_than;
-pub(crate) use jsonrpc::raw_str;
 pub use jsonrpc::{ErrorObject, RequestId, codes};
+pub(crate) use jsonrpc::{Key, raw_str};
 pub(crate) use method::Capability;
 pub use method::Method;
 #[cfg(feature = "http")]
