@@ -1,6 +1,7 @@
 //! Serving on a TCP listener: [`serve`], [`serve_listener`] and [`serve_dispatcher`], with graceful
 //! shutdown.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::{AtMcp, HttpConfig, endpoint_for, metadata_body};
@@ -58,10 +59,14 @@ where
     // A client that sends half a request head (or idles on a kept-alive connection) is dropped
     // after the header timeout instead of holding its connection forever.
     http1
+        // The response head and body are written from one buffer rather than queued for a
+        // vectored write: a held SSE stream keeps no write queue besides hyper's 8 KB buffer.
+        .writev(false)
         .timer(hyper_util::rt::TokioTimer::new())
         .header_read_timeout(config.header_read_timeout);
     let mut http2 = hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new());
     http2.timer(hyper_util::rt::TokioTimer::new());
+    let builders = Arc::new((http1, http2));
     let header_timeout = config.header_read_timeout;
     let metadata = config.protected_resource.as_ref().map(metadata_body);
     let app = AtMcp {
@@ -92,17 +97,21 @@ where
         let svc = hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
             tower::Service::call(&mut app.clone(), req.map(axum::body::Body::new))
         });
-        let (http1, http2, watcher) = (http1.clone(), http2.clone(), graceful.watcher());
+        // The builders are shared: a connection's task (held by every open SSE stream) keeps a
+        // pointer to them, not copies of both.
+        let (builders, watcher) = (Arc::clone(&builders), graceful.watcher());
         tokio::spawn(async move {
             let Some(version) = sent_a_version(&tcp, header_timeout).await else {
                 return;
             };
             let io = hyper_util::rt::TokioIo::new(tcp);
             let served = match version {
-                Version::Http1 => watcher.watch(http1.serve_connection(io, svc)).await,
+                Version::Http1 => watcher.watch(builders.0.serve_connection(io, svc)).await,
                 // Boxed: an HTTP/2 connection's state is larger, and the task of every
                 // HTTP/1.1 connection (one per held SSE stream) would be as large inline.
-                Version::Http2 => Box::pin(watcher.watch(http2.serve_connection(io, svc))).await,
+                Version::Http2 => {
+                    Box::pin(watcher.watch(builders.1.serve_connection(io, svc))).await
+                }
             };
             if let Err(e) = served {
                 tracing::debug!(error = %e, "connection ended with an error");
