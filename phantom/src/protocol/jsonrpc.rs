@@ -35,13 +35,39 @@ pub mod codes {
 }
 
 /// A JSON-RPC request id: a string or an integer, never `null`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[serde(untagged)]
 pub enum RequestId {
     /// An integer id.
     Number(i64),
     /// A string id.
     String(Arc<str>),
+}
+
+/// Read straight from the value (an untagged derive would buffer it first and try each variant):
+/// an integer that fits `i64`, or a string; anything else is refused.
+impl<'de> Deserialize<'de> for RequestId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = RequestId;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string or an integer")
+            }
+            fn visit_i64<E>(self, n: i64) -> Result<RequestId, E> {
+                Ok(RequestId::Number(n))
+            }
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<RequestId, E> {
+                i64::try_from(n).map(RequestId::Number).map_err(|_| {
+                    E::invalid_value(serde::de::Unexpected::Unsigned(n), &"an integer of 64 bits")
+                })
+            }
+            fn visit_str<E>(self, s: &str) -> Result<RequestId, E> {
+                Ok(RequestId::String(Arc::from(s)))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 impl fmt::Display for RequestId {
@@ -93,9 +119,10 @@ impl fmt::Display for ErrorObject {
 struct Wire<'a> {
     #[serde(borrow, default)]
     jsonrpc: Option<Cow<'a, str>>,
-    /// Present (even as `null`) or absent: `null` must not be read as "no id".
-    #[serde(borrow, default, deserialize_with = "present")]
-    id: Option<&'a RawValue>,
+    /// Present (even as `null`) or absent: `null` must not be read as "no id". Read in this
+    /// pass; `Err` for a present id that is neither a string nor an integer.
+    #[serde(default, deserialize_with = "present")]
+    id: Option<Result<RequestId, ()>>,
     #[serde(borrow, default)]
     method: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
@@ -106,8 +133,53 @@ struct Wire<'a> {
     error: Option<&'a RawValue>,
 }
 
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
-    <&RawValue>::deserialize(d).map(Some)
+fn present<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Result<RequestId, ()>>, D::Error> {
+    /// Any JSON value: a valid id, or `Err` once the value is skipped.
+    struct Lenient;
+    impl<'de> serde::de::Visitor<'de> for Lenient {
+        type Value = Result<RequestId, ()>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_i64<E>(self, n: i64) -> Result<Self::Value, E> {
+            Ok(Ok(RequestId::Number(n)))
+        }
+        fn visit_u64<E>(self, n: u64) -> Result<Self::Value, E> {
+            Ok(i64::try_from(n).map(RequestId::Number).map_err(drop))
+        }
+        fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
+            Ok(Ok(RequestId::String(Arc::from(s))))
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(Err(()))
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(Err(()))
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(Err(()))
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut a: A,
+        ) -> Result<Self::Value, A::Error> {
+            while a.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+            Ok(Err(()))
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut a: A,
+        ) -> Result<Self::Value, A::Error> {
+            while a
+                .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                .is_some()
+            {}
+            Ok(Err(()))
+        }
+    }
+    d.deserialize_any(Lenient).map(Some)
 }
 
 /// Whether a JSON text nests arrays and objects deeper than `limit`, counted on its brackets
@@ -234,15 +306,13 @@ impl<'a> Incoming<'a> {
         let invalid = |id, msg: String| Err((id, ErrorObject::new(codes::INVALID_REQUEST, msg)));
         let id = match wire.id {
             None => None,
-            Some(raw_id) => match serde_json::from_str::<RequestId>(raw_id.get()) {
-                Ok(id) => Some(id),
-                Err(_) => {
-                    return invalid(
-                        None,
-                        "Invalid request: `id` must be a string or an integer".to_owned(),
-                    );
-                }
-            },
+            Some(Ok(id)) => Some(id),
+            Some(Err(())) => {
+                return invalid(
+                    None,
+                    "Invalid request: `id` must be a string or an integer".to_owned(),
+                );
+            }
         };
         if wire.jsonrpc.as_deref() != Some("2.0") {
             return invalid(id, "Invalid request: `jsonrpc` must be \"2.0\"".to_owned());
@@ -324,6 +394,21 @@ mod tests {
     use std::borrow::Cow;
 
     use super::nests_deeper_than;
+
+    #[test]
+    fn a_request_id_is_an_integer_of_64_bits_or_a_string() {
+        use super::RequestId;
+        let id = |text: &str| serde_json::from_str::<RequestId>(text).ok();
+        assert_eq!(id("7"), Some(RequestId::Number(7)));
+        assert_eq!(id("-7"), Some(RequestId::Number(-7)));
+        assert_eq!(id(&i64::MAX.to_string()), Some(RequestId::Number(i64::MAX)));
+        assert_eq!(id(r#""a\u0062""#), Some(RequestId::String("ab".into())));
+        for refused in ["1.5", "null", "true", "[]", "{}", "9223372036854775808"] {
+            assert_eq!(id(refused), None, "{refused}");
+        }
+        let from_value = serde_json::from_value::<RequestId>(serde_json::json!("x"));
+        assert_eq!(from_value.ok(), Some(RequestId::String("x".into())));
+    }
 
     #[test]
     fn a_key_is_borrowed_unless_it_has_escapes() {

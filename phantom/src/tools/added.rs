@@ -72,6 +72,10 @@ impl<S: 'static> Table<S> {
     #[cfg(feature = "http")]
     pub(crate) fn headers(&self, name: &str) -> Vec<(Cow<'static, str>, Cow<'static, str>)> {
         let added = self.added.load();
+        if !self.declared.any_headers && added.entries.iter().all(|t| t.headers.is_empty()) {
+            // No tool has any: nothing to look up.
+            return Vec::new();
+        }
         if let Some(tool) = added.get(name) {
             return tool.headers.clone();
         }

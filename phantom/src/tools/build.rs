@@ -22,7 +22,14 @@ impl<S> Declared<S> {
             .enumerate()
             .map(|(i, t)| (t.def.name, i))
             .collect::<HashMap<_, _>>();
-        Self { entries, index }
+        let any_headers = entries
+            .iter()
+            .any(|t| t.specs.iter().any(|s| s.header.is_some()));
+        Self {
+            entries,
+            index,
+            any_headers,
+        }
     }
 }
 

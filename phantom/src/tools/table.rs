@@ -70,4 +70,7 @@ pub(crate) struct ToolEntry<S> {
 pub(crate) struct Declared<S> {
     pub(crate) entries: Vec<ToolEntry<S>>,
     pub(crate) index: HashMap<&'static str, usize>,
+    /// Whether any declared tool has `Mcp-Param-*` headers (most routers have none, and then a
+    /// `tools/call` over HTTP looks nothing up for them).
+    pub(crate) any_headers: bool,
 }
