@@ -72,5 +72,6 @@ pub(crate) struct Declared<S> {
     pub(crate) index: HashMap<&'static str, usize>,
     /// Whether any declared tool has `Mcp-Param-*` headers (most routers have none, and then a
     /// `tools/call` over HTTP looks nothing up for them).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) any_headers: bool,
 }

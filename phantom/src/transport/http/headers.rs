@@ -15,7 +15,7 @@ pub(super) const SESSION_HEADER: header::HeaderName =
     header::HeaderName::from_static("mcp-session-id");
 pub(super) const VERSION_HEADER: header::HeaderName =
     header::HeaderName::from_static("mcp-protocol-version");
-const METHOD_HEADER: header::HeaderName = header::HeaderName::from_static("mcp-method");
+pub(super) const METHOD_HEADER: header::HeaderName = header::HeaderName::from_static("mcp-method");
 const NAME_HEADER: header::HeaderName = header::HeaderName::from_static("mcp-name");
 pub(super) const LAST_EVENT_ID: header::HeaderName =
     header::HeaderName::from_static("last-event-id");

@@ -27,6 +27,7 @@
 //! }
 //! ```
 
+mod arms;
 mod body;
 mod config;
 mod headers;
@@ -404,7 +405,10 @@ fn handle<S: Server>(
         transport: Transport::Http,
     };
     match parts.method {
-        Method::POST => Box::pin(post::post(st, request, body).map(Ok)),
+        Method::POST if arms::asks_to_listen(&request.headers) => {
+            Box::pin(post::post::<S, arms::Listen>(st, request, body).map(Ok))
+        }
+        Method::POST => Box::pin(post::post::<S, arms::General>(st, request, body).map(Ok)),
         Method::GET => Box::pin(async move { Ok(session::get(&st, request).await) }),
         Method::DELETE => Box::pin(async move { Ok(session::delete(&st, request).await) }),
         Method::OPTIONS => ready(empty(StatusCode::NO_CONTENT)),

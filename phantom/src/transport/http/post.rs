@@ -12,6 +12,7 @@ use std::borrow::Cow;
 use serde_json::value::RawValue;
 
 use super::HttpState;
+use super::arms::{Arms, Boxed, ModernArm};
 use super::body::read_body;
 use super::config::ResponseMode;
 use super::headers::{
@@ -49,12 +50,12 @@ pub(super) struct Inspected<'a> {
 }
 
 /// A body decoded once: the message, the head of its params, and what the HTTP checks need.
-struct Parsed<'a> {
-    msg: Incoming<'a>,
-    head: ParamsHead<'a>,
+pub(super) struct Parsed<'a> {
+    pub(super) msg: Incoming<'a>,
+    pub(super) head: ParamsHead<'a>,
 }
 
-fn inspect(text: &str) -> Option<(Inspected<'_>, Parsed<'_>)> {
+pub(super) fn inspect(text: &str) -> Option<(Inspected<'_>, Parsed<'_>)> {
     let msg = Incoming::parse(text).ok()?;
     let (id, method, params, is_request) = match &msg {
         Incoming::Request { id, method, params } => {
@@ -116,7 +117,7 @@ async fn dispatch<S: Server>(
     }
 }
 
-pub(super) async fn post<S: Server>(
+pub(super) async fn post<S: Server, A: Arms>(
     st: Arc<HttpState<S>>,
     request: Request,
     body: Body,
@@ -154,7 +155,7 @@ pub(super) async fn post<S: Server>(
     {
         return early(st, request, bytes).await;
     }
-    match handle_body(st, request, &bytes, &Outbound::none()).await {
+    match A::handle_body(st, request, &bytes, &Outbound::none()).await {
         Ok(resp) => resp,
         Err(Early(request)) => early(st, request, bytes).await,
     }
@@ -163,7 +164,7 @@ pub(super) async fn post<S: Server>(
 /// `handle_body`'s answer when the request may send messages before its result and its outbound
 /// sends nothing: it must be handled by [`early`] instead. (A value rather than a call, so that
 /// `early` and `handle_body` do not await each other.)
-struct Early(Request);
+pub(super) struct Early(pub(super) Request);
 
 /// Handles a POST whose handling may send messages before its result: it owns what it needs, so
 /// that it can go on inside an SSE stream once it sends something first. Only such requests pay
@@ -175,7 +176,9 @@ async fn early<S: Server>(st: &Arc<HttpState<S>>, request: Request, bytes: Bytes
         .and_then(|id| HeaderValue::from_str(id).ok());
     let state = Arc::clone(st);
     let mut handling: Handling = Box::pin(async move {
-        match handle_body(&state, request, &bytes, &out).await {
+        // The 2026-07-28 dispatch boxed: this block is moved into its box whole, and with that
+        // dispatch inline it would be as large (legacy requests with a session come this way).
+        match handle_body::<S, Boxed>(&state, request, &bytes, &out).await {
             Ok(resp) => resp,
             Err(Early(_)) => unreachable!("a request with an open outbound is handled in place"),
         }
@@ -203,7 +206,7 @@ fn resumable_session<S: Server>(st: &HttpState<S>, id: &HeaderValue) -> Option<S
     (session.protocol_version >= ProtocolVersion::V2025_11_25).then(|| id.to_owned())
 }
 
-async fn handle_body<S: Server>(
+pub(super) async fn handle_body<S: Server, M: ModernArm>(
     st: &Arc<HttpState<S>>,
     request: Request,
     bytes: &Bytes,
@@ -238,8 +241,8 @@ async fn handle_body<S: Server>(
         && let Incoming::Request { id, params, .. } = &parsed.msg
         && let Some(meta) = &parsed.head.meta
     {
-        // Boxed: the future of every POST is as large as its largest inline arm, and a listen's
-        // is held (with all the opening listens') until it is acknowledged.
+        // Boxed here, where a listen only comes without its `Mcp-Method` header (and is refused):
+        // one that names itself is handled by `arms::Listen`, whose future is small.
         return Ok(Box::pin(post_listen(st, &request, &head, id, *params, meta)).await);
     }
     if !out.is_open() && (parsed.head.wants_messages() || head.known.is_some_and(Method::streams)) {
@@ -247,7 +250,7 @@ async fn handle_body<S: Server>(
         return Err(Early(request));
     }
     if head.modern.is_some() {
-        return Ok(Box::pin(post_modern(st, &request, text, &head, parsed, out)).await);
+        return Ok(M::post_modern(st, &request, text, &head, parsed, out).await);
     }
     let legacy = post_legacy(st, request, text, Some(&head), Some(parsed), out);
     Ok(Box::pin(legacy).await)
@@ -274,7 +277,7 @@ fn header_mismatch(request: &Request, head: &Inspected<'_>) -> Option<Response> 
     ))
 }
 
-async fn post_modern<S: Server>(
+pub(super) async fn post_modern<S: Server>(
     st: &Arc<HttpState<S>>,
     request: &Request,
     text: &str,
@@ -312,7 +315,7 @@ async fn post_modern<S: Server>(
 
 /// A 2026-07-28 `subscriptions/listen`: once it is open and acknowledged, the SSE answer keeps
 /// only the listen (its registration and channel), not this request's state.
-async fn post_listen<S: Server>(
+pub(super) async fn post_listen<S: Server>(
     st: &Arc<HttpState<S>>,
     request: &Request,
     head: &Inspected<'_>,

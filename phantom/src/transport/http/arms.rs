@@ -1,0 +1,135 @@
+//! Which handling a POST's future holds inline. A future is as large as its largest inline arm,
+//! and the future of every request in flight is held until it answers: a 2026-07-28 request's
+//! dispatch inline costs nothing more, while thousands of listens opening at once would each hold
+//! a future that large until acknowledged. A POST whose `Mcp-Method` says it opens a listen
+//! therefore gets a future of its own, with only the listen inline (the rest boxed).
+
+use std::future::Future;
+use std::sync::Arc;
+
+use axum::response::Response;
+use bytes::Bytes;
+use http::HeaderMap;
+
+use super::HttpState;
+use super::headers::METHOD_HEADER;
+use super::post::{Early, Inspected, Parsed, handle_body, inspect, post_listen, post_modern};
+use crate::kernel::Outbound;
+use crate::protocol::{Incoming, Method};
+use crate::server::Server;
+use crate::session::Request;
+
+/// The handling of a POST's decoded body, chosen by type so that each choice is a future of its
+/// own size.
+pub(super) trait Arms {
+    fn handle_body<'a, S: Server>(
+        st: &'a Arc<HttpState<S>>,
+        request: Request,
+        bytes: &'a Bytes,
+        out: &'a Outbound,
+    ) -> impl Future<Output = Result<Response, Early>> + Send + 'a;
+}
+
+/// Every request: each era's dispatch inline.
+pub(super) struct General;
+
+impl Arms for General {
+    fn handle_body<'a, S: Server>(
+        st: &'a Arc<HttpState<S>>,
+        request: Request,
+        bytes: &'a Bytes,
+        out: &'a Outbound,
+    ) -> impl Future<Output = Result<Response, Early>> + Send + 'a {
+        handle_body::<S, Inline>(st, request, bytes, out)
+    }
+}
+
+/// A POST that says it opens a listen: the listen inline, anything else (a body that is not
+/// that listen) the general handling, boxed.
+pub(super) struct Listen;
+
+impl Arms for Listen {
+    fn handle_body<'a, S: Server>(
+        st: &'a Arc<HttpState<S>>,
+        request: Request,
+        bytes: &'a Bytes,
+        out: &'a Outbound,
+    ) -> impl Future<Output = Result<Response, Early>> + Send + 'a {
+        listen_body(st, request, bytes, out)
+    }
+}
+
+async fn listen_body<S: Server>(
+    st: &Arc<HttpState<S>>,
+    request: Request,
+    bytes: &Bytes,
+    out: &Outbound,
+) -> Result<Response, Early> {
+    if let Ok(text) = std::str::from_utf8(bytes)
+        && !text.trim_start().starts_with('[')
+        && st.dispatcher.too_deep(text).is_none()
+        && let Some((head, parsed)) = inspect(text)
+        && head.modern.is_some()
+        && head.known == Some(Method::SubscriptionsListen)
+        && let Parsed {
+            msg: Incoming::Request { id, params, .. },
+            head: params_head,
+        } = &parsed
+        && let Some(meta) = &params_head.meta
+    {
+        return Ok(post_listen(st, &request, &head, id, *params, meta).await);
+    }
+    Box::pin(handle_body::<S, Inline>(st, request, bytes, out)).await
+}
+
+/// How `handle_body` holds a 2026-07-28 request's dispatch: inline in a POST's future (a
+/// request's own), or boxed where the future holding it is moved whole (`early`'s handling).
+pub(super) trait ModernArm {
+    fn post_modern<'a, S: Server>(
+        st: &'a Arc<HttpState<S>>,
+        request: &'a Request,
+        text: &'a str,
+        head: &'a Inspected<'a>,
+        parsed: Parsed<'a>,
+        out: &'a Outbound,
+    ) -> impl Future<Output = Response> + Send + 'a;
+}
+
+/// The dispatch inline.
+pub(super) struct Inline;
+
+impl ModernArm for Inline {
+    fn post_modern<'a, S: Server>(
+        st: &'a Arc<HttpState<S>>,
+        request: &'a Request,
+        text: &'a str,
+        head: &'a Inspected<'a>,
+        parsed: Parsed<'a>,
+        out: &'a Outbound,
+    ) -> impl Future<Output = Response> + Send + 'a {
+        post_modern(st, request, text, head, parsed, out)
+    }
+}
+
+/// The dispatch boxed.
+pub(super) struct Boxed;
+
+impl ModernArm for Boxed {
+    fn post_modern<'a, S: Server>(
+        st: &'a Arc<HttpState<S>>,
+        request: &'a Request,
+        text: &'a str,
+        head: &'a Inspected<'a>,
+        parsed: Parsed<'a>,
+        out: &'a Outbound,
+    ) -> impl Future<Output = Response> + Send + 'a {
+        Box::pin(post_modern(st, request, text, head, parsed, out))
+    }
+}
+
+/// Whether a request's `Mcp-Method` header names `subscriptions/listen`.
+pub(super) fn asks_to_listen(headers: &HeaderMap) -> bool {
+    headers
+        .get(METHOD_HEADER)
+        .is_some_and(|v| v.as_bytes() == b"subscriptions/listen")
+}
