@@ -77,7 +77,9 @@ async fn listen_body<S: Server>(
         } = &parsed
         && let Some(meta) = &params_head.meta
     {
-        return Ok(post_listen(st, &request, &head, id, *params, meta).await);
+        // Boxed as well: what a listen holds while it opens is then this small future and the
+        // listen's own handling, whose state is freed when it is acknowledged.
+        return Ok(Box::pin(post_listen(st, &request, &head, id, *params, meta)).await);
     }
     Box::pin(handle_body::<S, Inline>(st, request, bytes, out)).await
 }
