@@ -13,7 +13,7 @@ use http::HeaderMap;
 
 use super::HttpState;
 use super::headers::METHOD_HEADER;
-use super::post::{Early, Inspected, Parsed, handle_body, inspect, post_listen, post_modern};
+use super::post::{Early, Parsed, handle_body, inspect, post_listen};
 use crate::kernel::Outbound;
 use crate::protocol::{Incoming, Method};
 use crate::server::Server;
@@ -87,29 +87,15 @@ async fn listen_body<S: Server>(
 /// How `handle_body` holds a 2026-07-28 request's dispatch: inline in a POST's future (a
 /// request's own), or boxed where the future holding it is moved whole (`early`'s handling).
 pub(super) trait ModernArm {
-    fn post_modern<'a, S: Server>(
-        st: &'a Arc<HttpState<S>>,
-        request: &'a Request,
-        text: &'a str,
-        head: &'a Inspected<'a>,
-        parsed: Parsed<'a>,
-        out: &'a Outbound,
-    ) -> impl Future<Output = Response> + Send + 'a;
+    fn hold<F: Future + Send>(dispatch: F) -> impl Future<Output = F::Output> + Send;
 }
 
 /// The dispatch inline.
 pub(super) struct Inline;
 
 impl ModernArm for Inline {
-    fn post_modern<'a, S: Server>(
-        st: &'a Arc<HttpState<S>>,
-        request: &'a Request,
-        text: &'a str,
-        head: &'a Inspected<'a>,
-        parsed: Parsed<'a>,
-        out: &'a Outbound,
-    ) -> impl Future<Output = Response> + Send + 'a {
-        post_modern(st, request, text, head, parsed, out)
+    fn hold<F: Future + Send>(dispatch: F) -> impl Future<Output = F::Output> + Send {
+        dispatch
     }
 }
 
@@ -117,15 +103,8 @@ impl ModernArm for Inline {
 pub(super) struct Boxed;
 
 impl ModernArm for Boxed {
-    fn post_modern<'a, S: Server>(
-        st: &'a Arc<HttpState<S>>,
-        request: &'a Request,
-        text: &'a str,
-        head: &'a Inspected<'a>,
-        parsed: Parsed<'a>,
-        out: &'a Outbound,
-    ) -> impl Future<Output = Response> + Send + 'a {
-        Box::pin(post_modern(st, request, text, head, parsed, out))
+    fn hold<F: Future + Send>(dispatch: F) -> impl Future<Output = F::Output> + Send {
+        Box::pin(dispatch)
     }
 }
 

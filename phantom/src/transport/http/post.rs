@@ -250,7 +250,7 @@ pub(super) async fn handle_body<S: Server, M: ModernArm>(
         return Err(Early(request));
     }
     if head.modern.is_some() {
-        return Ok(M::post_modern(st, &request, text, &head, parsed, out).await);
+        return Ok(M::hold(post_modern(st, &request, text, &head, parsed, out)).await);
     }
     let legacy = post_legacy(st, request, text, Some(&head), Some(parsed), out);
     Ok(Box::pin(legacy).await)
@@ -277,7 +277,7 @@ fn header_mismatch(request: &Request, head: &Inspected<'_>) -> Option<Response> 
     ))
 }
 
-pub(super) async fn post_modern<S: Server>(
+async fn post_modern<S: Server>(
     st: &Arc<HttpState<S>>,
     request: &Request,
     text: &str,
