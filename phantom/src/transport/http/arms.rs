@@ -2,7 +2,7 @@
 //! and the future of every request in flight is held until it answers: a 2026-07-28 request's
 //! dispatch inline costs nothing more, while thousands of listens opening at once would each hold
 //! a future that large until acknowledged. A POST whose `Mcp-Method` says it opens a listen
-//! therefore gets a future of its own, with only the listen inline (the rest boxed).
+//! therefore gets a small future of its own, which boxes what it runs.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -44,8 +44,8 @@ impl Arms for General {
     }
 }
 
-/// A POST that says it opens a listen: the listen inline, anything else (a body that is not
-/// that listen) the general handling, boxed.
+/// A POST that says it opens a listen: a small future that boxes the listen's handling (or,
+/// for a body that is not that listen, the general handling).
 pub(super) struct Listen;
 
 impl Arms for Listen {
