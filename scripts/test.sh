@@ -87,6 +87,13 @@ python3 scripts/public-api.py target/doc/phantom.json | diff -u tests/public-api
 # One invocation, so the unpublished path dependencies between the four resolve to each other; each
 # .crate is then built from its own contents. Like `cargo publish`, it refuses uncommitted changes.
 step "package and verify the publishable crates"
+# Cargo unpacks each packaged crate that another one depends on into a registry directory named
+# after the path of its temporary registry, and reuses an existing unpacking of the same version:
+# a run from the same checkout path would verify against the sources of an earlier run. Remove
+# those unpackings (only the temporary registries' directories, whose names start with "-").
+for d in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/; do
+  rm -rf "$d"phantom-uri-* "$d"phantom-macros-* "$d"phantom-mcp-* "$d"phantom-redis-* "$d"cargo-phantom-*
+done
 cargo package -p phantom-uri -p phantom-macros -p phantom-mcp -p phantom-redis -p cargo-phantom
 
 step "benchmark harness smoke (phantom and rmcp echo servers, every driver mode, ~1 s each; instructions per request under callgrind, 200 requests)"
