@@ -12,7 +12,7 @@ use bytes::Bytes;
 use http::HeaderMap;
 
 use super::HttpState;
-use super::headers::METHOD_HEADER;
+use super::headers::{METHOD_HEADER, PostHeaders};
 use super::post::{Early, Parsed, handle_body, inspect, post_listen};
 use crate::kernel::Outbound;
 use crate::protocol::{Incoming, Method};
@@ -24,7 +24,8 @@ use crate::session::Request;
 pub(super) trait Arms {
     fn handle_body<'a, S: Server>(
         st: &'a Arc<HttpState<S>>,
-        request: Request,
+        request: &'a Request,
+        headers: &'a PostHeaders<'a>,
         bytes: &'a Bytes,
         out: &'a Outbound,
     ) -> impl Future<Output = Result<Response, Early>> + Send + 'a;
@@ -36,11 +37,12 @@ pub(super) struct General;
 impl Arms for General {
     fn handle_body<'a, S: Server>(
         st: &'a Arc<HttpState<S>>,
-        request: Request,
+        request: &'a Request,
+        headers: &'a PostHeaders<'a>,
         bytes: &'a Bytes,
         out: &'a Outbound,
     ) -> impl Future<Output = Result<Response, Early>> + Send + 'a {
-        handle_body::<S, Inline>(st, request, bytes, out)
+        handle_body::<S, Inline>(st, request, headers, bytes, out)
     }
 }
 
@@ -51,17 +53,19 @@ pub(super) struct Listen;
 impl Arms for Listen {
     fn handle_body<'a, S: Server>(
         st: &'a Arc<HttpState<S>>,
-        request: Request,
+        request: &'a Request,
+        headers: &'a PostHeaders<'a>,
         bytes: &'a Bytes,
         out: &'a Outbound,
     ) -> impl Future<Output = Result<Response, Early>> + Send + 'a {
-        listen_body(st, request, bytes, out)
+        listen_body(st, request, headers, bytes, out)
     }
 }
 
 async fn listen_body<S: Server>(
     st: &Arc<HttpState<S>>,
-    request: Request,
+    request: &Request,
+    headers: &PostHeaders<'_>,
     bytes: &Bytes,
     out: &Outbound,
 ) -> Result<Response, Early> {
@@ -79,9 +83,9 @@ async fn listen_body<S: Server>(
     {
         // Boxed as well: what a listen holds while it opens is then this small future and the
         // listen's own handling, whose state is freed when it is acknowledged.
-        return Ok(Box::pin(post_listen(st, &request, &head, id, *params, meta)).await);
+        return Ok(Box::pin(post_listen(st, request, headers, &head, id, *params, meta)).await);
     }
-    Box::pin(handle_body::<S, Inline>(st, request, bytes, out)).await
+    Box::pin(handle_body::<S, Inline>(st, request, headers, bytes, out)).await
 }
 
 /// How `handle_body` holds a 2026-07-28 request's dispatch: inline in a POST's future (a

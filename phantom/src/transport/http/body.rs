@@ -8,7 +8,7 @@ use http::StatusCode;
 use http::header::{self, HeaderValue};
 use http_body_util::BodyExt as _;
 
-use super::headers::header_str;
+use super::headers::{PostHeaders, value_str};
 use super::response::plain;
 use crate::protocol::codes;
 
@@ -18,16 +18,16 @@ use crate::protocol::codes;
 /// before the `413`, so that a client still writing it reads the answer instead of a reset.
 pub(super) async fn read_body(
     mut body: Body,
-    headers: &http::HeaderMap,
+    headers: &PostHeaders<'_>,
     cfg: &super::HttpConfig,
 ) -> Result<Bytes, Response> {
     let limit = cfg.body_limit;
     let deadline = tokio::time::Instant::now() + cfg.body_read_timeout;
-    let declared = header_str(headers, header::CONTENT_LENGTH).and_then(|v| v.parse::<u64>().ok());
+    let declared = value_str(headers.content_length).and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > limit as u64) {
         // A client that waits for `100 Continue` has sent nothing yet: refuse before it does.
-        let waits = header_str(headers, header::EXPECT)
-            .is_some_and(|v| v.eq_ignore_ascii_case("100-continue"));
+        let waits =
+            value_str(headers.expect).is_some_and(|v| v.eq_ignore_ascii_case("100-continue"));
         let drained = !waits && drain(body, 0, deadline, cfg.drain_limit).await;
         return Err(too_large(limit, drained));
     }

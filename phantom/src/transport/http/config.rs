@@ -334,7 +334,10 @@ impl HttpConfig {
     pub(super) fn host_allowed(&self, host: &str) -> bool {
         match &self.allowed_hosts {
             None => true,
-            Some(list) => list.iter().any(|h| h.eq_ignore_ascii_case(host)),
+            // Sent as configured, usually: a plain comparison first.
+            Some(list) => list
+                .iter()
+                .any(|h| h.len() == host.len() && (*h == host || h.eq_ignore_ascii_case(host))),
         }
     }
 

@@ -2,7 +2,7 @@
 //! (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`) checked against the body.
 
 use base64::Engine as _;
-use http::header::{self, HeaderMap};
+use http::header::{self, HeaderMap, HeaderValue};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -21,10 +21,86 @@ pub(super) const LAST_EVENT_ID: header::HeaderName =
     header::HeaderName::from_static("last-event-id");
 
 pub(super) fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
-    headers
-        .get(name)
-        .and_then(|v| v.to_str().ok())
-        .map(str::trim)
+    value_str(headers.get(name))
+}
+
+/// A header's value as text, trimmed: `None` when absent or not visible ASCII.
+pub(super) fn value_str(value: Option<&HeaderValue>) -> Option<&str> {
+    value.and_then(|v| v.to_str().ok()).map(str::trim)
+}
+
+/// The request headers a POST reads, found in one pass over the map rather than one hashed
+/// lookup each. Each is the first value sent, as `HeaderMap::get` gives it.
+#[derive(Default)]
+pub(super) struct PostHeaders<'a> {
+    pub(super) accept: Option<&'a HeaderValue>,
+    /// Whether `Accept` came more than once (then every value is read from the map).
+    accept_again: bool,
+    pub(super) content_type: Option<&'a HeaderValue>,
+    pub(super) content_length: Option<&'a HeaderValue>,
+    pub(super) expect: Option<&'a HeaderValue>,
+    pub(super) version: Option<&'a HeaderValue>,
+    pub(super) method: Option<&'a HeaderValue>,
+    pub(super) name: Option<&'a HeaderValue>,
+    pub(super) session: Option<&'a HeaderValue>,
+}
+
+impl<'a> PostHeaders<'a> {
+    pub(super) fn of(headers: &'a HeaderMap) -> Self {
+        let mut seen = Self::default();
+        for (name, value) in headers {
+            // A standard name compares as one byte, another by its length, then its bytes.
+            let slot = if name == header::ACCEPT {
+                if seen.accept.is_some() {
+                    seen.accept_again = true;
+                    continue;
+                }
+                &mut seen.accept
+            } else if name == header::CONTENT_TYPE {
+                &mut seen.content_type
+            } else if name == header::CONTENT_LENGTH {
+                &mut seen.content_length
+            } else if name == header::EXPECT {
+                &mut seen.expect
+            } else if name == VERSION_HEADER {
+                &mut seen.version
+            } else if name == METHOD_HEADER {
+                &mut seen.method
+            } else if name == NAME_HEADER {
+                &mut seen.name
+            } else if name == SESSION_HEADER {
+                &mut seen.session
+            } else {
+                continue;
+            };
+            if slot.is_none() {
+                *slot = Some(value);
+            }
+        }
+        seen
+    }
+
+    /// Whether `Accept` covers every one of `mimes` (`headers` is the map these were read from).
+    pub(super) fn accepts_all(&self, headers: &HeaderMap, mimes: &[&str]) -> bool {
+        if self.accept_again {
+            accepts_all(headers, mimes)
+        } else {
+            accepts_values(self.accept.into_iter(), mimes)
+        }
+    }
+}
+
+/// `Host` and `Origin` (their first values), in one pass over the headers.
+pub(super) fn host_and_origin(headers: &HeaderMap) -> (Option<&HeaderValue>, Option<&HeaderValue>) {
+    let (mut host, mut origin) = (None, None);
+    for (name, value) in headers {
+        if name == header::HOST {
+            host = host.or(Some(value));
+        } else if name == header::ORIGIN {
+            origin = origin.or(Some(value));
+        }
+    }
+    (host, origin)
 }
 
 pub(super) fn accepts(headers: &HeaderMap, mime: &str) -> bool {
@@ -32,10 +108,15 @@ pub(super) fn accepts(headers: &HeaderMap, mime: &str) -> bool {
 }
 
 /// Whether `Accept` covers every one of `mimes`, in one pass over the header.
-pub(super) fn accepts_all(headers: &HeaderMap, mimes: &[&str]) -> bool {
+fn accepts_all(headers: &HeaderMap, mimes: &[&str]) -> bool {
+    accepts_values(headers.get_all(header::ACCEPT).iter(), mimes)
+}
+
+/// Whether the `Accept` values cover every one of `mimes`.
+fn accepts_values<'a>(values: impl Iterator<Item = &'a HeaderValue>, mimes: &[&str]) -> bool {
     let mut covered = 0_u32;
     let all = (1_u32 << mimes.len()) - 1;
-    for v in headers.get_all(header::ACCEPT) {
+    for v in values {
         // What clients send (the spec's own example): both types, nothing else.
         if v.as_bytes() == b"application/json, text/event-stream"
             && mimes
@@ -79,11 +160,11 @@ pub(crate) fn decode_header(value: &str) -> Option<std::borrow::Cow<'_, str>> {
 /// The standard-header checks of 2026-07-28 (SEP-2243): `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`.
 /// Returns the message of the `-32020` error when a header is missing or disagrees with the body.
 pub(super) fn check_modern_headers(
-    headers: &HeaderMap,
+    headers: &PostHeaders<'_>,
     head: &Inspected<'_>,
     version: &str,
 ) -> Result<(), String> {
-    match header_str(headers, VERSION_HEADER) {
+    match value_str(headers.version) {
         None => {
             return Err("Header mismatch: missing MCP-Protocol-Version header".into());
         }
@@ -96,7 +177,7 @@ pub(super) fn check_modern_headers(
     }
     let method = head.method.as_deref().unwrap_or_default();
     match headers
-        .get(METHOD_HEADER)
+        .method
         .map(|v| v.to_str().ok().and_then(decode_header))
     {
         None if head.is_request => {
@@ -125,7 +206,7 @@ pub(super) fn check_modern_headers(
         return Ok(());
     };
     match headers
-        .get(NAME_HEADER)
+        .name
         .map(|v| v.to_str().ok().and_then(decode_header))
     {
         None => Err(format!(

@@ -52,7 +52,7 @@ use config::host_part;
 pub use config::{HttpConfig, ResponseMode};
 #[cfg(feature = "fuzzing")]
 pub(crate) use headers::decode_header as decode_header_for_fuzzing;
-use headers::{SESSION_HEADER, VERSION_HEADER, header_str};
+use headers::{SESSION_HEADER, VERSION_HEADER, host_and_origin, value_str};
 use response::{empty, json_response, plain};
 pub use serve::{serve, serve_dispatcher, serve_listener};
 
@@ -365,7 +365,8 @@ fn handle<S: Server>(
     use futures_util::FutureExt as _;
     let ready = |resp| -> BoxResponse { Box::pin(std::future::ready(Ok(resp))) };
     let (parts, body) = req.into_parts();
-    let host = header_str(&parts.headers, header::HOST).map(host_part);
+    let (host, origin) = host_and_origin(&parts.headers);
+    let host = value_str(host).map(host_part);
     if let Some(h) = host {
         if !st.cfg.host_allowed(h) {
             return ready(plain(
@@ -381,7 +382,7 @@ fn handle<S: Server>(
             "Forbidden: missing Host header",
         ));
     }
-    if let Some(origin) = header_str(&parts.headers, header::ORIGIN)
+    if let Some(origin) = value_str(origin)
         && !st.cfg.origin_allowed(origin, host)
     {
         return ready(plain(

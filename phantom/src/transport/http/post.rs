@@ -6,7 +6,7 @@ use axum::body::Body;
 use axum::response::Response;
 use bytes::Bytes;
 use http::StatusCode;
-use http::header::{self, HeaderValue};
+use http::header::HeaderValue;
 use std::borrow::Cow;
 
 use serde_json::value::RawValue;
@@ -16,8 +16,7 @@ use super::arms::{Arms, Boxed, ModernArm};
 use super::body::read_body;
 use super::config::ResponseMode;
 use super::headers::{
-    SESSION_HEADER, VERSION_HEADER, accepts_all, check_modern_headers, check_param_headers,
-    header_str,
+    PostHeaders, SESSION_HEADER, check_modern_headers, check_param_headers, header_str, value_str,
 };
 use super::response::{
     Handling, empty, error_for, listen_response, plain, reply_response, resumable, sse_reply,
@@ -123,19 +122,20 @@ pub(super) async fn post<S: Server, A: Arms>(
     body: Body,
 ) -> Response {
     let st = &st;
+    let headers = PostHeaders::of(&request.headers);
     // Read first, so that a refusal below reaches a client that writes its whole body.
-    let bytes = match read_body(body, &request.headers, &st.cfg).await {
+    let bytes = match read_body(body, &headers, &st.cfg).await {
         Ok(b) => b,
         Err(resp) => return resp,
     };
-    if !accepts_all(&request.headers, &["application/json", "text/event-stream"]) {
+    if !headers.accepts_all(&request.headers, &["application/json", "text/event-stream"]) {
         return plain(
             StatusCode::NOT_ACCEPTABLE,
             codes::INVALID_REQUEST,
             "Not Acceptable: the client must accept both application/json and text/event-stream",
         );
     }
-    let content_type = header_str(&request.headers, header::CONTENT_TYPE).unwrap_or_default();
+    let content_type = value_str(headers.content_type).unwrap_or_default();
     let json = "application/json";
     if !content_type
         .get(..json.len())
@@ -150,21 +150,19 @@ pub(super) async fn post<S: Server, A: Arms>(
     // A legacy session's requests may always send first (its stored level, requests to the
     // client), and so may any request when `connect` (which may set a level) is overridden; other
     // requests are looked at once decoded (`handle_body`).
-    if st.dispatcher.connects()
-        || (!st.cfg.stateless && request.headers.contains_key(SESSION_HEADER))
-    {
+    if st.dispatcher.connects() || (!st.cfg.stateless && headers.session.is_some()) {
         return early(st, request, bytes).await;
     }
-    match A::handle_body(st, request, &bytes, &Outbound::none()).await {
+    match A::handle_body(st, &request, &headers, &bytes, &Outbound::none()).await {
         Ok(resp) => resp,
-        Err(Early(request)) => early(st, request, bytes).await,
+        Err(Early) => early(st, request, bytes).await,
     }
 }
 
 /// `handle_body`'s answer when the request may send messages before its result and its outbound
 /// sends nothing: it must be handled by [`early`] instead. (A value rather than a call, so that
 /// `early` and `handle_body` do not await each other.)
-pub(super) struct Early(pub(super) Request);
+pub(super) struct Early;
 
 /// Handles a POST whose handling may send messages before its result: it owns what it needs, so
 /// that it can go on inside an SSE stream once it sends something first. Only such requests pay
@@ -176,11 +174,12 @@ async fn early<S: Server>(st: &Arc<HttpState<S>>, request: Request, bytes: Bytes
         .and_then(|id| HeaderValue::from_str(id).ok());
     let state = Arc::clone(st);
     let mut handling: Handling = Box::pin(async move {
+        let headers = PostHeaders::of(&request.headers);
         // The 2026-07-28 dispatch boxed: this block is moved into its box whole, and with that
         // dispatch inline it would be as large (legacy requests with a session come this way).
-        match handle_body::<S, Boxed>(&state, request, &bytes, &out).await {
+        match handle_body::<S, Boxed>(&state, &request, &headers, &bytes, &out).await {
             Ok(resp) => resp,
-            Err(Early(_)) => unreachable!("a request with an open outbound is handled in place"),
+            Err(Early) => unreachable!("a request with an open outbound is handled in place"),
         }
     });
     let (first, handling) = tokio::select! {
@@ -208,7 +207,8 @@ fn resumable_session<S: Server>(st: &HttpState<S>, id: &HeaderValue) -> Option<S
 
 pub(super) async fn handle_body<S: Server, M: ModernArm>(
     st: &Arc<HttpState<S>>,
-    request: Request,
+    request: &Request,
+    headers: &PostHeaders<'_>,
     bytes: &Bytes,
     out: &Outbound,
 ) -> Result<Response, Early> {
@@ -226,14 +226,14 @@ pub(super) async fn handle_body<S: Server, M: ModernArm>(
     if is_batch {
         if !out.is_open() {
             // A batch (2025-03-26 and earlier) may hold requests that report progress.
-            return Err(Early(request));
+            return Err(Early);
         }
-        return Ok(Box::pin(post_legacy(st, request, text, None, None, out)).await);
+        return Ok(Box::pin(post_legacy(st, request, headers, text, None, None, out)).await);
     }
     let Some((head, parsed)) = inspect(text) else {
         // Not JSON, or not a JSON-RPC object: let the dispatcher produce the exact error.
         let mut slot = SessionSlot::default();
-        let reply = Box::pin(st.dispatcher.handle(text, &request, &mut slot, out)).await;
+        let reply = Box::pin(st.dispatcher.handle(text, request, &mut slot, out)).await;
         return Ok(reply.map_or_else(|| empty(StatusCode::BAD_REQUEST), reply_response));
     };
     if head.modern.is_some()
@@ -243,32 +243,28 @@ pub(super) async fn handle_body<S: Server, M: ModernArm>(
     {
         // Boxed here, where a listen only comes without its `Mcp-Method` header (and is refused):
         // one that names itself is handled by `arms::Listen`, whose future is small.
-        return Ok(Box::pin(post_listen(st, &request, &head, id, *params, meta)).await);
+        return Ok(Box::pin(post_listen(st, request, headers, &head, id, *params, meta)).await);
     }
     if !out.is_open() && (parsed.head.wants_messages() || head.known.is_some_and(Method::streams)) {
         // Decoded again there: that handling must own its body.
-        return Err(Early(request));
+        return Err(Early);
     }
     if head.modern.is_some() {
-        return Ok(M::hold(post_modern(st, &request, text, &head, parsed, out)).await);
+        return Ok(M::hold(post_modern(st, request, headers, text, &head, parsed, out)).await);
     }
-    let legacy = post_legacy(st, request, text, Some(&head), Some(parsed), out);
+    let legacy = post_legacy(st, request, headers, text, Some(&head), Some(parsed), out);
     Ok(Box::pin(legacy).await)
 }
 
 /// The 2026-07-28 standard headers checked against the body: `-32020` (400) when one disagrees.
 /// They are checked before the version gate: a header that disagrees with the body is a `-32020`
 /// whatever the version says; an agreeing but unsupported version is the dispatcher's `-32022`.
-fn header_mismatch(request: &Request, head: &Inspected<'_>) -> Option<Response> {
+fn header_mismatch(headers: &PostHeaders<'_>, head: &Inspected<'_>) -> Option<Response> {
     let claimed = head
         .modern
         .map(|v| raw_str(v).unwrap_or(Cow::Borrowed(v.get())));
-    let message = check_modern_headers(
-        &request.headers,
-        head,
-        claimed.as_deref().unwrap_or_default(),
-    )
-    .err()?;
+    let message =
+        check_modern_headers(headers, head, claimed.as_deref().unwrap_or_default()).err()?;
     Some(error_for(
         StatusCode::BAD_REQUEST,
         codes::HEADER_MISMATCH,
@@ -280,12 +276,13 @@ fn header_mismatch(request: &Request, head: &Inspected<'_>) -> Option<Response> 
 async fn post_modern<S: Server>(
     st: &Arc<HttpState<S>>,
     request: &Request,
+    headers: &PostHeaders<'_>,
     text: &str,
     head: &Inspected<'_>,
     parsed: Parsed<'_>,
     out: &Outbound,
 ) -> Response {
-    if let Some(refused) = header_mismatch(request, head) {
+    if let Some(refused) = header_mismatch(headers, head) {
         return refused;
     }
     if head.known == Some(Method::ToolsCall)
@@ -318,12 +315,13 @@ async fn post_modern<S: Server>(
 pub(super) async fn post_listen<S: Server>(
     st: &Arc<HttpState<S>>,
     request: &Request,
+    headers: &PostHeaders<'_>,
     head: &Inspected<'_>,
     id: &RequestId,
     params: Option<&RawValue>,
     meta: &crate::dispatch::MetaProbe<'_>,
 ) -> Response {
-    if let Some(refused) = header_mismatch(request, head) {
+    if let Some(refused) = header_mismatch(headers, head) {
         return refused;
     }
     if let Some(full) = st.streams_full() {
@@ -337,13 +335,14 @@ pub(super) async fn post_listen<S: Server>(
 
 async fn post_legacy<S: Server>(
     st: &Arc<HttpState<S>>,
-    request: Request,
+    request: &Request,
+    headers: &PostHeaders<'_>,
     text: &str,
     head: Option<&Inspected<'_>>,
     parsed: Option<Parsed<'_>>,
     out: &Outbound,
 ) -> Response {
-    if let Some(v) = header_str(&request.headers, VERSION_HEADER) {
+    if let Some(v) = value_str(headers.version) {
         match ProtocolVersion::parse(v) {
             Some(pv) if pv.is_modern() => {
                 return error_for(
@@ -367,7 +366,7 @@ async fn post_legacy<S: Server>(
     if st.cfg.stateless {
         // Every request stands alone: no session is looked up, opened or stored.
         let mut slot = SessionSlot::stateless();
-        return match dispatch(st, text, parsed, &request, &mut slot, out).await {
+        return match dispatch(st, text, parsed, request, &mut slot, out).await {
             None => empty(StatusCode::ACCEPTED),
             Some(reply) => reply_response(reply),
         };
@@ -376,7 +375,7 @@ async fn post_legacy<S: Server>(
         // Boxed: once per session, and inline it would make every request's future larger.
         return Box::pin(initialize(st, request, text, parsed, out)).await;
     }
-    let Some(id) = header_str(&request.headers, SESSION_HEADER).map(str::to_owned) else {
+    let (Some(sent), Some(id)) = (headers.session, value_str(headers.session)) else {
         return error_for(
             StatusCode::BAD_REQUEST,
             codes::INVALID_REQUEST,
@@ -384,11 +383,11 @@ async fn post_legacy<S: Server>(
             head,
         );
     };
-    let session = match find_session(st, &id, head).await {
+    let session = match find_session(st, id, head).await {
         Ok(session) => session,
         Err(resp) => return resp,
     };
-    let Some(_in_flight) = InFlight::begin(st, &id) else {
+    let Some(_in_flight) = InFlight::begin(st, id) else {
         let max = st.cfg.max_requests_per_session;
         return super::busy(
             StatusCode::TOO_MANY_REQUESTS,
@@ -399,7 +398,7 @@ async fn post_legacy<S: Server>(
     };
     let version = session.protocol_version;
     let mut slot = SessionSlot::new(Some(Session::clone(&session)));
-    let reply = dispatch(st, text, parsed, &request, &mut slot, out).await;
+    let reply = dispatch(st, text, parsed, request, &mut slot, out).await;
     // The request is over for `disconnect` (the session lives on).
     if let Some(session) = slot.get() {
         st.dispatcher.disconnect(session).await;
@@ -422,24 +421,30 @@ async fn post_legacy<S: Server>(
     };
     if reply.status != Status::Ok || st.cfg.response_mode == ResponseMode::Auto {
         let mut resp = reply_response(reply);
-        if let Ok(v) = HeaderValue::from_str(&id) {
+        // The value as sent (shared, not copied) when it needed no trimming.
+        let echoed = if sent.len() == id.len() {
+            Ok(sent.clone())
+        } else {
+            HeaderValue::from_str(id)
+        };
+        if let Ok(v) = echoed {
             resp.headers_mut().insert(SESSION_HEADER, v);
         }
         return resp;
     }
-    sse_reply(st, &id, version, reply).await
+    sse_reply(st, id, version, reply).await
 }
 
 async fn initialize<S: Server>(
     st: &Arc<HttpState<S>>,
-    request: Request,
+    request: &Request,
     text: &str,
     parsed: Option<Parsed<'_>>,
     out: &Outbound,
 ) -> Response {
     let id = new_session_id();
     let mut slot = SessionSlot::opening(Arc::clone(&id));
-    let reply = dispatch(st, text, parsed, &request, &mut slot, out).await;
+    let reply = dispatch(st, text, parsed, request, &mut slot, out).await;
     let Some(reply) = reply else {
         return empty(StatusCode::ACCEPTED);
     };
