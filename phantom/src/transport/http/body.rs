@@ -1,7 +1,6 @@
 //! Reading a POST body: counted on the stream against the size limit, under the read timeout, and
 //! drained (up to a limit) when refused, so the client reads the answer.
 
-use axum::body::Body;
 use axum::response::Response;
 use bytes::Bytes;
 use http::StatusCode;
@@ -12,12 +11,21 @@ use super::headers::{PostHeaders, value_str};
 use super::response::plain;
 use crate::protocol::codes;
 
+/// A request body phantom reads: axum's (the endpoint mounted as a tower service) or hyper's own
+/// (a connection phantom accepted, read without boxing it into axum's).
+pub(super) trait RequestBody:
+    hyper::body::Body<Data = Bytes> + Unpin + Send + 'static
+{
+}
+
+impl<B: hyper::body::Body<Data = Bytes> + Unpin + Send + 'static> RequestBody for B {}
+
 /// Reads a request body within [`HttpConfig`](super::HttpConfig)'s limits: at most `body_limit`
 /// bytes, counted on what arrives (a `Content-Length` is not trusted), all of it within
 /// `body_read_timeout`. A body past the limit is read on and thrown away (up to `drain_limit`)
 /// before the `413`, so that a client still writing it reads the answer instead of a reset.
-pub(super) async fn read_body(
-    mut body: Body,
+pub(super) async fn read_body<B: RequestBody>(
+    mut body: B,
     headers: &PostHeaders<'_>,
     cfg: &super::HttpConfig,
 ) -> Result<Bytes, Response> {
@@ -75,8 +83,8 @@ pub(super) async fn read_body(
 
 /// Reads the rest of a body and throws it away. `true` when it ended within `bound` bytes
 /// (counting the `seen` ones) and before `deadline`, so the connection can serve another request.
-async fn drain(
-    mut body: Body,
+async fn drain<B: RequestBody>(
+    mut body: B,
     mut seen: usize,
     deadline: tokio::time::Instant,
     bound: usize,

@@ -33,6 +33,7 @@ mod config;
 mod headers;
 mod post;
 mod response;
+mod route;
 mod serve;
 mod session;
 mod shared;
@@ -42,7 +43,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::ConnectInfo;
 use axum::response::Response;
 use http::header::{self, HeaderValue};
 use http::{Method, StatusCode};
@@ -52,7 +52,7 @@ use config::host_part;
 pub use config::{HttpConfig, ResponseMode};
 #[cfg(feature = "fuzzing")]
 pub(crate) use headers::decode_header as decode_header_for_fuzzing;
-use headers::{SESSION_HEADER, VERSION_HEADER, host_and_origin, value_str};
+use headers::{SESSION_HEADER, VERSION_HEADER};
 use response::{empty, json_response, plain};
 pub use serve::{serve, serve_dispatcher, serve_listener};
 
@@ -60,7 +60,6 @@ use super::sessions::Sessions;
 use crate::dispatch::Dispatcher;
 use crate::protocol::codes;
 use crate::server::Server;
-use crate::session::{Request, Transport};
 
 pub(super) struct HttpState<S: Server> {
     dispatcher: Dispatcher<S>,
@@ -142,10 +141,7 @@ pub(super) fn endpoint_for<S: Server>(
         .allow_headers(AllowHeaders::mirror_request())
         .expose_headers([SESSION_HEADER, VERSION_HEADER, header::WWW_AUTHENTICATE])
         .max_age(Duration::from_secs(600));
-    let plain = Endpoint {
-        st: state,
-        peer: None,
-    };
+    let plain = Endpoint { st: state };
     let cors = Arc::new(tower::Layer::layer(&cors, plain.clone()));
     OriginAware { plain, cors }
 }
@@ -178,18 +174,15 @@ pub(super) fn busy(status: StatusCode, message: &str) -> Response {
     resp
 }
 
-/// [`handle`] as a tower service: no router, no extractor.
+/// [`route::route`] as a tower service: no router, no extractor.
 pub(super) struct Endpoint<S: Server> {
     st: Arc<HttpState<S>>,
-    /// The peer, when phantom accepted the connection itself.
-    peer: Option<SocketAddr>,
 }
 
 impl<S: Server> Clone for Endpoint<S> {
     fn clone(&self) -> Self {
         Self {
             st: Arc::clone(&self.st),
-            peer: self.peer,
         }
     }
 }
@@ -212,8 +205,11 @@ impl<S: Server> tower::Service<axum::extract::Request> for Endpoint<S> {
 
     fn call(&mut self, req: axum::extract::Request) -> Self::Future {
         let st = Arc::clone(&self.st);
-        let peer = self.peer;
-        handle(st, peer, req)
+        // The peer, if any, from axum's `ConnectInfo`.
+        match route::route(st, None, req, false) {
+            Ok(handling) => handling,
+            Err(_) => unreachable!("`route` hands nothing back unless asked"),
+        }
     }
 }
 
@@ -234,39 +230,40 @@ impl<S: Server> Clone for AtMcp<S> {
     }
 }
 
-impl<S: Server> tower::Service<axum::extract::Request> for AtMcp<S> {
-    type Response = Response;
-    type Error = Infallible;
-    type Future = futures_util::future::Either<
-        <OriginAware<S> as tower::Service<axum::extract::Request>>::Future,
-        std::future::Ready<Result<Response, Infallible>>,
-    >;
-
-    fn poll_ready(
-        &mut self,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Result<(), Infallible>> {
-        self.mcp.poll_ready(cx)
-    }
-
-    fn call(&mut self, req: axum::extract::Request) -> Self::Future {
+impl<S: Server> AtMcp<S> {
+    /// Answers a request on a connection phantom accepted from `peer`, without the tower layers:
+    /// the body stays hyper's own (not boxed into axum's), the service is not cloned per request,
+    /// and `Host` and `Origin` are found in one pass. Browser requests go through the CORS layer
+    /// as with [`service`].
+    pub(super) fn answer(
+        &self,
+        peer: SocketAddr,
+        req: http::Request<hyper::body::Incoming>,
+    ) -> impl std::future::Future<Output = Result<Response, Infallible>> + Send + use<S> {
+        use futures_util::future::Either;
         let path = req.uri().path();
         if path == "/mcp" || path.starts_with("/mcp/") {
-            futures_util::future::Either::Left(self.mcp.call(req))
-        } else if let Some(body) = &self.metadata
+            let st = Arc::clone(&self.mcp.plain.st);
+            return match route::route(st, Some(peer), req, true) {
+                Ok(handling) => Either::Left(handling),
+                Err(browser) => Either::Right(Either::Left(tower::Service::call(
+                    &mut tower_http::cors::Cors::clone(&self.mcp.cors),
+                    browser.map(axum::body::Body::new),
+                ))),
+            };
+        }
+        let resp = if let Some(body) = &self.metadata
             && req.method() == Method::GET
             && matches!(
                 path,
                 "/.well-known/oauth-protected-resource"
                     | "/.well-known/oauth-protected-resource/mcp"
-            )
-        {
-            futures_util::future::Either::Right(std::future::ready(Ok(metadata_response(body))))
+            ) {
+            metadata_response(body)
         } else {
-            futures_util::future::Either::Right(std::future::ready(Ok(empty(
-                StatusCode::NOT_FOUND,
-            ))))
-        }
+            empty(StatusCode::NOT_FOUND)
+        };
+        Either::Right(Either::Right(std::future::ready(Ok(resp))))
     }
 }
 
@@ -352,80 +349,6 @@ fn metadata_response(body: &str) -> Response {
         HeaderValue::from_static("*"),
     );
     resp
-}
-
-/// Checks `Host` and `Origin` and routes by HTTP method. Not an `async fn`: the checks need no
-/// waiting, and the future it returns (boxed once, as hyper needs) holds only what the method's
-/// handling needs, not this function's locals as well.
-fn handle<S: Server>(
-    st: Arc<HttpState<S>>,
-    peer: Option<SocketAddr>,
-    req: axum::extract::Request,
-) -> BoxResponse {
-    use futures_util::FutureExt as _;
-    let ready = |resp| -> BoxResponse { Box::pin(std::future::ready(Ok(resp))) };
-    let (parts, body) = req.into_parts();
-    let (host, origin) = host_and_origin(&parts.headers);
-    let host = value_str(host).map(host_part);
-    if let Some(h) = host {
-        if !st.cfg.host_allowed(h) {
-            return ready(plain(
-                StatusCode::FORBIDDEN,
-                codes::INVALID_REQUEST,
-                "Forbidden: invalid Host header",
-            ));
-        }
-    } else if st.cfg.allowed_hosts.is_some() && parts.version < http::Version::HTTP_2 {
-        return ready(plain(
-            StatusCode::FORBIDDEN,
-            codes::INVALID_REQUEST,
-            "Forbidden: missing Host header",
-        ));
-    }
-    if let Some(origin) = value_str(origin)
-        && !st.cfg.origin_allowed(origin, host)
-    {
-        return ready(plain(
-            StatusCode::FORBIDDEN,
-            codes::INVALID_REQUEST,
-            "Forbidden: invalid Origin header",
-        ));
-    }
-    if st.cfg.preview && parts.method == Method::GET && parts.uri.path().ends_with("/preview") {
-        return ready(crate::apps::preview::page());
-    }
-    let peer = peer.or_else(|| {
-        parts
-            .extensions
-            .get::<ConnectInfo<SocketAddr>>()
-            .map(|c| c.0)
-    });
-    let request = Request {
-        headers: parts.headers,
-        peer,
-        transport: Transport::Http,
-    };
-    match parts.method {
-        Method::POST if arms::asks_to_listen(&request.headers) => {
-            Box::pin(post::post::<S, arms::Listen>(st, request, body).map(Ok))
-        }
-        Method::POST => Box::pin(post::post::<S, arms::General>(st, request, body).map(Ok)),
-        Method::GET => Box::pin(async move { Ok(session::get(&st, request).await) }),
-        Method::DELETE => Box::pin(async move { Ok(session::delete(&st, request).await) }),
-        Method::OPTIONS => ready(empty(StatusCode::NO_CONTENT)),
-        _ => {
-            let mut resp = plain(
-                StatusCode::METHOD_NOT_ALLOWED,
-                codes::INVALID_REQUEST,
-                "Method not allowed",
-            );
-            resp.headers_mut().insert(
-                header::ALLOW,
-                HeaderValue::from_static("GET, POST, DELETE, OPTIONS"),
-            );
-            ready(resp)
-        }
-    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,6 @@
 
 use std::sync::Arc;
 
-use axum::body::Body;
 use axum::response::Response;
 use bytes::Bytes;
 use http::StatusCode;
@@ -13,7 +12,7 @@ use serde_json::value::RawValue;
 
 use super::HttpState;
 use super::arms::{Arms, Boxed, ModernArm};
-use super::body::read_body;
+use super::body::{RequestBody, read_body};
 use super::config::ResponseMode;
 use super::headers::{
     PostHeaders, SESSION_HEADER, check_modern_headers, check_param_headers, header_str, value_str,
@@ -116,10 +115,10 @@ async fn dispatch<S: Server>(
     }
 }
 
-pub(super) async fn post<S: Server, A: Arms>(
+pub(super) async fn post<S: Server, A: Arms, B: RequestBody>(
     st: Arc<HttpState<S>>,
     request: Request,
-    body: Body,
+    body: B,
 ) -> Response {
     let st = &st;
     let headers = PostHeaders::of(&request.headers);

@@ -92,11 +92,8 @@ where
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::warn!(error = %e, "could not set TCP_NODELAY");
         }
-        let mut app = app.clone();
-        app.mcp.plain.peer = Some(peer);
-        let svc = hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
-            tower::Service::call(&mut app.clone(), req.map(axum::body::Body::new))
-        });
+        let app = app.clone();
+        let svc = hyper::service::service_fn(move |req| app.answer(peer, req));
         // The builders are shared: a connection's task (held by every open SSE stream) keeps a
         // pointer to them, not copies of both.
         let (builders, watcher) = (Arc::clone(&builders), graceful.watcher());
