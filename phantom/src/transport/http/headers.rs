@@ -29,6 +29,18 @@ pub(super) fn value_str(value: Option<&HeaderValue>) -> Option<&str> {
     value.and_then(|v| v.to_str().ok()).map(str::trim)
 }
 
+/// A header's value trimmed, as a value of its own: the one sent (shared, not copied) when it
+/// needed no trimming. `None` when absent or not visible ASCII.
+pub(super) fn trimmed_value(sent: Option<&HeaderValue>) -> Option<HeaderValue> {
+    let sent = sent?;
+    let text = value_str(Some(sent))?;
+    if text.len() == sent.len() {
+        Some(sent.clone())
+    } else {
+        HeaderValue::from_str(text).ok()
+    }
+}
+
 /// The request headers a POST reads, found in one pass over the map rather than one hashed
 /// lookup each. Each is the first value sent, as `HeaderMap::get` gives it.
 #[derive(Default)]

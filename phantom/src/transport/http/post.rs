@@ -15,7 +15,8 @@ use super::arms::{Arms, Boxed, ModernArm};
 use super::body::{RequestBody, read_body};
 use super::config::ResponseMode;
 use super::headers::{
-    PostHeaders, SESSION_HEADER, check_modern_headers, check_param_headers, header_str, value_str,
+    PostHeaders, SESSION_HEADER, check_modern_headers, check_param_headers, trimmed_value,
+    value_str,
 };
 use super::response::{
     Handling, empty, error_for, listen_response, plain, reply_response, resumable, sse_reply,
@@ -150,11 +151,15 @@ pub(super) async fn post<S: Server, A: Arms, B: RequestBody>(
     // client), and so may any request when `connect` (which may set a level) is overridden; other
     // requests are looked at once decoded (`handle_body`).
     if st.dispatcher.connects() || (!st.cfg.stateless && headers.session.is_some()) {
-        return early(st, request, bytes).await;
+        let session = trimmed_value(headers.session.filter(|_| !st.cfg.stateless));
+        return early(st, request, session, bytes).await;
     }
     match A::handle_body(st, &request, &headers, &bytes, &Outbound::none()).await {
         Ok(resp) => resp,
-        Err(Early) => early(st, request, bytes).await,
+        Err(Early) => {
+            let session = trimmed_value(headers.session.filter(|_| !st.cfg.stateless));
+            early(st, request, session, bytes).await
+        }
     }
 }
 
@@ -166,11 +171,15 @@ pub(super) struct Early;
 /// Handles a POST whose handling may send messages before its result: it owns what it needs, so
 /// that it can go on inside an SSE stream once it sends something first. Only such requests pay
 /// for the channel and the boxed handling.
-async fn early<S: Server>(st: &Arc<HttpState<S>>, request: Request, bytes: Bytes) -> Response {
+///
+/// `session` is the request's `Mcp-Session-Id` (trimmed), unless the endpoint is stateless.
+async fn early<S: Server>(
+    st: &Arc<HttpState<S>>,
+    request: Request,
+    session: Option<HeaderValue>,
+    bytes: Bytes,
+) -> Response {
     let (out, mut rx) = Outbound::channel();
-    let session = header_str(&request.headers, SESSION_HEADER)
-        .filter(|_| !st.cfg.stateless)
-        .and_then(|id| HeaderValue::from_str(id).ok());
     let state = Arc::clone(st);
     let mut handling: Handling = Box::pin(async move {
         let headers = PostHeaders::of(&request.headers);
@@ -420,13 +429,7 @@ async fn post_legacy<S: Server>(
     };
     if reply.status != Status::Ok || st.cfg.response_mode == ResponseMode::Auto {
         let mut resp = reply_response(reply);
-        // The value as sent (shared, not copied) when it needed no trimming.
-        let echoed = if sent.len() == id.len() {
-            Ok(sent.clone())
-        } else {
-            HeaderValue::from_str(id)
-        };
-        if let Ok(v) = echoed {
+        if let Some(v) = trimmed_value(Some(sent)) {
             resp.headers_mut().insert(SESSION_HEADER, v);
         }
         return resp;
