@@ -64,9 +64,7 @@ impl<S: Server> Dispatcher<S> {
         let mut out = String::with_capacity(256);
         out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
         match id {
-            RequestId::Number(n) => {
-                let _ = write!(out, "{n}");
-            }
+            RequestId::Number(n) => out.push_str(itoa::Buffer::new().format(*n)),
             RequestId::String(_) => out.push_str(&serde_json::to_string(id).unwrap_or_default()),
         }
         out.push_str(",\"result\":{");
