@@ -21,6 +21,8 @@ pub fn jsonrpc(data: &[u8]) {
     if nests_deeper_than(text.as_bytes(), crate::server::DEFAULT_JSON_DEPTH) {
         return;
     }
+    // The one pass over a message and its params reads what the two passes read.
+    crate::dispatch::same_as_two_passes(text);
     if let Ok(msg) = Incoming::parse(text) {
         let head = ParamsHead::read(msg.params());
         let _ = head.claimed_version();
@@ -125,7 +127,8 @@ pub fn request_state(data: &[u8]) {
     let Some(state) = text(data) else { return };
     let key = StateKey::from_bytes([7; 32]);
     let params = RawValue::from_string(r#"{"name":"t","arguments":{}}"#.into()).expect("JSON");
-    let binding = crate::input::state::Binding::new("tools/call", Some("p"), Some(&params));
+    let binding =
+        crate::input::state::Binding::new("tools/call", Some("p"), Some((&*params).into()));
     assert!(crate::input::state::open(&key, &binding, state).is_err());
 }
 

@@ -145,7 +145,7 @@ pub fn seal_state(
     params: &serde_json::value::RawValue,
     answers: serde_json::Map<String, serde_json::Value>,
 ) -> String {
-    let binding = crate::input::Binding::new("tools/call", principal, Some(params));
+    let binding = crate::input::Binding::new("tools/call", principal, Some(params.into()));
     crate::input::seal(
         key,
         &binding,
@@ -166,7 +166,7 @@ pub fn state_round(
     state: &str,
     more: serde_json::Map<String, serde_json::Value>,
 ) -> Option<String> {
-    let binding = crate::input::Binding::new("tools/call", principal, Some(params));
+    let binding = crate::input::Binding::new("tools/call", principal, Some(params.into()));
     let mut answers = crate::input::open(key, &binding, state).ok()?;
     answers.extend(more);
     crate::input::seal(

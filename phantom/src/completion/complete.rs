@@ -1,9 +1,9 @@
 //! `completion/complete`: find the prompt argument or URI parameter, run its completion function.
 
+use crate::protocol::Params;
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::{Map, json};
 
 use super::{CompleteContext, CompleteFn, Completer};
@@ -61,7 +61,7 @@ enum Completions<'a, S> {
 /// run its completion function.
 pub(crate) async fn complete<E: Env>(
     env: &E,
-    params: Option<&RawValue>,
+    params: Option<Params<'_>>,
     cx: Context<'_>,
 ) -> Result<Body, Failure> {
     let session = cx.session;

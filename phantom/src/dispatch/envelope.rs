@@ -8,8 +8,8 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::kernel::{Failure, bad_request};
-use crate::protocol::Key;
 use crate::protocol::{ErrorObject, Implementation, ProtocolVersion, codes, meta as keys, raw_str};
+use crate::protocol::{Key, Params};
 use crate::session::Session;
 
 #[derive(Debug, Deserialize, Default)]
@@ -63,7 +63,7 @@ pub struct ParamsHead<'a> {
 
 /// A `_meta` that is not an object reads as no `_meta` (so no modern claim), as before; read in
 /// the same pass as the rest of the params.
-fn lenient_meta<'de, D: serde::Deserializer<'de>>(
+pub(super) fn lenient_meta<'de, D: serde::Deserializer<'de>>(
     d: D,
 ) -> Result<Option<MetaProbe<'de>>, D::Error> {
     use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -121,7 +121,7 @@ fn lenient_meta<'de, D: serde::Deserializer<'de>>(
 
 impl<'a> ParamsHead<'a> {
     /// Reads the head of `params` (nothing when absent or not an object).
-    pub fn read(params: Option<&'a RawValue>) -> Self {
+    pub fn read(params: Option<Params<'a>>) -> Self {
         params
             .and_then(|p| serde_json::from_str(p.get()).ok())
             .unwrap_or_default()

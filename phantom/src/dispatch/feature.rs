@@ -2,9 +2,8 @@
 //! `completion/complete`) in either era: the configured middleware around it, the input exchange
 //! its handler may use, and the room that serves it.
 
+use crate::protocol::Params;
 use std::sync::Arc;
-
-use serde_json::value::RawValue;
 
 use super::{Dispatcher, Named, Out, ParamsHead, method_not_found, raw_str, session_key};
 use crate::extract::Context;
@@ -30,7 +29,7 @@ impl<S: Server> Dispatcher<S> {
     pub(crate) async fn feature(
         &self,
         method: Method,
-        params: Option<&RawValue>,
+        params: Option<Params<'_>>,
         session: &Session,
         request: &Request,
         out: Out<'_>,
@@ -73,7 +72,7 @@ impl<S: Server> Dispatcher<S> {
                 // Arguments a middleware rewrote are read again from the params.
                 let named = if call.rewritten() { None } else { out.named };
                 Answer(
-                    self.routed(method, call.params(), cx, named, exchange)
+                    self.routed(method, call.params_text(), cx, named, exchange)
                         .await,
                 )
             }) as crate::kernel::BoxFuture<'_, Answer>
@@ -87,7 +86,7 @@ impl<S: Server> Dispatcher<S> {
     fn exchange(
         &self,
         method: Method,
-        params: Option<&RawValue>,
+        params: Option<Params<'_>>,
         session: &Session,
         out: Out<'_>,
     ) -> Result<Exchange, Failure> {
@@ -127,7 +126,7 @@ impl<S: Server> Dispatcher<S> {
     fn answers(
         &self,
         method: Method,
-        params: Option<&RawValue>,
+        params: Option<Params<'_>>,
         session: &Session,
         out: Out<'_>,
         kept: &mut Option<Binding>,
@@ -158,7 +157,7 @@ impl<S: Server> Dispatcher<S> {
     async fn routed(
         &self,
         method: Method,
-        params: Option<&RawValue>,
+        params: Option<Params<'_>>,
         cx: Context<'_>,
         named: Named<'_>,
         exchange: &Exchange,
@@ -212,7 +211,7 @@ impl<S: Server> Dispatcher<S> {
     async fn route(
         &self,
         method: Method,
-        params: Option<&RawValue>,
+        params: Option<Params<'_>>,
         cx: Context<'_>,
         named: Named<'_>,
     ) -> Result<Body, Failure> {

@@ -1,9 +1,9 @@
 //! The legacy era (2024-11-05 … 2025-11-25): `initialize` opens a session, later requests use it.
 
+use crate::protocol::Params;
 use std::sync::Arc;
 
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::{Dispatcher, Out, method_not_found};
@@ -30,8 +30,8 @@ struct SetLevelParams {
     level: LogLevel,
 }
 
-fn params_or_level_error(params: Option<&RawValue>) -> Result<SetLevelParams, Failure> {
-    serde_json::from_str(params.map_or("{}", RawValue::get)).map_err(|_| {
+fn params_or_level_error(params: Option<Params<'_>>) -> Result<SetLevelParams, Failure> {
+    serde_json::from_str(params.map_or("{}", Params::get)).map_err(|_| {
         invalid("Invalid params: `level` must be one of debug, info, notice, warning, error, critical, alert, emergency")
             .with_data(json!({ "field": "level" }))
     })
@@ -42,7 +42,7 @@ impl<S: Server> Dispatcher<S> {
         &self,
         id: &RequestId,
         name: &str,
-        params: Option<&RawValue>,
+        params: Option<Params<'_>>,
         request: &Request,
         slot: &mut SessionSlot,
         out: Out<'_>,
@@ -92,7 +92,7 @@ impl<S: Server> Dispatcher<S> {
     async fn legacy_body(
         &self,
         name: &str,
-        params: Option<&RawValue>,
+        params: Option<Params<'_>>,
         request: &Request,
         slot: &mut SessionSlot,
         out: Out<'_>,
@@ -169,7 +169,7 @@ impl<S: Server> Dispatcher<S> {
 
     async fn initialize(
         &self,
-        params: Option<&RawValue>,
+        params: Option<Params<'_>>,
         request: &Request,
         slot: &mut SessionSlot,
     ) -> Result<Body, Failure> {
@@ -218,7 +218,7 @@ impl<S: Server> Dispatcher<S> {
     /// `notifications/cancelled`: stops the request it names on this session, if it is still in
     /// flight (a finished or unknown request is ignored, as the spec says). 2026-07-28 requests
     /// are cancelled by closing their response instead.
-    pub(super) fn cancel(&self, params: Option<&RawValue>, session: Option<&Session>) {
+    pub(super) fn cancel(&self, params: Option<Params<'_>>, session: Option<&Session>) {
         #[derive(serde::Deserialize)]
         #[serde(rename_all = "camelCase")]
         struct Cancelled {

@@ -2,8 +2,8 @@
 //! rooms' tables: the first page of an unchanged list from the dispatcher's cache, of a changed
 //! one from the tables' cache, any other page built for the request.
 
+use crate::protocol::Params;
 use serde::Deserialize;
-use serde_json::value::RawValue;
 
 use super::Dispatcher;
 use crate::kernel::{Body, Callback, Cursor, Failure, parse_params};
@@ -21,7 +21,7 @@ impl<S: Server> Dispatcher<S> {
     pub(crate) async fn list(
         &self,
         kind: ListKind,
-        params: Option<&RawValue>,
+        params: Option<Params<'_>>,
         session: &Session,
     ) -> Result<Body, Failure> {
         let p: ListParams = parse_params(params)?;

@@ -13,6 +13,7 @@ mod feature;
 mod legacy;
 mod list;
 mod modern;
+mod read;
 mod reply;
 
 use std::sync::Arc;
@@ -36,6 +37,9 @@ pub use crate::session::{SessionSlot, Transport};
 pub(crate) use envelope::MetaProbe;
 #[doc(hidden)]
 pub use envelope::ParamsHead;
+pub(crate) use read::read_message;
+#[cfg(any(test, feature = "fuzzing"))]
+pub(crate) use read::same_as_two_passes;
 
 /// `params.name` and `params.arguments` as the transport already read them.
 pub(crate) type Named<'a> = Option<(&'a RawValue, Option<&'a RawValue>)>;
@@ -246,14 +250,8 @@ impl<S: Server> Dispatcher<S> {
             // a whole message's; inline it would make every message's future twice as large.
             return Box::pin(self.handle_batch(text, request, slot, outbound)).await;
         }
-        match Incoming::parse(text) {
-            Ok(msg) => {
-                let head = msg
-                    .params()
-                    .map(|p| ParamsHead::read(Some(p)))
-                    .unwrap_or_default();
-                self.handle_parsed(msg, head, request, slot, outbound).await
-            }
+        match read_message(text) {
+            Ok((msg, head)) => self.handle_parsed(msg, head, request, slot, outbound).await,
             Err((id, error)) => {
                 Some(self.error_reply(id.as_ref(), error, Status::BadRequest, Era::Legacy))
             }

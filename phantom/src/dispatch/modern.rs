@@ -1,6 +1,6 @@
 //! The 2026-07-28 era: every request stands alone, its session built from the `_meta` envelope.
 
-use serde_json::value::RawValue;
+use crate::protocol::Params;
 use serde_json::{Map, Value, json};
 
 use super::envelope::{MetaProbe, envelope_session};
@@ -20,7 +20,7 @@ impl<S: Server> Dispatcher<S> {
         &self,
         id: &RequestId,
         name: &str,
-        params: Option<&RawValue>,
+        params: Option<Params<'_>>,
         meta: MetaProbe<'_>,
         request: &Request,
         out: Out<'_>,
@@ -42,7 +42,7 @@ impl<S: Server> Dispatcher<S> {
         &self,
         id: &RequestId,
         name: &str,
-        params: Option<&RawValue>,
+        params: Option<Params<'_>>,
         meta: MetaProbe<'_>,
         request: &Request,
         out: Out<'_>,
@@ -79,7 +79,7 @@ impl<S: Server> Dispatcher<S> {
     pub(crate) async fn start_listen(
         &self,
         id: &RequestId,
-        params: Option<&RawValue>,
+        params: Option<Params<'_>>,
         meta: &MetaProbe<'_>,
         request: &Request,
     ) -> Result<(Listening, std::sync::Arc<Session>), Reply> {

@@ -99,7 +99,7 @@ impl TaskRelay for Remote {
     fn forward<'a>(
         &'a self,
         method: &'a str,
-        params: Option<&'a serde_json::value::RawValue>,
+        params: Option<crate::protocol::Params<'a>>,
         cx: Context<'a>,
     ) -> crate::BoxFuture<'a, Result<Body, Failure>> {
         Box::pin(async move {
@@ -115,7 +115,7 @@ impl crate::skills::SkillRelay for Remote {
     fn forward<'a>(
         &'a self,
         method: &'a str,
-        params: Option<&'a serde_json::value::RawValue>,
+        params: Option<crate::protocol::Params<'a>>,
         cx: Context<'a>,
     ) -> crate::BoxFuture<'a, Result<Body, Failure>> {
         TaskRelay::forward(self, method, params, cx)

@@ -1,6 +1,7 @@
 //! [`Failure`]: an error reply in the making (a JSON-RPC error and the transport status it maps
 //! to), and the one place a handler's panic becomes `-32603`.
 
+use crate::protocol::Params;
 use std::borrow::Cow;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -8,7 +9,6 @@ use std::panic::AssertUnwindSafe;
 use futures_util::FutureExt as _;
 use serde::Deserialize;
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 use super::reply::Status;
 use crate::error::Error;
@@ -69,10 +69,8 @@ pub(crate) fn unknown(what: &str, key: &str, name: &str) -> Failure {
 }
 
 /// Deserializes `params` (absent = `{}`), naming what is wrong without serde's position suffix.
-pub(crate) fn parse_params<'a, T: Deserialize<'a>>(
-    raw: Option<&'a RawValue>,
-) -> Result<T, Failure> {
-    let text = raw.map_or("{}", RawValue::get);
+pub(crate) fn parse_params<'a, T: Deserialize<'a>>(raw: Option<Params<'a>>) -> Result<T, Failure> {
+    let text = raw.map_or("{}", Params::get);
     serde_json::from_str(text).map_err(|e| {
         let e = e.to_string();
         let e = e.split(" at line ").next().unwrap_or(&e);

@@ -1,5 +1,6 @@
 //! `prompts/get`: look the prompt up, check its arguments, run the handler.
 
+use crate::protocol::Params;
 use serde_json::value::RawValue;
 
 use super::{Found, PromptEntry, Table};
@@ -18,7 +19,7 @@ pub(crate) trait Env {
 /// handler run.
 pub(crate) async fn get<E: Env>(
     env: &E,
-    params: Option<&RawValue>,
+    params: Option<Params<'_>>,
     cx: Context<'_>,
 ) -> Result<Body, Failure> {
     let p: NameParams<'_> = parse_params(params)?;

@@ -133,7 +133,17 @@ struct Wire<'a> {
     error: Option<&'a RawValue>,
 }
 
-fn present<'de, D: serde::Deserializer<'de>>(
+/// A message's members as read, before [`Incoming::from_members`] checks them.
+pub(crate) struct Members<'a> {
+    pub(crate) jsonrpc: Option<Cow<'a, str>>,
+    pub(crate) id: Option<Result<RequestId, ()>>,
+    pub(crate) method: Option<Cow<'a, str>>,
+    pub(crate) params: Option<Params<'a>>,
+    pub(crate) result: Option<&'a RawValue>,
+    pub(crate) error: Option<&'a RawValue>,
+}
+
+pub(crate) fn present<'de, D: serde::Deserializer<'de>>(
     d: D,
 ) -> Result<Option<Result<RequestId, ()>>, D::Error> {
     /// Any JSON value: a valid id, or `Err` once the value is skipped.
@@ -231,6 +241,54 @@ pub(crate) fn nests_deeper_than(text: &[u8], limit: usize) -> bool {
     false
 }
 
+/// A request's `params`: the text of a JSON object, validated when the message was read.
+///
+/// Read once with the envelope (`ParamsHead` in the same pass), it is handed around as text:
+/// serde_json builds a `&RawValue` only by scanning its text again, and most requests never need
+/// one (the rooms decode their params from [`Params::get`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Params<'a>(&'a str);
+
+impl<'a> Params<'a> {
+    /// The JSON text, as sent.
+    pub fn get(self) -> &'a str {
+        self.0
+    }
+
+    /// Params that a JSON value's text already is (no scan).
+    pub(crate) fn from_raw(raw: &'a RawValue) -> Self {
+        Self(raw.get())
+    }
+
+    /// Params from text that the caller validated as one JSON object.
+    pub(crate) fn validated(text: &'a str) -> Self {
+        Self(text)
+    }
+
+    /// The params as a `RawValue`: the text scanned once more (for the middleware's `Call` and
+    /// what embeds them in another message).
+    pub(crate) fn raw(self) -> &'a RawValue {
+        serde_json::from_str(self.0).unwrap_or_else(|_| empty_object())
+    }
+}
+
+/// `{}`, as a `RawValue`.
+pub(crate) fn empty_object() -> &'static RawValue {
+    serde_json::from_str("{}").unwrap_or_else(|_| unreachable!("`{{}}` is JSON"))
+}
+
+impl<'a> From<&'a RawValue> for Params<'a> {
+    fn from(raw: &'a RawValue) -> Self {
+        Self::from_raw(raw)
+    }
+}
+
+impl Serialize for Params<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.raw().serialize(s)
+    }
+}
+
 /// One decoded JSON-RPC message, borrowing from the body it was read from.
 #[derive(Debug)]
 pub enum Incoming<'a> {
@@ -241,14 +299,14 @@ pub enum Incoming<'a> {
         /// The method name.
         method: Cow<'a, str>,
         /// Raw params, decoded later straight into their types.
-        params: Option<&'a RawValue>,
+        params: Option<Params<'a>>,
     },
     /// A notification: a method without an id.
     Notification {
         /// The method name.
         method: Cow<'a, str>,
         /// Raw params.
-        params: Option<&'a RawValue>,
+        params: Option<Params<'a>>,
     },
     /// A response from the client to a server-to-client request.
     Response {
@@ -261,7 +319,7 @@ pub enum Incoming<'a> {
 
 impl<'a> Incoming<'a> {
     /// The raw params of a request or notification.
-    pub fn params(&self) -> Option<&'a RawValue> {
+    pub fn params(&self) -> Option<Params<'a>> {
         match self {
             Self::Request { params, .. } | Self::Notification { params, .. } => *params,
             Self::Response { .. } => None,
@@ -303,6 +361,21 @@ impl<'a> Incoming<'a> {
     }
 
     fn from_wire(wire: Wire<'a>) -> Result<Self, (Option<RequestId>, ErrorObject)> {
+        Self::from_members(Members {
+            jsonrpc: wire.jsonrpc,
+            id: wire.id,
+            method: wire.method,
+            params: wire.params.map(Params::from_raw),
+            result: wire.result,
+            error: wire.error,
+        })
+    }
+
+    /// Checks a message's members, read by [`Incoming::parse`] or by the dispatcher's one pass
+    /// over a message and its params.
+    pub(crate) fn from_members(
+        wire: Members<'a>,
+    ) -> Result<Self, (Option<RequestId>, ErrorObject)> {
         let invalid = |id, msg: String| Err((id, ErrorObject::new(codes::INVALID_REQUEST, msg)));
         let id = match wire.id {
             None => None,

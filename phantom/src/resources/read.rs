@@ -1,9 +1,9 @@
 //! `resources/read`: match the URI against the templates, run the handler.
 
+use crate::protocol::Params;
 use std::borrow::Cow;
 
 use serde::Deserialize;
-use serde_json::value::RawValue;
 
 use super::{Matched, ReadParts, ResourceEntry, Table};
 use crate::error::Error;
@@ -23,7 +23,7 @@ pub(crate) trait Env {
 }
 
 /// The URI a `resources/read` names.
-pub(crate) fn uri_of(params: Option<&RawValue>) -> Result<String, Failure> {
+pub(crate) fn uri_of(params: Option<Params<'_>>) -> Result<String, Failure> {
     let p: ReadParams = parse_params(params)?;
     Ok(p.uri)
 }

@@ -115,7 +115,7 @@ pub(crate) trait SkillRelay: Send + Sync {
     fn forward<'a>(
         &'a self,
         method: &'a str,
-        params: Option<&'a serde_json::value::RawValue>,
+        params: Option<crate::protocol::Params<'a>>,
         cx: crate::extract::Context<'a>,
     ) -> BoxFuture<'a, Result<crate::kernel::Body, crate::kernel::Failure>>;
 }

@@ -2,11 +2,11 @@
 //! of a skill's files. Every URI is checked canonical first, then matched against the skill
 //! routes; the route's method builds the skill for that request.
 
+use crate::protocol::Params;
 use std::collections::BTreeSet;
 use std::future::Future;
 
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::{Skill, Table, entry, uri};
@@ -148,7 +148,7 @@ async fn find_added_skill<E: Env>(
 /// `skills/get`: one skill by the URI of its `SKILL.md`, listed or not.
 pub(crate) async fn get_skill<E: Env>(
     env: &E,
-    params: Option<&RawValue>,
+    params: Option<Params<'_>>,
     cx: Context<'_>,
 ) -> Result<Body, Failure> {
     let p: UriParams = parse_params(params)?;
@@ -166,7 +166,7 @@ pub(crate) async fn get_skill<E: Env>(
 async fn or_relayed<E: Env>(
     env: &E,
     method: &str,
-    params: Option<&RawValue>,
+    params: Option<Params<'_>>,
     cx: Context<'_>,
     own: Result<Body, Failure>,
 ) -> Result<Body, Failure> {
@@ -207,7 +207,7 @@ async fn skill_entry<E: Env>(
 /// left out, and logged.
 pub(crate) async fn list_skills<E: Env>(
     env: &E,
-    params: Option<&RawValue>,
+    params: Option<Params<'_>>,
     cx: Context<'_>,
 ) -> Result<Body, Failure> {
     let p: ListParams = parse_params(params)?;
@@ -340,7 +340,7 @@ pub(crate) async fn with_skill_files<E: Env>(
 /// `inode/directory`.
 pub(crate) async fn read_skill_directory<E: Env>(
     env: &E,
-    params: Option<&RawValue>,
+    params: Option<Params<'_>>,
     cx: Context<'_>,
 ) -> Result<Body, Failure> {
     let own = read_own_skill_directory(env, params, cx).await;
@@ -349,7 +349,7 @@ pub(crate) async fn read_skill_directory<E: Env>(
 
 async fn read_own_skill_directory<E: Env>(
     env: &E,
-    params: Option<&RawValue>,
+    params: Option<Params<'_>>,
     cx: Context<'_>,
 ) -> Result<Body, Failure> {
     let p: UriParams = parse_params(params)?;
@@ -418,9 +418,15 @@ pub(crate) async fn read_skill_file<E: Env>(
     }
     let own = read_own_skill_file(env, uri, cx).await;
     let params = serde_json::value::to_raw_value(&json!({ "uri": uri })).ok();
-    or_relayed(env, "resources/read", params.as_deref(), cx, own)
-        .await
-        .map(Some)
+    or_relayed(
+        env,
+        "resources/read",
+        params.as_deref().map(Params::from),
+        cx,
+        own,
+    )
+    .await
+    .map(Some)
 }
 
 async fn read_own_skill_file<E: Env>(env: &E, uri: &str, cx: Context<'_>) -> Result<Body, Failure> {

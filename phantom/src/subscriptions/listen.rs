@@ -9,12 +9,12 @@
 //! test (a misspelt key, a filter wrapped in `notifications` twice) that the server's silence
 //! would hide.
 
+use crate::protocol::Params;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use tokio::sync::watch;
@@ -163,7 +163,7 @@ fn tagged(tag: &Value, method: Method, mut params: Map<String, Value>) -> String
 pub(crate) async fn listen<E: Env>(
     env: &E,
     id: &RequestId,
-    params: Option<&RawValue>,
+    params: Option<Params<'_>>,
     session: &Session,
     outbound: &Outbound,
 ) -> Result<Body, Failure> {
@@ -193,7 +193,7 @@ pub(crate) async fn listen<E: Env>(
 pub(crate) async fn open_listen<E: Env>(
     env: &E,
     id: &RequestId,
-    params: Option<&RawValue>,
+    params: Option<Params<'_>>,
     session: &Arc<Session>,
 ) -> Result<Listening, Failure> {
     let p: ListenParams =

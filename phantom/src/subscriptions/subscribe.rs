@@ -1,9 +1,9 @@
 //! Legacy `resources/subscribe` and `resources/unsubscribe`: the session's subscriptions, kept in
 //! the [`SubscriptionStore`](super::SubscriptionStore) and heard on its GET stream (or stdio).
 
+use crate::protocol::Params;
 use serde::Deserialize;
 use serde_json::Map;
-use serde_json::value::RawValue;
 
 use super::Env;
 use crate::error::Error;
@@ -20,7 +20,7 @@ struct UriParams {
 /// session may read, or that the callback refuses, is the not-found error.
 pub(crate) async fn subscribe<E: Env>(
     env: &E,
-    params: Option<&RawValue>,
+    params: Option<Params<'_>>,
     session: &Session,
 ) -> Result<Body, Failure> {
     let (uri, resolved) = subscribed(env, params, session)?;
@@ -38,7 +38,7 @@ pub(crate) async fn subscribe<E: Env>(
 /// `resources/unsubscribe` of a URI this session may read.
 pub(crate) async fn unsubscribe<E: Env>(
     env: &E,
-    params: Option<&RawValue>,
+    params: Option<Params<'_>>,
     session: &Session,
 ) -> Result<Body, Failure> {
     let (uri, _) = subscribed(env, params, session)?;
@@ -54,7 +54,7 @@ pub(crate) async fn unsubscribe<E: Env>(
 /// no resource the session may read).
 fn subscribed<E: Env>(
     env: &E,
-    params: Option<&RawValue>,
+    params: Option<Params<'_>>,
     session: &Session,
 ) -> Result<(String, crate::resources::ResolvedResource), Failure> {
     let p: UriParams = parse_params(params)?;

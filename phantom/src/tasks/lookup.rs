@@ -1,10 +1,10 @@
 //! Finding the task a `tasks/*` request names: the app's, the store's (failed when its node
 //! died), or another server's (a gateway's relay).
 
+use crate::protocol::Params;
 use std::sync::Arc;
 
 use serde_json::json;
-use serde_json::value::RawValue;
 
 use super::serve::{Env, TaskParams, declares_tasks, needs_tasks, recorder, store_failure};
 use super::{StoredTask, Task};
@@ -18,7 +18,7 @@ use crate::session::Session;
 pub(super) async fn named<E: Env>(
     env: &E,
     method: &str,
-    params: Option<&RawValue>,
+    params: Option<Params<'_>>,
     session: &Session,
 ) -> Result<(String, Task, Option<StoredTask>), Failure> {
     if !declares_tasks(session) {
@@ -53,7 +53,7 @@ pub(super) async fn named<E: Env>(
 /// request names one.
 pub(super) fn relay_of<E: Env>(
     env: &E,
-    params: Option<&RawValue>,
+    params: Option<Params<'_>>,
     session: &Session,
 ) -> Option<Arc<dyn crate::tools::TaskRelay>> {
     let p: TaskParams = parse_params(params).ok()?;

@@ -2,6 +2,7 @@
 //! as a task (stored first, then run in the background), and `tasks/get`, `tasks/update` and
 //! `tasks/cancel` read and change it, for the principal that created it only.
 
+use crate::protocol::Params;
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
@@ -302,7 +303,7 @@ async fn run_task<E: Env>(
 /// `tasks/get`.
 pub(crate) async fn get<E: Env>(
     env: &E,
-    params: Option<&RawValue>,
+    params: Option<Params<'_>>,
     cx: Context<'_>,
 ) -> Result<Body, Failure> {
     if let Some(relay) = relay_of(env, params, cx.session) {
@@ -317,7 +318,7 @@ pub(crate) async fn get<E: Env>(
 /// gets the answers to the keys the task asks for.
 pub(crate) async fn update<E: Env>(
     env: &E,
-    params: Option<&RawValue>,
+    params: Option<Params<'_>>,
     cx: Context<'_>,
 ) -> Result<Body, Failure> {
     if let Some(relay) = relay_of(env, params, cx.session) {
@@ -386,7 +387,7 @@ pub(crate) async fn stop_if_ended<E: Env>(env: &E, task_id: &str) {
 /// `cancel_task` hears of a task still running.
 pub(crate) async fn cancel<E: Env>(
     env: &E,
-    params: Option<&RawValue>,
+    params: Option<Params<'_>>,
     cx: Context<'_>,
 ) -> Result<Body, Failure> {
     if let Some(relay) = relay_of(env, params, cx.session) {
@@ -412,7 +413,7 @@ pub(crate) async fn cancel<E: Env>(
 }
 
 /// Whether a `tools/call` names a declared `#[task_handler(prepare)]` tool.
-pub(crate) fn prepares<S>(tools: &crate::tools::Table<S>, params: Option<&RawValue>) -> bool {
+pub(crate) fn prepares<S>(tools: &crate::tools::Table<S>, params: Option<Params<'_>>) -> bool {
     let Ok(p) = parse_params::<crate::tools::NameParams<'_>>(params) else {
         return false;
     };

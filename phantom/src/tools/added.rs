@@ -2,6 +2,7 @@
 //! added at run time or merged in from another router, found by one lookup so that every check a
 //! declared tool gets — the allow-list, scopes, `Mcp-Param-*` headers — an added one gets too.
 
+use crate::protocol::Params;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 
@@ -37,7 +38,7 @@ pub(crate) trait TaskRelay: Send + Sync {
     fn forward<'a>(
         &'a self,
         method: &'a str,
-        params: Option<&'a RawValue>,
+        params: Option<Params<'a>>,
         cx: crate::extract::Context<'a>,
     ) -> crate::kernel::BoxFuture<'a, Result<crate::kernel::Body, Failure>>;
 }

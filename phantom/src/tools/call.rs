@@ -1,6 +1,7 @@
 //! `tools/call`: look the tool up, check the client's capabilities and the arguments, run the
 //! handler, shape its result.
 
+use crate::protocol::Params;
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::json;
@@ -35,7 +36,7 @@ pub(crate) trait Env {
 /// inline or started as a task.
 pub(crate) async fn call<E>(
     env: &E,
-    params: Option<&RawValue>,
+    params: Option<Params<'_>>,
     cx: Context<'_>,
     named: Option<(&RawValue, Option<&RawValue>)>,
 ) -> Result<Body, Failure>

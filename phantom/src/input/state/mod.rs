@@ -6,6 +6,7 @@
 //! `_meta` (in a canonical form: keys sorted, no spaces). A state replayed for another request, by
 //! another principal, or changed in any byte fails to open; so does one past its expiry.
 
+use crate::protocol::Params;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -143,13 +144,13 @@ impl Binding {
     pub(crate) fn of(
         method: crate::protocol::Method,
         session: &crate::session::Session,
-        params: Option<&RawValue>,
+        params: Option<Params<'_>>,
     ) -> Self {
         Self::new(method.as_str(), session.principal.as_deref(), params)
     }
 
     /// The binding of a request by its parts.
-    pub(crate) fn new(method: &str, principal: Option<&str>, params: Option<&RawValue>) -> Self {
+    pub(crate) fn new(method: &str, principal: Option<&str>, params: Option<Params<'_>>) -> Self {
         let mut out = Vec::with_capacity(128);
         out.extend_from_slice(CONTEXT);
         out.push(0);

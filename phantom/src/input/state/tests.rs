@@ -3,7 +3,7 @@
 use super::*;
 
 fn binding(params: &RawValue, principal: Option<&str>) -> Binding {
-    Binding::new("tools/call", principal, Some(params))
+    Binding::new("tools/call", principal, Some(params.into()))
 }
 
 fn raw(text: &str) -> Box<RawValue> {

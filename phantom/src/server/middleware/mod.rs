@@ -19,7 +19,7 @@ mod limit;
 mod rate;
 mod timeout;
 
-use std::borrow::Cow;
+use crate::protocol::Params;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -75,8 +75,14 @@ pub struct Call<'a> {
     pub session: &'a Session,
     /// The transport request.
     pub request: &'a Request,
-    params: Option<Cow<'a, RawValue>>,
-    rewritten: bool,
+    params: Option<CallParams<'a>>,
+}
+
+/// A call's params: as sent (text the envelope's pass validated), or as a middleware rewrote them.
+#[derive(Debug, Clone)]
+enum CallParams<'a> {
+    Sent(Params<'a>),
+    Rewritten(Box<RawValue>),
 }
 
 impl<'a> Call<'a> {
@@ -85,21 +91,31 @@ impl<'a> Call<'a> {
         name: Option<&'a str>,
         session: &'a Session,
         request: &'a Request,
-        params: Option<&'a RawValue>,
+        params: Option<Params<'a>>,
     ) -> Self {
         Self {
             method,
             name,
             session,
             request,
-            params: params.map(Cow::Borrowed),
-            rewritten: false,
+            params: params.map(CallParams::Sent),
         }
     }
 
     /// The request's `params`, as sent (or as a middleware rewrote them).
     pub fn params(&self) -> Option<&RawValue> {
-        self.params.as_deref()
+        match self.params.as_ref()? {
+            CallParams::Sent(sent) => Some(sent.raw()),
+            CallParams::Rewritten(raw) => Some(raw),
+        }
+    }
+
+    /// The params' text, for the method the chain ends in.
+    pub(crate) fn params_text(&self) -> Option<Params<'_>> {
+        match self.params.as_ref()? {
+            CallParams::Sent(sent) => Some(*sent),
+            CallParams::Rewritten(raw) => Some(Params::from_raw(raw)),
+        }
     }
 
     /// `params.arguments` of a `tools/call` or `prompts/get`, decoded (`None` when there are
@@ -109,7 +125,7 @@ impl<'a> Call<'a> {
         struct Arguments {
             arguments: Option<Value>,
         }
-        let params = self.params.as_deref()?;
+        let params = self.params_text()?;
         serde_json::from_str::<Arguments>(params.get())
             .ok()
             .and_then(|a| a.arguments)
@@ -119,21 +135,19 @@ impl<'a> Call<'a> {
     #[must_use]
     pub fn with_arguments(mut self, arguments: Value) -> Self {
         let mut params: serde_json::Map<String, Value> = self
-            .params
-            .as_deref()
+            .params_text()
             .and_then(|p| serde_json::from_str(p.get()).ok())
             .unwrap_or_default();
         params.insert("arguments".into(), arguments);
         if let Ok(raw) = serde_json::value::to_raw_value(&params) {
-            self.params = Some(Cow::Owned(raw));
-            self.rewritten = true;
+            self.params = Some(CallParams::Rewritten(raw));
         }
         self
     }
 
     /// Whether a middleware rewrote the params.
     pub(crate) fn rewritten(&self) -> bool {
-        self.rewritten
+        matches!(self.params, Some(CallParams::Rewritten(_)))
     }
 }
 

@@ -1,5 +1,6 @@
 //! POST: one JSON-RPC message (or a legacy batch) per request, answered as JSON or SSE.
 
+use crate::protocol::Params;
 use std::sync::Arc;
 
 use axum::response::Response;
@@ -23,7 +24,7 @@ use super::response::{
     streaming,
 };
 use super::session::{find_session, forget_evicted};
-use crate::dispatch::ParamsHead;
+use crate::dispatch::{ParamsHead, read_message};
 use crate::kernel::{Outbound, Reply, Status};
 use crate::protocol::raw_str;
 use crate::protocol::{Incoming, Method, ProtocolVersion, RequestId, codes};
@@ -55,15 +56,12 @@ pub(super) struct Parsed<'a> {
 }
 
 pub(super) fn inspect(text: &str) -> Option<(Inspected<'_>, Parsed<'_>)> {
-    let msg = Incoming::parse(text).ok()?;
-    let (id, method, params, is_request) = match &msg {
-        Incoming::Request { id, method, params } => {
-            (Some(id.clone()), Some(method.clone()), *params, true)
-        }
-        Incoming::Notification { method, params } => (None, Some(method.clone()), *params, false),
-        Incoming::Response { id, .. } => (Some(id.clone()), None, None, false),
+    let (msg, head) = read_message(text).ok()?;
+    let (id, method, is_request) = match &msg {
+        Incoming::Request { id, method, .. } => (Some(id.clone()), Some(method.clone()), true),
+        Incoming::Notification { method, .. } => (None, Some(method.clone()), false),
+        Incoming::Response { id, .. } => (Some(id.clone()), None, false),
     };
-    let head = ParamsHead::read(params);
     let inspected = Inspected {
         id,
         is_request,
@@ -326,7 +324,7 @@ pub(super) async fn post_listen<S: Server>(
     headers: &PostHeaders<'_>,
     head: &Inspected<'_>,
     id: &RequestId,
-    params: Option<&RawValue>,
+    params: Option<Params<'_>>,
     meta: &crate::dispatch::MetaProbe<'_>,
 ) -> Response {
     if let Some(refused) = header_mismatch(headers, head) {
