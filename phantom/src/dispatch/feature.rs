@@ -246,9 +246,11 @@ impl<S: Server> Dispatcher<S> {
             Method::SkillsList => skills::list_skills(self, params, cx).await,
             Method::SkillsGet => skills::get_skill(self, params, cx).await,
             Method::ResourcesDirectoryRead => skills::read_skill_directory(self, params, cx).await,
-            Method::TasksGet => tasks::get(self, params, cx).await,
-            Method::TasksUpdate => tasks::update(self, params, cx).await,
-            Method::TasksCancel => tasks::cancel(self, params, cx).await,
+            // Boxed: each is about twice as large as `tools/call`, and inline it would set the
+            // size of every request's future (moved whole into its box by the transport).
+            Method::TasksGet => Box::pin(tasks::get(self, params, cx)).await,
+            Method::TasksUpdate => Box::pin(tasks::update(self, params, cx)).await,
+            Method::TasksCancel => Box::pin(tasks::cancel(self, params, cx)).await,
             _ => Err(method_not_found(method.as_str())),
         }
     }
