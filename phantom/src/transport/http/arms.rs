@@ -9,10 +9,10 @@ use std::sync::Arc;
 
 use axum::response::Response;
 use bytes::Bytes;
-use http::HeaderMap;
+use http::HeaderValue;
 
 use super::HttpState;
-use super::headers::{METHOD_HEADER, PostHeaders};
+use super::headers::PostHeaders;
 use super::post::{Early, Parsed, handle_body, inspect, post_listen};
 use crate::kernel::Outbound;
 use crate::protocol::{Incoming, Method};
@@ -113,8 +113,6 @@ impl ModernArm for Boxed {
 }
 
 /// Whether a request's `Mcp-Method` header names `subscriptions/listen`.
-pub(super) fn asks_to_listen(headers: &HeaderMap) -> bool {
-    headers
-        .get(METHOD_HEADER)
-        .is_some_and(|v| v.as_bytes() == b"subscriptions/listen")
+pub(super) fn asks_to_listen(method: Option<&HeaderValue>) -> bool {
+    method.is_some_and(|v| v.as_bytes() == b"subscriptions/listen")
 }

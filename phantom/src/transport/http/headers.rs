@@ -102,17 +102,35 @@ impl<'a> PostHeaders<'a> {
     }
 }
 
-/// `Host` and `Origin` (their first values), in one pass over the headers.
-pub(super) fn host_and_origin(headers: &HeaderMap) -> (Option<&HeaderValue>, Option<&HeaderValue>) {
-    let (mut host, mut origin) = (None, None);
-    for (name, value) in headers {
-        if name == header::HOST {
-            host = host.or(Some(value));
-        } else if name == header::ORIGIN {
-            origin = origin.or(Some(value));
+/// What routing reads of a request's headers: `Host`, `Origin` and `Mcp-Method` (their first
+/// values), in one pass over the headers.
+pub(super) struct Routing<'a> {
+    pub(super) host: Option<&'a HeaderValue>,
+    pub(super) origin: Option<&'a HeaderValue>,
+    pub(super) method: Option<&'a HeaderValue>,
+}
+
+impl<'a> Routing<'a> {
+    pub(super) fn of(headers: &'a HeaderMap) -> Self {
+        let mut seen = Self {
+            host: None,
+            origin: None,
+            method: None,
+        };
+        for (name, value) in headers {
+            let slot = if name == header::HOST {
+                &mut seen.host
+            } else if name == header::ORIGIN {
+                &mut seen.origin
+            } else if name == METHOD_HEADER {
+                &mut seen.method
+            } else {
+                continue;
+            };
+            *slot = slot.or(Some(value));
         }
+        seen
     }
-    (host, origin)
 }
 
 pub(super) fn accepts(headers: &HeaderMap, mime: &str) -> bool {

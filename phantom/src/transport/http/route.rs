@@ -9,7 +9,7 @@ use http::{Method, StatusCode};
 
 use super::body::RequestBody;
 use super::config::host_part;
-use super::headers::{host_and_origin, value_str};
+use super::headers::{Routing, value_str};
 use super::response::{empty, plain};
 use super::{BoxResponse, HttpState, arms, post, session};
 use crate::protocol::codes;
@@ -33,7 +33,12 @@ pub(super) fn route<S: Server, B: RequestBody>(
     use futures_util::FutureExt as _;
     let ready = |resp| -> BoxResponse { Box::pin(std::future::ready(Ok(resp))) };
     let (parts, body) = req.into_parts();
-    let (host, origin) = host_and_origin(&parts.headers);
+    let Routing {
+        host,
+        origin,
+        method: mcp_method,
+    } = Routing::of(&parts.headers);
+    let listens = arms::asks_to_listen(mcp_method);
     if hand_back && (origin.is_some() || parts.method == Method::OPTIONS) {
         return Err(http::Request::from_parts(parts, body));
     }
@@ -78,7 +83,7 @@ pub(super) fn route<S: Server, B: RequestBody>(
     };
     Ok(match parts.method {
         // Each future built in its box's call: moved once.
-        Method::POST if arms::asks_to_listen(&request.headers) => {
+        Method::POST if listens => {
             Box::pin(post::post::<S, arms::Listen, B>(st, request, body).map(Ok))
         }
         Method::POST => Box::pin(post::post::<S, arms::General, B>(st, request, body).map(Ok)),
