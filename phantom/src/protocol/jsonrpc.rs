@@ -73,7 +73,9 @@ impl<'de> Deserialize<'de> for RequestId {
 impl fmt::Display for RequestId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Number(n) => write!(f, "{n}"),
+            // `itoa`, not `core::fmt`'s integer formatting: the in-flight table keys legacy
+            // requests by this text.
+            Self::Number(n) => f.write_str(itoa::Buffer::new().format(*n)),
             Self::String(s) => f.write_str(s),
         }
     }
