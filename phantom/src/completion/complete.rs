@@ -1,6 +1,5 @@
 //! `completion/complete`: find the prompt argument or URI parameter, run its completion function.
 
-use crate::protocol::Params;
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
@@ -9,7 +8,7 @@ use serde_json::{Map, json};
 use super::{CompleteContext, CompleteFn, Completer};
 use crate::extract::Context;
 use crate::kernel::{Body, Failure, guarded, parse_params, unknown};
-use crate::protocol::{ErrorObject, Method, codes};
+use crate::protocol::{ErrorObject, Method, Params, codes};
 
 #[derive(Deserialize)]
 #[serde(tag = "type")]

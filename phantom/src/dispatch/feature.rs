@@ -2,14 +2,13 @@
 //! `completion/complete`) in either era: the configured middleware around it, the input exchange
 //! its handler may use, and the room that serves it.
 
-use crate::protocol::Params;
 use std::sync::Arc;
 
 use super::{Dispatcher, Named, Out, ParamsHead, method_not_found, raw_str, session_key};
 use crate::extract::Context;
 use crate::input::{Binding, Engine, Exchange, Interrupt, Unavailable, interruptible, open, seal};
 use crate::kernel::{Body, Failure, invalid, parse_params};
-use crate::protocol::{ErrorObject, Method, codes};
+use crate::protocol::{ErrorObject, Method, Params, codes};
 use crate::server::Server;
 use crate::server::middleware::{Answer, Call, Middleware, Next};
 use crate::session::{ListKind, Request, Session};

@@ -1,6 +1,5 @@
 //! The legacy era (2024-11-05 … 2025-11-25): `initialize` opens a session, later requests use it.
 
-use crate::protocol::Params;
 use std::sync::Arc;
 
 use serde::Deserialize;
@@ -9,7 +8,8 @@ use serde_json::{Map, Value, json};
 use super::{Dispatcher, Out, method_not_found};
 use crate::kernel::{Body, Failure, Reply, Status, bad_request, invalid, parse_params};
 use crate::protocol::{
-    Era, ErrorObject, Implementation, LogLevel, Method, ProtocolVersion, RequestId, codes, meta,
+    Era, ErrorObject, Implementation, LogLevel, Method, Params, ProtocolVersion, RequestId, codes,
+    meta,
 };
 use crate::server::Server;
 use crate::session::SessionSlot;

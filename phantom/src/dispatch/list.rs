@@ -2,11 +2,11 @@
 //! rooms' tables: the first page of an unchanged list from the dispatcher's cache, of a changed
 //! one from the tables' cache, any other page built for the request.
 
-use crate::protocol::Params;
 use serde::Deserialize;
 
 use super::Dispatcher;
 use crate::kernel::{Body, Callback, Cursor, Failure, parse_params};
+use crate::protocol::Params;
 use crate::server::Server;
 use crate::session::{ListKind, Session};
 

@@ -1,6 +1,5 @@
 //! The 2026-07-28 era: every request stands alone, its session built from the `_meta` envelope.
 
-use crate::protocol::Params;
 use serde_json::{Map, Value, json};
 
 use super::envelope::{MetaProbe, envelope_session};
@@ -9,7 +8,7 @@ use super::{Dispatcher, Out, method_not_found};
 use crate::kernel::Callback;
 use crate::kernel::Failure;
 use crate::kernel::{Body, Reply, Status};
-use crate::protocol::{Capability, Era, Method, ProtocolVersion, RequestId, codes};
+use crate::protocol::{Capability, Era, Method, Params, ProtocolVersion, RequestId, codes};
 use crate::server::Server;
 use crate::session::{Request, Session};
 #[cfg(feature = "http")]

@@ -1,7 +1,6 @@
 //! [`Failure`]: an error reply in the making (a JSON-RPC error and the transport status it maps
 //! to), and the one place a handler's panic becomes `-32603`.
 
-use crate::protocol::Params;
 use std::borrow::Cow;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -12,7 +11,7 @@ use serde_json::Value;
 
 use super::reply::Status;
 use crate::error::Error;
-use crate::protocol::{ErrorObject, codes};
+use crate::protocol::{ErrorObject, Params, codes};
 
 #[derive(Debug)]
 pub(crate) struct Failure {

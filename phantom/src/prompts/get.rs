@@ -1,11 +1,11 @@
 //! `prompts/get`: look the prompt up, check its arguments, run the handler.
 
-use crate::protocol::Params;
 use serde_json::value::RawValue;
 
 use super::{Found, PromptEntry, Table};
 use crate::extract::{Args, CallParts, Context};
 use crate::kernel::{Body, Failure, guarded, invalid, members_of, parse_params};
+use crate::protocol::Params;
 use crate::tools::NameParams;
 
 /// What `prompts/get` may use: the server and its prompts table.

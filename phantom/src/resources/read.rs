@@ -1,6 +1,5 @@
 //! `resources/read`: match the URI against the templates, run the handler.
 
-use crate::protocol::Params;
 use std::borrow::Cow;
 
 use serde::Deserialize;
@@ -9,6 +8,7 @@ use super::{Matched, ReadParts, ResourceEntry, Table};
 use crate::error::Error;
 use crate::extract::Context;
 use crate::kernel::{Body, Failure, guarded, parse_params};
+use crate::protocol::Params;
 
 #[derive(Deserialize)]
 struct ReadParams {

@@ -2,7 +2,6 @@
 //! of a skill's files. Every URI is checked canonical first, then matched against the skill
 //! routes; the route's method builds the skill for that request.
 
-use crate::protocol::Params;
 use std::collections::BTreeSet;
 use std::future::Future;
 
@@ -15,6 +14,7 @@ use crate::extract::Context;
 use crate::kernel::Callback;
 use crate::kernel::{Body, Failure, guarded, invalid, parse_params};
 use crate::kernel::{Cursor, Page};
+use crate::protocol::Params;
 use crate::protocol::cache::CacheScope;
 use crate::resources::ReadParts;
 use crate::session::{Session, allowed};

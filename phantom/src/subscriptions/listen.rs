@@ -9,7 +9,6 @@
 //! test (a misspelt key, a filter wrapped in `notifications` twice) that the server's silence
 //! would hide.
 
-use crate::protocol::Params;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
@@ -25,7 +24,7 @@ use super::{Env, Kind, Registration};
 use crate::kernel::Callback;
 use crate::kernel::Locked as _;
 use crate::kernel::{Body, Failure, Outbound, parse_params};
-use crate::protocol::{Capability, ErrorObject, Method, RequestId, codes, meta};
+use crate::protocol::{Capability, ErrorObject, Method, Params, RequestId, codes, meta};
 use crate::resources::ResolvedResource;
 use crate::session::{Session, allowed};
 

@@ -1,14 +1,13 @@
 //! Legacy `resources/subscribe` and `resources/unsubscribe`: the session's subscriptions, kept in
 //! the [`SubscriptionStore`](super::SubscriptionStore) and heard on its GET stream (or stdio).
 
-use crate::protocol::Params;
 use serde::Deserialize;
 use serde_json::Map;
 
 use super::Env;
 use crate::error::Error;
 use crate::kernel::{Body, Failure, parse_params};
-use crate::protocol::{ErrorObject, codes};
+use crate::protocol::{ErrorObject, Params, codes};
 use crate::session::{Session, allowed, reply_key};
 
 #[derive(Deserialize)]

@@ -1,7 +1,6 @@
 //! Finding the task a `tasks/*` request names: the app's, the store's (failed when its node
 //! died), or another server's (a gateway's relay).
 
-use crate::protocol::Params;
 use std::sync::Arc;
 
 use serde_json::json;
@@ -9,7 +8,7 @@ use serde_json::json;
 use super::serve::{Env, TaskParams, declares_tasks, needs_tasks, recorder, store_failure};
 use super::{StoredTask, Task};
 use crate::kernel::{Callback, Failure, invalid, parse_params};
-use crate::protocol::{ErrorObject, codes};
+use crate::protocol::{ErrorObject, Params, codes};
 use crate::session::Session;
 
 /// The task a `tasks/*` request names, for `method`: from the `get_task` callback when the router

@@ -2,7 +2,6 @@
 //! as a task (stored first, then run in the background), and `tasks/get`, `tasks/update` and
 //! `tasks/cancel` read and change it, for the principal that created it only.
 
-use crate::protocol::Params;
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
@@ -18,7 +17,7 @@ use crate::input::{Engine, Exchange};
 use crate::kernel::Callback;
 use crate::kernel::Locked as _;
 use crate::kernel::{Body, Failure, Outbound, Status, parse_params};
-use crate::protocol::{ErrorObject, codes};
+use crate::protocol::{ErrorObject, Params, codes};
 use crate::session::{Request, Session};
 
 /// The extension's name, as clients declare it and servers advertise it.

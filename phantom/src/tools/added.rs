@@ -2,13 +2,13 @@
 //! added at run time or merged in from another router, found by one lookup so that every check a
 //! declared tool gets — the allow-list, scopes, `Mcp-Param-*` headers — an added one gets too.
 
-use crate::protocol::Params;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 
 use super::{Declared, ToolEntry};
 use crate::extract::Handler;
 use crate::kernel::{Failure, unknown};
+use crate::protocol::Params;
 use crate::session::Session;
 
 /// A tool added at run time, or merged in from another router.

@@ -1,7 +1,6 @@
 //! `tools/call`: look the tool up, check the client's capabilities and the arguments, run the
 //! handler, shape its result.
 
-use crate::protocol::Params;
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::json;
@@ -12,7 +11,7 @@ use crate::extract::{Args, CallParts, Context};
 use crate::input::{limited, missing_capabilities};
 use crate::kernel::Status;
 use crate::kernel::{Body, Failure, guarded, invalid, members_of, parse_params};
-use crate::protocol::{ErrorObject, codes};
+use crate::protocol::{ErrorObject, Params, codes};
 use crate::tools::ToolEntry;
 
 #[derive(Deserialize)]

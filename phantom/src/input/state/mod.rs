@@ -6,7 +6,6 @@
 //! `_meta` (in a canonical form: keys sorted, no spaces). A state replayed for another request, by
 //! another principal, or changed in any byte fails to open; so does one past its expiry.
 
-use crate::protocol::Params;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -20,6 +19,8 @@ use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+
+use crate::protocol::Params;
 
 const NONCE_LEN: usize = 12;
 /// A sealed state starts with the id of the key that sealed it.

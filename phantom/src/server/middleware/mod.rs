@@ -19,7 +19,6 @@ mod limit;
 mod rate;
 mod timeout;
 
-use crate::protocol::Params;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -34,7 +33,7 @@ pub use timeout::Timeout;
 
 use crate::error::Error;
 use crate::kernel::BoxFuture;
-use crate::protocol::{ErrorObject, Method};
+use crate::protocol::{ErrorObject, Method, Params};
 use crate::session::{Request, Session};
 use crate::store::notifier::Notifier;
 use crate::store::{CacheStore, RateStore};
