@@ -21,6 +21,8 @@ pub use challenge::WwwAuthenticate;
 pub(crate) use failure::{Failure, bad_request, guarded, invalid, parse_params, unknown};
 pub(crate) use ids::{random_bytes, random_id};
 pub(crate) use lock::Locked;
+#[cfg(feature = "http")]
+pub(crate) use outbound::Frames;
 pub use outbound::{Frame, Outbound};
 pub use page::{Cursor, Page};
 pub(crate) use reply::{Body, members, members_of};

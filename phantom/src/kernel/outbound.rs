@@ -36,8 +36,31 @@ impl Frame {
 /// dropped.
 #[derive(Debug, Clone, Default)]
 pub struct Outbound {
-    tx: Option<mpsc::UnboundedSender<Frame>>,
+    tx: Option<Tx>,
 }
+
+/// The sending half: tokio's channel for [`Outbound::channel`] (public), futures-channel's for
+/// the HTTP transport's own requests ([`Outbound::frames`]), which opens one for every legacy
+/// request of a session and usually sends nothing on it: futures-channel's costs one small
+/// allocation up front, tokio's two and a 32-slot block.
+#[derive(Debug, Clone)]
+enum Tx {
+    Tokio(mpsc::UnboundedSender<Frame>),
+    Light(futures_channel::mpsc::UnboundedSender<Frame>),
+}
+
+impl Tx {
+    fn send(&self, frame: Frame) -> bool {
+        match self {
+            Self::Tokio(tx) => tx.send(frame).is_ok(),
+            Self::Light(tx) => tx.unbounded_send(frame).is_ok(),
+        }
+    }
+}
+
+/// The receiving half of [`Outbound::frames`].
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) type Frames = futures_channel::mpsc::UnboundedReceiver<Frame>;
 
 impl Outbound {
     /// An outbound path that sends nothing.
@@ -48,7 +71,24 @@ impl Outbound {
     /// An outbound path and the receiver a transport drains while the request runs.
     pub fn channel() -> (Self, mpsc::UnboundedReceiver<Frame>) {
         let (tx, rx) = mpsc::unbounded_channel();
-        (Self { tx: Some(tx) }, rx)
+        (
+            Self {
+                tx: Some(Tx::Tokio(tx)),
+            },
+            rx,
+        )
+    }
+
+    /// An outbound path and its receiver, on futures-channel's channel (see [`Tx`]).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn frames() -> (Self, Frames) {
+        let (tx, rx) = futures_channel::mpsc::unbounded();
+        (
+            Self {
+                tx: Some(Tx::Light(tx)),
+            },
+            rx,
+        )
     }
 
     /// Whether a transport listens (this is not [`Outbound::none`]).
@@ -59,9 +99,7 @@ impl Outbound {
     /// Asks the transport to show the stream is alive (an SSE comment on HTTP; nothing on
     /// stdio); `false` when nobody listens any more.
     pub(crate) fn keep_alive(&self) -> bool {
-        self.tx
-            .as_ref()
-            .is_some_and(|tx| tx.send(Frame::KeepAlive).is_ok())
+        self.tx.as_ref().is_some_and(|tx| tx.send(Frame::KeepAlive))
     }
 
     /// Asks the transport to end the request's stream now (2025-11-25 HTTP, SEP-1699 polling):
@@ -69,7 +107,7 @@ impl Outbound {
     /// that cannot resume ignore it.
     pub(crate) fn close_stream(&self) {
         if let Some(tx) = &self.tx {
-            let _ = tx.send(Frame::Close);
+            tx.send(Frame::Close);
         }
     }
 
@@ -78,7 +116,7 @@ impl Outbound {
     pub(crate) fn send(&self, message: String) -> bool {
         self.tx
             .as_ref()
-            .is_some_and(|tx| tx.send(Frame::Message(message)).is_ok())
+            .is_some_and(|tx| tx.send(Frame::Message(message)))
     }
 
     /// Sends a notification; `false` when nobody listens any more.
@@ -87,6 +125,6 @@ impl Outbound {
             return false;
         };
         let message = json!({ "jsonrpc": "2.0", "method": method.as_str(), "params": params });
-        tx.send(Frame::Message(message.to_string())).is_ok()
+        tx.send(Frame::Message(message.to_string()))
     }
 }

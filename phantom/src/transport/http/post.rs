@@ -1,6 +1,5 @@
 //! POST: one JSON-RPC message (or a legacy batch) per request, answered as JSON or SSE.
 
-use crate::protocol::Params;
 use std::sync::Arc;
 
 use axum::response::Response;
@@ -27,7 +26,7 @@ use super::session::{find_session, forget_evicted};
 use crate::dispatch::{ParamsHead, read_message};
 use crate::kernel::{Outbound, Reply, Status};
 use crate::protocol::raw_str;
-use crate::protocol::{Incoming, Method, ProtocolVersion, RequestId, codes};
+use crate::protocol::{Incoming, Method, Params, ProtocolVersion, RequestId, codes};
 use crate::server::Server;
 use crate::session::SessionSlot;
 use crate::session::{Request, Session};
@@ -177,7 +176,7 @@ async fn early<S: Server>(
     session: Option<HeaderValue>,
     bytes: Bytes,
 ) -> Response {
-    let (out, mut rx) = Outbound::channel();
+    let (out, mut rx) = Outbound::frames();
     let state = Arc::clone(st);
     let mut handling: Handling = Box::pin(async move {
         let headers = PostHeaders::of(&request.headers);
@@ -195,7 +194,7 @@ async fn early<S: Server>(
             Ok(first) => (first, Box::pin(std::future::ready(resp)) as Handling),
             Err(_) => return resp,
         },
-        Some(first) = rx.recv() => (first, handling),
+        Some(first) = futures_util::StreamExt::next(&mut rx) => (first, handling),
     };
     match session.as_ref().and_then(|id| resumable_session(st, id)) {
         Some(id) => resumable(st, &id, first, rx, handling),

@@ -19,7 +19,7 @@ use tokio::sync::mpsc;
 use super::HttpState;
 use super::headers::SESSION_HEADER;
 use super::post::Inspected;
-use crate::kernel::{Frame, Reply, Status};
+use crate::kernel::{Frame, Frames, Reply, Status};
 use crate::protocol::{ProtocolVersion, RequestId};
 use crate::server::Server;
 use crate::session::Session;
@@ -175,13 +175,13 @@ pub(super) type Handling = crate::kernel::BoxFuture<'static, Response>;
 /// passed through as it is), in the order they were sent.
 pub(super) fn streaming(
     first: Frame,
-    rx: mpsc::UnboundedReceiver<Frame>,
+    rx: Frames,
     handling: Handling,
     session: Option<HeaderValue>,
 ) -> Response {
     struct State {
         first: Option<Frame>,
-        rx: mpsc::UnboundedReceiver<Frame>,
+        rx: Frames,
         handling: Option<Handling>,
     }
     let state = State {
@@ -203,7 +203,7 @@ pub(super) fn streaming(
         let handling = st.handling.as_mut()?;
         tokio::select! {
             biased;
-            Some(message) = st.rx.recv() => Some((frame(&message), st)),
+            Some(message) = st.rx.next() => Some((frame(&message), st)),
             resp = handling => {
                 st.handling = None;
                 let mut frames = Vec::new();
@@ -301,7 +301,7 @@ pub(super) fn resumable<S: Server>(
     st: &Arc<HttpState<S>>,
     session: &str,
     first: Frame,
-    mut rx: mpsc::UnboundedReceiver<Frame>,
+    mut rx: Frames,
     mut handling: Handling,
 ) -> Response {
     let (tx, body) = mpsc::unbounded_channel::<Bytes>();
@@ -317,7 +317,7 @@ pub(super) fn resumable<S: Server>(
         loop {
             tokio::select! {
                 biased;
-                Some(message) = rx.recv() => out.message(message).await,
+                Some(message) = rx.next() => out.message(message).await,
                 resp = &mut handling => {
                     while let Ok(message) = rx.try_recv() {
                         out.message(message).await;
