@@ -77,7 +77,7 @@ run_through_gateway() { # SCRIPT "<gateway flags>" MODE...
     port="$(free_port)"
     log="$(mktemp)"
     # shellcheck disable=SC2086 # the flags are words
-    eval "\"$bin/gateway\" --addr 127.0.0.1:$port $flags" 2>"$log" &
+    eval "exec \"$bin/gateway\" --addr 127.0.0.1:$port $flags" 2>"$log" &
     gateway=$!
     wait_port "$port" "$gateway" "$log" || { rm -f "$log"; return 1; }
     "$venv/bin/python" "$script" "http://127.0.0.1:$port/mcp" "$@" || status=$?
