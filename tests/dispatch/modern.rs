@@ -349,3 +349,22 @@ async fn meta_without_a_version_is_legacy() {
     let value: &Value = response.error();
     assert_eq!(value["code"], -32600);
 }
+
+#[tokio::test]
+async fn a_success_reply_fills_its_buffer_exactly() {
+    // The HTTP transport turns a reply's text into the response's `Bytes`: a buffer with room to
+    // spare costs it an allocation. Both eras, a tool's result and a list (built another way).
+    let mut modern = Client::modern(Lab);
+    let mut legacy = Client::legacy(Lab).await;
+    for client in [&mut modern, &mut legacy] {
+        let call = client
+            .request("tools/call", json!({"name": "echo", "arguments": {"text": "hi"}}))
+            .await;
+        call.assert_tool_text("hi");
+        let list = client.request("tools/list", json!({})).await;
+        assert!(list.result()["tools"].is_array(), "{:?}", list.reply);
+        for reply in [&call.reply, &list.reply] {
+            assert_eq!(reply.body.len(), reply.body.capacity(), "{}", reply.body);
+        }
+    }
+}

@@ -1,7 +1,6 @@
 //! A result's era envelope (`resultType`, cache hints, `serverInfo`) and error replies.
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
@@ -29,6 +28,64 @@ impl ResultType {
             Self::InputRequired => "input_required",
             Self::Task => "task",
         }
+    }
+}
+
+/// Where the members of a serialized object stand in its text (inside its braces).
+fn inside_braces(text: &str) -> std::ops::Range<usize> {
+    if text.len() >= 2 {
+        1..text.len() - 1
+    } else {
+        0..0
+    }
+}
+
+/// A success reply's text, piece by piece.
+struct Pieces<'a> {
+    id: &'a str,
+    members: &'a str,
+    modern: Option<ModernPieces<'a>>,
+}
+
+/// What a 2026-07-28 result adds after its members.
+struct ModernPieces<'a> {
+    result_type: &'a str,
+    /// `ttlMs` and `cacheScope`, unless the result has its own.
+    hints: Option<(&'a str, &'a str)>,
+    /// `_meta`'s `serverInfo`, unless the result has a `_meta` of its own (merged into it).
+    server_info: Option<&'a str>,
+}
+
+impl Pieces<'_> {
+    /// Hands each piece of the reply to `f`, in order.
+    fn each(&self, mut f: impl FnMut(&str)) {
+        f("{\"jsonrpc\":\"2.0\",\"id\":");
+        f(self.id);
+        f(",\"result\":{");
+        f(self.members);
+        if let Some(modern) = &self.modern {
+            if !self.members.is_empty() {
+                f(",");
+            }
+            f("\"resultType\":\"");
+            f(modern.result_type);
+            f("\"");
+            if let Some((ttl, scope)) = modern.hints {
+                f(",\"ttlMs\":");
+                f(ttl);
+                f(",\"cacheScope\":\"");
+                f(scope);
+                f("\"");
+            }
+            if let Some(info) = modern.server_info {
+                f(",\"_meta\":{\"");
+                f(meta::SERVER_INFO);
+                f("\":");
+                f(info);
+                f("}");
+            }
+        }
+        f("}}");
     }
 }
 
@@ -61,21 +118,17 @@ impl<S: Server> Dispatcher<S> {
             }
             body => body,
         };
-        let mut out = String::with_capacity(256);
-        out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
-        match id {
-            RequestId::Number(n) => out.push_str(itoa::Buffer::new().format(*n)),
-            RequestId::String(_) => out.push_str(&serde_json::to_string(id).unwrap_or_default()),
-        }
-        out.push_str(",\"result\":{");
         let mut has_meta = false;
         let mut has_hints = false;
-        let members = match body {
-            Body::Members(text) => text,
-            Body::Object(mut text) => {
-                text.pop();
-                text.remove(0);
-                text
+        // The result's members are `text[members]`.
+        let (text, members) = match body {
+            Body::Members(text) => {
+                let all = 0..text.len();
+                (text, all)
+            }
+            Body::Object(text) => {
+                let inner = inside_braces(&text);
+                (text, inner)
             }
             Body::Map(mut map) | Body::InputRequired(mut map) | Body::Task(mut map) => {
                 has_meta = map.contains_key("_meta");
@@ -91,46 +144,53 @@ impl<S: Server> Dispatcher<S> {
                     );
                 }
                 let text = serde_json::to_string(&map).unwrap_or_else(|_| "{}".into());
-                text[1..text.len() - 1].to_owned()
+                let inner = inside_braces(&text);
+                (text, inner)
             }
         };
-        out.push_str(&members);
+        let members = &text[members];
+        let info = match &modern {
+            Some(envelope) if !has_meta => Some(self.server_info_json(envelope.session).await),
+            _ => None,
+        };
+        let mut digits = itoa::Buffer::new();
+        let id: Cow<'_, str> = match id {
+            RequestId::Number(n) => Cow::Borrowed(digits.format(*n)),
+            RequestId::String(_) => Cow::Owned(serde_json::to_string(id).unwrap_or_default()),
+        };
         let era = if modern.is_some() {
             Era::Modern
         } else {
             Era::Legacy
         };
-        if let Some(envelope) = modern {
-            let sep = if members.is_empty() { "" } else { "," };
-            let _ = write!(
-                out,
-                "{sep}\"resultType\":\"{}\"",
-                envelope.result_type.as_str()
-            );
+        let mut ttl = itoa::Buffer::new();
+        let modern = modern.map(|envelope| {
             // A result that set its own hints (a skill's `Skill::cache`) keeps them.
             let own_hints = has_hints
                 || (matches!(envelope.method, Method::SkillsList | Method::SkillsGet)
                     && members.contains("\"ttlMs\":"));
-            if envelope.method.cacheable()
+            let config = &self.inner.config;
+            let hints = (envelope.method.cacheable()
                 && envelope.result_type == ResultType::Complete
-                && !own_hints
-            {
-                let _ = write!(
-                    out,
-                    ",\"ttlMs\":{},\"cacheScope\":\"{}\"",
-                    self.inner.config.cache_ttl_ms,
-                    self.inner.config.cache_scope.as_str()
-                );
+                && !own_hints)
+                .then(|| (ttl.format(config.cache_ttl_ms), config.cache_scope.as_str()));
+            ModernPieces {
+                result_type: envelope.result_type.as_str(),
+                hints,
+                server_info: info.as_deref(),
             }
-            if !has_meta {
-                out.push_str(",\"_meta\":{\"");
-                out.push_str(meta::SERVER_INFO);
-                out.push_str("\":");
-                out.push_str(&self.server_info_json(envelope.session).await);
-                out.push('}');
-            }
-        }
-        out.push_str("}}");
+        });
+        let pieces = Pieces {
+            id: &id,
+            members,
+            modern,
+        };
+        // Measured first: a buffer of exactly the reply's length becomes the response's `Bytes`
+        // without another allocation.
+        let mut len = 0;
+        pieces.each(|piece| len += piece.len());
+        let mut out = String::with_capacity(len);
+        pieces.each(|piece| out.push_str(piece));
         Reply {
             body: out,
             status: Status::Ok,
