@@ -358,7 +358,10 @@ async fn a_success_reply_fills_its_buffer_exactly() {
     let mut legacy = Client::legacy(Lab).await;
     for client in [&mut modern, &mut legacy] {
         let call = client
-            .request("tools/call", json!({"name": "echo", "arguments": {"text": "hi"}}))
+            .request(
+                "tools/call",
+                json!({"name": "echo", "arguments": {"text": "hi"}}),
+            )
             .await;
         call.assert_tool_text("hi");
         let list = client.request("tools/list", json!({})).await;
