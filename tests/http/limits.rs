@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 
-use crate::support::{LEGACY, STEP, TestServer, echo_call, request};
+use crate::support::{LEGACY, MODERN, STEP, TestServer, echo_call, request};
 
 /// A raw HTTP/1.1 answer: status, lower-cased headers and body.
 struct Raw {
@@ -255,6 +255,87 @@ async fn half_sent_request_heads_are_dropped_after_the_header_timeout() {
         "an idle connection is still held"
     );
     healthy(&server).await;
+}
+
+/// A 2026-07-28 `wait` call on a raw connection, with the headers a conforming client sends.
+async fn raw_wait(tcp: &mut TcpStream, server: &TestServer, id: u64, ms: u64) {
+    let params = json!({"name": "wait", "arguments": {"ms": ms}});
+    let body = crate::support::modern_request(id, "tools/call", params).to_string();
+    let head = post_head(
+        server,
+        &format!(
+            "Content-Length: {}\r\nMCP-Protocol-Version: {MODERN}\r\nMcp-Method: tools/call\r\nMcp-Name: wait\r\n",
+            body.len()
+        ),
+    );
+    tcp.write_all(format!("{head}{body}").as_bytes())
+        .await
+        .expect("a request");
+}
+
+/// Asserts the answer of [`raw_wait`] `id` on `tcp`.
+async fn answered(tcp: &mut TcpStream, id: u64) {
+    let answer = read_answer(tcp).await;
+    assert_eq!(answer.status, 200);
+    let reply = answer.json();
+    assert_eq!(reply["id"], id, "{reply}");
+    assert_eq!(reply["result"]["content"][0]["text"], "done", "{reply}");
+}
+
+#[tokio::test]
+async fn the_header_timeout_spares_busy_connections_and_closes_one_that_goes_quiet() {
+    let config =
+        HttpConfig::default().read_timeouts(Duration::from_millis(400), Duration::from_secs(5));
+    let server = TestServer::start_with(Slow, config).await;
+    let mut tcp = TcpStream::connect(server.addr).await.expect("connect");
+    // Requests every 150 ms for three timeouts: each head comes in time, so none is late.
+    let started = Instant::now();
+    let mut id = 1;
+    while started.elapsed() < Duration::from_millis(1200) {
+        raw_wait(&mut tcp, &server, id, 0).await;
+        answered(&mut tcp, id).await;
+        id += 1;
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    }
+    // A request answered after three timeouts: no head is awaited while it runs.
+    raw_wait(&mut tcp, &server, id, 1200).await;
+    answered(&mut tcp, id).await;
+    raw_wait(&mut tcp, &server, id + 1, 0).await;
+    answered(&mut tcp, id + 1).await;
+    // Half of the next head, then nothing: closed after the timeout, not before.
+    let quiet = Instant::now();
+    tcp.write_all(b"POST /mcp HTTP/1.1\r\n")
+        .await
+        .expect("half a head");
+    assert!(closed_within(&mut tcp, Duration::from_secs(5)).await);
+    let after = quiet.elapsed();
+    assert!(
+        after >= Duration::from_millis(380),
+        "closed after {after:?}"
+    );
+}
+
+#[tokio::test]
+async fn shutting_down_answers_the_request_in_flight_and_closes_idle_connections() {
+    let server = TestServer::start_with(Slow, HttpConfig::default()).await;
+    let mut idle = TcpStream::connect(server.addr).await.expect("connect");
+    raw_wait(&mut idle, &server, 1, 0).await;
+    answered(&mut idle, 1).await;
+    let mut busy = TcpStream::connect(server.addr).await.expect("connect");
+    raw_wait(&mut busy, &server, 2, 800).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let addr = server.addr;
+    drop(server);
+    assert!(
+        closed_within(&mut idle, STEP).await,
+        "the idle connection is still open"
+    );
+    answered(&mut busy, 2).await;
+    assert!(
+        closed_within(&mut busy, STEP).await,
+        "the answered connection is still open"
+    );
+    assert!(TcpStream::connect(addr).await.is_err(), "still accepting");
 }
 
 /// A router with a tool that waits, for the caps on requests in flight.

@@ -37,6 +37,7 @@ mod route;
 mod serve;
 mod session;
 mod shared;
+mod watch;
 
 use std::convert::Infallible;
 use std::net::SocketAddr;

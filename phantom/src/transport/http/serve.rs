@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::watch::{self, Watch};
 use super::{AtMcp, HttpConfig, endpoint_for, metadata_body};
 use crate::dispatch::Dispatcher;
 use crate::server::Server;
@@ -57,23 +58,24 @@ where
     // connection's read buffer to 16 KB, kept for as long as the connection (a held SSE stream).
     let mut http1 = hyper::server::conn::http1::Builder::new();
     // A client that sends half a request head (or idles on a kept-alive connection) is dropped
-    // after the header timeout instead of holding its connection forever.
+    // after the header timeout instead of holding its connection forever. The timer is each
+    // connection's own (`watch::HeadTimer`), given when the connection is served.
     http1
         // The response head and body are written from one buffer rather than queued for a
         // vectored write: a held SSE stream keeps no write queue besides hyper's 8 KB buffer.
         .writev(false)
-        .timer(hyper_util::rt::TokioTimer::new())
         .header_read_timeout(config.header_read_timeout);
     let mut http2 = hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new());
     http2.timer(hyper_util::rt::TokioTimer::new());
     let builders = Arc::new((http1, http2));
     let header_timeout = config.header_read_timeout;
+    let watch = Watch::new();
+    tokio::spawn(Arc::clone(&watch).sweep(watch::sweep_every(header_timeout)));
     let metadata = config.protected_resource.as_ref().map(metadata_body);
     let app = AtMcp {
         mcp: endpoint_for(dispatcher, config),
         metadata,
     };
-    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     tracing::info!(%local, "serving MCP at http://{local}/mcp");
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
@@ -96,18 +98,27 @@ where
         let svc = hyper::service::service_fn(move |req| app.answer(peer, req));
         // The builders are shared: a connection's task (held by every open SSE stream) keeps a
         // pointer to them, not copies of both.
-        let (builders, watcher) = (Arc::clone(&builders), graceful.watcher());
+        let (builders, served) = (Arc::clone(&builders), watch.connection());
         tokio::spawn(async move {
             let Some(version) = sent_a_version(&tcp, header_timeout).await else {
                 return;
             };
             let io = hyper_util::rt::TokioIo::new(tcp);
             let served = match version {
-                Version::Http1 => watcher.watch(builders.0.serve_connection(io, svc)).await,
+                Version::Http1 => {
+                    // The shared settings, with this connection's own header timer; the copy
+                    // is gone once `serve_connection` has copied them into the connection.
+                    let conn = {
+                        let mut http1 = builders.0.clone();
+                        http1.timer(served.head_timer());
+                        http1.serve_connection(io, svc)
+                    };
+                    served.serve(conn).await
+                }
                 // Boxed: an HTTP/2 connection's state is larger, and the task of every
                 // HTTP/1.1 connection (one per held SSE stream) would be as large inline.
                 Version::Http2 => {
-                    Box::pin(watcher.watch(builders.1.serve_connection(io, svc))).await
+                    Box::pin(served.serve(builders.1.serve_connection(io, svc))).await
                 }
             };
             if let Err(e) = served {
@@ -119,7 +130,7 @@ where
     // connections finish their requests (as `axum::serve` does).
     drop(listener);
     app.mcp.plain.st.dispatcher.close_listens();
-    graceful.shutdown().await;
+    watch.shutdown().await;
     Ok(())
 }
 
