@@ -3,6 +3,7 @@
 
 use axum::response::Response;
 use bytes::Bytes;
+use futures_util::FutureExt as _;
 use http::StatusCode;
 use http::header::{self, HeaderValue};
 use http_body_util::BodyExt as _;
@@ -14,11 +15,11 @@ use crate::protocol::codes;
 /// A request body phantom reads: axum's (the endpoint mounted as a tower service) or hyper's own
 /// (a connection phantom accepted, read without boxing it into axum's).
 pub(super) trait RequestBody:
-    hyper::body::Body<Data = Bytes> + Unpin + Send + 'static
+    hyper::body::Body<Data = Bytes, Error: Send> + Unpin + Send + 'static
 {
 }
 
-impl<B: hyper::body::Body<Data = Bytes> + Unpin + Send + 'static> RequestBody for B {}
+impl<B: hyper::body::Body<Data = Bytes, Error: Send> + Unpin + Send + 'static> RequestBody for B {}
 
 /// Reads a request body within [`HttpConfig`](super::HttpConfig)'s limits: at most `body_limit`
 /// bytes, counted on what arrives (a `Content-Length` is not trusted), all of it within
@@ -30,37 +31,48 @@ pub(super) async fn read_body<B: RequestBody>(
     cfg: &super::HttpConfig,
 ) -> Result<Bytes, Response> {
     let limit = cfg.body_limit;
-    let deadline = tokio::time::Instant::now() + cfg.body_read_timeout;
+    // The clock starts when the body is first waited for: a body that is all there (the usual
+    // case) costs no timer at all.
+    let (mut started, timeout) = (None, cfg.body_read_timeout);
+    let mut deadline =
+        move || *started.get_or_insert_with(|| tokio::time::Instant::now() + timeout);
     let declared = value_str(headers.content_length).and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > limit as u64) {
         // A client that waits for `100 Continue` has sent nothing yet: refuse before it does.
         let waits =
             value_str(headers.expect).is_some_and(|v| v.eq_ignore_ascii_case("100-continue"));
-        let drained = !waits && drain(body, 0, deadline, cfg.drain_limit).await;
+        let drained = !waits && drain(body, 0, deadline(), cfg.drain_limit).await;
         return Err(too_large(limit, drained));
     }
     // One frame (the usual case) is kept as it came, without a copy.
     let mut first: Option<Bytes> = None;
     let mut rest: Vec<u8> = Vec::new();
     loop {
-        let frame = match tokio::time::timeout_at(deadline, body.frame()).await {
-            Err(_) => return Err(too_slow(cfg.body_read_timeout)),
-            Ok(None) => break,
-            Ok(Some(Err(_))) => {
+        let next = if let Some(next) = body.frame().now_or_never() {
+            next
+        } else {
+            match tokio::time::timeout_at(deadline(), body.frame()).await {
+                Ok(next) => next,
+                Err(_) => return Err(too_slow(cfg.body_read_timeout)),
+            }
+        };
+        let frame = match next {
+            None => break,
+            Some(Err(_)) => {
                 return Err(plain(
                     StatusCode::BAD_REQUEST,
                     codes::PARSE_ERROR,
                     "Parse error: could not read the body",
                 ));
             }
-            Ok(Some(Ok(frame))) => frame,
+            Some(Ok(frame)) => frame,
         };
         let Ok(data) = frame.into_data() else {
             continue;
         };
         let seen = first.as_ref().map_or(0, Bytes::len) + rest.len() + data.len();
         if seen > limit {
-            let drained = drain(body, seen, deadline, cfg.drain_limit).await;
+            let drained = drain(body, seen, deadline(), cfg.drain_limit).await;
             return Err(too_large(limit, drained));
         }
         match &first {
