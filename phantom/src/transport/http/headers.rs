@@ -26,7 +26,8 @@ pub(super) fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Optio
 
 /// A header's value as text, trimmed: `None` when absent or not visible ASCII.
 pub(super) fn value_str(value: Option<&HeaderValue>) -> Option<&str> {
-    value.and_then(|v| v.to_str().ok()).map(str::trim)
+    // `to_str` leaves visible ASCII, spaces and tabs only: an ASCII trim is the whole trim.
+    value.and_then(|v| v.to_str().ok()).map(str::trim_ascii)
 }
 
 /// A header's value trimmed, as a value of its own: the one sent (shared, not copied) when it
