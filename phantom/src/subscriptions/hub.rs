@@ -76,9 +76,9 @@ pub(crate) enum Kind {
     /// A legacy session's stream (HTTP GET, stdio): every list change it may see, and the
     /// resources it subscribed to (the subscription store).
     Session,
-    /// A 2026-07-28 `subscriptions/listen`: what it asked for and was granted; `id` is its
-    /// request id, which tags every notification.
-    Listen { id: Value, honoured: Honoured },
+    /// A 2026-07-28 `subscriptions/listen`: what it asked for and was granted; `tag` is its
+    /// request id as JSON text, which tags every notification.
+    Listen { tag: Box<str>, honoured: Honoured },
 }
 
 /// Keeps a listener registered; dropping it ends the registration.
@@ -127,12 +127,12 @@ impl Hub {
 
 impl Listener {
     /// A notification for this stream: a listen's carry its subscription id in `_meta`.
-    fn message(&self, method: Method, params: Map<String, Value>) -> String {
-        let tag = match &self.kind {
-            Kind::Listen { id, .. } => Some(id),
-            Kind::Session => None,
-        };
-        message(method, tag, params)
+    /// This stream's copy of a notification written for every listen.
+    fn tagged(&self, tagged: &Tagged) -> String {
+        match &self.kind {
+            Kind::Listen { tag, .. } => tagged.with(tag),
+            Kind::Session => tagged.with("null"),
+        }
     }
 
     fn send(&self, message: String) {
@@ -166,16 +166,56 @@ impl Listener {
     }
 }
 
-/// A notification as JSON text; `tag` (a listen's request id) goes in `_meta`.
-fn message(method: Method, tag: Option<&Value>, mut params: Map<String, Value>) -> String {
-    if let Some(id) = tag {
-        params.insert("_meta".into(), json!({ meta::SUBSCRIPTION_ID: id }));
-    }
+/// A notification as JSON text, for a legacy stream.
+fn message(method: Method, params: Map<String, Value>) -> String {
     let mut message = json!({ "jsonrpc": "2.0", "method": method.as_str() });
     if !params.is_empty() {
         message["params"] = Value::Object(params);
     }
     message.to_string()
+}
+
+/// A notification for listens, written once per change: each listen's copy carries its own tag
+/// (its request id) in `params._meta`, so the text is kept as what comes before the tag and what
+/// comes after, and a copy is the two around the tag's text (no JSON written per stream).
+struct Tagged {
+    before: String,
+    after: String,
+}
+
+impl Tagged {
+    /// `params` with `_meta` (any sent in them is replaced) holding only the tag.
+    fn new(method: Method, params: &Map<String, Value>) -> Self {
+        let before = format!(
+            r#"{{"jsonrpc":"2.0","method":{},"params":{{"_meta":{{{}:"#,
+            json_text(method.as_str()),
+            json_text(meta::SUBSCRIPTION_ID),
+        );
+        let mut after = String::from("}");
+        for (key, value) in params.iter().filter(|(k, _)| *k != "_meta") {
+            after.push(',');
+            after.push_str(&json_text(key));
+            after.push(':');
+            after.push_str(&json_text(value));
+        }
+        after.push_str("}}");
+        Self { before, after }
+    }
+
+    /// The notification with `tag`, the JSON text of a listen's id.
+    fn with(&self, tag: &str) -> String {
+        let mut out = String::with_capacity(self.before.len() + tag.len() + self.after.len());
+        out.push_str(&self.before);
+        out.push_str(tag);
+        out.push_str(&self.after);
+        out
+    }
+}
+
+/// A key or value as JSON text (escaped as serde_json escapes it).
+fn json_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    // Strings and `Value`s (whose map keys are strings) always serialize.
+    serde_json::to_string(value).unwrap_or_else(|_| "null".into())
 }
 
 /// Registers a stream that hears of changes; the messages come on the receiver.
@@ -248,12 +288,13 @@ pub(crate) async fn fan_out<E: Env>(env: &E, change: Change) {
                 names: &[String],
                 wanted: fn(&Honoured) -> bool,
                 list: fn(&Session) -> &Option<AllowList>| {
-        let plain = message(method, None, Map::new());
+        let plain = message(method, Map::new());
+        let tagged = Tagged::new(method, &Map::new());
         for l in &listeners {
             if l.hears_list(wanted, list(&l.session), names) {
                 match &l.kind {
                     Kind::Session => l.send(plain.clone()),
-                    Kind::Listen { .. } => l.send(l.message(method, Map::new())),
+                    Kind::Listen { .. } => l.send(l.tagged(&tagged)),
                 }
             }
         }
@@ -299,7 +340,7 @@ pub(crate) async fn fan_out<E: Env>(env: &E, change: Change) {
             params.insert("elicitationId".into(), elicitation_id.into());
             for l in &listeners {
                 if matches!(l.kind, Kind::Session) && *l.key == *session {
-                    l.send(l.message(Method::ElicitationComplete, params.clone()));
+                    l.send(message(Method::ElicitationComplete, params.clone()));
                 }
             }
         }
@@ -332,7 +373,9 @@ async fn task_updated<E: Env>(env: &E, listeners: &[Arc<Listener>], task_id: &st
             honoured.unfollow(task_id);
         }
         match serde_json::to_value(&task) {
-            Ok(Value::Object(params)) => l.send(l.message(Method::TaskNotification, params)),
+            Ok(Value::Object(params)) => {
+                l.send(l.tagged(&Tagged::new(Method::TaskNotification, &params)));
+            }
             _ => tracing::warn!(task = %task_id, "a followed task could not be written"),
         }
     }
@@ -353,16 +396,30 @@ async fn updated<E: Env>(env: &E, listeners: &[Arc<Listener>], uris: Vec<String>
     let all: Vec<String> = resolved.iter().map(|r| r.uri.clone()).collect();
     let store = env.subscription_store();
     let asks = env.defines(Callback::AuthorizeResourceSubscriptions);
-    // A legacy stream's notification is the same for every session: written once per URI.
-    let plain: Vec<String> = all
+    // A notification is the same for every legacy stream, and for every listen but its tag:
+    // written once per URI.
+    let (plain, tagged): (Vec<String>, Vec<Tagged>) = all
         .iter()
         .map(|uri| {
             let mut params = Map::new();
             params.insert("uri".into(), uri.as_str().into());
-            message(Method::ResourcesUpdated, None, params)
+            let tagged = Tagged::new(Method::ResourcesUpdated, &params);
+            (message(Method::ResourcesUpdated, params), tagged)
         })
-        .collect();
+        .unzip();
     for l in listeners {
+        if !asks && let Kind::Listen { honoured, .. } = &l.kind {
+            // Nothing to ask: each resource the listen follows and its session may see, in
+            // order, without a list made per stream.
+            for (r, tagged) in resolved.iter().zip(&tagged) {
+                if honoured.uris.contains(&r.uri)
+                    && allowed(&l.session.allowed_resource_templates, &r.template.name)
+                {
+                    l.send(l.tagged(tagged));
+                }
+            }
+            continue;
+        }
         let wanted: Vec<String> = match &l.kind {
             Kind::Session => match store.subscribed(&l.key, &all).await {
                 Ok(uris) => uris,
@@ -392,16 +449,10 @@ async fn updated<E: Env>(env: &E, listeners: &[Arc<Listener>], uris: Vec<String>
             offered.into_iter().map(|r| r.uri.clone()).collect()
         };
         for uri in granted {
+            let i = all.iter().position(|u| *u == uri).unwrap_or_default();
             match &l.kind {
-                Kind::Session => {
-                    let i = all.iter().position(|u| *u == uri).unwrap_or_default();
-                    l.send(plain[i].clone());
-                }
-                Kind::Listen { .. } => {
-                    let mut params = Map::new();
-                    params.insert("uri".into(), uri.into());
-                    l.send(l.message(Method::ResourcesUpdated, params));
-                }
+                Kind::Session => l.send(plain[i].clone()),
+                Kind::Listen { .. } => l.send(l.tagged(&tagged[i])),
             }
         }
     }
@@ -443,4 +494,45 @@ pub(crate) async fn authorize_resources<E: Env>(
         env.watch(uri);
     }
     granted
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Map, Value, json};
+
+    use super::{Tagged, json_text};
+    use crate::protocol::{Method, meta};
+
+    #[test]
+    fn a_tagged_notification_is_the_message_with_the_tag_in_meta() {
+        let params = |v: Value| match v {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        };
+        for (method, sent) in [
+            (Method::ToolsListChanged, Map::new()),
+            (
+                Method::ResourcesUpdated,
+                params(json!({"uri": "users://4\"2\u{0}/é\\n"})),
+            ),
+            (
+                Method::TaskNotification,
+                params(
+                    json!({"taskId": "t", "status": "working", "_meta": {"x": 1}, "n": [1, {"a": null}]}),
+                ),
+            ),
+        ] {
+            for tag in [json!(7), json!("sub-\"1\""), json!(-3)] {
+                let text = Tagged::new(method, &sent).with(&json_text(&tag));
+                let read: Value = serde_json::from_str(&text).expect("JSON");
+                let mut expected = sent.clone();
+                expected.insert("_meta".into(), json!({ meta::SUBSCRIPTION_ID: tag }));
+                assert_eq!(
+                    read,
+                    json!({"jsonrpc": "2.0", "method": method.as_str(), "params": expected}),
+                    "{text}"
+                );
+            }
+        }
+    }
 }

@@ -251,7 +251,7 @@ pub(crate) async fn open_listen<E: Env>(
     }
     let tag = serde_json::to_value(id).unwrap_or(Value::Null);
     let kind = Kind::Listen {
-        id: tag.clone(),
+        tag: tag.to_string().into_boxed_str(),
         honoured,
     };
     let (registration, rx) = super::listen_for_changes(env, Arc::clone(session), kind);

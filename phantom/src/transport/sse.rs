@@ -4,14 +4,17 @@ use bytes::Bytes;
 
 /// `id: <id>\ndata: <data>\n\n` (the JSON text has no raw newlines, so one `data:` line suffices).
 pub fn event(id: Option<&str>, data: &str) -> Bytes {
-    let mut out = Vec::with_capacity(data.len() + id.map_or(0, str::len) + 16);
+    // Sized exactly for the usual text (one line): `Bytes` then takes the buffer as it is,
+    // with no shared header allocated beside it.
+    let id_line = id.map_or(0, |id| "id: \n".len() + id.len());
+    let mut out = Vec::with_capacity(id_line + "data: \n\n".len() + data.len());
     if let Some(id) = id {
         out.extend_from_slice(b"id: ");
         out.extend_from_slice(id.as_bytes());
         out.push(b'\n');
     }
     out.extend_from_slice(b"data: ");
-    if data.contains(['\n', '\r']) {
+    if memchr::memchr2(b'\n', b'\r', data.as_bytes()).is_some() {
         // Never produced by serde_json, but keep the framing valid for any text: a reader ends a
         // line at `\r\n`, `\n` or `\r`, so each of them starts a new `data:` line.
         let normalized = data.replace("\r\n", "\n").replace('\r', "\n");
@@ -46,5 +49,13 @@ mod tests {
             b"data: a\ndata: b\ndata: c\ndata: \n\n"
         );
         assert_eq!(&priming("g.1", 500)[..], b"id: g.1\nretry: 500\ndata: \n\n");
+    }
+
+    #[test]
+    fn an_event_of_one_line_fills_its_buffer_exactly() {
+        for (id, data) in [(None, "{}"), (Some("p1.2"), r#"{"a":"é"}"#), (Some(""), "")] {
+            let frame = Vec::from(event(id, data));
+            assert_eq!(frame.len(), frame.capacity(), "{id:?} {data}");
+        }
     }
 }
