@@ -166,7 +166,7 @@ impl<S: Server> subscriptions::Env for Dispatcher<S> {
         self.inner
             .node
             .inflight
-            .cancel(Arc::from(session), request_id.to_owned())
+            .cancel(Arc::from(session), request_id)
     }
     async fn resync(&self) {
         if let Err(e) = self.registry().sync().await {

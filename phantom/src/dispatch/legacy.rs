@@ -54,7 +54,7 @@ impl<S: Server> Dispatcher<S> {
             .filter(|s| !s.is_stateless())
             .map(super::session_key);
         let running = match key {
-            Some(key) => match self.inner.node.inflight.start(key, id.to_string()) {
+            Some(key) => match self.inner.node.inflight.start(key, id.key_text()) {
                 Some(running) => Some(running),
                 None => {
                     let error = ErrorObject::new(
@@ -232,7 +232,7 @@ impl<S: Server> Dispatcher<S> {
                     .inner
                     .node
                     .inflight
-                    .cancel(super::session_key(session), id.clone())
+                    .cancel(super::session_key(session), &id)
                 {
                     return;
                 }

@@ -7,7 +7,9 @@ use std::sync::{Arc, Mutex};
 use crate::kernel::Locked as _;
 use tokio::sync::Notify;
 
-type Key = (Arc<str>, String);
+/// The session's key and the request id's text (both shared: the table and the running request
+/// each hold the key, and a string id is already an `Arc<str>`).
+type Key = (Arc<str>, Arc<str>);
 
 /// Requests in flight on legacy sessions.
 #[derive(Debug, Default)]
@@ -35,24 +37,25 @@ impl InFlight {
 
     /// Registers request `id` of `session`; `None` when a request with that id is already in
     /// flight there.
-    pub(crate) fn start(&self, session: Arc<str>, id: String) -> Option<Running<'_>> {
-        let key = (session, id);
+    pub(crate) fn start(&self, session: Arc<str>, id: Arc<str>) -> Option<Running<'_>> {
         let cancelled = Arc::new(Notify::new());
         let mut requests = self.lock();
-        if requests.contains_key(&key) {
-            return None;
+        match requests.entry((session, id)) {
+            std::collections::hash_map::Entry::Occupied(_) => None,
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                let key = slot.key().clone();
+                slot.insert(Arc::clone(&cancelled));
+                Some(Running {
+                    inflight: self,
+                    key,
+                    cancelled,
+                })
+            }
         }
-        requests.insert(key.clone(), Arc::clone(&cancelled));
-        Some(Running {
-            inflight: self,
-            key,
-            cancelled,
-        })
     }
 
-    /// Cancels request `id` of `session`; `false` when it is not in flight (finished, unknown).
-    pub(crate) fn cancel(&self, session: Arc<str>, id: String) -> bool {
-        match self.lock().get(&(session, id)) {
+    pub(crate) fn cancel(&self, session: Arc<str>, id: &str) -> bool {
+        match self.lock().get(&(session, Arc::from(id))) {
             Some(notify) => {
                 notify.notify_one();
                 true

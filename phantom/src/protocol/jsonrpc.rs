@@ -70,11 +70,21 @@ impl<'de> Deserialize<'de> for RequestId {
     }
 }
 
+impl RequestId {
+    /// The id's text, as [`Display`](fmt::Display) writes it, shared: a string id's own text,
+    /// an integer's written once (the in-flight table keys legacy requests by it).
+    pub(crate) fn key_text(&self) -> Arc<str> {
+        match self {
+            Self::Number(n) => Arc::from(itoa::Buffer::new().format(*n)),
+            Self::String(s) => Arc::clone(s),
+        }
+    }
+}
+
 impl fmt::Display for RequestId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            // `itoa`, not `core::fmt`'s integer formatting: the in-flight table keys legacy
-            // requests by this text.
+            // `itoa`, not `core::fmt`'s integer formatting (the same text as `key_text`).
             Self::Number(n) => f.write_str(itoa::Buffer::new().format(*n)),
             Self::String(s) => f.write_str(s),
         }
