@@ -14,7 +14,7 @@ type Key = (Arc<str>, Arc<str>);
 /// Requests in flight on legacy sessions.
 #[derive(Debug, Default)]
 pub(crate) struct InFlight {
-    requests: Mutex<HashMap<Key, Arc<Notify>>>,
+    requests: Mutex<HashMap<Key, Arc<Notify>, ahash::RandomState>>,
 }
 
 /// A request registered in flight; unregistered when dropped.
@@ -31,7 +31,7 @@ impl Drop for Running<'_> {
 }
 
 impl InFlight {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Key, Arc<Notify>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Key, Arc<Notify>, ahash::RandomState>> {
         self.requests.locked()
     }
 

@@ -21,7 +21,7 @@ impl<S> Declared<S> {
             .iter()
             .enumerate()
             .map(|(i, t)| (t.def.name, i))
-            .collect::<HashMap<_, _>>();
+            .collect::<HashMap<_, _, ahash::RandomState>>();
         let any_headers = entries
             .iter()
             .any(|t| t.specs.iter().any(|s| s.header.is_some()));

@@ -69,7 +69,7 @@ pub(crate) struct ToolEntry<S> {
 /// The tools one `#[mcp_router]` impl declares, built once per type ([`Declared::build`]).
 pub(crate) struct Declared<S> {
     pub(crate) entries: Vec<ToolEntry<S>>,
-    pub(crate) index: HashMap<&'static str, usize>,
+    pub(crate) index: HashMap<&'static str, usize, ahash::RandomState>,
     /// Whether any declared tool has `Mcp-Param-*` headers (most routers have none, and then a
     /// `tools/call` over HTTP looks nothing up for them).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]

@@ -54,7 +54,7 @@ pub(crate) enum Lookup {
 
 /// One shard: its rows, and when an insert next sweeps it.
 struct Shard {
-    rows: HashMap<Arc<str>, Row>,
+    rows: HashMap<Arc<str>, Row, ahash::RandomState>,
     next_sweep: Instant,
 }
 
@@ -95,7 +95,7 @@ impl Sessions {
             shards: (0..SHARDS)
                 .map(|_| {
                     Mutex::new(Shard {
-                        rows: HashMap::new(),
+                        rows: HashMap::default(),
                         next_sweep: first,
                     })
                 })
