@@ -32,6 +32,15 @@ pub use reply::{Reply, Status};
 /// handler pointers) return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+/// The future `make` makes, pinned in a box allocated before it is made: the future is then
+/// written straight into the box, where `Box::pin(future)` makes it on the stack and copies it
+/// (a request's future is several KB; the copy showed in every request's profile).
+pub(crate) fn boxed<F>(make: impl FnOnce() -> F) -> Pin<Box<F>> {
+    let slot = Box::<F>::new_uninit();
+    let written: Box<F> = Box::write(slot, make());
+    Box::into_pin(written)
+}
+
 /// The `tracing` target of phantom's telemetry events.
 pub(crate) const TELEMETRY_TARGET: &str = "phantom::telemetry";
 

@@ -24,7 +24,7 @@ use super::response::{
 };
 use super::session::{find_session, forget_evicted};
 use crate::dispatch::{ParamsHead, read_message};
-use crate::kernel::{Outbound, Reply, Status};
+use crate::kernel::{Outbound, Reply, Status, boxed};
 use crate::protocol::raw_str;
 use crate::protocol::{Incoming, Method, Params, ProtocolVersion, RequestId, codes};
 use crate::server::Server;
@@ -178,10 +178,10 @@ async fn early<S: Server>(
 ) -> Response {
     let (out, mut rx) = Outbound::frames();
     let state = Arc::clone(st);
-    let mut handling: Handling = Box::pin(async move {
+    let mut handling: Handling = boxed(move || async move {
         let headers = PostHeaders::of(&request.headers);
-        // The 2026-07-28 dispatch boxed: this block is moved into its box whole, and with that
-        // dispatch inline it would be as large (legacy requests with a session come this way).
+        // The 2026-07-28 dispatch boxed: with it inline this block's future, held by every
+        // legacy request with a session (they come this way), would be as large.
         match handle_body::<S, Boxed>(&state, &request, &headers, &bytes, &out).await {
             Ok(resp) => resp,
             Err(Early) => unreachable!("a request with an open outbound is handled in place"),
@@ -233,7 +233,7 @@ pub(super) async fn handle_body<S: Server, M: ModernArm>(
             // A batch (2025-03-26 and earlier) may hold requests that report progress.
             return Err(Early);
         }
-        return Ok(Box::pin(post_legacy(st, request, headers, text, None, None, out)).await);
+        return Ok(boxed(|| post_legacy(st, request, headers, text, None, None, out)).await);
     }
     let Some((head, parsed)) = inspect(text) else {
         // Not JSON, or not a JSON-RPC object: let the dispatcher produce the exact error.
@@ -257,8 +257,7 @@ pub(super) async fn handle_body<S: Server, M: ModernArm>(
     if head.modern.is_some() {
         return Ok(M::hold(post_modern(st, request, headers, text, &head, parsed, out)).await);
     }
-    let legacy = post_legacy(st, request, headers, text, Some(&head), Some(parsed), out);
-    Ok(Box::pin(legacy).await)
+    Ok(boxed(|| post_legacy(st, request, headers, text, Some(&head), Some(parsed), out)).await)
 }
 
 /// The 2026-07-28 standard headers checked against the body: `-32020` (400) when one disagrees.

@@ -12,6 +12,7 @@ use super::config::host_part;
 use super::headers::{Routing, value_str};
 use super::response::{empty, plain};
 use super::{BoxResponse, HttpState, arms, post, session};
+use crate::kernel::boxed;
 use crate::protocol::codes;
 use crate::server::Server;
 use crate::session::{Request, Transport};
@@ -82,13 +83,13 @@ pub(super) fn route<S: Server, B: RequestBody>(
         transport: Transport::Http,
     };
     Ok(match parts.method {
-        // Each future built in its box's call: moved once.
+        // Each future made in its box (`boxed`): not copied into it.
         Method::POST if listens => {
-            Box::pin(post::post::<S, arms::Listen, B>(st, request, body).map(Ok))
+            boxed(move || post::post::<S, arms::Listen, B>(st, request, body).map(Ok))
         }
-        Method::POST => Box::pin(post::post::<S, arms::General, B>(st, request, body).map(Ok)),
-        Method::GET => Box::pin(async move { Ok(session::get(&st, request).await) }),
-        Method::DELETE => Box::pin(async move { Ok(session::delete(&st, request).await) }),
+        Method::POST => boxed(move || post::post::<S, arms::General, B>(st, request, body).map(Ok)),
+        Method::GET => boxed(move || async move { Ok(session::get(&st, request).await) }),
+        Method::DELETE => boxed(move || async move { Ok(session::delete(&st, request).await) }),
         Method::OPTIONS => ready(empty(StatusCode::NO_CONTENT)),
         _ => {
             let mut resp = plain(
