@@ -35,6 +35,7 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// The future `make` makes, pinned in a box allocated before it is made: the future is then
 /// written straight into the box, where `Box::pin(future)` makes it on the stack and copies it
 /// (a request's future is several KB; the copy showed in every request's profile).
+#[cfg(feature = "http")]
 pub(crate) fn boxed<F>(make: impl FnOnce() -> F) -> Pin<Box<F>> {
     let slot = Box::<F>::new_uninit();
     let written: Box<F> = Box::write(slot, make());

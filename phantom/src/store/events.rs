@@ -105,7 +105,7 @@ struct Log {
 
 #[derive(Debug, Default)]
 struct Shared {
-    sessions: Mutex<HashMap<String, Log>>,
+    sessions: Mutex<HashMap<String, Log, ahash::RandomState>>,
     /// The last sequence number issued, in any session.
     issued: std::sync::atomic::AtomicU64,
     appended: Notify,
@@ -155,7 +155,13 @@ impl EventStore for MemoryEventStore {
     ) -> BoxFuture<'a, Result<String, StoreError>> {
         let id = {
             let mut sessions = self.shared.sessions.locked();
-            let log = sessions.entry(session.to_owned()).or_default();
+            // The session's key is copied once, when its first event comes.
+            if !sessions.contains_key(session) {
+                sessions.insert(session.to_owned(), Log::default());
+            }
+            let Some(log) = sessions.get_mut(session) else {
+                unreachable!("the session's log was inserted above")
+            };
             if log.events.len() == Self::PER_SESSION {
                 log.events.pop_front();
             }
@@ -164,7 +170,12 @@ impl EventStore for MemoryEventStore {
                 .issued
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
                 + 1;
-            let id = format!("{stream}.{n}");
+            let mut digits = itoa::Buffer::new();
+            let n = digits.format(n);
+            let mut id = String::with_capacity(stream.len() + 1 + n.len());
+            id.push_str(stream);
+            id.push('.');
+            id.push_str(n);
             let event = StoredEvent {
                 id: id.clone(),
                 data: data.to_owned(),
