@@ -126,8 +126,8 @@ impl Hub {
 }
 
 impl Listener {
-    /// A notification for this stream: a listen's carry its subscription id in `_meta`.
-    /// This stream's copy of a notification written for every listen.
+    /// This stream's copy of a notification written for every listen: its subscription id in
+    /// `_meta` (a legacy stream, which has none, hears the plain message instead).
     fn tagged(&self, tagged: &Tagged) -> String {
         match &self.kind {
             Kind::Listen { tag, .. } => tagged.with(tag),
