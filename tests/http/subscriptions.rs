@@ -688,3 +688,84 @@ async fn tools_added_removed_and_disabled_at_run_time_show_in_lists_calls_and_st
         Err(phantom::registry::RegistryError::Unknown { .. })
     ));
 }
+
+/// Listens and a call over one HTTP/2 connection: the connection's writes of stream data wait a
+/// turn so that the frames of its streams leave together, and none is lost or held back.
+#[tokio::test]
+async fn listens_on_one_http2_connection_each_hear_every_change_in_order() {
+    let s = setup().await;
+    let tcp = tokio::net::TcpStream::connect(s.server.addr).await.unwrap();
+    let (sender, conn) =
+        hyper::client::conn::http2::handshake::<_, _, http_body_util::Full<bytes::Bytes>>(
+            hyper_util::rt::TokioExecutor::new(),
+            hyper_util::rt::TokioIo::new(tcp),
+        )
+        .await
+        .expect("an HTTP/2 connection with prior knowledge");
+    tokio::spawn(conn);
+    let post = |body: Value, method: &'static str, name: Option<String>| {
+        let mut sender = sender.clone();
+        let host = s.server.addr.to_string();
+        async move {
+            let mut request = http::Request::post(format!("http://{host}/mcp"))
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", crate::support::MODERN)
+                .header("mcp-method", method);
+            if let Some(name) = name {
+                request = request.header("mcp-name", name);
+            }
+            let request = request
+                .body(http_body_util::Full::new(bytes::Bytes::from(
+                    body.to_string(),
+                )))
+                .unwrap();
+            sender.send_request(request).await.expect("an answer")
+        }
+    };
+    const LISTENS: usize = 24;
+    let mut streams = Vec::new();
+    for i in 0..LISTENS {
+        let filter = json!({"resourceSubscriptions": [item(1), item(2)]});
+        let reply = post(
+            listen(&format!("h2-{i}"), &filter),
+            "subscriptions/listen",
+            None,
+        )
+        .await;
+        assert_eq!(reply.status(), StatusCode::OK);
+        let mut stream = Sse::of(reply.into_body());
+        let ack = next_message(&mut stream).await;
+        assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+        streams.push(stream);
+    }
+    for round in 0..3 {
+        s.notifier.notify_resource_updated(item(1)).await.unwrap();
+        s.notifier.notify_resource_updated(item(2)).await.unwrap();
+        for (i, stream) in streams.iter_mut().enumerate() {
+            for uri in [item(1), item(2)] {
+                assert_eq!(
+                    next_message(stream).await,
+                    json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+                           "params": {"uri": uri,
+                                      "_meta": {"io.modelcontextprotocol/subscriptionId": format!("h2-{i}")}}}),
+                    "round {round}, listen {i}"
+                );
+            }
+        }
+    }
+    // A call on the same connection, between the held streams, is answered.
+    let reply = post(
+        modern_request(9, "resources/read", json!({"uri": item(7)})),
+        "resources/read",
+        Some(item(7)),
+    )
+    .await;
+    assert_eq!(reply.status(), StatusCode::OK);
+    let body = http_body_util::BodyExt::collect(reply.into_body())
+        .await
+        .unwrap()
+        .to_bytes();
+    let reply: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(reply["result"]["contents"][0]["text"], "item 7", "{reply}");
+}

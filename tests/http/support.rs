@@ -406,6 +406,14 @@ pub(crate) struct Sse {
 }
 
 impl Sse {
+    /// Reads a body of the client's own making (an HTTP/2 stream's, say).
+    pub(crate) fn of(body: Incoming) -> Self {
+        Self {
+            body,
+            buffer: String::new(),
+        }
+    }
+
     /// The next block, `None` at the end of the stream.
     pub(crate) async fn next(&mut self) -> Option<Event> {
         loop {

@@ -29,6 +29,7 @@
 
 mod arms;
 mod body;
+mod coalesce;
 mod config;
 mod headers;
 mod post;

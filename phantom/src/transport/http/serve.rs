@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::coalesce::Coalesce;
 use super::watch::{self, Watch};
 use super::{AtMcp, HttpConfig, endpoint_for, metadata_body};
 use crate::dispatch::Dispatcher;
@@ -117,7 +118,10 @@ where
                 }
                 // Boxed: an HTTP/2 connection's state is larger, and the task of every
                 // HTTP/1.1 connection (one per held SSE stream) would be as large inline.
+                // Its writes are put off by a turn, so that the frames of its streams leave
+                // together (`coalesce`).
                 Version::Http2 => {
+                    let io = Coalesce::new(io);
                     Box::pin(served.serve(builders.1.serve_connection(io, svc))).await
                 }
             };
