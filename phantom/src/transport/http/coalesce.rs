@@ -95,7 +95,7 @@ impl<T: Write + Unpin> Write for Coalesce<T> {
     }
 
     fn is_write_vectored(&self) -> bool {
-        false
+        self.io.is_write_vectored()
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
