@@ -32,6 +32,23 @@ pub(crate) struct MetaProbe<'a> {
     pub(crate) tracestate: Option<&'a RawValue>,
 }
 
+impl<'a> MetaProbe<'a> {
+    /// Where the value of `_meta[key]` goes, for the keys phantom reads (a key given twice:
+    /// the last one).
+    pub(super) fn slot(&mut self, key: &str) -> Option<&mut Option<&'a RawValue>> {
+        Some(match key {
+            keys::VERSION => &mut self.version,
+            keys::CLIENT_CAPABILITIES => &mut self.caps,
+            keys::CLIENT_INFO => &mut self.info,
+            keys::LOG_LEVEL => &mut self.log,
+            "progressToken" => &mut self.progress,
+            "traceparent" => &mut self.traceparent,
+            "tracestate" => &mut self.tracestate,
+            _ => return None,
+        })
+    }
+}
+
 /// What phantom reads of a request's params before dispatching it: the `_meta` envelope and the
 /// `name` / `uri` that HTTP headers must mirror. A transport that needs them reads them once with
 /// [`ParamsHead::read`] and hands them to the dispatcher.
@@ -76,20 +93,10 @@ pub(super) fn lenient_meta<'de, D: serde::Deserializer<'de>>(
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
             let mut probe = MetaProbe::default();
             while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
-                let slot = match key.as_ref() {
-                    keys::VERSION => &mut probe.version,
-                    keys::CLIENT_CAPABILITIES => &mut probe.caps,
-                    keys::CLIENT_INFO => &mut probe.info,
-                    keys::LOG_LEVEL => &mut probe.log,
-                    "progressToken" => &mut probe.progress,
-                    "traceparent" => &mut probe.traceparent,
-                    "tracestate" => &mut probe.tracestate,
-                    _ => {
-                        map.next_value::<IgnoredAny>()?;
-                        continue;
-                    }
-                };
-                *slot = Some(map.next_value::<&'de RawValue>()?);
+                match probe.slot(&key) {
+                    Some(slot) => *slot = Some(map.next_value::<&'de RawValue>()?),
+                    None => map.next_value::<IgnoredAny>().map(drop)?,
+                }
             }
             Ok(Some(probe))
         }
@@ -120,6 +127,20 @@ pub(super) fn lenient_meta<'de, D: serde::Deserializer<'de>>(
 }
 
 impl<'a> ParamsHead<'a> {
+    /// Where the value of `params[key]` goes, for the keys phantom reads besides `_meta`, with
+    /// a bit of its own (to tell a key given twice).
+    pub(super) fn slot(&mut self, key: &str) -> Option<(u8, &mut Option<&'a RawValue>)> {
+        Some(match key {
+            "name" => (1, &mut self.name),
+            "uri" => (2, &mut self.uri),
+            "taskId" => (4, &mut self.task_id),
+            "arguments" => (8, &mut self.arguments),
+            "inputResponses" => (16, &mut self.input_responses),
+            "requestState" => (32, &mut self.request_state),
+            _ => return None,
+        })
+    }
+
     /// Reads the head of `params` (nothing when absent or not an object).
     pub fn read(params: Option<Params<'a>>) -> Self {
         params

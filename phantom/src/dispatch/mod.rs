@@ -15,6 +15,7 @@ mod list;
 mod modern;
 mod read;
 mod reply;
+mod scan;
 
 use std::sync::Arc;
 

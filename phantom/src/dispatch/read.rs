@@ -20,8 +20,12 @@ use crate::protocol::{ErrorObject, Incoming, Key, Members, Params, RequestId, pr
 /// (with the id, when it could be read).
 pub(crate) type Read<'a> = Result<(Incoming<'a>, ParamsHead<'a>), (Option<RequestId>, ErrorObject)>;
 
-/// Reads a message and the head of its params, in one pass when the message is an ordinary one.
+/// Reads a message and the head of its params: scanned by hand when the message is an ordinary
+/// one (`scan.rs`), else in one serde_json pass when it can be, else in two.
 pub(crate) fn read_message(text: &str) -> Read<'_> {
+    if let Some(read) = super::scan::scan(text) {
+        return read;
+    }
     if let Some(read) = one_pass(text) {
         return read;
     }
@@ -131,17 +135,9 @@ impl<'de> Visitor<'de> for MessageVisitor {
                     Cow::Owned(_) => return Err(unusual()),
                 }
             }
-            let bit = match key.as_ref() {
-                "jsonrpc" => 1,
-                "id" => 2,
-                "method" => 4,
-                "params" => 8,
-                "result" => 16,
-                "error" => 32,
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                    continue;
-                }
+            let Some(bit) = member_bit(&key) else {
+                map.next_value::<IgnoredAny>()?;
+                continue;
             };
             if taken & bit != 0 {
                 // Serde's derive refuses a member given twice; the usual reading says so.
@@ -162,6 +158,20 @@ impl<'de> Visitor<'de> for MessageVisitor {
         }
         Ok(seen)
     }
+}
+
+/// The members of a message phantom reads, a bit each (to tell a member given twice):
+/// `jsonrpc` 1, `id` 2, `method` 4, `params` 8, `result` 16, `error` 32.
+pub(super) fn member_bit(key: &str) -> Option<u8> {
+    Some(match key {
+        "jsonrpc" => 1,
+        "id" => 2,
+        "method" => 4,
+        "params" => 8,
+        "result" => 16,
+        "error" => 32,
+        _ => return None,
+    })
 }
 
 /// The id, read as `Incoming::parse` reads it.
@@ -208,23 +218,15 @@ impl<'de> Visitor<'de> for ParamsSeed {
                     Cow::Owned(_) => return Err(unusual()),
                 }
             }
-            let (bit, slot) = match key.as_ref() {
-                "name" => (1, &mut head.name),
-                "uri" => (2, &mut head.uri),
-                "taskId" => (4, &mut head.task_id),
-                "arguments" => (8, &mut head.arguments),
-                "inputResponses" => (16, &mut head.input_responses),
-                "requestState" => (32, &mut head.request_state),
-                "_meta" => {
-                    twice |= taken & 64 != 0;
-                    taken |= 64;
-                    head.meta = map.next_value_seed(MetaSeed)?;
-                    continue;
-                }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                    continue;
-                }
+            if key == "_meta" {
+                twice |= taken & 64 != 0;
+                taken |= 64;
+                head.meta = map.next_value_seed(MetaSeed)?;
+                continue;
+            }
+            let Some((bit, slot)) = head.slot(&key) else {
+                map.next_value::<IgnoredAny>()?;
+                continue;
             };
             twice |= taken & bit != 0;
             taken |= bit;
