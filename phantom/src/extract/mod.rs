@@ -6,9 +6,11 @@ use std::borrow::Cow;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
+use smallvec::SmallVec;
 
 use crate::kernel::Outbound;
 use crate::protocol::Key;
+use crate::protocol::scan::{Kind, Scan};
 use crate::session::{Request, Session};
 
 pub(crate) mod ctx;
@@ -19,7 +21,7 @@ pub(crate) use ctx::Ctx;
 /// The raw arguments of one call, borrowed from the request body, in the order they were sent.
 #[derive(Debug, Default)]
 pub struct Args<'a> {
-    pairs: Vec<(Cow<'a, str>, &'a RawValue)>,
+    pairs: Pairs<'a>,
     raw: Option<&'a RawValue>,
     /// Prompt arguments: every value arrives as a string, so a typed argument is read from the
     /// string's text when the string itself does not fit.
@@ -34,12 +36,25 @@ impl<'a> Args<'a> {
         if raw.get() == "null" {
             return Ok(Self::default());
         }
-        let map: Vec<(Cow<'a, str>, &'a RawValue)> =
-            serde_json::from_str::<ArgsVisitorOut<'a>>(raw.get())
+        // Scanned where it stands; serde_json reads what the scan does not take (keys with
+        // escapes, errors), with the same result.
+        let mut pairs = Pairs::new();
+        let mut at = Scan::new(raw.get());
+        let scanned = at.kind().is_some_and(|k| matches!(k, Kind::Object))
+            && at
+                .members(|at, name| {
+                    pairs.push((Cow::Borrowed(name), at.value()?));
+                    Some(())
+                })
+                .is_some()
+            && at.finished();
+        if !scanned {
+            pairs = serde_json::from_str::<ArgsVisitorOut<'a>>(raw.get())
                 .map(|o| o.0)
                 .map_err(|_| "`arguments` must be an object".to_owned())?;
+        }
         Ok(Self {
-            pairs: map,
+            pairs,
             raw: Some(raw),
             strings: false,
         })
@@ -61,7 +76,10 @@ impl<'a> Args<'a> {
     }
 }
 
-struct ArgsVisitorOut<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+/// Arguments by name, in the order sent: up to four held inline (most tools take no more).
+type Pairs<'a> = SmallVec<[(Cow<'a, str>, &'a RawValue); 4]>;
+
+struct ArgsVisitorOut<'a>(Pairs<'a>);
 
 impl<'de: 'a, 'a> serde::Deserialize<'de> for ArgsVisitorOut<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -75,7 +93,7 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for ArgsVisitorOut<'a> {
                 self,
                 mut m: M,
             ) -> Result<Self::Value, M::Error> {
-                let mut out = Vec::with_capacity(m.size_hint().unwrap_or(4));
+                let mut out = Pairs::new();
                 while let Some((Key(k), v)) = m.next_entry::<Key<'de>, &'de RawValue>()? {
                     out.push((k, v));
                 }
@@ -351,5 +369,46 @@ impl<'a, T: DeserializeOwned + JsonSchema> CallParam<'a> for Arguments<T> {
 
     fn describe(builder: &mut ArgsBuilder<'_>, _: &'static str, _: Option<&'static str>) {
         builder.root = Some(builder.generator.root_schema_for::<T>());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::value::RawValue;
+
+    use super::{Args, ArgsVisitorOut};
+
+    /// The arguments as `Args::parse` holds them, and as serde_json alone reads them.
+    fn both(text: &str) -> (Result<String, String>, Result<String, String>) {
+        let raw: &RawValue = serde_json::from_str(text).expect("JSON");
+        let pairs = |pairs: &[(std::borrow::Cow<'_, str>, &RawValue)]| {
+            pairs
+                .iter()
+                .map(|(k, v)| format!("{k}={}", v.get()))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let parsed = Args::parse(Some(raw)).map(|a| pairs(&a.pairs));
+        let serde = serde_json::from_str::<ArgsVisitorOut<'_>>(raw.get())
+            .map(|o| pairs(&o.0))
+            .map_err(|_| "`arguments` must be an object".to_owned());
+        (parsed, serde)
+    }
+
+    #[test]
+    fn arguments_scanned_read_as_serde_json_reads_them() {
+        for text in [
+            r#"{"text":"hello"}"#,
+            r#"{ "a" : 1 , "b" : [ {"c": null} ], "a": "again", "d": null }"#,
+            r#"{"a\u0062":1,"n":2}"#,
+            r#"{"1":1,"2":2,"3":3,"4":4,"5":5,"6":{"x":"\n"}}"#,
+            "{}",
+            "[1]",
+            r#""text""#,
+            "7",
+        ] {
+            let (parsed, serde) = both(text);
+            assert_eq!(parsed, serde, "{text}");
+        }
     }
 }

@@ -4,6 +4,7 @@ pub(crate) mod cache;
 pub(crate) mod descriptor;
 mod jsonrpc;
 mod method;
+pub(crate) mod scan;
 pub(crate) mod task;
 pub(crate) mod time;
 mod version;
