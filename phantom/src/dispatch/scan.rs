@@ -82,13 +82,21 @@ fn id(at: &mut Scan<'_>) -> Option<Result<RequestId, ()>> {
         b'f' => at.word(b"false").map(|()| Err(())),
         b'-' | b'0'..=b'9' => {
             let text = at.number()?;
-            let digits = text.strip_prefix('-').unwrap_or(text);
-            // `-0`, fractions, exponents and long integers are serde_json's to read.
-            let plain = digits.len() <= 18
-                && digits.bytes().all(|b| b.is_ascii_digit())
-                && (digits == "0" || !digits.starts_with('0'))
-                && text != "-0";
-            plain.then(|| text.parse().ok().map(|n| Ok(RequestId::Number(n))))?
+            let (negative, digits) = match text.strip_prefix('-') {
+                Some(digits) => (true, digits),
+                None => (false, text),
+            };
+            // `-0`, fractions, exponents and long integers are serde_json's to read (the
+            // grammar already refused leading zeros).
+            if digits.len() > 18 || (negative && digits == "0") {
+                return None;
+            }
+            let mut n = 0i64;
+            for b in digits.bytes() {
+                b.is_ascii_digit().then_some(())?;
+                n = n * 10 + i64::from(b - b'0');
+            }
+            Some(Ok(RequestId::Number(if negative { -n } else { n })))
         }
         _ => None,
     }

@@ -96,10 +96,16 @@ where
             tracing::warn!(error = %e, "could not set TCP_NODELAY");
         }
         let app = app.clone();
-        let svc = hyper::service::service_fn(move |req| app.answer(peer, req));
         // The builders are shared: a connection's task (held by every open SSE stream) keeps a
         // pointer to them, not copies of both.
         let (builders, served) = (Arc::clone(&builders), watch.connection());
+        // hyper hands the service each request as soon as its head is read: the wait for the
+        // head is over.
+        let arrived = served.head_arrived();
+        let svc = hyper::service::service_fn(move |req| {
+            arrived.now();
+            app.answer(peer, req)
+        });
         tokio::spawn(async move {
             let Some(version) = sent_a_version(&tcp, header_timeout).await else {
                 return;

@@ -5,10 +5,10 @@
 //! kept-alive connection starts waiting for a request head, registers it in tokio's timer wheel
 //! and takes it out again when the head arrives: about 1 k instructions per request, for a
 //! timeout that almost never fires. Here each connection has a [`Slot`] holding the deadline of
-//! its current wait (an atomic store when the wait starts, another when it ends) and a sweeper
-//! task compares the deadlines with the clock a few times per timeout, waking the connection
-//! whose deadline has passed: hyper then finds its sleep elapsed and closes the connection as
-//! before. The same slots replace hyper-util's graceful watcher, which polled a tokio `Notified`
+//! its current wait (an atomic store when the wait starts, another when the head arrives) and a
+//! sweeper task compares the deadlines with the clock a few times per timeout, waking the
+//! connection whose deadline has passed, which then ends and is closed, as hyper closes one whose
+//! sleep elapsed. The same slots replace hyper-util's graceful watcher, which polled a tokio `Notified`
 //! each time a connection's task ran: shutting down sets a flag in every slot and wakes its
 //! connection, which then asks hyper to finish gracefully.
 
@@ -139,6 +139,11 @@ pub(super) struct Served {
 }
 
 impl Served {
+    /// What the connection's service tells when a request head has arrived.
+    pub(super) fn head_arrived(&self) -> HeadArrived {
+        HeadArrived(Arc::clone(&self.slot))
+    }
+
     /// The timer for the connection's HTTP/1 server.
     pub(super) fn head_timer(&self) -> HeadTimer {
         HeadTimer {
@@ -189,6 +194,11 @@ impl<C: GracefulConnection> Future for Watched<C> {
             *this.polled = true;
             slot.task.register(cx.waker());
         }
+        let fired = slot.fired.load(Ordering::Acquire);
+        if fired != 0 && fired == slot.deadline.load(Ordering::Acquire) {
+            // A head was awaited past its deadline: the connection is dropped, and closed.
+            return Poll::Ready(Ok(()));
+        }
         if !*this.stopped && slot.stop.load(Ordering::Acquire) {
             *this.stopped = true;
             this.conn.as_mut().graceful_shutdown();
@@ -199,6 +209,13 @@ impl<C: GracefulConnection> Future for Watched<C> {
 
 /// The timer of one HTTP/1 connection: hyper asks it for a sleep each time the connection starts
 /// waiting for a request head, and drops that sleep when the head has arrived.
+///
+/// The wait's state is the slot's, not the sleep's: hyper boxes every sleep and drops it with
+/// each head, and a sleep with no state of its own boxes without allocating. The deadline goes
+/// into the slot when hyper asks for the sleep; the head's arrival takes it out again
+/// ([`HeadArrived`], called as hyper hands the request to the service); and a deadline the
+/// sweeper found passed ends the connection ([`Watched`]), as hyper ends one whose sleep
+/// elapsed.
 pub(super) struct HeadTimer {
     slot: Arc<Slot>,
     epoch: Instant,
@@ -210,56 +227,39 @@ impl hyper::rt::Timer for HeadTimer {
     }
 
     fn sleep_until(&self, deadline: Instant) -> Pin<Box<dyn hyper::rt::Sleep>> {
-        Box::pin(HeadSleep {
-            slot: Arc::clone(&self.slot),
-            deadline: nanos_since(self.epoch, deadline),
-            started: false,
-        })
+        self.slot
+            .deadline
+            .store(nanos_since(self.epoch, deadline), Ordering::Release);
+        Box::pin(HeadSleep)
     }
 
-    fn reset(&self, sleep: &mut Pin<Box<dyn hyper::rt::Sleep>>, new_deadline: Instant) {
-        match sleep.as_mut().downcast_mut_pin::<HeadSleep>() {
-            Some(mut head) => {
-                head.deadline = nanos_since(self.epoch, new_deadline);
-                head.started = false;
-            }
-            None => *sleep = self.sleep_until(new_deadline),
-        }
+    fn reset(&self, _: &mut Pin<Box<dyn hyper::rt::Sleep>>, new_deadline: Instant) {
+        self.slot
+            .deadline
+            .store(nanos_since(self.epoch, new_deadline), Ordering::Release);
     }
 }
 
-/// A wait for a request head: its deadline stands in the connection's slot while it is polled,
-/// and it is over once the sweeper has found that deadline passed.
-struct HeadSleep {
-    slot: Arc<Slot>,
-    deadline: u64,
-    started: bool,
-}
+/// A wait for a request head, as hyper holds it: never over by itself (the connection ends
+/// instead, see [`HeadTimer`]).
+struct HeadSleep;
 
 impl Future for HeadSleep {
     type Output = ();
 
-    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
-        // The slot's task is the connection's (registered by `Watched`), which polls this.
-        if self.slot.fired.load(Ordering::Acquire) == self.deadline {
-            return Poll::Ready(());
-        }
-        if !self.started {
-            self.started = true;
-            self.slot.deadline.store(self.deadline, Ordering::Release);
-        }
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
         Poll::Pending
     }
 }
 
 impl hyper::rt::Sleep for HeadSleep {}
 
-impl Drop for HeadSleep {
-    fn drop(&mut self) {
-        if self.started {
-            // The head came (or the connection ended): nothing to wake for. A connection has one
-            // such wait at a time.
-            self.slot.deadline.store(0, Ordering::Release);
-        }
+/// Told by the connection's service that a request head has arrived: the wait is over.
+#[derive(Clone)]
+pub(super) struct HeadArrived(Arc<Slot>);
+
+impl HeadArrived {
+    pub(super) fn now(&self) {
+        self.0.deadline.store(0, Ordering::Release);
     }
 }
