@@ -88,27 +88,38 @@ async fn listen_body<S: Server>(
     Box::pin(handle_body::<S, Inline>(st, request, headers, bytes, out)).await
 }
 
-/// How `handle_body` holds a 2026-07-28 request's dispatch: inline in a POST's future (a
-/// request's own), or boxed where the future holding it is moved whole (`early`'s handling).
+/// How `handle_body` holds a request's dispatch. In a POST's own future (`Inline`), a 2026-07-28
+/// dispatch inline and a legacy one boxed (a legacy request there has no session: rare). In
+/// `early`'s handling, which is boxed already and moved whole (`Boxed`), the 2026-07-28 dispatch
+/// boxed and the legacy one inline (every legacy request of a session comes that way).
 pub(super) trait ModernArm {
     fn hold<F: Future + Send>(dispatch: F) -> impl Future<Output = F::Output> + Send;
+    fn hold_legacy<F: Future + Send>(dispatch: F) -> impl Future<Output = F::Output> + Send;
 }
 
-/// The dispatch inline.
+/// A 2026-07-28 dispatch inline, a legacy one boxed.
 pub(super) struct Inline;
 
 impl ModernArm for Inline {
     fn hold<F: Future + Send>(dispatch: F) -> impl Future<Output = F::Output> + Send {
         dispatch
     }
+
+    fn hold_legacy<F: Future + Send>(dispatch: F) -> impl Future<Output = F::Output> + Send {
+        Box::pin(dispatch)
+    }
 }
 
-/// The dispatch boxed.
+/// A 2026-07-28 dispatch boxed, a legacy one inline.
 pub(super) struct Boxed;
 
 impl ModernArm for Boxed {
     fn hold<F: Future + Send>(dispatch: F) -> impl Future<Output = F::Output> + Send {
         Box::pin(dispatch)
+    }
+
+    fn hold_legacy<F: Future + Send>(dispatch: F) -> impl Future<Output = F::Output> + Send {
+        dispatch
     }
 }
 

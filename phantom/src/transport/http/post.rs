@@ -257,7 +257,16 @@ pub(super) async fn handle_body<S: Server, M: ModernArm>(
     if head.modern.is_some() {
         return Ok(M::hold(post_modern(st, request, headers, text, &head, parsed, out)).await);
     }
-    Ok(boxed(|| post_legacy(st, request, headers, text, Some(&head), Some(parsed), out)).await)
+    Ok(M::hold_legacy(post_legacy(
+        st,
+        request,
+        headers,
+        text,
+        Some(&head),
+        Some(parsed),
+        out,
+    ))
+    .await)
 }
 
 /// The 2026-07-28 standard headers checked against the body: `-32020` (400) when one disagrees.
