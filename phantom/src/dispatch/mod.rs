@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use serde_json::value::RawValue;
 
-use crate::kernel::{Failure, guarded};
+use crate::kernel::{Failure, Handling};
 use crate::node::Node;
 use crate::protocol::{Era, ErrorObject, Incoming, Method, ProtocolVersion, codes};
 use crate::registry::{Parts, Registry, RegistryError, Tables};
@@ -367,7 +367,6 @@ impl<S: Server> Dispatcher<S> {
         };
         match msg {
             Incoming::Request { id, method, params } => {
-                use tracing::Instrument as _;
                 let (span, ended) = crate::telemetry::request_span(
                     &method,
                     &id,
@@ -379,18 +378,20 @@ impl<S: Server> Dispatcher<S> {
                 // One `guarded` per era, not one around both: an async block holding both futures
                 // would be as large as the two together.
                 let handled = match claim {
-                    Some(meta) => {
-                        let modern = self.modern(&id, &method, params, meta, request, out);
-                        guarded("request handling", &method, modern)
-                            .instrument(span)
-                            .await
-                            .map(Some)
-                    }
+                    Some(meta) => Handling::new(
+                        &method,
+                        span,
+                        self.modern(&id, &method, params, meta, request, out),
+                    )
+                    .await
+                    .map(Some),
                     None => {
-                        let legacy = self.legacy(&id, &method, params, request, slot, out);
-                        guarded("request handling", &method, legacy)
-                            .instrument(span)
-                            .await
+                        Handling::new(
+                            &method,
+                            span,
+                            self.legacy(&id, &method, params, request, slot, out),
+                        )
+                        .await
                     }
                 };
                 let reply = handled.unwrap_or_else(|_| {

@@ -18,7 +18,7 @@ use std::pin::Pin;
 pub use callback::Callback;
 pub(crate) use callback::Overrides;
 pub use challenge::WwwAuthenticate;
-pub(crate) use failure::{Failure, bad_request, guarded, invalid, parse_params, unknown};
+pub(crate) use failure::{Failure, Handling, bad_request, guarded, invalid, parse_params, unknown};
 pub(crate) use ids::{random_bytes, random_id};
 pub(crate) use lock::Locked;
 #[cfg(feature = "http")]
