@@ -7,6 +7,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Dispatcher, Out, method_not_found};
 use crate::kernel::{Body, Failure, Reply, Status, bad_request, invalid, parse_params};
+use crate::node::IdText;
 use crate::protocol::{
     Era, ErrorObject, Implementation, LogLevel, Method, Params, ProtocolVersion, RequestId, codes,
     meta,
@@ -54,7 +55,7 @@ impl<S: Server> Dispatcher<S> {
             .filter(|s| !s.is_stateless())
             .map(super::session_key);
         let running = match key {
-            Some(key) => match self.inner.node.inflight.start(key, id.key_text()) {
+            Some(key) => match self.inner.node.inflight.start(key, IdText::of(id)) {
                 Some(running) => Some(running),
                 None => {
                     let error = ErrorObject::new(

@@ -38,7 +38,7 @@ pub use crate::session::{SessionSlot, Transport};
 pub(crate) use envelope::MetaProbe;
 #[doc(hidden)]
 pub use envelope::ParamsHead;
-pub(crate) use read::read_message;
+pub(crate) use read::read_message_within;
 #[cfg(any(test, feature = "fuzzing"))]
 pub(crate) use read::same_as_two_passes;
 
@@ -243,20 +243,26 @@ impl<S: Server> Dispatcher<S> {
         slot: &mut SessionSlot,
         outbound: &Outbound,
     ) -> Option<Reply> {
-        if let Some(refused) = self.too_deep(text) {
-            return Some(refused);
-        }
         if text.trim_start().starts_with('[') {
+            if let Some(refused) = self.too_deep(text) {
+                return Some(refused);
+            }
             // Boxed: batches are rare (2025-03-26 and earlier), and their future is as large as
             // a whole message's; inline it would make every message's future twice as large.
             return Box::pin(self.handle_batch(text, request, slot, outbound)).await;
         }
-        match read_message(text) {
-            Ok((msg, head)) => self.handle_parsed(msg, head, request, slot, outbound).await,
-            Err((id, error)) => {
+        match read_message_within(text, self.json_depth()) {
+            Some(Ok((msg, head))) => self.handle_parsed(msg, head, request, slot, outbound).await,
+            Some(Err((id, error))) => {
                 Some(self.error_reply(id.as_ref(), error, Status::BadRequest, Era::Legacy))
             }
+            None => self.too_deep(text),
         }
+    }
+
+    /// [`Config::json_depth`]: how deep a message may nest arrays and objects.
+    pub(crate) fn json_depth(&self) -> usize {
+        self.inner.config.json_depth
     }
 
     /// The `-32700` answer to a message that nests deeper than [`Config::json_depth`].

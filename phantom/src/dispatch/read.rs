@@ -21,11 +21,22 @@ use crate::protocol::{ErrorObject, Incoming, Key, Members, Params, RequestId, pr
 pub(crate) type Read<'a> = Result<(Incoming<'a>, ParamsHead<'a>), (Option<RequestId>, ErrorObject)>;
 
 /// Reads a message and the head of its params: scanned by hand when the message is an ordinary
-/// one (`scan.rs`), else in one serde_json pass when it can be, else in two.
-pub(crate) fn read_message(text: &str) -> Read<'_> {
-    if let Some(read) = super::scan::scan(text) {
-        return read;
+/// one (`scan.rs`), else in one serde_json pass when it can be, else in two. `None` when it nests
+/// arrays and objects deeper than `limit`: the scan measures the depth as it reads, and a text it
+/// does not take is counted first, as [`Dispatcher::too_deep`](super::Dispatcher::too_deep)
+/// counts it.
+pub(crate) fn read_message_within(text: &str, limit: usize) -> Option<Read<'_>> {
+    if let Some((read, deepest)) = super::scan::scan(text) {
+        return (deepest <= limit).then_some(read);
     }
+    if crate::protocol::nests_deeper_than(text.as_bytes(), limit) {
+        return None;
+    }
+    Some(read_by_serde(text))
+}
+
+/// serde_json's readings: one pass when it can be, else two.
+fn read_by_serde(text: &str) -> Read<'_> {
     if let Some(read) = one_pass(text) {
         return read;
     }
@@ -252,15 +263,26 @@ impl<'de> DeserializeSeed<'de> for MetaSeed {
     }
 }
 
-/// Panics unless [`read_message`] reads `text` as `Incoming::parse` and `ParamsHead::read` do
-/// (for the fuzz target and the tests). Empty params may differ only in the spaces inside `{}`.
+/// Panics unless [`read_message_within`] reads `text` as `Incoming::parse` and `ParamsHead::read` do,
+/// and finds it too deep exactly when `nests_deeper_than` does (for the fuzz target and the
+/// tests). Empty params may differ only in the spaces inside `{}`.
 #[cfg(any(test, feature = "fuzzing"))]
 pub(crate) fn same_as_two_passes(text: &str) {
     let two = Incoming::parse(text).map(|msg| {
         let head = ParamsHead::read(msg.params());
         (msg, head)
     });
-    let (one, two) = (format!("{:?}", read_message(text)), format!("{two:?}"));
+    let one = read_message_within(text, usize::MAX).expect("no depth limit");
+    let (one, two) = (format!("{one:?}"), format!("{two:?}"));
+    // Too deep exactly when the bracket count says so, whichever reading measured it.
+    for limit in [0, 1, 2, 3, 5, 8] {
+        let too_deep = crate::protocol::nests_deeper_than(text.as_bytes(), limit);
+        assert_eq!(
+            read_message_within(text, limit).is_none(),
+            too_deep,
+            "{text} at {limit}"
+        );
+    }
     if one != two {
         let spaced = |s: &str| s.replace(['{', ' ', '\t', '\n', '\r'], "");
         assert_eq!(spaced(&one), spaced(&two), "{text}");

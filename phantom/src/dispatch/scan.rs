@@ -5,7 +5,7 @@
 //! the shape that nearly every message has, where it stands: the members of the message, the
 //! head of its params (their text is the span the scan walked), and `_meta`'s envelope.
 //!
-//! It accepts only what it is sure to read exactly as [`read_message`](super::read_message)'s
+//! It accepts only what it is sure to read exactly as [`read_message_within`](super::read_message_within)'s
 //! other readings do, and answers `None` for anything else, which is then read by serde_json:
 //! what [`Scan`] does not take, a string serde_json would decode (the id, `jsonrpc`, `method`)
 //! with an escape, an id that is not a plain integer or string, a member given twice, a `_meta`
@@ -19,14 +19,19 @@ use super::read::{Read, member_bit};
 use crate::protocol::scan::{Kind, Scan};
 use crate::protocol::{Incoming, Members, Params, RequestId};
 
-/// The message and the head of its params, or `None` when serde_json must read it.
-pub(super) fn scan(text: &str) -> Option<Read<'_>> {
+/// The message and the head of its params, and the deepest nesting of arrays and objects in it;
+/// `None` when serde_json must read it.
+pub(super) fn scan(text: &str) -> Option<(Read<'_>, usize)> {
     let mut at = Scan::new(text);
     let (members, head) = message(&mut at)?;
     if !at.finished() {
         return None;
     }
-    Some(Incoming::from_members(members).map(|msg| (msg, head)))
+    let deepest = usize::try_from(at.deepest()).ok()?;
+    Some((
+        Incoming::from_members(members).map(|msg| (msg, head)),
+        deepest,
+    ))
 }
 
 fn message<'a>(at: &mut Scan<'a>) -> Option<(Members<'a>, ParamsHead<'a>)> {
@@ -170,6 +175,11 @@ mod tests {
             r#"{}"#.to_owned(),
         ] {
             assert!(scan(&text).is_some(), "{text}");
+            assert_eq!(
+                scan(&text).map(|(_, deepest)| crate::protocol::nests_deeper_than(text.as_bytes(), deepest)),
+                Some(false),
+                "{text}"
+            );
             same(&text);
         }
     }

@@ -10,7 +10,7 @@ mod inflight;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub(crate) use inflight::InFlight;
+pub(crate) use inflight::{IdText, InFlight};
 
 use crate::input::Replies;
 use crate::store::ReplyBus;

@@ -70,21 +70,10 @@ impl<'de> Deserialize<'de> for RequestId {
     }
 }
 
-impl RequestId {
-    /// The id's text, as [`Display`](fmt::Display) writes it, shared: a string id's own text,
-    /// an integer's written once (the in-flight table keys legacy requests by it).
-    pub(crate) fn key_text(&self) -> Arc<str> {
-        match self {
-            Self::Number(n) => Arc::from(itoa::Buffer::new().format(*n)),
-            Self::String(s) => Arc::clone(s),
-        }
-    }
-}
-
 impl fmt::Display for RequestId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            // `itoa`, not `core::fmt`'s integer formatting (the same text as `key_text`).
+            // `itoa`, not `core::fmt`'s integer formatting (the same text as `IdText`'s).
             Self::Number(n) => f.write_str(itoa::Buffer::new().format(*n)),
             Self::String(s) => f.write_str(s),
         }
@@ -442,8 +431,9 @@ impl<'a> Incoming<'a> {
 pub(crate) fn raw_str(raw: &RawValue) -> Option<std::borrow::Cow<'_, str>> {
     let text = raw.get();
     // Valid JSON: a quoted run without a backslash is the string itself.
+    // (A byte loop: these strings are short, and `str::contains` sets up a memchr first.)
     if let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"'))
-        && !inner.contains('\\')
+        && !inner.bytes().any(|b| b == b'\\')
     {
         return Some(std::borrow::Cow::Borrowed(inner));
     }

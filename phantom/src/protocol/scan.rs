@@ -22,6 +22,10 @@ pub(crate) struct Scan<'a> {
     bytes: &'a [u8],
     /// Where the scan stands, in bytes.
     pub(crate) at: usize,
+    /// The objects [`members`](Self::members) is inside of now, and the deepest nesting of
+    /// arrays and objects met so far (as `nests_deeper_than` counts it).
+    level: u32,
+    deepest: u32,
 }
 
 /// What a value of the envelope is, by its first byte.
@@ -38,7 +42,14 @@ impl<'a> Scan<'a> {
             text,
             bytes: text.as_bytes(),
             at: 0,
+            level: 0,
+            deepest: 0,
         }
+    }
+
+    /// The deepest nesting of arrays and objects the scan has met.
+    pub(crate) fn deepest(&self) -> u32 {
+        self.deepest
     }
 
     /// Whether only whitespace is left.
@@ -197,6 +208,7 @@ impl<'a> Scan<'a> {
                         return None;
                     }
                     let object = open == b'{';
+                    self.deepest = self.deepest.max(self.level + depth + 1);
                     if self.peek()? == open + 2 {
                         // `[]` or `{}` (`]` and `}` are two bytes after their openers).
                         self.at += 1;
@@ -261,8 +273,11 @@ impl<'a> Scan<'a> {
         mut member: impl FnMut(&mut Self, &'a str) -> Option<()>,
     ) -> Option<()> {
         self.eat(b'{')?;
+        self.level += 1;
+        self.deepest = self.deepest.max(self.level);
         if self.peek()? == b'}' {
             self.at += 1;
+            self.level -= 1;
             return Some(());
         }
         loop {
@@ -272,6 +287,7 @@ impl<'a> Scan<'a> {
                 b',' => self.at += 1,
                 b'}' => {
                     self.at += 1;
+                    self.level -= 1;
                     return Some(());
                 }
                 _ => return None,
@@ -389,6 +405,35 @@ mod tests {
         }
         let deep = format!("{}1{}", "[".repeat(120), "]".repeat(120));
         assert!(Scan::new(&deep).value().is_none());
+    }
+
+    #[test]
+    fn the_deepest_nesting_is_counted_as_the_bracket_count_counts_it() {
+        for (text, deepest) in [
+            ("1", 0),
+            ("[]", 1),
+            (r#"{"a":[]}"#, 2),
+            (r#"{"a":[1,{"b":{}}],"c":"[[[["}"#, 4),
+            (r#"[[[[1]]],[2]]"#, 4),
+        ] {
+            let mut at = Scan::new(text);
+            assert!(at.value().is_some(), "{text}");
+            assert_eq!(at.deepest(), deepest, "{text}");
+            let limit = deepest as usize;
+            assert!(
+                !crate::protocol::nests_deeper_than(text.as_bytes(), limit),
+                "{text}"
+            );
+            if let Some(less) = limit.checked_sub(1) {
+                assert!(
+                    crate::protocol::nests_deeper_than(text.as_bytes(), less),
+                    "{text}"
+                );
+            }
+        }
+        let mut at = Scan::new(r#"{"a":{"b":[[]]},"c":{}}"#);
+        at.members(|at, _| at.skip_value()).expect("an object");
+        assert_eq!(at.deepest(), 4);
     }
 
     proptest! {

@@ -71,8 +71,7 @@ async fn listen_body<S: Server>(
 ) -> Result<Response, Early> {
     if let Ok(text) = std::str::from_utf8(bytes)
         && !text.trim_start().starts_with('[')
-        && st.dispatcher.too_deep(text).is_none()
-        && let Some((head, parsed)) = inspect(text)
+        && let Some((head, parsed)) = inspect(text, st.dispatcher.json_depth())
         && head.modern.is_some()
         && head.known == Some(Method::SubscriptionsListen)
         && let Parsed {

@@ -23,7 +23,7 @@ use super::response::{
     streaming,
 };
 use super::session::{find_session, forget_evicted};
-use crate::dispatch::{ParamsHead, read_message};
+use crate::dispatch::{ParamsHead, read_message_within};
 use crate::kernel::{Outbound, Reply, Status, boxed};
 use crate::protocol::raw_str;
 use crate::protocol::{Incoming, Method, Params, ProtocolVersion, RequestId, codes};
@@ -54,8 +54,10 @@ pub(super) struct Parsed<'a> {
     pub(super) head: ParamsHead<'a>,
 }
 
-pub(super) fn inspect(text: &str) -> Option<(Inspected<'_>, Parsed<'_>)> {
-    let (msg, head) = read_message(text).ok()?;
+/// The body read and what the HTTP checks need of it; `None` when it is not an ordinary message
+/// or nests deeper than `limit` (the dispatcher answers those).
+pub(super) fn inspect(text: &str, limit: usize) -> Option<(Inspected<'_>, Parsed<'_>)> {
+    let (msg, head) = read_message_within(text, limit)?.ok()?;
     let (id, method, is_request) = match &msg {
         Incoming::Request { id, method, .. } => (Some(id.clone()), Some(method.clone()), true),
         Incoming::Notification { method, .. } => (None, Some(method.clone()), false),
@@ -224,19 +226,19 @@ pub(super) async fn handle_body<S: Server, M: ModernArm>(
             "Parse error: the body is not UTF-8",
         ));
     };
-    if let Some(refused) = st.dispatcher.too_deep(text) {
-        return Ok(reply_response(refused));
-    }
     let is_batch = text.trim_start().starts_with('[');
     if is_batch {
+        if let Some(refused) = st.dispatcher.too_deep(text) {
+            return Ok(reply_response(refused));
+        }
         if !out.is_open() {
             // A batch (2025-03-26 and earlier) may hold requests that report progress.
             return Err(Early);
         }
         return Ok(boxed(|| post_legacy(st, request, headers, text, None, None, out)).await);
     }
-    let Some((head, parsed)) = inspect(text) else {
-        // Not JSON, or not a JSON-RPC object: let the dispatcher produce the exact error.
+    let Some((head, parsed)) = inspect(text, st.dispatcher.json_depth()) else {
+        // Too deep, not JSON, or not a JSON-RPC object: the dispatcher gives the exact error.
         let mut slot = SessionSlot::default();
         let reply = Box::pin(st.dispatcher.handle(text, request, &mut slot, out)).await;
         return Ok(reply.map_or_else(|| empty(StatusCode::BAD_REQUEST), reply_response));
