@@ -1,6 +1,9 @@
 //! The legacy era (2024-11-05 … 2025-11-25): `initialize` opens a session, later requests use it.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -38,6 +41,32 @@ fn params_or_level_error(params: Option<Params<'_>>) -> Result<SetLevelParams, F
     })
 }
 
+pin_project_lite::pin_project! {
+    /// A request's body, ended early (`None`) when `cancelled` is. Built where it is awaited, so
+    /// the body's future (a request's largest) is moved once; `tokio::select!` moved it into
+    /// its tuple and again into the caller's state.
+    struct Cancellable<F, C> {
+        #[pin]
+        body: F,
+        #[pin]
+        cancelled: Option<C>,
+    }
+}
+
+impl<F: Future, C: Future<Output = ()>> Future for Cancellable<F, C> {
+    type Output = Option<F::Output>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        if let Some(cancelled) = this.cancelled.as_pin_mut()
+            && cancelled.poll(cx).is_ready()
+        {
+            return Poll::Ready(None);
+        }
+        this.body.poll(cx).map(Some)
+    }
+}
+
 impl<S: Server> Dispatcher<S> {
     pub(crate) async fn legacy(
         &self,
@@ -71,17 +100,15 @@ impl<S: Server> Dispatcher<S> {
             None => None,
         };
         // The body's future is built at each await: one kept in a variable would be stored twice.
-        let body = match &running {
-            Some(running) => {
-                tokio::select! {
-                    body = self.legacy_body(name, params, request, slot, out) => body,
-                    () = running.cancelled.notified() => {
-                        tracing::debug!(%id, "request cancelled by the client");
-                        return None;
-                    }
-                }
-            }
-            None => self.legacy_body(name, params, request, slot, out).await,
+        let cancelled = running.as_ref().map(|r| r.cancelled.notified());
+        let body = Cancellable {
+            body: self.legacy_body(name, params, request, slot, out),
+            cancelled,
+        }
+        .await;
+        let Some(body) = body else {
+            tracing::debug!(%id, "request cancelled by the client");
+            return None;
         };
         drop(running);
         Some(match body {
