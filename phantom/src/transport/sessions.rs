@@ -263,6 +263,30 @@ impl Sessions {
         });
     }
 
+    /// [`get`](Self::get) and [`begin_request`](Self::begin_request) in one lookup: the session,
+    /// and whether the request was counted (`false`: `max` are in flight already).
+    pub(crate) fn get_and_begin(
+        &self,
+        id: &str,
+        max: usize,
+    ) -> Result<(Arc<Session>, bool), Lookup> {
+        {
+            let mut shard = self.shard(id);
+            let now = Instant::now();
+            if let Some(row) = shard.rows.get_mut(id)
+                && !row.idle(now, self.idle_ttl)
+            {
+                row.last_seen = now;
+                let room = row.in_flight < max;
+                row.in_flight += usize::from(room);
+                return Ok((Arc::clone(&row.session), room));
+            }
+        }
+        // Unknown, or idle past the TTL (evicted there).
+        let session = self.get(id)?;
+        Ok((session, self.begin_request(id, max)))
+    }
+
     /// The session, touching its idle timer. Rows idle past the TTL are evicted here.
     pub(crate) fn get(&self, id: &str) -> Result<Arc<Session>, Lookup> {
         let mut shard = self.shard(id);

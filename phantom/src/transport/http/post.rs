@@ -398,11 +398,23 @@ async fn post_legacy<S: Server>(
             head,
         );
     };
-    let session = match find_session(st, id, head).await {
-        Ok(session) => session,
-        Err(resp) => return resp,
+    // Without a session store, the session and the count of its requests in flight are one
+    // lookup; with one, the store has a say (`find_session`).
+    let local = match &st.cfg.session_store {
+        None => st
+            .sessions
+            .get_and_begin(id, st.cfg.max_requests_per_session)
+            .ok(),
+        Some(_) => None,
     };
-    let Some(_in_flight) = InFlight::begin(st, id) else {
+    let (session, in_flight) = match local {
+        Some((session, counted)) => (session, counted.then_some(InFlight { st, id })),
+        None => match find_session(st, id, head).await {
+            Ok(session) => (session, InFlight::begin(st, id)),
+            Err(resp) => return resp,
+        },
+    };
+    let Some(_in_flight) = in_flight else {
         let max = st.cfg.max_requests_per_session;
         return super::busy(
             StatusCode::TOO_MANY_REQUESTS,
