@@ -5,6 +5,7 @@ use std::borrow::Cow;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
+use serde::de::value::BorrowedStrDeserializer;
 use serde_json::value::RawValue;
 use smallvec::SmallVec;
 
@@ -295,7 +296,7 @@ pub trait CallParam<'a>: Sized {
 impl<'a, T: DeserializeOwned + JsonSchema> CallParam<'a> for T {
     fn from_call(parts: &CallParts<'a>, name: &'static str) -> Result<Self, String> {
         let raw = parts.args.get(name).map_or("null", RawValue::get);
-        let direct = serde_json::from_str(raw);
+        let direct = read_arg::<T>(raw);
         if direct.is_err()
             && parts.args.strings
             && raw.starts_with('"')
@@ -323,6 +324,19 @@ impl<'a, T: DeserializeOwned + JsonSchema> CallParam<'a> for T {
     ) {
         builder.arg::<T>(name, description);
     }
+}
+
+/// An argument's value read as `T`, as serde_json reads it. A string without escapes is handed
+/// over as the text it is (serde_json would scan it again); a type that does not take a string
+/// is left to serde_json, which says why.
+fn read_arg<T: DeserializeOwned>(raw: &str) -> serde_json::Result<T> {
+    if let Some(text) = raw.strip_prefix('"').and_then(|t| t.strip_suffix('"'))
+        && !text.bytes().any(|b| b == b'\\')
+        && let Ok(value) = T::deserialize(BorrowedStrDeserializer::<serde_json::Error>::new(text))
+    {
+        return Ok(value);
+    }
+    serde_json::from_str(raw)
 }
 
 /// The context types are parameters of tools and prompts too (a blanket impl over
@@ -393,6 +407,55 @@ mod tests {
             .map(|o| pairs(&o.0))
             .map_err(|_| "`arguments` must be an object".to_owned());
         (parsed, serde)
+    }
+
+    #[test]
+    fn an_argument_handed_over_as_text_reads_as_serde_json_reads_it() {
+        use std::collections::BTreeMap;
+        use std::fmt::Debug;
+
+        use serde::de::DeserializeOwned;
+
+        #[derive(Debug, serde::Deserialize)]
+        enum Unit {
+            A,
+        }
+        #[derive(Debug, serde::Deserialize)]
+        struct Wrapped(String);
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(untagged)]
+        enum Either {
+            N(u32),
+            S(String),
+        }
+        fn same<T: DeserializeOwned + Debug>(raw: &str) {
+            let ours = super::read_arg::<T>(raw).map_err(|e| e.to_string());
+            let serde = serde_json::from_str::<T>(raw).map_err(|e| e.to_string());
+            assert_eq!(format!("{ours:?}"), format!("{serde:?}"), "{raw}");
+        }
+        for raw in [
+            r#""hello""#,
+            r#""""#,
+            r#""a""#,
+            r#""A""#,
+            r#""5""#,
+            r#""é\n""#,
+            "5",
+            "null",
+        ] {
+            same::<String>(raw);
+            same::<char>(raw);
+            same::<Unit>(raw);
+            same::<Wrapped>(raw);
+            same::<Either>(raw);
+            same::<Option<String>>(raw);
+            same::<u32>(raw);
+            same::<bool>(raw);
+            same::<serde_json::Value>(raw);
+            same::<Vec<u8>>(raw);
+            same::<BTreeMap<String, u32>>(raw);
+            same::<std::path::PathBuf>(raw);
+        }
     }
 
     #[test]
