@@ -420,8 +420,11 @@ mod tests {
         enum Unit {
             A,
         }
+        // Their fields are read through `Debug`, which dead-code analysis does not count.
+        #[allow(dead_code)]
         #[derive(Debug, serde::Deserialize)]
         struct Wrapped(String);
+        #[allow(dead_code)]
         #[derive(Debug, serde::Deserialize)]
         #[serde(untagged)]
         enum Either {
