@@ -162,7 +162,33 @@ pub(crate) async fn run_tool<T>(
             _ => Err(Failure::internal()),
         };
     }
-    members_of(&result)
+    match one_text(&result) {
+        Some(text) => Ok(Body::Object(text)),
+        None => members_of(&result),
+    }
+}
+
+/// The serialized result of a tool that answered one text block and nothing else (most tools):
+/// written around the text, which serde_json escapes, instead of through the derived
+/// serialization of `ToolResult` and its tagged `Content` (0.5 k instructions a call). The same
+/// text as [`members_of`] (`one_text_is_written_as_serde_writes_it`).
+fn one_text(result: &crate::tools::ToolResult) -> Option<String> {
+    use crate::content::Content;
+    let [Content::Text { text }] = result.content.as_slice() else {
+        return None;
+    };
+    if result.structured_content.is_some() || result.meta.is_some() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(text.len() + 64);
+    out.extend_from_slice(br#"{"content":[{"type":"text","text":"#);
+    serde_json::to_writer(&mut out, text.as_str()).ok()?;
+    out.extend_from_slice(if result.is_error {
+        br#"}],"isError":true}"#.as_slice()
+    } else {
+        b"}]}".as_slice()
+    });
+    String::from_utf8(out).ok()
 }
 
 /// Refuses a call whose token does not grant the tool's `#[tool(scopes = […])]` (fail closed: a
@@ -227,5 +253,31 @@ pub(crate) fn human(d: std::time::Duration) -> String {
         format!("{}s", ms / 1000)
     } else {
         format!("{ms}ms")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::one_text;
+    use crate::content::Content;
+    use crate::tools::ToolResult;
+
+    proptest! {
+        #[test]
+        fn one_text_is_written_as_serde_writes_it(text in "\\PC{0,12}|[\"\\\\\u{0}-\u{1f}é]{0,6}", is_error in any::<bool>()) {
+            let result = ToolResult { is_error, ..ToolResult::text(text) };
+            let written = one_text(&result).expect("one text block");
+            prop_assert_eq!(written, serde_json::to_string(&result).expect("serializes"));
+        }
+    }
+
+    #[test]
+    fn other_results_are_left_to_serde() {
+        assert!(one_text(&ToolResult::new(vec![])).is_none());
+        let two = ToolResult::new(vec![Content::text("a"), Content::text("b")]);
+        assert!(one_text(&two).is_none());
+        assert!(one_text(&ToolResult::structured(serde_json::json!({"a": 1}))).is_none());
     }
 }
