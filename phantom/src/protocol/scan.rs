@@ -118,6 +118,7 @@ impl<'a> Scan<'a> {
 
     /// Any string, at its opening quote, escapes checked as serde_json checks them when it skips
     /// a string.
+    #[inline]
     fn skip_str(&mut self) -> Option<()> {
         self.at += 1;
         loop {
@@ -319,6 +320,7 @@ impl<'a> Scan<'a> {
 /// character (which JSON wants escaped). Eight bytes at a time: in each word, a byte is flagged
 /// where it is zero after an exclusive or with `"` or `\\`, or where subtracting `0x20` borrows.
 /// The lowest flag is always a byte that matches (a false flag only appears above a true one).
+#[inline]
 fn special(bytes: &[u8]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;

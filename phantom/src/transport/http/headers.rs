@@ -177,7 +177,8 @@ fn accepts_values<'a>(values: impl Iterator<Item = &'a HeaderValue>, mimes: &[&s
 
 /// Decodes a header value, including the `=?base64?…?=` form (borrowed unless base64).
 pub(crate) fn decode_header(value: &str) -> Option<std::borrow::Cow<'_, str>> {
-    let value = value.trim();
+    // A header's text is visible ASCII, spaces and tabs (`HeaderValue::to_str`).
+    let value = value.trim_ascii();
     if let Some(b64) = value
         .strip_prefix("=?base64?")
         .and_then(|v| v.strip_suffix("?="))
