@@ -177,8 +177,16 @@ fn accepts_values<'a>(values: impl Iterator<Item = &'a HeaderValue>, mimes: &[&s
 
 /// Decodes a header value, including the `=?base64?…?=` form (borrowed unless base64).
 pub(crate) fn decode_header(value: &str) -> Option<std::borrow::Cow<'_, str>> {
-    // A header's text is visible ASCII, spaces and tabs (`HeaderValue::to_str`).
-    let value = value.trim_ascii();
+    decode_trimmed(value.trim())
+}
+
+/// [`decode_header`] of a header as sent: `None` unless it is visible ASCII, spaces and tabs
+/// (`HeaderValue::to_str`), which an ASCII trim then trims whole.
+fn decode_value(value: &HeaderValue) -> Option<std::borrow::Cow<'_, str>> {
+    decode_trimmed(value.to_str().ok()?.trim_ascii())
+}
+
+fn decode_trimmed(value: &str) -> Option<std::borrow::Cow<'_, str>> {
     if let Some(b64) = value
         .strip_prefix("=?base64?")
         .and_then(|v| v.strip_suffix("?="))
@@ -208,10 +216,7 @@ pub(super) fn check_modern_headers(
         Some(_) => {}
     }
     let method = head.method.as_deref().unwrap_or_default();
-    match headers
-        .method
-        .map(|v| v.to_str().ok().and_then(decode_header))
-    {
+    match headers.method.map(decode_value) {
         None if head.is_request => {
             return Err(format!(
                 "Header mismatch: missing Mcp-Method header; expected 'Mcp-Method: {method}'"
@@ -237,10 +242,7 @@ pub(super) fn check_modern_headers(
     let Some(expected) = expected.copied().and_then(crate::protocol::raw_str) else {
         return Ok(());
     };
-    match headers
-        .name
-        .map(|v| v.to_str().ok().and_then(decode_header))
-    {
+    match headers.name.map(decode_value) {
         None => Err(format!(
             "Header mismatch: missing Mcp-Name header; expected 'Mcp-Name: {expected}' (the body's params.{field})"
         )),
