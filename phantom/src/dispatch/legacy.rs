@@ -99,7 +99,8 @@ impl<S: Server> Dispatcher<S> {
             },
             None => None,
         };
-        // The body's future is built at each await: one kept in a variable would be stored twice.
+        // The body's future is built inside the `Cancellable` that awaits it: one kept in a
+        // variable first would be stored twice.
         let cancelled = running.as_ref().map(|r| r.cancelled.notified());
         let body = Cancellable {
             body: self.legacy_body(name, params, request, slot, out),
