@@ -51,13 +51,15 @@ impl CompileTimes {
     pub(crate) fn markdown(&self, w: &mut String) {
         let _ = writeln!(
             w,
-            "## Compile time: a {TOOLS}-tool router (debug profile, seconds)\n\n\
+            "<!-- compile:begin -->\n## Compile time: a {TOOLS}-tool router (debug profile, seconds)\n\n\
              Two generated crates, each one `impl` block of {TOOLS} tools taking `text: String` \
              (phantom: `#[mcp_router]` + `#[tool]`; rmcp: `#[tool_router]` + `#[tool]` with \
              `Parameters<Args>`, plus `#[tool_handler]`). Clean = the router crate alone after \
              its dependencies are built (`cargo clean -p`); incremental = rebuild after touching \
-             its source. Builds are not pinned and use both cores. Medians over {} rounds.\n",
-            self.phantom_clean.len()
+             its source. Builds are not pinned and use both cores. Medians over {} rounds, \
+             measured on {} (`all --no-compile` keeps this section).\n",
+            self.phantom_clean.len(),
+            crate::report::command_line("date", &["-u", "+%Y-%m-%d"])
         );
         let _ = writeln!(
             w,
@@ -70,7 +72,7 @@ impl CompileTimes {
             let (p, r) = (median(p), median(r));
             let _ = writeln!(w, "| {name} | {p:.2} | {r:.2} | {:.2} |", p / r);
         }
-        let _ = writeln!(w);
+        let _ = writeln!(w, "<!-- compile:end -->\n");
     }
 }
 

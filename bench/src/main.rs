@@ -223,8 +223,10 @@ fn all(o: &Options) -> Result<(), String> {
     let cx = Context {
         repo: &repo_root(),
         command: format!(
-            "cargo run -p phantom-bench --release -- all --rounds {} --secs {}",
-            o.rounds, o.secs
+            "cargo run -p phantom-bench --release -- all --rounds {} --secs {}{}",
+            o.rounds,
+            o.secs,
+            if o.compile { "" } else { " --no-compile" }
         ),
         rounds: o.rounds,
         pinning: pinning(&env),

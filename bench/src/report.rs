@@ -294,8 +294,14 @@ pub(crate) fn write(
     for m in measured {
         table(w, m);
     }
-    if let Some(c) = compile {
-        c.markdown(w);
+    match compile {
+        Some(c) => c.markdown(w),
+        // `all --no-compile` keeps the compile times of the run that measured them.
+        None => {
+            if let Some(section) = script_kept(&previous, "compile") {
+                let _ = writeln!(w, "{section}\n");
+            }
+        }
     }
     if let Some(soak) = crate::soak::kept(&previous) {
         let _ = writeln!(w, "{soak}\n");
@@ -337,8 +343,9 @@ fn floor_summary(w: &mut String, measured: &[Measured]) {
         "## Against the floor (bare hyper)\n\n\
          `hyper-floor` is bare hyper 1 answering the 2026-07-28 echo call by copying the request's \
          id into a fixed result: no JSON parsing, no routing, no checks, so no MCP server on hyper \
-         can cost less. A server's ratio to it is its overhead over hyper: CPU below 1 and req/s \
-         above 1 cannot happen, and closer to 1 is better.\n\n\
+         can cost less. A server's ratio to it is its overhead over hyper: CPU below 1 cannot \
+         happen, and closer to 1 is better. req/s is bounded by the driver's one core as well, \
+         so a server near the floor reads within a few percent of 1 either way.\n\n\
          | scenario | phantom ÷ floor CPU µs/req | phantom ÷ floor req/s | rmcp ÷ floor CPU µs/req \
          | rmcp ÷ floor req/s | phantom ÷ rmcp CPU µs/req |\n|---|---:|---:|---:|---:|---:|"
     );
