@@ -192,8 +192,11 @@ pub trait SubscriptionStore: Send + Sync + 'static {
 /// The default [`SubscriptionStore`]: a set per session, in process memory.
 #[derive(Debug, Default)]
 pub struct MemorySubscriptions {
-    sessions: Mutex<HashMap<String, HashSet<String>>>,
+    /// aHash: a change is looked up in every session's set, once per stream it reaches.
+    sessions: Mutex<HashMap<String, Uris, ahash::RandomState>>,
 }
+
+type Uris = HashSet<String, ahash::RandomState>;
 
 impl MemorySubscriptions {
     /// An empty store.
@@ -201,7 +204,7 @@ impl MemorySubscriptions {
         Self::default()
     }
 
-    fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<String, HashSet<String>>> {
+    fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<String, Uris, ahash::RandomState>> {
         self.sessions.locked()
     }
 }

@@ -100,7 +100,8 @@ impl<T: EventStore + ?Sized> EventStore for Arc<T> {
 /// One session's events: the last [`MemoryEventStore::PER_SESSION`], with their streams.
 #[derive(Debug, Default)]
 struct Log {
-    events: VecDeque<(String, StoredEvent)>,
+    /// Each with its stream's name, shared by the events of one stream.
+    events: VecDeque<(Arc<str>, StoredEvent)>,
 }
 
 #[derive(Debug, Default)]
@@ -117,15 +118,15 @@ impl Shared {
         let sessions = self.sessions.locked();
         let log = sessions.get(session)?;
         let at = log.events.iter().position(|(_, e)| e.id == from)?;
-        let stream = log.events[at].0.clone();
+        let stream = &log.events[at].0;
         let events = log
             .events
             .iter()
             .skip(at)
-            .filter(|(s, _)| *s == stream)
+            .filter(|(s, _)| s == stream)
             .map(|(_, e)| e.clone())
             .collect();
-        Some((stream, events))
+        Some((stream.to_string(), events))
     }
 }
 
@@ -180,7 +181,12 @@ impl EventStore for MemoryEventStore {
                 id: id.clone(),
                 data: data.to_owned(),
             };
-            log.events.push_back((stream.to_owned(), event));
+            // A stream's events come one after another: the name is copied once per stream.
+            let name = match log.events.back() {
+                Some((last, _)) if **last == *stream => Arc::clone(last),
+                _ => Arc::from(stream),
+            };
+            log.events.push_back((name, event));
             id
         };
         self.shared.appended.notify_waiters();

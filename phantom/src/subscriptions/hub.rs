@@ -420,6 +420,25 @@ async fn updated<E: Env>(env: &E, listeners: &[Arc<Listener>], uris: Vec<String>
             }
             continue;
         }
+        if !asks && matches!(l.kind, Kind::Session) {
+            // Nothing to ask: each resource the session is subscribed to and may see, in order,
+            // without the lists below made per stream.
+            let wanted = match store.subscribed(&l.key, &all).await {
+                Ok(uris) => uris,
+                Err(e) => {
+                    tracing::warn!(error = %e, session = %l.key, "subscription store failed; updates not delivered");
+                    continue;
+                }
+            };
+            for (i, r) in resolved.iter().enumerate() {
+                if wanted.contains(&r.uri)
+                    && allowed(&l.session.allowed_resource_templates, &r.template.name)
+                {
+                    l.send(plain[i].clone());
+                }
+            }
+            continue;
+        }
         let wanted: Vec<String> = match &l.kind {
             Kind::Session => match store.subscribed(&l.key, &all).await {
                 Ok(uris) => uris,
