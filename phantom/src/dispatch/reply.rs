@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use serde_json::{Value, json};
 
 use super::Dispatcher;
-use crate::kernel::{Body, Reply, Status};
+use crate::kernel::{Body, Reply, Status, text_members_len, write_text_members};
 use crate::protocol::{Era, ErrorObject, Method, RequestId, codes, meta};
 use crate::server::Server;
 use crate::session::Session;
@@ -40,10 +40,9 @@ fn inside_braces(text: &str) -> std::ops::Range<usize> {
     }
 }
 
-/// A success reply's text, piece by piece.
+/// A success reply's text, piece by piece: the pieces before the result's members and after.
 struct Pieces<'a> {
     id: &'a str,
-    members: &'a str,
     modern: Option<ModernPieces<'a>>,
 }
 
@@ -57,14 +56,24 @@ struct ModernPieces<'a> {
 }
 
 impl Pieces<'_> {
-    /// Hands each piece of the reply to `f`, in order.
-    fn each(&self, mut f: impl FnMut(&str)) {
+    /// Hands each piece of the reply around `members` to `f`, in order.
+    fn each(&self, members: &str, mut f: impl FnMut(&str)) {
+        self.before(&mut f);
+        f(members);
+        self.after(members.is_empty(), f);
+    }
+
+    /// The pieces before the result's members.
+    fn before(&self, mut f: impl FnMut(&str)) {
         f("{\"jsonrpc\":\"2.0\",\"id\":");
         f(self.id);
         f(",\"result\":{");
-        f(self.members);
+    }
+
+    /// The pieces after the result's members.
+    fn after(&self, no_members: bool, mut f: impl FnMut(&str)) {
         if let Some(modern) = &self.modern {
-            if !self.members.is_empty() {
+            if !no_members {
                 f(",");
             }
             f("\"resultType\":\"");
@@ -120,8 +129,14 @@ impl<S: Server> Dispatcher<S> {
         };
         let mut has_meta = false;
         let mut has_hints = false;
-        // The result's members are `text[members]`.
+        // The result's members are `text[members]`, or a text block's (`one`: whether it is an
+        // error) written around `text`.
+        let mut one = None;
         let (text, members) = match body {
+            Body::Text { text, is_error } => {
+                one = Some(is_error);
+                (text, 0..0)
+            }
             Body::Members(text) => {
                 let all = 0..text.len();
                 (text, all)
@@ -148,7 +163,6 @@ impl<S: Server> Dispatcher<S> {
                 (text, inner)
             }
         };
-        let members = &text[members];
         let info = match &modern {
             Some(envelope) if !has_meta => Some(self.server_info_json(envelope.session).await),
             _ => None,
@@ -168,7 +182,7 @@ impl<S: Server> Dispatcher<S> {
             // A result that set its own hints (a skill's `Skill::cache`) keeps them.
             let own_hints = has_hints
                 || (matches!(envelope.method, Method::SkillsList | Method::SkillsGet)
-                    && members.contains("\"ttlMs\":"));
+                    && text[members.clone()].contains("\"ttlMs\":"));
             let config = &self.inner.config;
             let hints = (envelope.method.cacheable()
                 && envelope.result_type == ResultType::Complete
@@ -180,17 +194,30 @@ impl<S: Server> Dispatcher<S> {
                 server_info: info.as_deref(),
             }
         });
-        let pieces = Pieces {
-            id: &id,
-            members,
-            modern,
-        };
+        let pieces = Pieces { id: &id, modern };
         // Measured first: a buffer of exactly the reply's length becomes the response's `Bytes`
         // without another allocation.
         let mut len = 0;
-        pieces.each(|piece| len += piece.len());
-        let mut out = String::with_capacity(len);
-        pieces.each(|piece| out.push_str(piece));
+        let out = match one {
+            None => {
+                let members = &text[members];
+                pieces.each(members, |piece| len += piece.len());
+                let mut out = String::with_capacity(len);
+                pieces.each(members, |piece| out.push_str(piece));
+                out
+            }
+            Some(is_error) => {
+                len = text_members_len(&text, is_error);
+                pieces.before(|piece| len += piece.len());
+                pieces.after(false, |piece| len += piece.len());
+                let mut out = Vec::with_capacity(len);
+                pieces.before(|piece| out.extend_from_slice(piece.as_bytes()));
+                write_text_members(&mut out, &text, is_error);
+                pieces.after(false, |piece| out.extend_from_slice(piece.as_bytes()));
+                // Every piece is text.
+                String::from_utf8(out).unwrap_or_default()
+            }
+        };
         Reply {
             body: out,
             status: Status::Ok,

@@ -54,6 +54,59 @@ pub(crate) enum Body {
     InputRequired(Map<String, Value>),
     /// A 2026-07-28 `CreateTaskResult` (`resultType: "task"`): never cached.
     Task(Map<String, Value>),
+    /// A tool result of one text block and nothing else (most tools' results): the reply is
+    /// written around the text in one buffer of its own ([`write_text_members`]), as serde_json
+    /// writes `ToolResult`.
+    Text {
+        text: String,
+        is_error: bool,
+    },
+}
+
+/// What [`Body::Text`]'s members are around its text.
+const TEXT_HEAD: &str = "\"content\":[{\"type\":\"text\",\"text\":";
+const TEXT_TAIL: &str = "}]";
+const ERROR_TAIL: &str = ",\"isError\":true";
+
+/// The length of [`Body::Text`]'s members, as [`write_text_members`] writes them.
+pub(crate) fn text_members_len(text: &str, is_error: bool) -> usize {
+    let error = if is_error { ERROR_TAIL.len() } else { 0 };
+    TEXT_HEAD.len() + escaped_len(text) + TEXT_TAIL.len() + error
+}
+
+/// The length of `text` as a JSON string, its quotes included, escaped as serde_json escapes it
+/// (a quote, a backslash and the control characters; those without a short escape as `\u00XX`).
+fn escaped_len(text: &str) -> usize {
+    let escapes: usize = text
+        .bytes()
+        .map(|b| match b {
+            b'"' | b'\\' | 0x08 | 0x09 | 0x0A | 0x0C | 0x0D => 1,
+            0..=0x1F => 5,
+            _ => 0,
+        })
+        .sum();
+    text.len() + escapes + 2
+}
+
+/// [`Body::Text`]'s members: `"content":[{"type":"text","text":…}]`, then `"isError":true`
+/// when it is one.
+pub(crate) fn write_text_members(out: &mut Vec<u8>, text: &str, is_error: bool) {
+    out.extend_from_slice(TEXT_HEAD.as_bytes());
+    // Writing into a `Vec` does not fail.
+    let _ = serde_json::to_writer(&mut *out, text);
+    out.extend_from_slice(TEXT_TAIL.as_bytes());
+    if is_error {
+        out.extend_from_slice(ERROR_TAIL.as_bytes());
+    }
+}
+
+/// [`Body::Text`] as the JSON object it stands for.
+pub(crate) fn text_object(text: &str, is_error: bool) -> String {
+    let mut out = Vec::with_capacity(text_members_len(text, is_error) + 2);
+    out.push(b'{');
+    write_text_members(&mut out, text, is_error);
+    out.push(b'}');
+    String::from_utf8(out).unwrap_or_default()
 }
 
 impl From<Map<String, Value>> for Body {

@@ -116,6 +116,9 @@ fn body_value(body: Body) -> Value {
     match body {
         Body::Map(map) | Body::InputRequired(map) | Body::Task(map) => Value::Object(map),
         Body::Object(text) => serde_json::from_str(&text).unwrap_or_default(),
+        Body::Text { text, is_error } => {
+            serde_json::from_str(&crate::kernel::text_object(&text, is_error)).unwrap_or_default()
+        }
         Body::Members(text) => serde_json::from_str(&format!("{{{text}}}")).unwrap_or_default(),
     }
 }

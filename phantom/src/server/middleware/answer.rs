@@ -56,7 +56,7 @@ impl Answer {
     pub(crate) fn is_final_result(&self) -> bool {
         matches!(
             self.0,
-            Ok(Body::Map(_) | Body::Members(_) | Body::Object(_))
+            Ok(Body::Map(_) | Body::Members(_) | Body::Object(_) | Body::Text { .. })
         )
     }
 
@@ -74,6 +74,9 @@ impl Answer {
             }
             Body::Members(text) => serde_json::from_str(&format!("{{{text}}}")).ok()?,
             Body::Object(text) => serde_json::from_str(text).ok()?,
+            Body::Text { text, is_error } => {
+                serde_json::from_str(&crate::kernel::text_object(text, *is_error)).ok()?
+            }
         })
     }
 
@@ -88,6 +91,7 @@ impl Answer {
         let flag = |text: &str| serde_json::from_str::<Flag>(text).is_ok_and(|f| f.is_error);
         match self.0.as_ref() {
             Ok(Body::Map(map)) => map.get("isError") == Some(&Value::Bool(true)),
+            Ok(Body::Text { is_error, .. }) => *is_error,
             Ok(Body::Object(text)) => text.contains("\"isError\"") && flag(text),
             Ok(Body::Members(text)) => text.contains("\"isError\"") && flag(&format!("{{{text}}}")),
             _ => false,
@@ -99,6 +103,9 @@ impl Answer {
         match self.0.as_ref() {
             Ok(Body::Members(text)) => text.len() + 2,
             Ok(Body::Object(text)) => text.len(),
+            Ok(Body::Text { text, is_error }) => {
+                crate::kernel::text_members_len(text, *is_error) + 2
+            }
             Ok(Body::Map(map) | Body::InputRequired(map) | Body::Task(map)) => {
                 serde_json::to_string(map).map_or(0, |t| t.len())
             }
@@ -111,6 +118,32 @@ impl Answer {
         match &self.0 {
             Ok(_) => Outcome::Ok,
             Err(f) => Outcome::Error(&f.error),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Answer;
+    use crate::kernel::Body;
+
+    #[test]
+    fn a_text_block_reads_as_the_tool_result_it_stands_for() {
+        for is_error in [false, true] {
+            let text = "a \"quoted\"\nline".to_owned();
+            let result = crate::tools::ToolResult {
+                is_error,
+                ..crate::tools::ToolResult::text(text.clone())
+            };
+            let written = serde_json::to_string(&result).expect("serializes");
+            let answer = Answer(Ok(Body::Text { text, is_error }));
+            assert_eq!(
+                answer.to_json(),
+                Some(serde_json::from_str(&written).expect("JSON"))
+            );
+            assert_eq!(answer.is_tool_error(), is_error);
+            assert_eq!(answer.size(), written.len());
+            assert!(answer.is_final_result());
         }
     }
 }
