@@ -420,25 +420,6 @@ async fn updated<E: Env>(env: &E, listeners: &[Arc<Listener>], uris: Vec<String>
             }
             continue;
         }
-        if !asks && matches!(l.kind, Kind::Session) {
-            // Nothing to ask: each resource the session is subscribed to and may see, in order,
-            // without the lists below made per stream.
-            let wanted = match store.subscribed(&l.key, &all).await {
-                Ok(uris) => uris,
-                Err(e) => {
-                    tracing::warn!(error = %e, session = %l.key, "subscription store failed; updates not delivered");
-                    continue;
-                }
-            };
-            for (i, r) in resolved.iter().enumerate() {
-                if wanted.contains(&r.uri)
-                    && allowed(&l.session.allowed_resource_templates, &r.template.name)
-                {
-                    l.send(plain[i].clone());
-                }
-            }
-            continue;
-        }
         let wanted: Vec<String> = match &l.kind {
             Kind::Session => match store.subscribed(&l.key, &all).await {
                 Ok(uris) => uris,
@@ -453,6 +434,18 @@ async fn updated<E: Env>(env: &E, listeners: &[Arc<Listener>], uris: Vec<String>
                 .cloned()
                 .collect(),
         };
+        if !asks {
+            // Nothing to ask (a session's stream; a listen's went on above): each resource it
+            // is subscribed to and may see, in order, without the lists below made per stream.
+            for (i, r) in resolved.iter().enumerate() {
+                if wanted.contains(&r.uri)
+                    && allowed(&l.session.allowed_resource_templates, &r.template.name)
+                {
+                    l.send(plain[i].clone());
+                }
+            }
+            continue;
+        }
         let offered: Vec<&ResolvedResource> = resolved
             .iter()
             .filter(|r| wanted.contains(&r.uri))
@@ -461,12 +454,8 @@ async fn updated<E: Env>(env: &E, listeners: &[Arc<Listener>], uris: Vec<String>
         if offered.is_empty() {
             continue;
         }
-        let granted = if asks {
-            let offered = offered.into_iter().cloned().collect();
-            authorize_resources(env, offered, &l.session).await
-        } else {
-            offered.into_iter().map(|r| r.uri.clone()).collect()
-        };
+        let offered = offered.into_iter().cloned().collect();
+        let granted = authorize_resources(env, offered, &l.session).await;
         for uri in granted {
             let i = all.iter().position(|u| *u == uri).unwrap_or_default();
             match &l.kind {
