@@ -128,9 +128,21 @@ impl RedisSubscriptions {
         self
     }
 
+    /// Sessions whose sets [`SubscriptionStore::subscribed_each`] asks about at once.
+    pub const IN_FLIGHT: usize = 256;
+
     /// The key of a session's set.
     pub fn key(&self, session: &str) -> String {
         crate::sessions::subscriptions_key(self.redis.prefix(), session)
+    }
+}
+
+impl RedisSubscriptions {
+    /// Which of `uris` are in `session`'s set, a flag each.
+    async fn flags(&self, session: &str, uris: &[String]) -> Result<Vec<bool>, StoreError> {
+        self.redis
+            .query(redis::cmd("SMISMEMBER").arg(self.key(session)).arg(uris))
+            .await
     }
 }
 
@@ -197,6 +209,39 @@ impl SubscriptionStore for RedisSubscriptions {
                 .query::<u64>(redis::cmd("DEL").arg(self.key(session)))
                 .await
                 .map(|_| ())
+        })
+    }
+
+    /// One `SMISMEMBER` per session, [`Self::IN_FLIGHT`] sent at a time on the multiplexed
+    /// connection, which writes them together: about one round trip per that many sessions,
+    /// instead of one per session. Each is routed by its own key, so a cluster answers it too.
+    fn subscribed_each<'a>(
+        &'a self,
+        sessions: &'a [&'a str],
+        uris: &'a [String],
+    ) -> BoxFuture<'a, Result<Vec<bool>, StoreError>> {
+        use futures_util::StreamExt as _;
+        Box::pin(async move {
+            if uris.is_empty() {
+                return Ok(Vec::new());
+            }
+            // The futures made first: a stream mapping sessions through a closure would not
+            // be `Send` for every lifetime the box needs.
+            let asks: Vec<_> = sessions.iter().map(|s| self.flags(s, uris)).collect();
+            let mut answers = futures_util::stream::iter(asks).buffered(Self::IN_FLIGHT);
+            let mut flags = Vec::with_capacity(sessions.len() * uris.len());
+            while let Some(found) = answers.next().await {
+                let found = found?;
+                if found.len() != uris.len() {
+                    return Err(StoreError::other(format!(
+                        "redis: SMISMEMBER answered {} flags for {} members",
+                        found.len(),
+                        uris.len()
+                    )));
+                }
+                flags.extend(found);
+            }
+            Ok(flags)
         })
     }
 }

@@ -89,6 +89,41 @@ async fn the_memory_subscriptions_keep_the_contract() {
     phantom::testing::contract::subscription_store(Arc::clone(&store), store).await;
 }
 
+/// A store of the four required methods only: `subscribed_each` is the trait's own.
+struct Required(phantom::store::MemorySubscriptions);
+
+impl phantom::store::SubscriptionStore for Required {
+    fn add<'a>(&'a self, session: &'a str, uri: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        self.0.add(session, uri)
+    }
+
+    fn remove<'a>(
+        &'a self,
+        session: &'a str,
+        uri: &'a str,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        self.0.remove(session, uri)
+    }
+
+    fn subscribed<'a>(
+        &'a self,
+        session: &'a str,
+        uris: &'a [String],
+    ) -> BoxFuture<'a, Result<Vec<String>, StoreError>> {
+        self.0.subscribed(session, uris)
+    }
+
+    fn forget<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        self.0.forget(session)
+    }
+}
+
+#[tokio::test]
+async fn a_store_without_its_own_subscribed_each_keeps_the_contract() {
+    let store = Arc::new(Required(phantom::store::MemorySubscriptions::new()));
+    phantom::testing::contract::subscription_store(Arc::clone(&store), store).await;
+}
+
 #[tokio::test]
 async fn the_memory_event_store_keeps_the_contract() {
     let store = Arc::new(phantom::store::MemoryEventStore::new());

@@ -99,16 +99,21 @@ async fn a_session_stream_hears_updates_of_the_resources_it_subscribed_to_and_no
     );
 
     subscribe(&mut client, "resources/unsubscribe", &item(1)).await;
+    not_heard(
+        &notifier,
+        &mut stream,
+        &format!("`{}` is unsubscribed", item(1)),
+    )
+    .await;
+}
+
+/// An update of item 1 that `stream` must not hear, for the reason `why`.
+async fn not_heard(notifier: &Notifier, stream: &mut Listen, why: &str) {
     notifier
         .notify_resource_updated(item(1))
         .await
         .expect("the in-memory bus");
-    assert_eq!(
-        stream.next_within(QUIET).await,
-        None,
-        "`{}` is unsubscribed",
-        item(1)
-    );
+    assert_eq!(stream.next_within(QUIET).await, None, "{why}");
 }
 
 #[tokio::test]
@@ -246,5 +251,101 @@ async fn listen_refuses_a_filter_key_the_protocol_does_not_define_and_names_the_
     assert_eq!(
         ack["params"]["notifications"],
         json!({"toolsListChanged": true})
+    );
+}
+
+/// A subscription store whose batched answer fails (mode 1), or has a flag too many (mode 2).
+struct Faulty {
+    inner: phantom::store::MemorySubscriptions,
+    mode: std::sync::atomic::AtomicU8,
+}
+
+impl phantom::store::SubscriptionStore for Faulty {
+    fn add<'a>(
+        &'a self,
+        session: &'a str,
+        uri: &'a str,
+    ) -> phantom::BoxFuture<'a, Result<(), phantom::store::StoreError>> {
+        self.inner.add(session, uri)
+    }
+
+    fn remove<'a>(
+        &'a self,
+        session: &'a str,
+        uri: &'a str,
+    ) -> phantom::BoxFuture<'a, Result<bool, phantom::store::StoreError>> {
+        self.inner.remove(session, uri)
+    }
+
+    fn subscribed<'a>(
+        &'a self,
+        session: &'a str,
+        uris: &'a [String],
+    ) -> phantom::BoxFuture<'a, Result<Vec<String>, phantom::store::StoreError>> {
+        self.inner.subscribed(session, uris)
+    }
+
+    fn forget<'a>(
+        &'a self,
+        session: &'a str,
+    ) -> phantom::BoxFuture<'a, Result<(), phantom::store::StoreError>> {
+        self.inner.forget(session)
+    }
+
+    fn subscribed_each<'a>(
+        &'a self,
+        sessions: &'a [&'a str],
+        uris: &'a [String],
+    ) -> phantom::BoxFuture<'a, Result<Vec<bool>, phantom::store::StoreError>> {
+        match self.mode.load(std::sync::atomic::Ordering::SeqCst) {
+            1 => Box::pin(std::future::ready(Err(
+                phantom::store::StoreError::unavailable("the store is down"),
+            ))),
+            2 => Box::pin(async move {
+                let mut flags = self.inner.subscribed_each(sessions, uris).await?;
+                flags.push(true);
+                Ok(flags)
+            }),
+            _ => self.inner.subscribed_each(sessions, uris),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_failing_or_wrong_subscription_store_delivers_no_update_and_keeps_the_stream() {
+    let store = std::sync::Arc::new(Faulty {
+        inner: phantom::store::MemorySubscriptions::new(),
+        mode: std::sync::atomic::AtomicU8::new(0),
+    });
+    let config = Config::default().subscriptions(std::sync::Arc::clone(&store));
+    let notifier = config.notifier.clone();
+    let mut client = Client::builder(Watch).config(config).legacy().await;
+    let mut stream = client.stream();
+    subscribe(&mut client, "resources/subscribe", &item(1)).await;
+
+    for (mode, what) in [(1, "fails"), (2, "answers a flag too many")] {
+        store.mode.store(mode, std::sync::atomic::Ordering::SeqCst);
+        let why = format!("no update is delivered when the store {what}");
+        not_heard(&notifier, &mut stream, &why).await;
+    }
+
+    // The stream is still open: a list change and, with the store back, the update arrive.
+    notifier
+        .notify_prompts_changed()
+        .await
+        .expect("the in-memory bus");
+    assert_eq!(
+        next(&mut stream).await["method"],
+        "notifications/prompts/list_changed"
+    );
+    store.mode.store(0, std::sync::atomic::Ordering::SeqCst);
+    notifier
+        .notify_resource_updated(item(1))
+        .await
+        .expect("the in-memory bus");
+    assert_eq!(
+        next(&mut stream).await,
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+               "params": {"uri": item(1)}})
     );
 }

@@ -187,6 +187,29 @@ pub trait SubscriptionStore: Send + Sync + 'static {
 
     /// Forgets a session's subscriptions (DELETE, eviction).
     fn forget<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<(), StoreError>>;
+
+    /// For each of `sessions`, which of `uris` it is subscribed to, in one call: `uris.len()`
+    /// flags per session, in the order of `sessions` (session `s`, URI `u` at
+    /// `s * uris.len() + u`).
+    ///
+    /// A change reaches every legacy stream open on a node, so the node asks this once per
+    /// change instead of [`subscribed`](Self::subscribed) once per stream. The provided
+    /// implementation asks `subscribed` for each session in turn; a networked store answers
+    /// it in one round trip.
+    fn subscribed_each<'a>(
+        &'a self,
+        sessions: &'a [&'a str],
+        uris: &'a [String],
+    ) -> BoxFuture<'a, Result<Vec<bool>, StoreError>> {
+        Box::pin(async move {
+            let mut flags = Vec::with_capacity(sessions.len() * uris.len());
+            for session in sessions {
+                let found = self.subscribed(session, uris).await?;
+                flags.extend(uris.iter().map(|u| found.contains(u)));
+            }
+            Ok(flags)
+        })
+    }
 }
 
 /// The default [`SubscriptionStore`]: a set per session, in process memory.
@@ -246,6 +269,23 @@ impl SubscriptionStore for MemorySubscriptions {
         self.sessions().remove(session);
         Box::pin(std::future::ready(Ok(())))
     }
+
+    fn subscribed_each<'a>(
+        &'a self,
+        sessions: &'a [&'a str],
+        uris: &'a [String],
+    ) -> BoxFuture<'a, Result<Vec<bool>, StoreError>> {
+        let mut flags = Vec::with_capacity(sessions.len() * uris.len());
+        let all = self.sessions();
+        for session in sessions {
+            match all.get(*session) {
+                Some(set) => flags.extend(uris.iter().map(|u| set.contains(u))),
+                None => flags.resize(flags.len() + uris.len(), false),
+            }
+        }
+        drop(all);
+        Box::pin(std::future::ready(Ok(flags)))
+    }
 }
 
 impl<T: NotificationBus + ?Sized> NotificationBus for std::sync::Arc<T> {
@@ -281,6 +321,14 @@ impl<T: SubscriptionStore + ?Sized> SubscriptionStore for std::sync::Arc<T> {
 
     fn forget<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
         (**self).forget(session)
+    }
+
+    fn subscribed_each<'a>(
+        &'a self,
+        sessions: &'a [&'a str],
+        uris: &'a [String],
+    ) -> BoxFuture<'a, Result<Vec<bool>, StoreError>> {
+        (**self).subscribed_each(sessions, uris)
     }
 }
 

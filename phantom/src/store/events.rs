@@ -105,8 +105,17 @@ struct Log {
 }
 
 #[derive(Debug, Default)]
+struct Logs {
+    sessions: HashMap<String, Log, ahash::RandomState>,
+    /// The stream name of the last event appended, in any session: a change heard by every
+    /// session's GET stream names the same stream in each, so their events share one name
+    /// (which stays in the cache) instead of each log's own.
+    name: Option<Arc<str>>,
+}
+
+#[derive(Debug, Default)]
 struct Shared {
-    sessions: Mutex<HashMap<String, Log, ahash::RandomState>>,
+    logs: Mutex<Logs>,
     /// The last sequence number issued, in any session.
     issued: std::sync::atomic::AtomicU64,
     appended: Notify,
@@ -115,8 +124,8 @@ struct Shared {
 impl Shared {
     /// The events of `from`'s stream in `session`, `from` first: `None` when `from` is unknown.
     fn from(&self, session: &str, from: &str) -> Option<Replay> {
-        let sessions = self.sessions.locked();
-        let log = sessions.get(session)?;
+        let logs = self.logs.locked();
+        let log = logs.sessions.get(session)?;
         let at = log.events.iter().position(|(_, e)| e.id == from)?;
         let stream = &log.events[at].0;
         let events = log
@@ -155,7 +164,8 @@ impl EventStore for MemoryEventStore {
         data: &'a str,
     ) -> BoxFuture<'a, Result<String, StoreError>> {
         let id = {
-            let mut sessions = self.shared.sessions.locked();
+            let mut logs = self.shared.logs.locked();
+            let Logs { sessions, name } = &mut *logs;
             // The session's key is copied once, when its first event comes.
             if !sessions.contains_key(session) {
                 sessions.insert(session.to_owned(), Log::default());
@@ -182,11 +192,13 @@ impl EventStore for MemoryEventStore {
                 data: data.to_owned(),
             };
             // A stream's events come one after another: the name is copied once per stream.
-            let name = match log.events.back() {
-                Some((last, _)) if **last == *stream => Arc::clone(last),
+            let shared = match (&*name, log.events.back()) {
+                (Some(last), _) if **last == *stream => Arc::clone(last),
+                (_, Some((last, _))) if **last == *stream => Arc::clone(last),
                 _ => Arc::from(stream),
             };
-            log.events.push_back((name, event));
+            *name = Some(Arc::clone(&shared));
+            log.events.push_back((shared, event));
             id
         };
         self.shared.appended.notify_waiters();
@@ -263,7 +275,7 @@ impl EventStore for MemoryEventStore {
     }
 
     fn forget<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
-        self.shared.sessions.locked().remove(session);
+        self.shared.logs.locked().sessions.remove(session);
         self.shared.appended.notify_waiters();
         Box::pin(std::future::ready(Ok(())))
     }

@@ -61,15 +61,46 @@ pub(crate) struct Listener {
     session: Arc<Session>,
     /// The session's key in the subscription store.
     key: Arc<str>,
+    /// The session has no resource allow-list (it may see every resource): read once here, not
+    /// from the session for each update.
+    all_resources: bool,
     kind: Kind,
     /// futures' bounded channel rather than tokio's: an idle one costs about 0.3 KB instead of
     /// 1.3 KB (tokio allocates a 32-slot block and a cache-padded channel up front), and a node
     /// per message instead; it is held by every open stream.
-    tx: Mutex<mpsc::Sender<String>>,
+    tx: Mutex<mpsc::Sender<Note>>,
 }
 
 /// The messages of one open stream, in order; ends when its listener is dropped.
-pub(crate) type Changes = mpsc::Receiver<String>;
+pub(crate) type Changes = mpsc::Receiver<Note>;
+
+/// One message of an open stream: a notification written once for every legacy stream that
+/// hears it (shared, not copied per stream), or one written for this stream.
+#[derive(Debug, Clone)]
+pub(crate) enum Note {
+    Shared(Arc<str>),
+    Own(String),
+}
+
+impl std::ops::Deref for Note {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        match self {
+            Self::Shared(text) => text,
+            Self::Own(text) => text,
+        }
+    }
+}
+
+impl From<Note> for String {
+    fn from(note: Note) -> Self {
+        match note {
+            Note::Shared(text) => text.to_string(),
+            Note::Own(text) => text,
+        }
+    }
+}
 
 /// What a stream listens to.
 pub(crate) enum Kind {
@@ -128,14 +159,14 @@ impl Hub {
 impl Listener {
     /// This stream's copy of a notification written for every listen: its subscription id in
     /// `_meta` (a legacy stream, which has none, hears the plain message instead).
-    fn tagged(&self, tagged: &Tagged) -> String {
-        match &self.kind {
+    fn tagged(&self, tagged: &Tagged) -> Note {
+        Note::Own(match &self.kind {
             Kind::Listen { tag, .. } => tagged.with(tag),
             Kind::Session => tagged.with("null"),
-        }
+        })
     }
 
-    fn send(&self, message: String) {
+    fn send(&self, message: Note) {
         let sent = self.tx.locked().try_send(message);
         if sent.is_err_and(|e| e.is_full()) {
             tracing::warn!(
@@ -230,6 +261,7 @@ pub(crate) fn listen_for_changes<E: Env>(
     let id = hub.next.fetch_add(1, Ordering::Relaxed);
     let key = crate::session::session_key(&session);
     let listener = Listener {
+        all_resources: session.allowed_resource_templates.is_none(),
         session,
         key,
         kind,
@@ -288,7 +320,7 @@ pub(crate) async fn fan_out<E: Env>(env: &E, change: Change) {
                 names: &[String],
                 wanted: fn(&Honoured) -> bool,
                 list: fn(&Session) -> &Option<AllowList>| {
-        let plain = message(method, Map::new());
+        let plain = Note::Shared(message(method, Map::new()).into());
         let tagged = Tagged::new(method, &Map::new());
         for l in &listeners {
             if l.hears_list(wanted, list(&l.session), names) {
@@ -340,7 +372,10 @@ pub(crate) async fn fan_out<E: Env>(env: &E, change: Change) {
             params.insert("elicitationId".into(), elicitation_id.into());
             for l in &listeners {
                 if matches!(l.kind, Kind::Session) && *l.key == *session {
-                    l.send(message(Method::ElicitationComplete, params.clone()));
+                    l.send(Note::Own(message(
+                        Method::ElicitationComplete,
+                        params.clone(),
+                    )));
                 }
             }
         }
@@ -398,63 +433,82 @@ async fn updated<E: Env>(env: &E, listeners: &[Arc<Listener>], uris: Vec<String>
     let asks = env.defines(Callback::AuthorizeResourceSubscriptions);
     // A notification is the same for every legacy stream, and for every listen but its tag:
     // written once per URI.
-    let (plain, tagged): (Vec<String>, Vec<Tagged>) = all
+    let (plain, tagged): (Vec<Note>, Vec<Tagged>) = all
         .iter()
         .map(|uri| {
             let mut params = Map::new();
             params.insert("uri".into(), uri.as_str().into());
             let tagged = Tagged::new(Method::ResourcesUpdated, &params);
-            (message(Method::ResourcesUpdated, params), tagged)
+            let plain = Note::Shared(message(Method::ResourcesUpdated, params).into());
+            (plain, tagged)
         })
         .unzip();
-    for l in listeners {
-        if !asks && let Kind::Listen { honoured, .. } = &l.kind {
-            // Nothing to ask: each resource the listen follows and its session may see, in
-            // order, without a list made per stream.
-            for (r, tagged) in resolved.iter().zip(&tagged) {
-                if honoured.uris.contains(&r.uri)
-                    && allowed(&l.session.allowed_resource_templates, &r.template.name)
-                {
-                    l.send(l.tagged(tagged));
-                }
-            }
-            continue;
+    // Which of them each legacy session subscribed to: one store call for every session here.
+    let keys: Vec<&str> = listeners
+        .iter()
+        .filter(|l| matches!(l.kind, Kind::Session))
+        .map(|l| &*l.key)
+        .collect();
+    let answer = if keys.is_empty() {
+        Ok(Vec::new())
+    } else {
+        store.subscribed_each(&keys, &all).await
+    };
+    let found = match answer {
+        Ok(found) if found.len() == keys.len() * all.len() => found,
+        Ok(found) => {
+            tracing::error!(
+                flags = found.len(),
+                expected = keys.len() * all.len(),
+                "the subscription store answered subscribed_each with the wrong number of flags; updates not delivered to legacy sessions"
+            );
+            Vec::new()
         }
-        let wanted: Vec<String> = match &l.kind {
-            Kind::Session => match store.subscribed(&l.key, &all).await {
-                Ok(uris) => uris,
-                Err(e) => {
-                    tracing::warn!(error = %e, session = %l.key, "subscription store failed; updates not delivered");
-                    continue;
-                }
+        Err(e) => {
+            tracing::warn!(error = %e, sessions = keys.len(), "subscription store failed; updates not delivered to legacy sessions");
+            Vec::new()
+        }
+    };
+    let mut sessions = found.chunks_exact(all.len());
+    for l in listeners {
+        let flags = match &l.kind {
+            Kind::Session => match sessions.next() {
+                Some(flags) => Some(flags),
+                // The store failed.
+                None => continue,
             },
-            Kind::Listen { honoured, .. } => all
-                .iter()
-                .filter(|u| honoured.uris.contains(*u))
-                .cloned()
-                .collect(),
+            Kind::Listen { .. } => None,
+        };
+        let wanted = |i: usize| match (&l.kind, flags) {
+            (_, Some(flags)) => flags[i],
+            (Kind::Listen { honoured, .. }, None) => honoured.uris.contains(&all[i]),
+            (Kind::Session, None) => false,
+        };
+        let sees = |r: &ResolvedResource| {
+            l.all_resources || allowed(&l.session.allowed_resource_templates, &r.template.name)
         };
         if !asks {
-            // Nothing to ask (a session's stream; a listen's went on above): each resource it
-            // is subscribed to and may see, in order, without the lists below made per stream.
+            // Nothing to ask: each resource it follows and may see, in order, without a list
+            // made per stream.
             for (i, r) in resolved.iter().enumerate() {
-                if wanted.contains(&r.uri)
-                    && allowed(&l.session.allowed_resource_templates, &r.template.name)
-                {
-                    l.send(plain[i].clone());
+                if wanted(i) && sees(r) {
+                    match &l.kind {
+                        Kind::Session => l.send(plain[i].clone()),
+                        Kind::Listen { .. } => l.send(l.tagged(&tagged[i])),
+                    }
                 }
             }
             continue;
         }
-        let offered: Vec<&ResolvedResource> = resolved
+        let offered: Vec<ResolvedResource> = resolved
             .iter()
-            .filter(|r| wanted.contains(&r.uri))
-            .filter(|r| allowed(&l.session.allowed_resource_templates, &r.template.name))
+            .enumerate()
+            .filter(|(i, r)| wanted(*i) && sees(r))
+            .map(|(_, r)| r.clone())
             .collect();
         if offered.is_empty() {
             continue;
         }
-        let offered = offered.into_iter().cloned().collect();
         let granted = authorize_resources(env, offered, &l.session).await;
         for uri in granted {
             let i = all.iter().position(|u| *u == uri).unwrap_or_default();

@@ -135,7 +135,7 @@ impl Listening {
             return Poll::Ready(Next::Message(tagged(&self.tag, Method::Cancelled, params)));
         }
         if let Poll::Ready(message) = self.rx.poll_next_unpin(cx) {
-            return Poll::Ready(message.map_or(Next::End, Next::Message));
+            return Poll::Ready(message.map_or(Next::End, |m| Next::Message(m.into())));
         }
         match self.tick.poll_tick(cx) {
             Poll::Ready(_) => Poll::Ready(Next::KeepAlive),

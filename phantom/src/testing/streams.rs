@@ -259,7 +259,7 @@ impl Listen {
                     break text;
                 }
             },
-            Source::Session { rx, .. } => futures_util::StreamExt::next(rx).await?,
+            Source::Session { rx, .. } => futures_util::StreamExt::next(rx).await?.into(),
         };
         Some(serde_json::from_str(&text).expect("the dispatcher writes valid JSON"))
     }

@@ -204,7 +204,7 @@ async fn write_line<W: AsyncWrite + Unpin>(output: &mut W, line: String) -> std:
 /// The next change notification, once the session listens; never otherwise.
 async fn next_change(changes: &mut Option<(Registration, Changes)>) -> Option<String> {
     match changes {
-        Some((_, rx)) => futures_util::StreamExt::next(rx).await,
+        Some((_, rx)) => futures_util::StreamExt::next(rx).await.map(String::from),
         None => std::future::pending().await,
     }
 }

@@ -95,6 +95,29 @@ pub async fn subscription_store<S: crate::store::SubscriptionStore>(a: S, b: S) 
             .is_empty(),
         "asking about nothing finds nothing"
     );
+    let unknown = fresh_id();
+    let sessions = [one.as_str(), unknown.as_str(), two.as_str()];
+    assert_eq!(
+        b.subscribed_each(&sessions, &asked)
+            .await
+            .expect("subscribed_each"),
+        [true, false, true, false, false, false, false, false, true],
+        "for each session in turn, a flag per URI asked, in the order asked"
+    );
+    assert_eq!(
+        a.subscribed_each(&sessions, &[])
+            .await
+            .expect("subscribed_each"),
+        [false; 0],
+        "asking about no URI finds nothing"
+    );
+    assert_eq!(
+        a.subscribed_each(&[], &asked)
+            .await
+            .expect("subscribed_each"),
+        [false; 0],
+        "asking about no session finds nothing"
+    );
     assert!(
         b.remove(&one, "contract://b").await.expect("remove"),
         "removing finds it"
@@ -106,6 +129,13 @@ pub async fn subscription_store<S: crate::store::SubscriptionStore>(a: S, b: S) 
     assert_eq!(
         a.subscribed(&one, &asked).await.expect("subscribed"),
         ["contract://a"]
+    );
+    assert_eq!(
+        a.subscribed_each(&[&one], &asked)
+            .await
+            .expect("subscribed_each"),
+        [false, false, true],
+        "a removed subscription is not found"
     );
     b.forget(&one).await.expect("forget");
     assert!(

@@ -220,6 +220,7 @@ pub(super) async fn get<S: Server>(st: &Arc<HttpState<S>>, request: Request) -> 
         guard,
         tick: tokio::time::interval_at(tokio::time::Instant::now() + keep_alive, keep_alive),
         resumable,
+        session: Arc::from(id.as_str()),
         storing: None,
     };
     let stream = futures_util::stream::iter(first)
@@ -241,6 +242,8 @@ struct Live<S: Server> {
     guard: StreamGuard<S>,
     tick: tokio::time::Interval,
     resumable: bool,
+    /// The session's id, shared by the futures that store its events.
+    session: Arc<str>,
     storing: Option<Pin<Box<dyn Future<Output = Bytes> + Send>>>,
 }
 
@@ -265,7 +268,7 @@ impl<S: Server> futures_util::Stream for Live<S> {
             Poll::Ready(Some(message)) => {
                 // A change notification on a resumable stream: with a stored id.
                 let st = Arc::clone(&this.guard.st);
-                let session = this.guard.session.clone();
+                let session = Arc::clone(&this.session);
                 this.storing = Some(Box::pin(async move {
                     let id =
                         super::response::store_event(&st, &session, GET_STREAM, &message).await;
