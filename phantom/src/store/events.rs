@@ -2,6 +2,7 @@
 //! resumes it with `Last-Event-ID` on any node.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering, fence};
 use std::sync::{Arc, Mutex};
 
 use futures_util::stream::BoxStream;
@@ -119,6 +120,29 @@ struct Shared {
     /// The last sequence number issued, in any session.
     issued: std::sync::atomic::AtomicU64,
     appended: Notify,
+    /// Open [`EventStore::follow`] streams: an append wakes followers only when there are
+    /// some (the fan-out of a change appends to every session's GET stream, which nobody
+    /// follows).
+    followers: AtomicUsize,
+}
+
+/// Counts one follower while it lives.
+struct Following(Arc<Shared>);
+
+impl Following {
+    fn new(shared: &Arc<Shared>) -> Self {
+        shared.followers.fetch_add(1, Ordering::SeqCst);
+        // Paired with the fence in `append`: either the append sees this follower and wakes
+        // it, or the follower's first read of the log (after this) sees the appended event.
+        fence(Ordering::SeqCst);
+        Self(Arc::clone(shared))
+    }
+}
+
+impl Drop for Following {
+    fn drop(&mut self) {
+        self.0.followers.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 impl Shared {
@@ -176,11 +200,7 @@ impl EventStore for MemoryEventStore {
             if log.events.len() == Self::PER_SESSION {
                 log.events.pop_front();
             }
-            let n = self
-                .shared
-                .issued
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-                + 1;
+            let n = self.shared.issued.fetch_add(1, Ordering::Relaxed) + 1;
             let mut digits = itoa::Buffer::new();
             let n = digits.format(n);
             let mut id = String::with_capacity(stream.len() + 1 + n.len());
@@ -201,7 +221,10 @@ impl EventStore for MemoryEventStore {
             log.events.push_back((shared, event));
             id
         };
-        self.shared.appended.notify_waiters();
+        fence(Ordering::SeqCst);
+        if self.shared.followers.load(Ordering::Relaxed) > 0 {
+            self.shared.appended.notify_waiters();
+        }
         Box::pin(std::future::ready(Ok(id)))
     }
 
@@ -222,7 +245,7 @@ impl EventStore for MemoryEventStore {
         last_event_id: &str,
     ) -> BoxStream<'static, Result<StoredEvent, StoreError>> {
         struct Follow {
-            shared: Arc<Shared>,
+            shared: Following,
             session: String,
             stream: String,
             last: String,
@@ -230,7 +253,7 @@ impl EventStore for MemoryEventStore {
             done: bool,
         }
         let state = Follow {
-            shared: Arc::clone(&self.shared),
+            shared: Following::new(&self.shared),
             session: session.to_owned(),
             stream: stream.to_owned(),
             last: last_event_id.to_owned(),
@@ -246,11 +269,11 @@ impl EventStore for MemoryEventStore {
                     f.last.clone_from(&event.id);
                     return Some((Ok(event), f));
                 }
-                let shared = Arc::clone(&f.shared);
+                let shared = Arc::clone(&f.shared.0);
                 let appended = shared.appended.notified();
                 tokio::pin!(appended);
                 appended.as_mut().enable();
-                match f.shared.from(&f.session, &f.last) {
+                match shared.from(&f.session, &f.last) {
                     Some((stream, events)) if stream == f.stream => {
                         if events.len() <= 1 {
                             appended.await;
