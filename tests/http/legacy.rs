@@ -328,3 +328,55 @@ async fn the_session_cap_makes_room_by_evicting_idle_sessions() {
         .expect_error(StatusCode::NOT_FOUND, -32001)
         .await;
 }
+
+#[tokio::test]
+async fn a_get_stream_ends_when_its_session_is_deleted_and_a_new_one_may_open_after_it() {
+    let server = TestServer::start_with(Lab::default(), HttpConfig::default()).await;
+    let session = server.initialize(LEGACY).await;
+    let other = server.initialize(LEGACY).await;
+    let open = |id: &str| {
+        server
+            .request(Method::GET)
+            .header("mcp-session-id", id)
+            .header("accept", "text/event-stream")
+            .send()
+    };
+    let mut stream = open(&session).await.sse();
+    assert!(stream.next().await.expect("the priming event").is_priming());
+    let mut kept = open(&other).await.sse();
+    assert!(kept.next().await.expect("the priming event").is_priming());
+    // A second stream of the same session is refused while the first is open.
+    assert_eq!(open(&session).await.status, StatusCode::CONFLICT);
+
+    let reply = server
+        .request(Method::DELETE)
+        .header("mcp-session-id", &session)
+        .send()
+        .await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_eq!(
+        stream.rest().await,
+        Vec::new(),
+        "the deleted session's stream ends, with nothing more"
+    );
+
+    // The other session's stream is open: its client closes it, and the session opens another.
+    drop(kept);
+    let mut waited = Duration::ZERO;
+    let reopened = loop {
+        let reply = open(&other).await;
+        if reply.status != StatusCode::CONFLICT || waited > Duration::from_secs(5) {
+            break reply;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        waited += Duration::from_millis(20);
+    };
+    assert!(
+        reopened
+            .sse()
+            .next()
+            .await
+            .expect("the priming event")
+            .is_priming()
+    );
+}
