@@ -101,8 +101,40 @@ impl<T: EventStore + ?Sized> EventStore for Arc<T> {
 /// One session's events: the last [`MemoryEventStore::PER_SESSION`], with their streams.
 #[derive(Debug, Default)]
 struct Log {
-    /// Each with its stream's name, shared by the events of one stream.
-    events: VecDeque<(Arc<str>, StoredEvent)>,
+    events: VecDeque<Kept>,
+}
+
+/// One stored event: its id is `<stream>.<n>`, written when it is read (a [`StoredEvent`]).
+#[derive(Debug)]
+struct Kept {
+    /// Shared by the events of one stream (and of one fan-out, see [`Logs::name`]).
+    stream: Arc<str>,
+    n: u64,
+    data: Box<str>,
+}
+
+impl Kept {
+    fn id(&self) -> String {
+        event_id(&self.stream, self.n)
+    }
+
+    fn stored(&self) -> StoredEvent {
+        StoredEvent {
+            id: self.id(),
+            data: self.data.to_string(),
+        }
+    }
+}
+
+/// `<stream>.<n>`.
+fn event_id(stream: &str, n: u64) -> String {
+    let mut digits = itoa::Buffer::new();
+    let n = digits.format(n);
+    let mut id = String::with_capacity(stream.len() + 1 + n.len());
+    id.push_str(stream);
+    id.push('.');
+    id.push_str(n);
+    id
 }
 
 #[derive(Debug, Default)]
@@ -150,16 +182,25 @@ impl Shared {
     fn from(&self, session: &str, from: &str) -> Option<Replay> {
         let logs = self.logs.locked();
         let log = logs.sessions.get(session)?;
-        let at = log.events.iter().position(|(_, e)| e.id == from)?;
-        let stream = &log.events[at].0;
+        let (stream, n) = from.rsplit_once('.')?;
+        let n: u64 = n.parse().ok()?;
+        let at = log
+            .events
+            .iter()
+            .position(|e| e.n == n && *e.stream == *stream)?;
+        let first = &log.events[at];
+        if first.id() != from {
+            // The number written otherwise (`g.007`): not an id this store issued.
+            return None;
+        }
         let events = log
             .events
             .iter()
             .skip(at)
-            .filter(|(s, _)| s == stream)
-            .map(|(_, e)| e.clone())
+            .filter(|e| e.stream == first.stream)
+            .map(Kept::stored)
             .collect();
-        Some((stream.to_string(), events))
+        Some((first.stream.to_string(), events))
     }
 }
 
@@ -201,25 +242,19 @@ impl EventStore for MemoryEventStore {
                 log.events.pop_front();
             }
             let n = self.shared.issued.fetch_add(1, Ordering::Relaxed) + 1;
-            let mut digits = itoa::Buffer::new();
-            let n = digits.format(n);
-            let mut id = String::with_capacity(stream.len() + 1 + n.len());
-            id.push_str(stream);
-            id.push('.');
-            id.push_str(n);
-            let event = StoredEvent {
-                id: id.clone(),
-                data: data.to_owned(),
-            };
             // A stream's events come one after another: the name is copied once per stream.
             let shared = match (&*name, log.events.back()) {
                 (Some(last), _) if **last == *stream => Arc::clone(last),
-                (_, Some((last, _))) if **last == *stream => Arc::clone(last),
+                (_, Some(last)) if *last.stream == *stream => Arc::clone(&last.stream),
                 _ => Arc::from(stream),
             };
             *name = Some(Arc::clone(&shared));
-            log.events.push_back((shared, event));
-            id
+            log.events.push_back(Kept {
+                stream: shared,
+                n,
+                data: data.into(),
+            });
+            event_id(stream, n)
         };
         fence(Ordering::SeqCst);
         if self.shared.followers.load(Ordering::Relaxed) > 0 {
@@ -301,5 +336,52 @@ impl EventStore for MemoryEventStore {
         self.shared.logs.locked().sessions.remove(session);
         self.shared.appended.notify_waiters();
         Box::pin(std::future::ready(Ok(())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{EventStore as _, MemoryEventStore};
+
+    #[tokio::test]
+    async fn only_an_id_as_the_store_wrote_it_is_found() {
+        let store = MemoryEventStore::new();
+        let first = store.append("s", "p.1", "one").await.expect("append");
+        let second = store.append("s", "p.1", "two").await.expect("append");
+        assert_eq!(
+            first, "p.1.1",
+            "<stream>.<n>, whatever the stream's name holds"
+        );
+        let (stream, events) = store
+            .replay("s", &first)
+            .await
+            .expect("replay")
+            .expect("a known id");
+        assert_eq!(stream, "p.1");
+        let read: Vec<(&str, &str)> = events
+            .iter()
+            .map(|e| (e.id.as_str(), e.data.as_str()))
+            .collect();
+        assert_eq!(read, [(first.as_str(), "one"), (second.as_str(), "two")]);
+        for unknown in [
+            "p.1.01",
+            "p.1.+1",
+            "p.2.1",
+            "p.1",
+            "1",
+            "",
+            "p.1.18446744073709551616",
+        ] {
+            assert_eq!(
+                store.replay("s", unknown).await.expect("replay"),
+                None,
+                "{unknown:?} was not issued"
+            );
+        }
+        assert_eq!(
+            store.replay("t", &first).await.expect("replay"),
+            None,
+            "another session's id"
+        );
     }
 }
