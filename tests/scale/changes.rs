@@ -11,7 +11,7 @@ use http::{Method, StatusCode};
 use phantom::Config;
 use phantom::http::HttpConfig;
 use phantom::prelude::*;
-use phantom::store::{BusEvent, NotificationBus as _};
+use phantom::store::{BusEvent, NotificationBus as _, SubscriptionStore as _};
 use phantom_redis::{Redis, RedisBus, RedisSessionStore, RedisSubscriptions};
 use phantom_tests::redis::{RedisCluster, RedisServer};
 use serde_json::{Value, json};
@@ -38,6 +38,45 @@ async fn bus_and_subscription_contracts(a: Redis, b: Redis) {
         RedisSubscriptions::new(b),
     )
     .await;
+}
+
+/// `subscribed_each` over more sessions than are asked at once: every session's flags, in the
+/// order asked, across the windows of `RedisSubscriptions::IN_FLIGHT`.
+async fn many_sessions_are_answered_in_order(redis: Redis) {
+    let store = RedisSubscriptions::new(redis.with_prefix(prefix("many")));
+    let uris = ["many://a".to_owned(), "many://b".to_owned()];
+    let count = RedisSubscriptions::IN_FLIGHT * 2 + 7;
+    let sessions: Vec<String> = (0..count)
+        .map(|i| format!("{i}-{}", uuid::Uuid::new_v4().simple()))
+        .collect();
+    let expected: Vec<bool> = (0..count).flat_map(|i| [i % 3 == 0, i % 5 == 0]).collect();
+    for (session, wanted) in sessions.iter().zip(expected.chunks(2)) {
+        for (uri, _) in uris.iter().zip(wanted).filter(|(_, yes)| **yes) {
+            store.add(session, uri).await.expect("add");
+        }
+    }
+    let keys: Vec<&str> = sessions.iter().map(String::as_str).collect();
+    let flags = store
+        .subscribed_each(&keys, &uris)
+        .await
+        .expect("subscribed_each");
+    assert_eq!(flags.len(), expected.len());
+    let wrong: Vec<usize> = (0..count)
+        .filter(|i| flags[i * 2..i * 2 + 2] != expected[i * 2..i * 2 + 2])
+        .collect();
+    assert!(wrong.is_empty(), "sessions answered wrongly: {wrong:?}");
+    for session in &sessions {
+        store.forget(session).await.expect("clean up");
+    }
+}
+
+#[tokio::test]
+async fn many_sessions_are_answered_in_order_by_redis_and_by_a_cluster() {
+    let redis = RedisServer::start();
+    many_sessions_are_answered_in_order(Redis::connect(&redis.url()).await.expect("connect")).await;
+    let cluster = RedisCluster::start();
+    many_sessions_are_answered_in_order(Redis::cluster(cluster.urls()).await.expect("connect"))
+        .await;
 }
 
 #[tokio::test]
