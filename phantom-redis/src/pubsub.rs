@@ -105,7 +105,11 @@ async fn pump<H: Handler>(pubsub: redis::aio::PubSub, weak: &std::sync::Weak<H>)
                 if weak.strong_count() == 0 {
                     return false;
                 }
-                let pong = tokio::time::timeout(crate::TIMEOUT, sink.ping::<String>()).await;
+                // A subscribed RESP2 connection answers `PING` with `["pong", ""]`, not
+                // `PONG`: any answer will do (read as a string, it failed, and the connection
+                // was dropped and resubscribed every few seconds, losing what was published
+                // meanwhile).
+                let pong = tokio::time::timeout(crate::TIMEOUT, sink.ping::<redis::Value>()).await;
                 if !matches!(pong, Ok(Ok(_))) {
                     return true;
                 }

@@ -79,6 +79,28 @@ async fn many_sessions_are_answered_in_order_by_redis_and_by_a_cluster() {
         .await;
 }
 
+/// An idle subscription checks its connection every 5 s; the check must not itself break the
+/// connection (a gap would lose what is published while it resubscribes).
+#[tokio::test]
+async fn an_idle_bus_keeps_its_subscription_past_its_connection_check() {
+    let redis = RedisServer::start();
+    let conn = Redis::connect(&redis.url()).await.expect("connect");
+    let bus = RedisBus::new(conn.with_prefix(prefix("idle")))
+        .await
+        .expect("bus");
+    let mut heard = bus.subscribe();
+    tokio::time::sleep(Duration::from_millis(6500)).await;
+    let change = phantom::store::Change::ResourcesUpdated {
+        uris: vec!["idle://1".into()],
+    };
+    bus.publish(&change).await.expect("publish");
+    let next = tokio::time::timeout(Duration::from_secs(5), heard.next()).await;
+    assert!(
+        matches!(&next, Ok(Some(BusEvent::Change(c))) if *c == change),
+        "the change, with no gap before it: {next:?}"
+    );
+}
+
 #[tokio::test]
 async fn the_bus_and_subscription_contracts_hold_on_redis() {
     let redis = RedisServer::start();
