@@ -12,14 +12,15 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use futures_channel::mpsc;
 use futures_util::StreamExt as _;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use tokio::sync::watch;
 
+use super::note::{Note, Tagged, message};
 use super::{Env, Honoured};
 use crate::kernel::Callback;
 use crate::kernel::Locked as _;
 use crate::kernel::guarded;
-use crate::protocol::{Method, meta};
+use crate::protocol::Method;
 use crate::resources::{Authorized, ResolvedResource};
 use crate::session::{AllowList, Session, allowed};
 use crate::store::{BusEvent, Change};
@@ -73,34 +74,6 @@ pub(crate) struct Listener {
 
 /// The messages of one open stream, in order; ends when its listener is dropped.
 pub(crate) type Changes = mpsc::Receiver<Note>;
-
-/// One message of an open stream: a notification written once for every legacy stream that
-/// hears it (shared, not copied per stream), or one written for this stream.
-#[derive(Debug, Clone)]
-pub(crate) enum Note {
-    Shared(Arc<str>),
-    Own(String),
-}
-
-impl std::ops::Deref for Note {
-    type Target = str;
-
-    fn deref(&self) -> &str {
-        match self {
-            Self::Shared(text) => text,
-            Self::Own(text) => text,
-        }
-    }
-}
-
-impl From<Note> for String {
-    fn from(note: Note) -> Self {
-        match note {
-            Note::Shared(text) => text.to_string(),
-            Note::Own(text) => text,
-        }
-    }
-}
 
 /// What a stream listens to.
 pub(crate) enum Kind {
@@ -195,58 +168,6 @@ impl Listener {
                 Some(list) => names.iter().any(|n| list.contains(n)),
             }
     }
-}
-
-/// A notification as JSON text, for a legacy stream.
-fn message(method: Method, params: Map<String, Value>) -> String {
-    let mut message = json!({ "jsonrpc": "2.0", "method": method.as_str() });
-    if !params.is_empty() {
-        message["params"] = Value::Object(params);
-    }
-    message.to_string()
-}
-
-/// A notification for listens, written once per change: each listen's copy carries its own tag
-/// (its request id) in `params._meta`, so the text is kept as what comes before the tag and what
-/// comes after, and a copy is the two around the tag's text (no JSON written per stream).
-struct Tagged {
-    before: String,
-    after: String,
-}
-
-impl Tagged {
-    /// `params` with `_meta` (any sent in them is replaced) holding only the tag.
-    fn new(method: Method, params: &Map<String, Value>) -> Self {
-        let before = format!(
-            r#"{{"jsonrpc":"2.0","method":{},"params":{{"_meta":{{{}:"#,
-            json_text(method.as_str()),
-            json_text(meta::SUBSCRIPTION_ID),
-        );
-        let mut after = String::from("}");
-        for (key, value) in params.iter().filter(|(k, _)| *k != "_meta") {
-            after.push(',');
-            after.push_str(&json_text(key));
-            after.push(':');
-            after.push_str(&json_text(value));
-        }
-        after.push_str("}}");
-        Self { before, after }
-    }
-
-    /// The notification with `tag`, the JSON text of a listen's id.
-    fn with(&self, tag: &str) -> String {
-        let mut out = String::with_capacity(self.before.len() + tag.len() + self.after.len());
-        out.push_str(&self.before);
-        out.push_str(tag);
-        out.push_str(&self.after);
-        out
-    }
-}
-
-/// A key or value as JSON text (escaped as serde_json escapes it).
-fn json_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
-    // Strings and `Value`s (whose map keys are strings) always serialize.
-    serde_json::to_string(value).unwrap_or_else(|_| "null".into())
 }
 
 /// Registers a stream that hears of changes; the messages come on the receiver.
@@ -479,10 +400,9 @@ async fn updated<E: Env>(env: &E, listeners: &[Arc<Listener>], uris: Vec<String>
             },
             Kind::Listen { .. } => None,
         };
-        let wanted = |i: usize| match (&l.kind, flags) {
-            (_, Some(flags)) => flags[i],
-            (Kind::Listen { honoured, .. }, None) => honoured.uris.contains(&all[i]),
-            (Kind::Session, None) => false,
+        let wanted = |i: usize| match &l.kind {
+            Kind::Session => flags.is_some_and(|flags| flags[i]),
+            Kind::Listen { honoured, .. } => honoured.uris.contains(&all[i]),
         };
         let sees = |r: &ResolvedResource| {
             l.all_resources || allowed(&l.session.allowed_resource_templates, &r.template.name)
@@ -556,45 +476,4 @@ pub(crate) async fn authorize_resources<E: Env>(
         env.watch(uri);
     }
     granted
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::{Map, Value, json};
-
-    use super::{Tagged, json_text};
-    use crate::protocol::{Method, meta};
-
-    #[test]
-    fn a_tagged_notification_is_the_message_with_the_tag_in_meta() {
-        let params = |v: Value| match v {
-            Value::Object(m) => m,
-            _ => Map::new(),
-        };
-        for (method, sent) in [
-            (Method::ToolsListChanged, Map::new()),
-            (
-                Method::ResourcesUpdated,
-                params(json!({"uri": "users://4\"2\u{0}/é\\n"})),
-            ),
-            (
-                Method::TaskNotification,
-                params(
-                    json!({"taskId": "t", "status": "working", "_meta": {"x": 1}, "n": [1, {"a": null}]}),
-                ),
-            ),
-        ] {
-            for tag in [json!(7), json!("sub-\"1\""), json!(-3)] {
-                let text = Tagged::new(method, &sent).with(&json_text(&tag));
-                let read: Value = serde_json::from_str(&text).expect("JSON");
-                let mut expected = sent.clone();
-                expected.insert("_meta".into(), json!({ meta::SUBSCRIPTION_ID: tag }));
-                assert_eq!(
-                    read,
-                    json!({"jsonrpc": "2.0", "method": method.as_str(), "params": expected}),
-                    "{text}"
-                );
-            }
-        }
-    }
 }

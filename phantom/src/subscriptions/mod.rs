@@ -9,6 +9,7 @@
 
 mod hub;
 mod listen;
+mod note;
 mod subscribe;
 
 pub(crate) use hub::{
