@@ -19,8 +19,20 @@ only_rust=false
 [ "${1:-}" = "--rust" ] && only_rust=true
 
 # Each step names the disk space left and the size of target/, so a run that runs out of disk says
-# where. A clean clone builds everything once: incremental caches would only add to target/.
-[ "${CI:-}" = true ] && export CARGO_INCREMENTAL=0
+# where. A CI machine's disk is small (one ran out at 7.9 GB of target/), so on CI (CI=true) a clean
+# clone builds everything once and lean:
+# - no incremental caches, which would only add to target/;
+# - no debug info at all, not even .cargo/config.toml's line tables: a panic still names its
+#   file:line (it carries its Location), and test binaries lose about a third of their size;
+# - the crates the tests build in their own target directories (trybuild's cases, the crates that
+#   cargo-phantom's tests create) removed once the tests that built them have run.
+ci=false
+[ "${CI:-}" = true ] && ci=true
+if $ci; then
+  export CARGO_INCREMENTAL=0
+  export CARGO_PROFILE_DEV_DEBUG=false
+  export CARGO_PROFILE_DEV_STRIP=debuginfo
+fi
 target_dir="${CARGO_TARGET_DIR:-target}"
 step() {
   local used
@@ -60,6 +72,7 @@ studies_bin="$target_dir/debug/studies"
 [[ "$studies_bin" = /* ]] || studies_bin="$PWD/$studies_bin"
 PHANTOM_STUDIES_BIN="$studies_bin" \
   cargo test --workspace --exclude phantom-bench --all-targets
+$ci && rm -rf "$target_dir/tests" "$target_dir/cargo-phantom-tests"
 
 # Off by default, so the workspace run above skips it (`required-features`): the exported span's
 # trace id and parent with phantom's `otel` feature, through OpenTelemetry's in-memory exporter.
