@@ -16,7 +16,7 @@ pub use crate::skills::table::SkillDef;
 pub use crate::skills::{IntoSkill, Skill};
 pub use crate::tools::ToolAnnotations;
 pub use crate::tools::table::{TaskSupport, ToolDef};
-pub use crate::tools::{IntoToolResult, ToolResult};
+pub use crate::tools::{IntoToolResult, ToolOutput, ToolResult};
 pub use crate::{Error, Server};
 pub use phantom_macros::embed_skill;
 pub use schemars::{Schema, SchemaGenerator};

@@ -13,11 +13,12 @@ pub(super) fn def(t: &Tool, paths: &Paths) -> TokenStream {
     let h = &t.item.handler;
     let listing = listing(&t.item, paths);
     let tool_result = paths.p("ToolResult");
+    let tool_output = paths.p("ToolOutput");
     let ready = paths.p("ready_boxed");
     let body = trampoline(
         h,
-        |e| quote!(#ready(#tool_result::error(#e))),
-        ("IntoToolResult", "into_tool_result"),
+        |e| quote!(#ready(#tool_output::Result(#tool_result::error(#e)))),
+        ("IntoToolResult", "__into_output"),
         paths,
     );
     let ret_span = ret_span(h);

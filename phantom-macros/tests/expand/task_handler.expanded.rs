@@ -80,7 +80,9 @@ const _: () = {
                                     ::phantom::__private::Ok(v) => v,
                                     ::phantom::__private::Err(__phantom_e) => {
                                         return ::phantom::__private::ready_boxed(
-                                            ::phantom::__private::ToolResult::error(__phantom_e),
+                                            ::phantom::__private::ToolOutput::Result(
+                                                ::phantom::__private::ToolResult::error(__phantom_e),
+                                            ),
                                         );
                                     }
                                 };
@@ -90,13 +92,15 @@ const _: () = {
                                     ::phantom::__private::Ok(v) => v,
                                     ::phantom::__private::Err(__phantom_e) => {
                                         return ::phantom::__private::ready_boxed(
-                                            ::phantom::__private::ToolResult::error(__phantom_e),
+                                            ::phantom::__private::ToolOutput::Result(
+                                                ::phantom::__private::ToolResult::error(__phantom_e),
+                                            ),
                                         );
                                     }
                                 };
                                 ::phantom::__private::map_boxed(
                                     Self::export(this, __phantom_arg0, __phantom_arg1),
-                                    |__phantom_ret| ::phantom::__private::IntoToolResult::into_tool_result(
+                                    |__phantom_ret| ::phantom::__private::IntoToolResult::__into_output(
                                         __phantom_ret,
                                     ),
                                 )

@@ -76,7 +76,9 @@ const _: () = {
                                     ::phantom::__private::Ok(v) => v,
                                     ::phantom::__private::Err(__phantom_e) => {
                                         return ::phantom::__private::ready_boxed(
-                                            ::phantom::__private::ToolResult::error(__phantom_e),
+                                            ::phantom::__private::ToolOutput::Result(
+                                                ::phantom::__private::ToolResult::error(__phantom_e),
+                                            ),
                                         );
                                     }
                                 };
@@ -88,7 +90,9 @@ const _: () = {
                                     ::phantom::__private::Ok(v) => v,
                                     ::phantom::__private::Err(__phantom_e) => {
                                         return ::phantom::__private::ready_boxed(
-                                            ::phantom::__private::ToolResult::error(__phantom_e),
+                                            ::phantom::__private::ToolOutput::Result(
+                                                ::phantom::__private::ToolResult::error(__phantom_e),
+                                            ),
                                         );
                                     }
                                 };
@@ -98,7 +102,9 @@ const _: () = {
                                     ::phantom::__private::Ok(v) => v,
                                     ::phantom::__private::Err(__phantom_e) => {
                                         return ::phantom::__private::ready_boxed(
-                                            ::phantom::__private::ToolResult::error(__phantom_e),
+                                            ::phantom::__private::ToolOutput::Result(
+                                                ::phantom::__private::ToolResult::error(__phantom_e),
+                                            ),
                                         );
                                     }
                                 };
@@ -109,7 +115,7 @@ const _: () = {
                                         __phantom_arg1,
                                         __phantom_arg2,
                                     ),
-                                    |__phantom_ret| ::phantom::__private::IntoToolResult::into_tool_result(
+                                    |__phantom_ret| ::phantom::__private::IntoToolResult::__into_output(
                                         __phantom_ret,
                                     ),
                                 )

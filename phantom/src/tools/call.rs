@@ -12,7 +12,7 @@ use crate::input::{limited, missing_capabilities};
 use crate::kernel::Status;
 use crate::kernel::{Body, Failure, guarded, invalid, members_of, parse_params};
 use crate::protocol::{ErrorObject, Params, codes};
-use crate::tools::ToolEntry;
+use crate::tools::{ToolEntry, ToolOutput, ToolResult};
 
 #[derive(Deserialize)]
 pub(crate) struct NameParams<'a> {
@@ -123,8 +123,8 @@ pub(crate) async fn run_tool<T>(
         }));
     }
     let args = Args::parse(arguments).map_err(|e| invalid(format!("Invalid params: {e}")))?;
-    let result = match check_arguments(entry, &args) {
-        Err(message) => crate::tools::ToolResult::error(message),
+    let output = match check_arguments(entry, &args) {
+        Err(message) => ToolOutput::Result(ToolResult::error(message)),
         Ok(()) => {
             let exchange = cx.exchange;
             let parts = CallParts { cx, args };
@@ -139,18 +139,27 @@ pub(crate) async fn run_tool<T>(
                         Some(result) => result?,
                         None => {
                             exchange.cancel();
-                            crate::tools::ToolResult::error(format!(
+                            ToolOutput::Result(ToolResult::error(format!(
                                 "Tool `{}` timed out after {}",
                                 entry.def.name,
                                 human(limit)
-                            ))
+                            )))
                         }
                     }
                 }
             }
         }
     };
-    let mut result = result;
+    let mut result = match output {
+        // `ToolResult::text(text)`: its reply is written around the text.
+        ToolOutput::Text(text) => {
+            return Ok(Body::Text {
+                text,
+                is_error: false,
+            });
+        }
+        ToolOutput::Result(result) => result,
+    };
     if entry.wrap_output
         && let Some(v) = result.structured_content.take()
     {
@@ -170,7 +179,7 @@ pub(crate) async fn run_tool<T>(
 /// tagged `Content` (0.5 k instructions a call), and without a copy of the result of its own. The
 /// same text as [`members_of`] (`one_text_is_written_as_serde_writes_it`). Any other result is
 /// handed back.
-fn one_text(mut result: crate::tools::ToolResult) -> Result<Body, crate::tools::ToolResult> {
+fn one_text(mut result: ToolResult) -> Result<Body, ToolResult> {
     use crate::content::Content;
     let one = matches!(result.content.as_slice(), [Content::Text { .. }])
         && result.structured_content.is_none()

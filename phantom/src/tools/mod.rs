@@ -85,6 +85,29 @@ pub trait IntoToolResult {
     fn output_schema(_generator: &mut SchemaGenerator) -> Option<Schema> {
         None
     }
+
+    /// What the code `#[tool]` generates hands the dispatcher. Not a public API: implement
+    /// [`into_tool_result`](Self::into_tool_result) instead.
+    #[doc(hidden)]
+    fn __into_output(self) -> ToolOutput
+    where
+        Self: Sized,
+    {
+        ToolOutput::Result(self.into_tool_result())
+    }
+}
+
+/// A declared tool's result as its handler's trampoline hands it to the dispatcher: most tools
+/// return one text (`String`, `&'static str`), which the reply is written around
+/// ([`Body::Text`](crate::kernel::Body)) without the list of blocks of a [`ToolResult`] (an
+/// allocation per call). Not a public API.
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum ToolOutput {
+    /// What [`ToolResult::text`] holds: one text block, not an error.
+    Text(String),
+    /// Any other result.
+    Result(ToolResult),
 }
 
 impl IntoToolResult for ToolResult {
@@ -97,11 +120,19 @@ impl IntoToolResult for String {
     fn into_tool_result(self) -> ToolResult {
         ToolResult::text(self)
     }
+
+    fn __into_output(self) -> ToolOutput {
+        ToolOutput::Text(self)
+    }
 }
 
 impl IntoToolResult for &'static str {
     fn into_tool_result(self) -> ToolResult {
         ToolResult::text(self)
+    }
+
+    fn __into_output(self) -> ToolOutput {
+        ToolOutput::Text(self.to_owned())
     }
 }
 
@@ -141,6 +172,13 @@ impl<T: IntoToolResult, E: Display> IntoToolResult for Result<T, E> {
         match self {
             Ok(v) => v.into_tool_result(),
             Err(e) => ToolResult::error(e.to_string()),
+        }
+    }
+
+    fn __into_output(self) -> ToolOutput {
+        match self {
+            Ok(v) => v.__into_output(),
+            Err(e) => ToolOutput::Result(ToolResult::error(e.to_string())),
         }
     }
 

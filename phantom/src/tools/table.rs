@@ -7,13 +7,13 @@ use schemars::{Schema, SchemaGenerator};
 use serde_json::value::RawValue;
 
 use super::validator::Validator;
-use super::{ToolAnnotations, ToolResult};
+use super::{ToolAnnotations, ToolOutput};
 use crate::extract::{ArgSpec, ArgsBuilder, CallParts};
 use crate::kernel::BoxFuture;
 use crate::protocol::MetaValue;
 
 /// Generated tool trampoline.
-pub(crate) type ToolFn<S> = for<'a> fn(&'a S, CallParts<'a>) -> BoxFuture<'a, ToolResult>;
+pub(crate) type ToolFn<S> = for<'a> fn(&'a S, CallParts<'a>) -> BoxFuture<'a, ToolOutput>;
 /// One `#[tool]`.
 #[allow(missing_debug_implementations, missing_docs)]
 pub struct ToolDef<S> {
