@@ -2,7 +2,7 @@
 //! resumes it with `Last-Event-ID` on any node.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicUsize, Ordering, fence};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering, fence};
 use std::sync::{Arc, Mutex};
 
 use futures_util::stream::BoxStream;
@@ -150,7 +150,7 @@ struct Logs {
 struct Shared {
     logs: Mutex<Logs>,
     /// The last sequence number issued, in any session.
-    issued: std::sync::atomic::AtomicU64,
+    issued: AtomicU64,
     appended: Notify,
     /// Open [`EventStore::follow`] streams: an append wakes followers only when there are
     /// some (the fan-out of a change appends to every session's GET stream, which nobody
