@@ -19,8 +19,9 @@ only_rust=false
 [ "${1:-}" = "--rust" ] && only_rust=true
 
 # Each step names the disk space left and the size of target/, so a run that runs out of disk says
-# where. A CI machine's disk is small (one ran out at 7.9 GB of target/), so on CI (CI=true) a clean
-# clone builds everything once and lean:
+# where. A CI machine's disk is small (one ran out at 7.9 GB of target/), so on CI (CI=true), or
+# wherever less than 20 GB is free, a clean clone builds everything once and lean (about 4 GB of
+# target/ at most):
 # - no incremental caches, which would only add to target/;
 # - no debug info at all, not even .cargo/config.toml's line tables: a panic still names its
 #   file:line (it carries its Location), and test binaries lose about a third of their size;
@@ -28,6 +29,11 @@ only_rust=false
 #   cargo-phantom's tests create) removed once the tests that built them have run.
 ci=false
 [ "${CI:-}" = true ] && ci=true
+free_kb=$(df -Pk . | awk 'NR==2 {print $4}')
+if ! $ci && [ "${free_kb:-0}" -lt 20000000 ]; then
+  echo "less than 20 GB free here: building lean, as on CI (no debug info, no incremental caches)"
+  ci=true
+fi
 if $ci; then
   export CARGO_INCREMENTAL=0
   export CARGO_PROFILE_DEV_DEBUG=false
