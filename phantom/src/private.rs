@@ -16,7 +16,7 @@ pub use crate::skills::table::SkillDef;
 pub use crate::skills::{IntoSkill, Skill};
 pub use crate::tools::ToolAnnotations;
 pub use crate::tools::table::{TaskSupport, ToolDef};
-pub use crate::tools::{IntoToolResult, ToolOutput, ToolResult};
+pub use crate::tools::{IntoToolResult, ToolFuture, ToolOutput, ToolResult};
 pub use crate::{Error, Server};
 pub use phantom_macros::embed_skill;
 pub use schemars::{Schema, SchemaGenerator};
@@ -121,7 +121,24 @@ where
     Box::pin(futures_util::FutureExt::map(future, convert))
 }
 
-/// A ready value as a boxed future (argument errors, plain `fn` handlers).
+/// A tool handler's own future, boxed, with its output converted (as [`map_boxed`]). Requires the
+/// handler's future to be `Send`.
+pub fn tool_mapped<'a, F>(
+    future: F,
+    convert: impl FnOnce(F::Output) -> ToolOutput + Send + 'a,
+) -> ToolFuture<'a>
+where
+    F: std::future::Future + Send + 'a,
+{
+    ToolFuture::Boxed(Box::pin(futures_util::FutureExt::map(future, convert)))
+}
+
+/// A tool's result ready at once (a plain `fn` handler's, an argument error): not boxed.
+pub fn tool_ready<'a>(output: ToolOutput) -> ToolFuture<'a> {
+    ToolFuture::Ready(Some(output))
+}
+
+/// A ready value as a boxed future (a prompt's argument errors, plain `fn` prompt handlers).
 pub fn ready_boxed<'a, T: Send + 'a>(value: T) -> BoxFuture<'a, T> {
     Box::pin(std::future::ready(value))
 }

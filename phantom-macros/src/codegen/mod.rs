@@ -39,16 +39,38 @@ fn listing(item: &Item, paths: &Paths) -> TokenStream {
     }
 }
 
+/// The private helpers a trampoline hands the handler's result to: `mapped` boxes an `async`
+/// handler's future with the conversion of its output mapped over it, `ready` takes a value
+/// ready at once (a plain `fn` handler's, or an argument error).
+#[derive(Clone, Copy)]
+struct Wrap {
+    mapped: &'static str,
+    ready: &'static str,
+}
+
+/// A prompt's: a boxed future in every case.
+const BOXED: Wrap = Wrap {
+    mapped: "map_boxed",
+    ready: "ready_boxed",
+};
+
+/// A tool's: a value ready at once is not boxed (`ToolFuture`).
+const TOOL: Wrap = Wrap {
+    mapped: "tool_mapped",
+    ready: "tool_ready",
+};
+
 /// The trampoline of a tool or prompt: reads each argument (`on_error` turns a failure into the
 /// early return), then calls the handler and converts its output with `conversion`.
 fn trampoline(
     handler: &Handler,
     on_error: impl Fn(TokenStream) -> TokenStream,
     conversion: (&str, &str),
+    wrap: Wrap,
     paths: &Paths,
 ) -> TokenStream {
     let (lets, args) = call_params(&handler.params, paths, on_error);
-    mapped(handler, &lets, &args, conversion, paths)
+    mapped(handler, &lets, &args, conversion, wrap, paths)
 }
 
 /// The trampoline of a tool or prompt without an `async` block of its own: the arguments are read
@@ -60,6 +82,7 @@ fn mapped(
     lets: &[TokenStream],
     args: &[TokenStream],
     (trait_, method): (&str, &str),
+    wrap: Wrap,
     paths: &Paths,
 ) -> TokenStream {
     let ident = &handler.ident;
@@ -68,14 +91,14 @@ fn mapped(
     let path = paths.p_at(trait_, ret_span);
     let method = syn::Ident::new(method, ret_span);
     if handler.is_async {
-        let map_boxed = paths.p_at("map_boxed", name_span);
+        let map_boxed = paths.p_at(wrap.mapped, name_span);
         let convert = quote_spanned!(ret_span=> |__phantom_ret| #path::#method(__phantom_ret));
         quote_spanned! {name_span=>
             #(#lets)*
             #map_boxed(Self::#ident(this, #(#args),*), #convert)
         }
     } else {
-        let ready_boxed = paths.p_at("ready_boxed", name_span);
+        let ready_boxed = paths.p_at(wrap.ready, name_span);
         let convert = quote_spanned! {ret_span=>
             let __phantom_ret = Self::#ident(this, #(#args),*);
             #path::#method(__phantom_ret)

@@ -3,7 +3,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{args_fn, completions, listing, trampoline};
+use super::{BOXED, args_fn, completions, listing, trampoline};
 use crate::model::{Param, Prompt};
 use crate::paths::Paths;
 
@@ -18,6 +18,7 @@ pub(super) fn def(p: &Prompt, paths: &Paths) -> TokenStream {
         h,
         |e| quote!(#ready(#err(#error::invalid_params(#e)))),
         ("IntoPromptReply", "into_prompt_reply"),
+        BOXED,
         paths,
     );
     let args_fn = args_fn(&h.params, paths);

@@ -4,7 +4,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::Lit;
 
-use super::{args_fn, listing, opt, ret_span, trampoline};
+use super::{TOOL, args_fn, listing, opt, ret_span, trampoline};
 use crate::model::Tool;
 use crate::paths::Paths;
 
@@ -14,11 +14,12 @@ pub(super) fn def(t: &Tool, paths: &Paths) -> TokenStream {
     let listing = listing(&t.item, paths);
     let tool_result = paths.p("ToolResult");
     let tool_output = paths.p("ToolOutput");
-    let ready = paths.p("ready_boxed");
+    let ready = paths.p(TOOL.ready);
     let body = trampoline(
         h,
         |e| quote!(#ready(#tool_output::Result(#tool_result::error(#e)))),
         ("IntoToolResult", "__into_output"),
+        TOOL,
         paths,
     );
     let ret_span = ret_span(h);

@@ -79,7 +79,7 @@ const _: () = {
                                 >>::from_call(&parts, "format") {
                                     ::phantom::__private::Ok(v) => v,
                                     ::phantom::__private::Err(__phantom_e) => {
-                                        return ::phantom::__private::ready_boxed(
+                                        return ::phantom::__private::tool_ready(
                                             ::phantom::__private::ToolOutput::Result(
                                                 ::phantom::__private::ToolResult::error(__phantom_e),
                                             ),
@@ -91,14 +91,14 @@ const _: () = {
                                 >>::from_call(&parts, "ctx") {
                                     ::phantom::__private::Ok(v) => v,
                                     ::phantom::__private::Err(__phantom_e) => {
-                                        return ::phantom::__private::ready_boxed(
+                                        return ::phantom::__private::tool_ready(
                                             ::phantom::__private::ToolOutput::Result(
                                                 ::phantom::__private::ToolResult::error(__phantom_e),
                                             ),
                                         );
                                     }
                                 };
-                                ::phantom::__private::map_boxed(
+                                ::phantom::__private::tool_mapped(
                                     Self::export(this, __phantom_arg0, __phantom_arg1),
                                     |__phantom_ret| ::phantom::__private::IntoToolResult::__into_output(
                                         __phantom_ret,

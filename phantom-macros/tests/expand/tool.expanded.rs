@@ -1,5 +1,6 @@
 //! A tool: a described argument, an optional renamed one, a context parameter, and a doc comment
-//! whose wrapped lines are listed as one line per paragraph.
+//! whose wrapped lines are listed as one line per paragraph. A plain `fn` tool, whose result is
+//! handed over ready (not boxed).
 use phantom::prelude::*;
 #[derive(Clone)]
 struct Notes;
@@ -16,6 +17,10 @@ impl Notes {
     ) -> String {
         let _ = session;
         format!("{query} {}", max_results.unwrap_or(10))
+    }
+    /// Counts the notes.
+    fn count(&self) -> String {
+        "0".into()
     }
 }
 #[allow(non_local_definitions, clippy::all, clippy::pedantic)]
@@ -75,7 +80,7 @@ const _: () = {
                                 >>::from_call(&parts, "query") {
                                     ::phantom::__private::Ok(v) => v,
                                     ::phantom::__private::Err(__phantom_e) => {
-                                        return ::phantom::__private::ready_boxed(
+                                        return ::phantom::__private::tool_ready(
                                             ::phantom::__private::ToolOutput::Result(
                                                 ::phantom::__private::ToolResult::error(__phantom_e),
                                             ),
@@ -89,7 +94,7 @@ const _: () = {
                                 >>::from_call(&parts, "maxResults") {
                                     ::phantom::__private::Ok(v) => v,
                                     ::phantom::__private::Err(__phantom_e) => {
-                                        return ::phantom::__private::ready_boxed(
+                                        return ::phantom::__private::tool_ready(
                                             ::phantom::__private::ToolOutput::Result(
                                                 ::phantom::__private::ToolResult::error(__phantom_e),
                                             ),
@@ -101,14 +106,14 @@ const _: () = {
                                 >>::from_call(&parts, "session") {
                                     ::phantom::__private::Ok(v) => v,
                                     ::phantom::__private::Err(__phantom_e) => {
-                                        return ::phantom::__private::ready_boxed(
+                                        return ::phantom::__private::tool_ready(
                                             ::phantom::__private::ToolOutput::Result(
                                                 ::phantom::__private::ToolResult::error(__phantom_e),
                                             ),
                                         );
                                     }
                                 };
-                                ::phantom::__private::map_boxed(
+                                ::phantom::__private::tool_mapped(
                                     Self::search(
                                         this,
                                         __phantom_arg0,
@@ -119,6 +124,34 @@ const _: () = {
                                         __phantom_ret,
                                     ),
                                 )
+                            },
+                        },
+                        ::phantom::__private::ToolDef {
+                            name: "count",
+                            title: ::phantom::__private::None,
+                            description: ::phantom::__private::Some("Counts the notes."),
+                            icons: &[],
+                            annotations: ::phantom::__private::ToolAnnotations {
+                                read_only: ::phantom::__private::Some(true),
+                                destructive: ::phantom::__private::None,
+                                idempotent: ::phantom::__private::None,
+                                open_world: ::phantom::__private::None,
+                            },
+                            meta: &[],
+                            requires: &[],
+                            scopes: &[],
+                            timeout_ms: ::core::option::Option::None,
+                            task: ::phantom::__private::None,
+                            ui: ::phantom::__private::None,
+                            args: |b| {},
+                            output: <String as ::phantom::__private::IntoToolResult>::output_schema,
+                            call: |this, parts| {
+                                ::phantom::__private::tool_ready({
+                                    let __phantom_ret = Self::count(this);
+                                    ::phantom::__private::IntoToolResult::__into_output(
+                                        __phantom_ret,
+                                    )
+                                })
                             },
                         },
                     ]),

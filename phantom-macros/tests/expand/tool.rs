@@ -1,5 +1,6 @@
 //! A tool: a described argument, an optional renamed one, a context parameter, and a doc comment
-//! whose wrapped lines are listed as one line per paragraph.
+//! whose wrapped lines are listed as one line per paragraph. A plain `fn` tool, whose result is
+//! handed over ready (not boxed).
 
 use phantom::prelude::*;
 
@@ -21,6 +22,12 @@ impl Notes {
     ) -> String {
         let _ = session;
         format!("{query} {}", max_results.unwrap_or(10))
+    }
+
+    /// Counts the notes.
+    #[tool(read_only)]
+    fn count(&self) -> String {
+        "0".into()
     }
 }
 

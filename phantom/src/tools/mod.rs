@@ -97,6 +97,33 @@ pub trait IntoToolResult {
     }
 }
 
+/// A declared tool's handler running: a plain `fn` handler's result (or an argument error) is
+/// ready at once and kept as it is, an `async` one's future is boxed. Not a public API.
+#[doc(hidden)]
+pub enum ToolFuture<'a> {
+    /// The result, until it is taken.
+    Ready(Option<ToolOutput>),
+    /// The handler's future, its output converted.
+    Boxed(crate::kernel::BoxFuture<'a, ToolOutput>),
+}
+
+impl std::future::Future for ToolFuture<'_> {
+    type Output = ToolOutput;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<ToolOutput> {
+        match self.get_mut() {
+            // As `std::future::Ready`: a future is not polled after it completed.
+            Self::Ready(output) => {
+                std::task::Poll::Ready(output.take().expect("`ToolFuture` polled after completion"))
+            }
+            Self::Boxed(future) => future.as_mut().poll(cx),
+        }
+    }
+}
+
 /// A declared tool's result as its handler's trampoline hands it to the dispatcher: most tools
 /// return one text (`String`, `&'static str`), which the reply is written around
 /// ([`Body::Text`](crate::kernel::Body)) without the list of blocks of a [`ToolResult`] (an

@@ -7,13 +7,12 @@ use schemars::{Schema, SchemaGenerator};
 use serde_json::value::RawValue;
 
 use super::validator::Validator;
-use super::{ToolAnnotations, ToolOutput};
+use super::{ToolAnnotations, ToolFuture};
 use crate::extract::{ArgSpec, ArgsBuilder, CallParts};
-use crate::kernel::BoxFuture;
 use crate::protocol::MetaValue;
 
 /// Generated tool trampoline.
-pub(crate) type ToolFn<S> = for<'a> fn(&'a S, CallParts<'a>) -> BoxFuture<'a, ToolOutput>;
+pub(crate) type ToolFn<S> = for<'a> fn(&'a S, CallParts<'a>) -> ToolFuture<'a>;
 /// One `#[tool]`.
 #[allow(missing_debug_implementations, missing_docs)]
 pub struct ToolDef<S> {
