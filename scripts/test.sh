@@ -27,14 +27,14 @@ only_rust=false
 #   file:line (it carries its Location), and test binaries lose about a third of their size;
 # - the crates the tests build in their own target directories (trybuild's cases, the crates that
 #   cargo-phantom's tests create) removed once the tests that built them have run.
-ci=false
-[ "${CI:-}" = true ] && ci=true
+lean=false
+[ "${CI:-}" = true ] && lean=true
 free_kb=$(df -Pk . | awk 'NR==2 {print $4}')
-if ! $ci && [ "${free_kb:-0}" -lt 20000000 ]; then
+if ! $lean && [ "${free_kb:-0}" -lt 20000000 ]; then
   echo "less than 20 GB free here: building lean, as on CI (no debug info, no incremental caches)"
-  ci=true
+  lean=true
 fi
-if $ci; then
+if $lean; then
   export CARGO_INCREMENTAL=0
   export CARGO_PROFILE_DEV_DEBUG=false
   export CARGO_PROFILE_DEV_STRIP=debuginfo
@@ -78,7 +78,7 @@ studies_bin="$target_dir/debug/studies"
 [[ "$studies_bin" = /* ]] || studies_bin="$PWD/$studies_bin"
 PHANTOM_STUDIES_BIN="$studies_bin" \
   cargo test --workspace --exclude phantom-bench --all-targets
-$ci && rm -rf "$target_dir/tests" "$target_dir/cargo-phantom-tests"
+$lean && rm -rf "$target_dir/tests" "$target_dir/cargo-phantom-tests"
 
 # Off by default, so the workspace run above skips it (`required-features`): the exported span's
 # trace id and parent with phantom's `otel` feature, through OpenTelemetry's in-memory exporter.

@@ -130,7 +130,7 @@ pub fn tool_mapped<'a, F>(
 where
     F: std::future::Future + Send + 'a,
 {
-    ToolFuture::Boxed(Box::pin(futures_util::FutureExt::map(future, convert)))
+    ToolFuture::Boxed(map_boxed(future, convert))
 }
 
 /// A tool's result ready at once (a plain `fn` handler's, an argument error): not boxed.

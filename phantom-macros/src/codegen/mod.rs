@@ -91,21 +91,21 @@ fn mapped(
     let path = paths.p_at(trait_, ret_span);
     let method = syn::Ident::new(method, ret_span);
     if handler.is_async {
-        let map_boxed = paths.p_at(wrap.mapped, name_span);
+        let mapped = paths.p_at(wrap.mapped, name_span);
         let convert = quote_spanned!(ret_span=> |__phantom_ret| #path::#method(__phantom_ret));
         quote_spanned! {name_span=>
             #(#lets)*
-            #map_boxed(Self::#ident(this, #(#args),*), #convert)
+            #mapped(Self::#ident(this, #(#args),*), #convert)
         }
     } else {
-        let ready_boxed = paths.p_at(wrap.ready, name_span);
+        let ready = paths.p_at(wrap.ready, name_span);
         let convert = quote_spanned! {ret_span=>
             let __phantom_ret = Self::#ident(this, #(#args),*);
             #path::#method(__phantom_ret)
         };
         quote_spanned! {name_span=>
             #(#lets)*
-            #ready_boxed({ #convert })
+            #ready({ #convert })
         }
     }
 }
