@@ -29,7 +29,7 @@ pub(crate) fn request_span(
     method: &str,
     id: &RequestId,
     modern: bool,
-    name: Option<&RawValue>,
+    name: Option<&str>,
     session: Option<&Session>,
     trace: Trace<'_>,
 ) -> (tracing::Span, Option<Ended>) {
@@ -51,8 +51,8 @@ pub(crate) fn request_span(
     if span.is_disabled() {
         return (span, None);
     }
-    if let Some(name) = name.and_then(raw_str) {
-        span.record("mcp.name", name.as_ref());
+    if let Some(name) = name {
+        span.record("mcp.name", name);
     }
     if let Some(id) = session.and_then(|s| s.id.as_deref()) {
         span.record("mcp.session", id);

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::kernel::{Failure, bad_request};
 use crate::protocol::{ErrorObject, Implementation, ProtocolVersion, codes, meta as keys, raw_str};
-use crate::protocol::{Key, Params};
+use crate::protocol::{Key, Params, Target, TargetMember};
 use crate::session::Session;
 
 #[derive(Debug, Deserialize, Default)]
@@ -49,33 +49,50 @@ impl<'a> MetaProbe<'a> {
     }
 }
 
-/// What phantom reads of a request's params before dispatching it: the `_meta` envelope and the
-/// `name` / `uri` that HTTP headers must mirror. A transport that needs them reads them once with
-/// [`ParamsHead::read`] and hands them to the dispatcher.
-#[derive(Debug, Default, Deserialize)]
+/// What phantom reads of a request's params before dispatching it: the `_meta` envelope, the
+/// [`Target`] (`name`, `uri`, `taskId`, decoded once here for every later step) and the members
+/// a room reads as sent. A transport reads it with the message (`read_message_within`) and hands
+/// it to the dispatcher.
+#[derive(Debug, Default)]
 pub struct ParamsHead<'a> {
-    #[serde(rename = "_meta", borrow, default, deserialize_with = "lenient_meta")]
     pub(crate) meta: Option<MetaProbe<'a>>,
-    /// `params.name` (tools/call, prompts/get), as sent.
-    #[serde(borrow, default)]
-    pub name: Option<&'a RawValue>,
-    /// `params.uri` (resources/read), as sent.
-    #[serde(borrow, default)]
-    pub uri: Option<&'a RawValue>,
-    /// `params.taskId` (tasks/get, tasks/update, tasks/cancel), as sent: the HTTP transport
-    /// checks `Mcp-Name` against it.
-    #[serde(rename = "taskId", borrow, default)]
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) task_id: Option<&'a RawValue>,
+    /// `params.name`, `params.uri` and `params.taskId`, unescaped.
+    pub(crate) target: Target<'a>,
     /// `params.arguments` (tools/call), as sent.
-    #[serde(borrow, default)]
     pub(crate) arguments: Option<&'a RawValue>,
     /// `params.inputResponses` (a 2026-07-28 retry), as sent.
-    #[serde(rename = "inputResponses", borrow, default)]
     pub(crate) input_responses: Option<&'a RawValue>,
     /// `params.requestState` (a 2026-07-28 retry), as sent.
-    #[serde(rename = "requestState", borrow, default)]
     pub(crate) request_state: Option<&'a RawValue>,
+}
+
+/// A member of the params that phantom reads besides `_meta`.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Member {
+    Target(TargetMember),
+    Arguments,
+    InputResponses,
+    RequestState,
+}
+
+/// The params' members as serde reads them, for [`ParamsHead::read`] (a member given twice is
+/// an error, which reads as no head at all).
+#[derive(Deserialize)]
+struct Sent<'a> {
+    #[serde(rename = "_meta", borrow, default, deserialize_with = "lenient_meta")]
+    meta: Option<MetaProbe<'a>>,
+    #[serde(borrow, default)]
+    name: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    uri: Option<&'a RawValue>,
+    #[serde(rename = "taskId", borrow, default)]
+    task_id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+    #[serde(rename = "inputResponses", borrow, default)]
+    input_responses: Option<&'a RawValue>,
+    #[serde(rename = "requestState", borrow, default)]
+    request_state: Option<&'a RawValue>,
 }
 
 /// A `_meta` that is not an object reads as no `_meta` (so no modern claim), as before; read in
@@ -127,25 +144,50 @@ pub(super) fn lenient_meta<'de, D: serde::Deserializer<'de>>(
 }
 
 impl<'a> ParamsHead<'a> {
-    /// Where the value of `params[key]` goes, for the keys phantom reads besides `_meta`, with
-    /// a bit of its own (to tell a key given twice).
-    pub(super) fn slot(&mut self, key: &str) -> Option<(u8, &mut Option<&'a RawValue>)> {
+    /// The member `params[key]` is, for the keys phantom reads besides `_meta`, with a bit of its
+    /// own (to tell a key given twice).
+    pub(super) fn member(key: &str) -> Option<(u8, Member)> {
         Some(match key {
-            "name" => (1, &mut self.name),
-            "uri" => (2, &mut self.uri),
-            "taskId" => (4, &mut self.task_id),
-            "arguments" => (8, &mut self.arguments),
-            "inputResponses" => (16, &mut self.input_responses),
-            "requestState" => (32, &mut self.request_state),
+            "name" => (1, Member::Target(TargetMember::Name)),
+            "uri" => (2, Member::Target(TargetMember::Uri)),
+            "taskId" => (4, Member::Target(TargetMember::TaskId)),
+            "arguments" => (8, Member::Arguments),
+            "inputResponses" => (16, Member::InputResponses),
+            "requestState" => (32, Member::RequestState),
             _ => return None,
         })
     }
 
+    /// Sets `member` from its value as sent (a target member decoded, once, here).
+    pub(super) fn put(&mut self, member: Member, raw: Option<&'a RawValue>) {
+        match member {
+            Member::Target(member) => self.target.put(member, raw),
+            Member::Arguments => self.arguments = raw,
+            Member::InputResponses => self.input_responses = raw,
+            Member::RequestState => self.request_state = raw,
+        }
+    }
+
     /// Reads the head of `params` (nothing when absent or not an object).
     pub fn read(params: Option<Params<'a>>) -> Self {
-        params
-            .and_then(|p| serde_json::from_str(p.get()).ok())
-            .unwrap_or_default()
+        let Some(sent) = params.and_then(|p| serde_json::from_str::<Sent<'a>>(p.get()).ok()) else {
+            return Self::default();
+        };
+        let mut head = Self {
+            meta: sent.meta,
+            ..Self::default()
+        };
+        for (member, raw) in [
+            (Member::Target(TargetMember::Name), sent.name),
+            (Member::Target(TargetMember::Uri), sent.uri),
+            (Member::Target(TargetMember::TaskId), sent.task_id),
+            (Member::Arguments, sent.arguments),
+            (Member::InputResponses, sent.input_responses),
+            (Member::RequestState, sent.request_state),
+        ] {
+            head.put(member, raw);
+        }
+        head
     }
 
     /// Whether the request asks for messages before its result: a progress token or a 2026-07-28

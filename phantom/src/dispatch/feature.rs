@@ -4,10 +4,10 @@
 
 use std::sync::Arc;
 
-use super::{Dispatcher, Named, Out, ParamsHead, method_not_found, raw_str, session_key};
+use super::{Arguments, Dispatcher, Out, method_not_found, raw_str, session_key};
 use crate::extract::Context;
 use crate::input::{Binding, Engine, Exchange, Interrupt, Unavailable, interruptible, open, seal};
-use crate::kernel::{Body, Failure, invalid, parse_params};
+use crate::kernel::{Body, Failure, invalid, named_arguments};
 use crate::protocol::{ErrorObject, Method, Params, codes};
 use crate::server::Server;
 use crate::server::middleware::{Answer, Call, Middleware, Next};
@@ -38,6 +38,7 @@ impl<S: Server> Dispatcher<S> {
             session,
             request,
             outbound: out.outbound,
+            target: out.target,
             progress_token: out.progress,
             exchange: &exchange,
             notifier: &self.inner.config.notifier,
@@ -46,15 +47,13 @@ impl<S: Server> Dispatcher<S> {
         // stored twice in this one's state.
         let config = &self.inner.config;
         if config.middleware.is_empty() && config.tool_middleware.is_empty() {
-            return self.routed(method, params, cx, out.named, &exchange).await;
+            return self
+                .routed(method, params, cx, out.arguments, &exchange)
+                .await;
         }
-        let head = ParamsHead::read(params);
-        let name = head
-            .name
-            .or(head.uri)
-            .and_then(|raw| serde_json::from_str::<&str>(raw.get()).ok());
+        let target = out.target;
         let own = (method == Method::ToolsCall)
-            .then(|| name.and_then(|n| config.tool_middleware.get(n)))
+            .then(|| target.name().and_then(|n| config.tool_middleware.get(n)))
             .flatten();
         let chain: std::borrow::Cow<'_, [Arc<dyn Middleware>]> = match own {
             None => std::borrow::Cow::Borrowed(&config.middleware),
@@ -63,20 +62,26 @@ impl<S: Server> Dispatcher<S> {
             }
         };
         if chain.is_empty() {
-            return self.routed(method, params, cx, out.named, &exchange).await;
+            return self
+                .routed(method, params, cx, out.arguments, &exchange)
+                .await;
         }
         let exchange = &exchange;
         let end = ending(move |call: Call<'_>| {
             Box::pin(async move {
                 // Arguments a middleware rewrote are read again from the params.
-                let named = if call.rewritten() { None } else { out.named };
+                let arguments = if call.rewritten() {
+                    None
+                } else {
+                    out.arguments
+                };
                 Answer(
-                    self.routed(method, call.params_text(), cx, named, exchange)
+                    self.routed(method, call.params_text(), cx, arguments, exchange)
                         .await,
                 )
             }) as crate::kernel::BoxFuture<'_, Answer>
         });
-        let call = Call::new(method, name, session, request, params);
+        let call = Call::new(method, target.named(), session, request, params);
         Next::new(&chain, &end).run(call).await.0
     }
 
@@ -110,7 +115,7 @@ impl<S: Server> Dispatcher<S> {
         if method == Method::ToolsCall
             && session.is_modern()
             && crate::tasks::declares_tasks(session)
-            && crate::tasks::prepares(&self.inner.tables.tools, params)
+            && crate::tasks::prepares(&self.inner.tables.tools, out.target)
         {
             exchange.escalates();
         }
@@ -158,21 +163,21 @@ impl<S: Server> Dispatcher<S> {
         method: Method,
         params: Option<Params<'_>>,
         cx: Context<'_>,
-        named: Named<'_>,
+        arguments: Arguments<'_>,
         exchange: &Exchange,
     ) -> Result<Body, Failure> {
         let session = cx.session;
-        match interruptible(exchange, self.route(method, params, cx, named)).await {
+        match interruptible(exchange, self.route(method, params, cx, arguments)).await {
             Ok(result) => result,
             Err(Interrupt::Failed(f)) => Err(f),
             Err(Interrupt::Escalate(answers)) => {
-                let p: crate::tools::NameParams<'_> = parse_params(params)?;
+                let p = named_arguments(cx.target, params, arguments)?;
                 let index = self
                     .inner
                     .tables
                     .tools
                     .declared
-                    .position(&p.name)
+                    .position(p.name)
                     .ok_or_else(Failure::internal)?;
                 crate::tasks::start(self, index, p.arguments, cx, answers).await
             }
@@ -212,7 +217,7 @@ impl<S: Server> Dispatcher<S> {
         method: Method,
         params: Option<Params<'_>>,
         cx: Context<'_>,
-        named: Named<'_>,
+        arguments: Arguments<'_>,
     ) -> Result<Body, Failure> {
         let session = cx.session;
         match method {
@@ -226,19 +231,17 @@ impl<S: Server> Dispatcher<S> {
                 let page = self.list(ListKind::Resources, params, session).await?;
                 skills::with_skill_files(self, page, cx).await
             }
-            Method::ToolsCall => tools::call(self, params, cx, named).await,
-            Method::PromptsGet => prompts::get(self, params, cx).await,
+            Method::ToolsCall => tools::call(self, params, cx, arguments).await,
+            Method::PromptsGet => prompts::get(self, params, cx, arguments).await,
             Method::ResourcesRead => {
                 // Templates (declared, then added) first, then the files of skills.
-                let uri = resources::uri_of(params)?;
-                if let Some(body) = resources::read(self, &uri, cx).await? {
+                let uri = resources::uri_of(cx.target, params)?;
+                if let Some(body) = resources::read(self, uri, cx).await? {
                     return Ok(body);
                 }
-                match skills::read_skill_file(self, &uri, cx).await? {
+                match skills::read_skill_file(self, uri, cx).await? {
                     Some(body) => Ok(body),
-                    None => Err(Failure::from(crate::Error::resource_not_found(
-                        uri.as_str(),
-                    ))),
+                    None => Err(Failure::from(crate::Error::resource_not_found(uri))),
                 }
             }
             Method::CompletionComplete => completion::complete(self, params, cx).await,

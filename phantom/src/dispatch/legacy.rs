@@ -187,9 +187,9 @@ impl<S: Server> Dispatcher<S> {
             let session = slot.get().ok_or_else(no_session)?;
             return match method {
                 Method::ResourcesSubscribe => {
-                    crate::subscriptions::subscribe(self, params, session).await
+                    crate::subscriptions::subscribe(self, out.target, params, session).await
                 }
-                _ => crate::subscriptions::unsubscribe(self, params, session).await,
+                _ => crate::subscriptions::unsubscribe(self, out.target, params, session).await,
             };
         }
         let session = slot.get().ok_or_else(no_session)?;

@@ -23,7 +23,7 @@ use serde_json::value::RawValue;
 
 use crate::kernel::{Failure, Handling};
 use crate::node::Node;
-use crate::protocol::{Era, ErrorObject, Incoming, Method, ProtocolVersion, codes};
+use crate::protocol::{Era, ErrorObject, Incoming, Method, ProtocolVersion, Target, codes};
 use crate::registry::{Parts, Registry, RegistryError, Tables};
 use crate::router::Router;
 use crate::server::{Config, Server};
@@ -42,8 +42,9 @@ pub(crate) use read::read_message_within;
 #[cfg(any(test, feature = "fuzzing"))]
 pub(crate) use read::same_as_two_passes;
 
-/// `params.name` and `params.arguments` as the transport already read them.
-pub(crate) type Named<'a> = Option<(&'a RawValue, Option<&'a RawValue>)>;
+/// `params.arguments` as read with the params (`Some`), or to be read again from the params a
+/// middleware rewrote (`None`).
+pub(crate) type Arguments<'a> = Option<Option<&'a RawValue>>;
 
 /// The state of one served instance, private to the dispatcher: rooms see what their `Env`
 /// trait names (`env.rs`).
@@ -338,7 +339,7 @@ impl<S: Server> Dispatcher<S> {
     pub(crate) async fn handle_parsed(
         &self,
         msg: Incoming<'_>,
-        head: ParamsHead<'_>,
+        mut head: ParamsHead<'_>,
         request: &Request,
         slot: &mut SessionSlot,
         outbound: &Outbound,
@@ -361,13 +362,12 @@ impl<S: Server> Dispatcher<S> {
                 state: m.tracestate,
             })
             .unwrap_or_default();
-        let name = head.name;
-        let named = head.name.map(|n| (n, head.arguments));
-        let claim = head.meta.filter(|m| m.version.is_some());
+        let claim = head.meta.take().filter(|m| m.version.is_some());
         let out = Out {
             outbound,
             progress,
-            named,
+            target: &head.target,
+            arguments: Some(head.arguments),
             responses: head.input_responses,
             state: head.request_state,
         };
@@ -377,7 +377,7 @@ impl<S: Server> Dispatcher<S> {
                     &method,
                     &id,
                     claim.is_some(),
-                    name,
+                    head.target.name(),
                     slot.get(),
                     trace,
                 );
@@ -477,8 +477,10 @@ impl<S: Server> Dispatcher<S> {
 pub(crate) struct Out<'a> {
     pub(crate) outbound: &'a Outbound,
     pub(crate) progress: Option<&'a RawValue>,
-    /// The tool name and arguments the transport read from the params already, if it did.
-    pub(crate) named: Named<'a>,
+    /// What the request names, decoded once with its params.
+    pub(crate) target: &'a Target<'a>,
+    /// `params.arguments` as read with the params.
+    pub(crate) arguments: Arguments<'a>,
     /// `params.inputResponses` of a 2026-07-28 retry.
     pub(crate) responses: Option<&'a RawValue>,
     /// `params.requestState` of a 2026-07-28 retry.

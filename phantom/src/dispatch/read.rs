@@ -235,13 +235,13 @@ impl<'de> Visitor<'de> for ParamsSeed {
                 head.meta = map.next_value_seed(MetaSeed)?;
                 continue;
             }
-            let Some((bit, slot)) = head.slot(&key) else {
+            let Some((bit, member)) = ParamsHead::member(&key) else {
                 map.next_value::<IgnoredAny>()?;
                 continue;
             };
             twice |= taken & bit != 0;
             taken |= bit;
-            *slot = map.next_value::<Option<&'de RawValue>>()?;
+            head.put(member, map.next_value::<Option<&'de RawValue>>()?);
         }
         if twice {
             // `ParamsHead::read` reads nothing of params that give a member twice.

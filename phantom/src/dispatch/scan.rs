@@ -118,12 +118,12 @@ fn params<'a>(at: &mut Scan<'a>) -> Option<ParamsHead<'a>> {
             head.meta = meta(at)?;
             return Some(());
         }
-        let Some((bit, slot)) = head.slot(name) else {
+        let Some((bit, member)) = ParamsHead::member(name) else {
             return at.skip_value();
         };
         (taken & bit == 0).then_some(())?;
         taken |= bit;
-        *slot = at.opt_value()?;
+        head.put(member, at.opt_value()?);
         Some(())
     })?;
     Some(head)

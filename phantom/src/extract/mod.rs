@@ -116,6 +116,8 @@ pub struct Context<'a> {
     pub request: &'a Request,
     /// Where messages sent before the result go.
     pub(crate) outbound: &'a Outbound,
+    /// What the request names (`params.name`, `uri`, `taskId`), decoded once with its params.
+    pub(crate) target: &'a crate::protocol::Target<'a>,
     /// `params._meta.progressToken`, when the request carried one.
     pub(crate) progress_token: Option<&'a RawValue>,
     /// Where input the handler asks for comes from.

@@ -77,6 +77,24 @@ pub(crate) fn parse_params<'a, T: Deserialize<'a>>(raw: Option<Params<'a>>) -> R
     })
 }
 
+/// A member of the request's target (decoded once with its params), or, when it is absent or
+/// did not read as a string, the error that reading the params as `T` gives: the exact one the
+/// room's params type names.
+pub(crate) fn target_member<'t, 'a, T: Deserialize<'a>>(
+    value: Option<&'t str>,
+    params: Option<Params<'a>>,
+    field: &str,
+) -> Result<&'t str, Failure> {
+    let Some(value) = value else {
+        return Err(match parse_params::<T>(params) {
+            Err(failure) => failure,
+            Ok(_) => invalid(format!("Invalid params: `{field}` must be a string"))
+                .with_data(serde_json::json!({ "field": field })),
+        });
+    };
+    Ok(value)
+}
+
 pin_project_lite::pin_project! {
     /// A request's handling, [`guarded`] and in its span, in one wrapper: the handling future (a
     /// request's largest) is moved into it once, where `guarded(…).instrument(span)` moved it

@@ -8,6 +8,7 @@ mod challenge;
 mod failure;
 mod ids;
 mod lock;
+mod named;
 mod outbound;
 mod page;
 mod reply;
@@ -18,9 +19,12 @@ use std::pin::Pin;
 pub use callback::Callback;
 pub(crate) use callback::Overrides;
 pub use challenge::WwwAuthenticate;
-pub(crate) use failure::{Failure, Handling, bad_request, guarded, invalid, parse_params, unknown};
+pub(crate) use failure::{
+    Failure, Handling, bad_request, guarded, invalid, parse_params, target_member, unknown,
+};
 pub(crate) use ids::{random_bytes, random_id};
 pub(crate) use lock::Locked;
+pub(crate) use named::named_arguments;
 #[cfg(feature = "http")]
 pub(crate) use outbound::Frames;
 pub use outbound::{Frame, Outbound};

@@ -4,9 +4,8 @@ use serde_json::value::RawValue;
 
 use super::{Found, PromptEntry, Table};
 use crate::extract::{Args, CallParts, Context};
-use crate::kernel::{Body, Failure, guarded, invalid, members_of, parse_params};
+use crate::kernel::{Body, Failure, guarded, invalid, members_of, named_arguments};
 use crate::protocol::Params;
-use crate::tools::NameParams;
 
 /// What `prompts/get` may use: the server and its prompts table.
 pub(crate) trait Env {
@@ -21,8 +20,9 @@ pub(crate) async fn get<E: Env>(
     env: &E,
     params: Option<Params<'_>>,
     cx: Context<'_>,
+    arguments: Option<Option<&RawValue>>,
 ) -> Result<Body, Failure> {
-    let p: NameParams<'_> = parse_params(params)?;
+    let p = named_arguments(cx.target, params, arguments)?;
     match env.prompts().find(&p.name, cx.session)? {
         Found::Declared(entry) => run_prompt(env.server(), entry, p.arguments, cx).await,
         Found::Added(prompt) => {

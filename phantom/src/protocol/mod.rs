@@ -5,6 +5,7 @@ pub(crate) mod descriptor;
 mod jsonrpc;
 mod method;
 pub(crate) mod scan;
+mod target;
 pub(crate) mod task;
 pub(crate) mod time;
 mod version;
@@ -18,6 +19,7 @@ pub(crate) use method::Capability;
 pub use method::Method;
 #[cfg(feature = "http")]
 pub(crate) use method::NameField;
+pub(crate) use target::{Target, TargetMember};
 pub use version::ProtocolVersion;
 
 /// The two protocol eras one endpoint serves.

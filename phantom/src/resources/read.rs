@@ -7,10 +7,13 @@ use serde::Deserialize;
 use super::{Matched, ReadParts, ResourceEntry, Table};
 use crate::error::Error;
 use crate::extract::Context;
-use crate::kernel::{Body, Failure, guarded, parse_params};
-use crate::protocol::Params;
+use crate::kernel::{Body, Failure, guarded, target_member};
+use crate::protocol::{Params, Target};
 
+/// The params of `resources/read` as the room expects them, read only for the exact error of
+/// params whose `uri` did not read as a string.
 #[derive(Deserialize)]
+#[allow(dead_code)]
 struct ReadParams {
     uri: String,
 }
@@ -22,10 +25,13 @@ pub(crate) trait Env {
     fn resources(&self) -> &Table<Self::Server>;
 }
 
-/// The URI a `resources/read` names.
-pub(crate) fn uri_of(params: Option<Params<'_>>) -> Result<String, Failure> {
-    let p: ReadParams = parse_params(params)?;
-    Ok(p.uri)
+/// The URI a `resources/read` names: the request's target (decoded once with its params), or the
+/// error its params give.
+pub(crate) fn uri_of<'t>(
+    target: &'t Target<'_>,
+    params: Option<Params<'_>>,
+) -> Result<&'t str, Failure> {
+    target_member::<ReadParams>(target.uri(), params, "uri")
 }
 
 /// `resources/read` of `uri` against the table (declared templates, then added ones).

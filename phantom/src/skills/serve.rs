@@ -12,7 +12,7 @@ use super::{Skill, Table, entry, uri};
 use crate::error::Error;
 use crate::extract::Context;
 use crate::kernel::Callback;
-use crate::kernel::{Body, Failure, guarded, invalid, parse_params};
+use crate::kernel::{Body, Failure, guarded, invalid, parse_params, target_member};
 use crate::kernel::{Cursor, Page};
 use crate::protocol::Params;
 use crate::protocol::cache::CacheScope;
@@ -20,7 +20,10 @@ use crate::resources::ReadParts;
 use crate::session::{Session, allowed};
 use crate::skills::SkillEntry;
 
+/// The params of `skills/get` and `resources/directory/read` as the room expects them, read only
+/// for the exact error of params whose `uri` did not read as a string.
 #[derive(Deserialize)]
+#[allow(dead_code)]
 struct UriParams {
     uri: String,
 }
@@ -151,8 +154,8 @@ pub(crate) async fn get_skill<E: Env>(
     params: Option<Params<'_>>,
     cx: Context<'_>,
 ) -> Result<Body, Failure> {
-    let p: UriParams = parse_params(params)?;
-    let own = skill_entry(env, &p.uri, cx).await.map(|(skill, cache)| {
+    let uri = target_member::<UriParams>(cx.target.uri(), params, "uri")?;
+    let own = skill_entry(env, uri, cx).await.map(|(skill, cache)| {
         let mut map = Map::new();
         map.insert("skill".into(), skill);
         put_hints(&mut map, cache, cx);
@@ -352,12 +355,12 @@ async fn read_own_skill_directory<E: Env>(
     params: Option<Params<'_>>,
     cx: Context<'_>,
 ) -> Result<Body, Failure> {
-    let p: UriParams = parse_params(params)?;
+    let uri = target_member::<UriParams>(cx.target.uri(), params, "uri")?;
     let not_dir = || {
-        invalid(format!("Invalid params: no skill directory at {}", p.uri))
-            .with_data(json!({ "uri": p.uri }))
+        invalid(format!("Invalid params: no skill directory at {uri}"))
+            .with_data(json!({ "uri": uri }))
     };
-    let found = find_skill(env, &p.uri, cx).await?.ok_or_else(not_dir)?;
+    let found = find_skill(env, uri, cx).await?.ok_or_else(not_dir)?;
     let files = found.skill.all_files(&found.dir).map_err(Failure::from)?;
     let prefix = found.path.as_deref().map(|p| format!("{p}/"));
     let mut children = Vec::new();

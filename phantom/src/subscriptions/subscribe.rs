@@ -6,11 +6,14 @@ use serde_json::Map;
 
 use super::Env;
 use crate::error::Error;
-use crate::kernel::{Body, Failure, parse_params};
-use crate::protocol::{ErrorObject, Params, codes};
+use crate::kernel::{Body, Failure, target_member};
+use crate::protocol::{ErrorObject, Params, Target, codes};
 use crate::session::{Session, allowed, reply_key};
 
+/// The params of `resources/(un)subscribe` as the room expects them, read only for the exact error
+/// of params whose `uri` did not read as a string.
 #[derive(Deserialize)]
+#[allow(dead_code)]
 struct UriParams {
     uri: String,
 }
@@ -19,17 +22,18 @@ struct UriParams {
 /// session may read, or that the callback refuses, is the not-found error.
 pub(crate) async fn subscribe<E: Env>(
     env: &E,
+    target: &Target<'_>,
     params: Option<Params<'_>>,
     session: &Session,
 ) -> Result<Body, Failure> {
-    let (uri, resolved) = subscribed(env, params, session)?;
+    let (uri, resolved) = subscribed(env, target, params, session)?;
     if super::authorize_resources(env, vec![resolved], session)
         .await
         .is_empty()
     {
-        return Err(Failure::from(Error::resource_not_found(uri.as_str())));
+        return Err(Failure::from(Error::resource_not_found(uri)));
     }
-    let stored = env.subscription_store().add(reply_key(session), &uri).await;
+    let stored = env.subscription_store().add(reply_key(session), uri).await;
     stored.map_err(|e| store_failure(&e))?;
     Ok(Body::Map(Map::new()))
 }
@@ -37,13 +41,14 @@ pub(crate) async fn subscribe<E: Env>(
 /// `resources/unsubscribe` of a URI this session may read.
 pub(crate) async fn unsubscribe<E: Env>(
     env: &E,
+    target: &Target<'_>,
     params: Option<Params<'_>>,
     session: &Session,
 ) -> Result<Body, Failure> {
-    let (uri, _) = subscribed(env, params, session)?;
+    let (uri, _) = subscribed(env, target, params, session)?;
     let removed = env
         .subscription_store()
-        .remove(reply_key(session), &uri)
+        .remove(reply_key(session), uri)
         .await;
     removed.map_err(|e| store_failure(&e))?;
     Ok(Body::Map(Map::new()))
@@ -51,17 +56,18 @@ pub(crate) async fn unsubscribe<E: Env>(
 
 /// The URI a `resources/(un)subscribe` names, resolved for the session (`-32002` when it names
 /// no resource the session may read).
-fn subscribed<E: Env>(
+fn subscribed<'t, E: Env>(
     env: &E,
+    target: &'t Target<'_>,
     params: Option<Params<'_>>,
     session: &Session,
-) -> Result<(String, crate::resources::ResolvedResource), Failure> {
-    let p: UriParams = parse_params(params)?;
+) -> Result<(&'t str, crate::resources::ResolvedResource), Failure> {
+    let uri = target_member::<UriParams>(target.uri(), params, "uri")?;
     let resolved = env
-        .resolve(&p.uri)
+        .resolve(uri)
         .filter(|r| allowed(&session.allowed_resource_templates, &r.template.name))
-        .ok_or_else(|| Failure::from(Error::resource_not_found(p.uri.as_str())))?;
-    Ok((p.uri, resolved))
+        .ok_or_else(|| Failure::from(Error::resource_not_found(uri)))?;
+    Ok((uri, resolved))
 }
 
 fn store_failure(e: &crate::store::StoreError) -> Failure {

@@ -7,9 +7,9 @@ use serde_json::json;
 
 use super::serve::{Env, TaskParams, declares_tasks, needs_tasks, recorder, store_failure};
 use super::{StoredTask, Task};
-use crate::kernel::{Callback, Failure, invalid, parse_params};
+use crate::extract::Context;
+use crate::kernel::{Callback, Failure, invalid, target_member};
 use crate::protocol::{ErrorObject, Params, codes};
-use crate::session::Session;
 
 /// The task a `tasks/*` request names, for `method`: from the `get_task` callback when the router
 /// defines it (the app's tasks, and its access check), else from the task store (tasks of
@@ -18,19 +18,20 @@ pub(super) async fn named<E: Env>(
     env: &E,
     method: &str,
     params: Option<Params<'_>>,
-    session: &Session,
+    cx: Context<'_>,
 ) -> Result<(String, Task, Option<StoredTask>), Failure> {
+    let session = cx.session;
     if !declares_tasks(session) {
         return Err(needs_tasks(method, session));
     }
-    let p: TaskParams = parse_params(params)?;
+    let task_id = target_member::<TaskParams>(cx.target.task_id(), params, "taskId")?;
     let unknown = || {
-        invalid(format!("Invalid params: no task `{}`", p.task_id))
-            .with_data(json!({ "taskId": p.task_id }))
+        invalid(format!("Invalid params: no task `{task_id}`"))
+            .with_data(json!({ "taskId": task_id }))
     };
     let stored = env
         .task_store()
-        .get(&p.task_id)
+        .get(task_id)
         .await
         .map_err(|e| store_failure(&e))?
         .filter(|s| s.owner == session.task_owner());
@@ -39,24 +40,22 @@ pub(super) async fn named<E: Env>(
         None => None,
     };
     let task = if env.defines(Callback::GetTask) {
-        super::find_task(env, &p.task_id, session)
+        super::find_task(env, task_id, session)
             .await?
             .ok_or_else(unknown)?
     } else {
         stored.as_ref().ok_or_else(unknown)?.task.clone()
     };
-    Ok((p.task_id, task, stored))
+    Ok((task_id.to_owned(), task, stored))
 }
 
 /// The relay of a task another server runs for this caller (a gateway's upstream), if the
 /// request names one.
 pub(super) fn relay_of<E: Env>(
     env: &E,
-    params: Option<Params<'_>>,
-    session: &Session,
+    cx: Context<'_>,
 ) -> Option<Arc<dyn crate::tools::TaskRelay>> {
-    let p: TaskParams = parse_params(params).ok()?;
-    env.tools().task_relay(&p.task_id, session)
+    env.tools().task_relay(cx.target.task_id()?, cx.session)
 }
 
 /// A task the store has running while no node holds its lease — the node running it died — is

@@ -93,7 +93,10 @@ pub(crate) fn needs_tasks(what: &str, session: &Session) -> Failure {
     .with_status(status)
 }
 
+/// The params of `tasks/*` as the room expects them, read only for the exact error of params whose
+/// `taskId` did not read as a string.
 #[derive(Deserialize)]
+#[allow(dead_code)]
 pub(super) struct TaskParams {
     #[serde(rename = "taskId")]
     pub(super) task_id: String,
@@ -278,6 +281,7 @@ async fn run_task<E: Env>(
         session,
         request,
         outbound: &outbound,
+        target: crate::protocol::Target::NONE,
         progress_token: None,
         exchange: &exchange,
         notifier: env.notifier(),
@@ -308,10 +312,10 @@ pub(crate) async fn get<E: Env>(
     params: Option<Params<'_>>,
     cx: Context<'_>,
 ) -> Result<Body, Failure> {
-    if let Some(relay) = relay_of(env, params, cx.session) {
+    if let Some(relay) = relay_of(env, cx) {
         return relay.forward("tasks/get", params, cx).await;
     }
-    let (_, task, _) = named(env, "tasks/get", params, cx.session).await?;
+    let (_, task, _) = named(env, "tasks/get", params, cx).await?;
     Ok(Body::Map(task_map(&task)?))
 }
 
@@ -323,11 +327,11 @@ pub(crate) async fn update<E: Env>(
     params: Option<Params<'_>>,
     cx: Context<'_>,
 ) -> Result<Body, Failure> {
-    if let Some(relay) = relay_of(env, params, cx.session) {
+    if let Some(relay) = relay_of(env, cx) {
         return relay.forward("tasks/update", params, cx).await;
     }
     let session = cx.session;
-    let (task_id, task, _) = named(env, "tasks/update", params, session).await?;
+    let (task_id, task, _) = named(env, "tasks/update", params, cx).await?;
     #[derive(Deserialize)]
     struct Update {
         #[serde(rename = "inputResponses", default)]
@@ -392,11 +396,11 @@ pub(crate) async fn cancel<E: Env>(
     params: Option<Params<'_>>,
     cx: Context<'_>,
 ) -> Result<Body, Failure> {
-    if let Some(relay) = relay_of(env, params, cx.session) {
+    if let Some(relay) = relay_of(env, cx) {
         return relay.forward("tasks/cancel", params, cx).await;
     }
     let session = cx.session;
-    let (task_id, task, stored) = named(env, "tasks/cancel", params, session).await?;
+    let (task_id, task, stored) = named(env, "tasks/cancel", params, cx).await?;
     if let Some(stored) = stored.filter(|s| !s.task.status.is_terminal()) {
         env.running().stop(&task_id);
         let cancelled = StoredTask {
@@ -415,13 +419,16 @@ pub(crate) async fn cancel<E: Env>(
 }
 
 /// Whether a `tools/call` names a declared `#[task_handler(prepare)]` tool.
-pub(crate) fn prepares<S>(tools: &crate::tools::Table<S>, params: Option<Params<'_>>) -> bool {
-    let Ok(p) = parse_params::<crate::tools::NameParams<'_>>(params) else {
+pub(crate) fn prepares<S>(
+    tools: &crate::tools::Table<S>,
+    target: &crate::protocol::Target<'_>,
+) -> bool {
+    let Some(name) = target.name() else {
         return false;
     };
     tools
         .declared
-        .get(&p.name)
+        .get(name)
         .and_then(|t| t.def.task)
         .is_some_and(|t| t.prepare)
 }

@@ -1,7 +1,6 @@
 //! `tools/call`: look the tool up, check the client's capabilities and the arguments, run the
 //! handler, shape its result.
 
-use serde::Deserialize;
 use serde_json::Value;
 use serde_json::json;
 use serde_json::value::RawValue;
@@ -10,17 +9,9 @@ use super::{Found, Table};
 use crate::extract::{Args, CallParts, Context};
 use crate::input::{limited, missing_capabilities};
 use crate::kernel::Status;
-use crate::kernel::{Body, Failure, guarded, invalid, members_of, parse_params};
+use crate::kernel::{Body, Failure, guarded, invalid, members_of, named_arguments};
 use crate::protocol::{ErrorObject, Params, codes};
 use crate::tools::{ToolEntry, ToolOutput, ToolResult};
-
-#[derive(Deserialize)]
-pub(crate) struct NameParams<'a> {
-    #[serde(borrow)]
-    pub(crate) name: std::borrow::Cow<'a, str>,
-    #[serde(borrow, default)]
-    pub(crate) arguments: Option<&'a RawValue>,
-}
 
 /// What `tools/call` may use: the server, its tools table and the router's time limit.
 pub(crate) trait Env {
@@ -32,25 +23,19 @@ pub(crate) trait Env {
 }
 
 /// `tools/call`: the tool found in the table (declared or added), its scopes checked, then run
-/// inline or started as a task.
+/// inline or started as a task. `arguments`: as read with the params, or `None` to read them
+/// again from `params` (a middleware rewrote them).
 pub(crate) async fn call<E>(
     env: &E,
     params: Option<Params<'_>>,
     cx: Context<'_>,
-    named: Option<(&RawValue, Option<&RawValue>)>,
+    arguments: Option<Option<&RawValue>>,
 ) -> Result<Body, Failure>
 where
     E: Env + crate::tasks::Env + Clone + Send + Sync + 'static,
 {
     let session = cx.session;
-    // The transport read `name` and `arguments` already; decode the params again only when
-    // they did not read as expected, for the exact error.
-    let p: NameParams<'_> = match named
-        .and_then(|(name, arguments)| Some((crate::protocol::raw_str(name)?, arguments)))
-    {
-        Some((name, arguments)) => NameParams { name, arguments },
-        None => parse_params(params)?,
-    };
+    let p = named_arguments(cx.target, params, arguments)?;
     let found = env.tools().find(&p.name, session)?;
     let entry = match found {
         Found::Added(tool) => {

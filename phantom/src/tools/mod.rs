@@ -10,7 +10,7 @@ pub(crate) mod table;
 pub(crate) mod validator;
 
 pub(crate) use added::{Added, AddedTool, Found, Table, TaskRelay};
-pub(crate) use call::{Env, NameParams, call, human, run_tool};
+pub(crate) use call::{Env, call, human, run_tool};
 pub(crate) use json::Json;
 pub(crate) use table::{Declared, TaskSupport, ToolDef, ToolEntry};
 

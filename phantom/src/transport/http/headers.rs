@@ -3,12 +3,12 @@
 
 use base64::Engine as _;
 use http::header::{self, HeaderMap, HeaderValue};
-use serde::Deserialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::post::Inspected;
 use crate::dispatch::Dispatcher;
-use crate::protocol::{Method, NameField};
+use crate::protocol::{Method, NameField, Target};
 use crate::server::Server;
 
 pub(super) const SESSION_HEADER: header::HeaderName =
@@ -202,6 +202,7 @@ fn decode_trimmed(value: &str) -> Option<std::borrow::Cow<'_, str>> {
 pub(super) fn check_modern_headers(
     headers: &PostHeaders<'_>,
     head: &Inspected<'_>,
+    target: &Target<'_>,
     version: &str,
 ) -> Result<(), String> {
     match value_str(headers.version) {
@@ -234,12 +235,13 @@ pub(super) fn check_modern_headers(
         Some(Some(_)) => {}
     }
     let (expected, field) = match head.known.and_then(Method::name_field) {
-        Some(NameField::Name) => (head.name.as_ref(), "name"),
-        Some(NameField::Uri) => (head.uri.as_ref(), "uri"),
-        Some(NameField::TaskId) => (head.task_id.as_ref(), "taskId"),
+        Some(NameField::Name) => (target.name(), "name"),
+        Some(NameField::Uri) => (target.uri(), "uri"),
+        Some(NameField::TaskId) => (target.task_id(), "taskId"),
         None => return Ok(()),
     };
-    let Some(expected) = expected.copied().and_then(crate::protocol::raw_str) else {
+    // Not a string: the dispatcher answers the params' own error.
+    let Some(expected) = expected else {
         return Ok(());
     };
     match headers.name.map(decode_value) {
@@ -254,33 +256,21 @@ pub(super) fn check_modern_headers(
     }
 }
 
-#[derive(Deserialize)]
-struct CallArguments {
-    #[serde(default)]
-    arguments: Option<serde_json::Map<String, Value>>,
-}
-
-#[derive(Deserialize)]
-struct CallBody {
-    #[serde(default)]
-    params: Option<CallArguments>,
-}
-
-/// Checks the `Mcp-Param-*` headers of a `tools/call` against its arguments (`x-mcp-header`).
+/// Checks the `Mcp-Param-*` headers of a `tools/call` against its arguments (`x-mcp-header`):
+/// `tool` is the request's target, `arguments` as read with its params.
 pub(super) fn check_param_headers<S: Server>(
     dispatcher: &Dispatcher<S>,
     headers: &HeaderMap,
     tool: &str,
-    text: &str,
+    arguments: Option<&RawValue>,
 ) -> Result<(), String> {
     let pairs = dispatcher.tool_headers(tool);
     if pairs.is_empty() {
         return Ok(());
     }
-    let arguments = serde_json::from_str::<CallBody>(text)
-        .ok()
-        .and_then(|b| b.params)
-        .and_then(|p| p.arguments)
+    // Arguments that are not an object: the tool's own argument check answers them.
+    let arguments: serde_json::Map<String, Value> = arguments
+        .and_then(|a| serde_json::from_str(a.get()).ok())
         .unwrap_or_default();
     for (arg, header) in pairs {
         let value = arguments.get(&*arg).filter(|v| !v.is_null());

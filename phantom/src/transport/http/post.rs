@@ -26,7 +26,7 @@ use super::session::{find_session, forget_evicted};
 use crate::dispatch::{ParamsHead, read_message_within};
 use crate::kernel::{Outbound, Reply, Status, boxed};
 use crate::protocol::raw_str;
-use crate::protocol::{Incoming, Method, Params, ProtocolVersion, RequestId, codes};
+use crate::protocol::{Incoming, Method, Params, ProtocolVersion, RequestId, Target, codes};
 use crate::server::Server;
 use crate::session::SessionSlot;
 use crate::session::{Request, Session};
@@ -43,9 +43,6 @@ pub(super) struct Inspected<'a> {
     pub(super) known: Option<Method>,
     /// `Some` when the body claims the modern envelope: the claimed version value, as sent.
     pub(super) modern: Option<&'a RawValue>,
-    pub(super) name: Option<&'a RawValue>,
-    pub(super) uri: Option<&'a RawValue>,
-    pub(super) task_id: Option<&'a RawValue>,
 }
 
 /// A body decoded once: the message, the head of its params, and what the HTTP checks need.
@@ -69,9 +66,6 @@ pub(super) fn inspect(text: &str, limit: usize) -> Option<(Inspected<'_>, Parsed
         known: method.as_deref().and_then(Method::parse),
         method,
         modern: head.claimed_version(),
-        name: head.name,
-        uri: head.uri,
-        task_id: head.task_id,
     };
     Some((inspected, Parsed { msg, head }))
 }
@@ -257,7 +251,7 @@ pub(super) async fn handle_body<S: Server, M: ModernArm>(
         return Err(Early);
     }
     if head.modern.is_some() {
-        return Ok(M::hold(post_modern(st, request, headers, text, &head, parsed, out)).await);
+        return Ok(M::hold(post_modern(st, request, headers, &head, parsed, out)).await);
     }
     Ok(M::hold_legacy(post_legacy(
         st,
@@ -274,12 +268,22 @@ pub(super) async fn handle_body<S: Server, M: ModernArm>(
 /// The 2026-07-28 standard headers checked against the body: `-32020` (400) when one disagrees.
 /// They are checked before the version gate: a header that disagrees with the body is a `-32020`
 /// whatever the version says; an agreeing but unsupported version is the dispatcher's `-32022`.
-fn header_mismatch(headers: &PostHeaders<'_>, head: &Inspected<'_>) -> Option<Response> {
+/// `Mcp-Name` is checked against the request's target, decoded once with its params.
+fn header_mismatch(
+    headers: &PostHeaders<'_>,
+    head: &Inspected<'_>,
+    target: &Target<'_>,
+) -> Option<Response> {
     let claimed = head
         .modern
         .map(|v| raw_str(v).unwrap_or(Cow::Borrowed(v.get())));
-    let message =
-        check_modern_headers(headers, head, claimed.as_deref().unwrap_or_default()).err()?;
+    let message = check_modern_headers(
+        headers,
+        head,
+        target,
+        claimed.as_deref().unwrap_or_default(),
+    )
+    .err()?;
     Some(error_for(
         StatusCode::BAD_REQUEST,
         codes::HEADER_MISMATCH,
@@ -292,18 +296,21 @@ async fn post_modern<S: Server>(
     st: &Arc<HttpState<S>>,
     request: &Request,
     headers: &PostHeaders<'_>,
-    text: &str,
     head: &Inspected<'_>,
     parsed: Parsed<'_>,
     out: &Outbound,
 ) -> Response {
-    if let Some(refused) = header_mismatch(headers, head) {
+    if let Some(refused) = header_mismatch(headers, head, &parsed.head.target) {
         return refused;
     }
     if head.known == Some(Method::ToolsCall)
-        && let Some(tool) = head.name.and_then(raw_str)
-        && let Err(message) =
-            check_param_headers(&st.dispatcher, &request.headers, tool.as_ref(), text)
+        && let Some(tool) = parsed.head.target.name()
+        && let Err(message) = check_param_headers(
+            &st.dispatcher,
+            &request.headers,
+            tool,
+            parsed.head.arguments,
+        )
     {
         return error_for(
             StatusCode::BAD_REQUEST,
@@ -336,7 +343,8 @@ pub(super) async fn post_listen<S: Server>(
     params: Option<Params<'_>>,
     meta: &crate::dispatch::MetaProbe<'_>,
 ) -> Response {
-    if let Some(refused) = header_mismatch(headers, head) {
+    // A listen names no tool, prompt, resource or task: `Mcp-Name` is not checked.
+    if let Some(refused) = header_mismatch(headers, head, Target::NONE) {
         return refused;
     }
     if let Some(full) = st.streams_full() {
