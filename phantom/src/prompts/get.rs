@@ -23,7 +23,7 @@ pub(crate) async fn get<E: Env>(
     arguments: Option<Option<&RawValue>>,
 ) -> Result<Body, Failure> {
     let p = named_arguments(cx.target, params, arguments)?;
-    match env.prompts().find(&p.name, cx.session)? {
+    match env.prompts().find(p.name, cx.session)? {
         Found::Declared(entry) => run_prompt(env.server(), entry, p.arguments, cx).await,
         Found::Added(prompt) => {
             guarded(

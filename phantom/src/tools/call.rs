@@ -36,7 +36,7 @@ where
 {
     let session = cx.session;
     let p = named_arguments(cx.target, params, arguments)?;
-    let found = env.tools().find(&p.name, session)?;
+    let found = env.tools().find(p.name, session)?;
     let entry = match found {
         Found::Added(tool) => {
             let scopes: Vec<&str> = tool.scopes.iter().map(String::as_str).collect();
@@ -54,7 +54,7 @@ where
             let index = env
                 .tools()
                 .declared
-                .position(&p.name)
+                .position(p.name)
                 .ok_or_else(Failure::internal)?;
             let answers = serde_json::Map::new();
             return crate::tasks::start(env, index, p.arguments, cx, answers).await;
