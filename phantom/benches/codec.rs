@@ -21,8 +21,8 @@ fn bench(c: &mut Criterion) {
                     unreachable!()
                 };
                 phantom::__private::ParamsHead::read(params)
-                    .name
-                    .map(|n| n.get().len())
+                    .name()
+                    .map(str::len)
             });
         });
     }

@@ -190,6 +190,11 @@ impl<'a> ParamsHead<'a> {
         head
     }
 
+    /// `params.name`, unescaped (for the codec benchmark).
+    pub fn name(&self) -> Option<&str> {
+        self.target.name()
+    }
+
     /// Whether the request asks for messages before its result: a progress token or a 2026-07-28
     /// log level.
     #[cfg(feature = "http")]
