@@ -29,6 +29,7 @@ mod bad_input;
 mod bearer;
 mod callbacks;
 mod cancel_and_auth;
+mod escaped;
 mod interactive;
 mod legacy;
 mod limits;
