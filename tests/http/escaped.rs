@@ -3,7 +3,8 @@
 //! request names treats the two alike: global middleware, `tool_middleware`, `RateLimit` (per
 //! tool and per method), `Timeout::tool`, `ResponseCache`, `Audit`, the `Mcp-Name` and
 //! `Mcp-Param-*` checks, allow-lists, `#[tool(scopes)]`, tasks and telemetry's `mcp.name`. The
-//! escaped spelling here also escapes the method (`tools\/call`).
+//! escaped spelling here also escapes the method (`tools\/call`). A property respells requests at
+//! random, keys, methods and the `_meta` envelope's keys included, over HTTP and stdio.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -13,10 +14,12 @@ use std::time::Duration;
 use http::StatusCode;
 use phantom::auth::AuthInfo;
 use phantom::http::HttpConfig;
-use phantom::{BoxFuture, Config};
-use phantom::middleware::{Answer, Audit, Call, Middleware, Next, RateLimit, ResponseCache, Timeout};
+use phantom::middleware::{
+    Answer, Audit, Call, Middleware, Next, RateLimit, ResponseCache, Timeout,
+};
 use phantom::prelude::*;
 use phantom::protocol::Method;
+use phantom::{BoxFuture, Config};
 use serde_json::{Value, json};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
@@ -120,10 +123,11 @@ struct Refuse {
 
 impl Middleware for Refuse {
     fn on_request<'a>(&'a self, call: Call<'a>, next: Next<'a>) -> BoxFuture<'a, Answer> {
-        self.seen
-            .lock()
-            .expect("seen")
-            .push(format!("{} {}", call.method, call.name.unwrap_or("-")));
+        self.seen.lock().expect("seen").push(format!(
+            "{} {}",
+            call.method,
+            call.name.unwrap_or("-")
+        ));
         let refused = call.name == Some("wipe") || call.name == Some("esc:///secret");
         Box::pin(async move {
             if refused {
@@ -292,12 +296,7 @@ impl<'a> Client<'a> {
     }
 
     /// The plain and the escaped spelling of one request, each on its own: both answers.
-    async fn both(
-        &self,
-        method: &str,
-        params: Value,
-        target: &str,
-    ) -> [(StatusCode, Value); 2] {
+    async fn both(&self, method: &str, params: Value, target: &str) -> [(StatusCode, Value); 2] {
         [
             self.send(method, params.clone(), target, false, None).await,
             self.send(method, params, target, true, None).await,
@@ -349,7 +348,10 @@ async fn middleware_and_tool_middleware_see_the_unescaped_name_and_uri() {
         let note = json!({"uri": "esc:///notes/3"});
         let [plain, escaped] = client.both("resources/read", note, "esc:///notes/3").await;
         assert_eq!(plain, escaped, "{era:?}");
-        assert_eq!(plain.1["result"]["contents"][0]["text"], "note 3", "{era:?}");
+        assert_eq!(
+            plain.1["result"]["contents"][0]["text"], "note 3",
+            "{era:?}"
+        );
 
         let greet = json!({"name": "greet", "arguments": {"who": "Ada"}});
         let [plain, escaped] = client.both("prompts/get", greet, "greet").await;
@@ -382,24 +384,49 @@ async fn rate_limits_count_both_spellings_in_one_bucket() {
         let (server, _) = each_era(config).await;
         let client = Client::new(&server, era, None).await;
         let echo = json!({"name": "echo", "arguments": {"text": "hi"}});
-        let first = client.send("tools/call", echo.clone(), "echo", true, None).await;
+        let first = client
+            .send("tools/call", echo.clone(), "echo", true, None)
+            .await;
         assert_eq!(text_of(&first), "said hi", "{era:?}");
         for escape in [false, true] {
-            let limited = client.send("tools/call", echo.clone(), "echo", escape, None).await;
-            assert_eq!(limited.0, StatusCode::TOO_MANY_REQUESTS, "{era:?} {limited:?}");
+            let limited = client
+                .send("tools/call", echo.clone(), "echo", escape, None)
+                .await;
+            assert_eq!(
+                limited.0,
+                StatusCode::TOO_MANY_REQUESTS,
+                "{era:?} {limited:?}"
+            );
         }
         // Another tool is not limited.
-        let count = client.send("tools/call", json!({"name": "count"}), "count", true, None).await;
+        let count = client
+            .send("tools/call", json!({"name": "count"}), "count", true, None)
+            .await;
         assert_eq!(text_of(&count), "call 1", "{era:?}");
 
         let note = json!({"uri": "esc:///notes/1"});
-        let first = client.send("resources/read", note.clone(), "esc:///notes/1", true, None).await;
-        assert_eq!(first.1["result"]["contents"][0]["text"], "note 1", "{era:?}");
+        let first = client
+            .send("resources/read", note.clone(), "esc:///notes/1", true, None)
+            .await;
+        assert_eq!(
+            first.1["result"]["contents"][0]["text"], "note 1",
+            "{era:?}"
+        );
         for escape in [false, true] {
             let limited = client
-                .send("resources/read", note.clone(), "esc:///notes/1", escape, None)
+                .send(
+                    "resources/read",
+                    note.clone(),
+                    "esc:///notes/1",
+                    escape,
+                    None,
+                )
                 .await;
-            assert_eq!(limited.0, StatusCode::TOO_MANY_REQUESTS, "{era:?} {limited:?}");
+            assert_eq!(
+                limited.0,
+                StatusCode::TOO_MANY_REQUESTS,
+                "{era:?} {limited:?}"
+            );
         }
     }
 }
@@ -408,11 +435,17 @@ async fn rate_limits_count_both_spellings_in_one_bucket() {
 async fn a_tool_timeout_and_the_response_cache_key_on_the_unescaped_name() {
     let config = Config::default()
         .middleware(Timeout::new().tool("slow", Duration::from_millis(100)))
-        .middleware(ResponseCache::new().calls(Duration::from_secs(60)).tool("count"));
+        .middleware(
+            ResponseCache::new()
+                .calls(Duration::from_secs(60))
+                .tool("count"),
+        );
     let (server, vault) = each_era(config).await;
     for era in ERAS {
         let client = Client::new(&server, era, None).await;
-        let [plain, escaped] = client.both("tools/call", json!({"name": "slow"}), "slow").await;
+        let [plain, escaped] = client
+            .both("tools/call", json!({"name": "slow"}), "slow")
+            .await;
         assert_eq!(plain, escaped, "{era:?}");
         assert_eq!(
             text_of(&plain),
@@ -422,7 +455,9 @@ async fn a_tool_timeout_and_the_response_cache_key_on_the_unescaped_name() {
 
         // The escaped call is answered from the plain one's cache entry.
         let before = vault.counted.load(Ordering::SeqCst);
-        let [plain, escaped] = client.both("tools/call", json!({"name": "count"}), "count").await;
+        let [plain, escaped] = client
+            .both("tools/call", json!({"name": "count"}), "count")
+            .await;
         assert_eq!(plain, escaped, "{era:?}");
         assert_eq!(vault.counted.load(Ordering::SeqCst), before + 1, "{era:?}");
     }
@@ -439,12 +474,16 @@ async fn allow_lists_and_scopes_hold_for_the_escaped_spelling() {
         assert_eq!(plain, escaped, "{era:?}");
         assert!(plain.1["error"].is_object(), "{plain:?}");
 
-        let [plain, escaped] = anonymous.both("tools/call", json!({"name": "admin"}), "admin").await;
+        let [plain, escaped] = anonymous
+            .both("tools/call", json!({"name": "admin"}), "admin")
+            .await;
         assert_eq!(plain, escaped, "{era:?}");
         assert_eq!(plain.0, StatusCode::FORBIDDEN, "{era:?} {plain:?}");
 
         let admin = Client::new(&server, era, Some("admin")).await;
-        let [plain, escaped] = admin.both("tools/call", json!({"name": "admin"}), "admin").await;
+        let [plain, escaped] = admin
+            .both("tools/call", json!({"name": "admin"}), "admin")
+            .await;
         assert_eq!(plain, escaped, "{era:?}");
         assert_eq!(text_of(&plain), "administered");
     }
@@ -456,23 +495,31 @@ async fn mcp_name_and_mcp_param_headers_are_checked_against_the_unescaped_body()
     let client = Client::new(&server, Era::Modern, None).await;
     let echo = json!({"name": "echo", "arguments": {"text": "hi"}});
     // An escaped body name against a plain header: they agree.
-    let agreed = client.send("tools/call", echo.clone(), "echo", true, Some("echo")).await;
+    let agreed = client
+        .send("tools/call", echo.clone(), "echo", true, Some("echo"))
+        .await;
     assert_eq!(text_of(&agreed), "said hi");
     // A header that spells the escape itself does not name the body's tool.
     let literal = escaped("echo");
-    let refused = client.send("tools/call", echo.clone(), "echo", false, Some(&literal)).await;
+    let refused = client
+        .send("tools/call", echo.clone(), "echo", false, Some(&literal))
+        .await;
     assert_eq!(refused.0, StatusCode::BAD_REQUEST, "{refused:?}");
     assert_eq!(refused.1["error"]["code"], -32020);
     // An escaped body against a header naming another tool: the message quotes the body's name
     // as it reads.
-    let other = client.send("tools/call", echo.clone(), "echo", true, Some("wipe")).await;
+    let other = client
+        .send("tools/call", echo.clone(), "echo", true, Some("wipe"))
+        .await;
     assert_eq!(other.1["error"]["code"], -32020);
     assert_eq!(
         other.1["error"]["message"],
         "Header mismatch: Mcp-Name 'wipe' != body 'echo'"
     );
     let read = json!({"uri": "esc:///notes/2"});
-    let ok = client.send("resources/read", read.clone(), "esc:///notes/2", true, None).await;
+    let ok = client
+        .send("resources/read", read.clone(), "esc:///notes/2", true, None)
+        .await;
     assert_eq!(ok.1["result"]["contents"][0]["text"], "note 2", "{ok:?}");
 
     // `Mcp-Param-Region` is checked for the tool the escaped body names, against its arguments
@@ -515,7 +562,13 @@ async fn a_task_started_and_read_by_escaped_names_behaves_as_plain() {
         let mut ids = Vec::new();
         for escape in [false, true] {
             let started = client
-                .send("tools/call", json!({"name": "export"}), "export", escape, None)
+                .send(
+                    "tools/call",
+                    json!({"name": "export"}),
+                    "export",
+                    escape,
+                    None,
+                )
                 .await;
             let id = started.1["result"]["taskId"]
                 .as_str()
@@ -546,6 +599,11 @@ async fn a_task_started_and_read_by_escaped_names_behaves_as_plain() {
 }
 
 type Fields = HashMap<String, String>;
+
+/// Held by the test that makes requests on a thread with no subscriber (the property) and by those
+/// that capture spans on their own thread (here and in `telemetry.rs`): `tracing` caches whether a span's callsite is
+/// wanted, and a thread without a subscriber that reaches it meanwhile can leave it unwanted.
+pub(crate) static APART: Mutex<()> = Mutex::new(());
 
 /// The `name` of every `phantom::audit` event and the `mcp.name` of every request span.
 #[derive(Clone, Default)]
@@ -592,7 +650,11 @@ impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Captured {
 }
 
 #[tokio::test]
+#[allow(clippy::await_holding_lock)] // held for the whole test, on its own runtime's thread
 async fn audit_and_telemetry_record_the_unescaped_name() {
+    let _alone = APART
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let captured = Captured::default();
     let subscriber = tracing_subscriber::registry().with(captured.clone());
     let _guard = tracing::subscriber::set_default(subscriber);
@@ -621,4 +683,223 @@ async fn audit_and_telemetry_record_the_unescaped_name() {
         .map(|(_, f)| f.get("mcp.name").cloned())
         .collect();
     assert_eq!(names, vec![Some("echo".to_owned()); 4]);
+}
+
+/// `text` (JSON) with characters of its strings, keys included, written as escapes where `mask`
+/// says: `\uXXXX` (a surrogate pair beyond the BMP, upper- or lower-case hex) or `\/`. Escapes
+/// already in `text` are kept as they are.
+fn respelled(text: &str, mask: &[u8]) -> String {
+    let mut out = String::with_capacity(text.len() * 2);
+    let (mut in_string, mut n) = (false, 0usize);
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if !in_string {
+            in_string = c == '"';
+            out.push(c);
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = false;
+                out.push(c);
+            }
+            '\\' => {
+                out.push(c);
+                if let Some(next) = chars.next() {
+                    out.push(next);
+                    if next == 'u' {
+                        out.extend(chars.by_ref().take(4));
+                    }
+                }
+            }
+            c => {
+                let pick = mask[n % mask.len()];
+                n += 1;
+                match pick % 4 {
+                    0 if c == '/' => out.push_str("\\/"),
+                    1 | 2 => {
+                        let mut units = [0u16; 2];
+                        for unit in c.encode_utf16(&mut units) {
+                            if pick % 4 == 1 {
+                                out.push_str(&format!("\\u{unit:04x}"));
+                            } else {
+                                out.push_str(&format!("\\u{unit:04X}"));
+                            }
+                        }
+                    }
+                    _ => out.push(c),
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The requests the property respells: each method that names something, a refused name and
+/// URI, a list, an unknown task, a name no one may call, in both eras (a 2026-07-28 one with the
+/// `_meta` envelope, whose keys hold `/`).
+fn requests() -> Vec<(Era, Value)> {
+    let params = [
+        (
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": "a/b \u{e9}\u{1f600}"}}),
+        ),
+        ("tools/call", json!({"name": "wipe", "arguments": {}})),
+        ("tools/call", json!({"name": "hidden"})),
+        ("resources/read", json!({"uri": "esc:///notes/4"})),
+        ("resources/read", json!({"uri": "esc:///secret"})),
+        (
+            "prompts/get",
+            json!({"name": "greet", "arguments": {"who": "Ada"}}),
+        ),
+        ("tools/list", json!({})),
+        ("tasks/get", json!({"taskId": "no-such-task"})),
+    ];
+    let mut all = Vec::new();
+    for (i, (method, p)) in params.into_iter().enumerate() {
+        let id = u64::try_from(i).expect("few") + 1;
+        all.push((Era::Legacy, request(id, method, p.clone())));
+        let mut modern = p;
+        modern["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": capabilities(),
+        });
+        all.push((Era::Modern, request(id + 100, method, modern)));
+    }
+    all
+}
+
+/// The `Mcp-Name` a 2026-07-28 request carries (its plain target).
+fn name_of(body: &Value) -> Option<String> {
+    let p = &body["params"];
+    p["name"]
+        .as_str()
+        .or(p["uri"].as_str())
+        .or(p["taskId"].as_str())
+        .map(str::to_owned)
+}
+
+/// Each request plain, then respelled by `mask`, over HTTP and over stdio: the same replies, and
+/// the same entries in what the middleware saw.
+async fn respelled_requests_behave_as_plain(mask: &[u8]) {
+    let refuse = Refuse::default();
+    let config = Config::default().middleware(refuse.clone());
+    let (server, _) = each_era(config.clone()).await;
+    let legacy = Client::new(&server, Era::Legacy, None).await;
+    let modern = Client::new(&server, Era::Modern, None).await;
+
+    let dispatcher = phantom::dispatch::Dispatcher::with_config(Vault::default(), config);
+    let (client_end, server_end) = tokio::io::duplex(1 << 20);
+    let (server_read, server_write) = tokio::io::split(server_end);
+    let stdio = tokio::spawn(phantom::stdio::serve(dispatcher, server_read, server_write));
+    let (client_read, mut input) = tokio::io::split(client_end);
+    let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(client_read));
+    let mut line = async |text: String| -> Value {
+        use tokio::io::AsyncWriteExt as _;
+        input
+            .write_all(format!("{text}\n").as_bytes())
+            .await
+            .expect("write");
+        let line = tokio::time::timeout(Duration::from_secs(5), lines.next_line())
+            .await
+            .expect("a line in time")
+            .expect("read")
+            .expect("a line");
+        serde_json::from_str(&line).expect("JSON")
+    };
+    let init = request(
+        0,
+        "initialize",
+        json!({
+            "protocolVersion": LEGACY, "capabilities": capabilities(),
+            "clientInfo": {"name": "escaped", "version": "1"},
+        }),
+    );
+    assert!(line(init.to_string()).await["result"].is_object());
+
+    for (era, body) in requests() {
+        let plain = body.to_string();
+        let escaped = respelled(&plain, mask);
+        let client = if era == Era::Legacy { &legacy } else { &modern };
+        let mut headers = Vec::new();
+        let name = name_of(&body);
+        let method = body["method"].as_str().expect("method").to_owned();
+        if era == Era::Modern {
+            headers.push(("mcp-protocol-version", MODERN.to_owned()));
+            headers.push(("mcp-method", method.clone()));
+            if let Some(name) = name {
+                headers.push(("mcp-name", name));
+            }
+        }
+        let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let mut answers = Vec::new();
+        for text in [&plain, &escaped] {
+            let before = refuse.seen.lock().expect("seen").len();
+            let reply = client.call(text, &headers).send().await;
+            let status = reply.status;
+            let http: Value = serde_json::from_str(&reply.text().await).expect("JSON");
+            let over_http = refuse.seen.lock().expect("seen")[before..].to_vec();
+            let piped = line(text.clone()).await;
+            let over_stdio = refuse.seen.lock().expect("seen")[before + over_http.len()..].to_vec();
+            answers.push((status, http, over_http, piped, over_stdio));
+        }
+        assert_eq!(answers[0], answers[1], "{plain}\n{escaped}");
+        let (_, http, seen, piped, _) = &answers[0];
+        assert_eq!(http, piped, "{plain}");
+        assert!(
+            http["result"].is_object() || http["error"].is_object(),
+            "{http}"
+        );
+        if method != "tools/list" && method != "tasks/get" {
+            assert_eq!(seen.len(), 1, "{plain}: {seen:?}");
+        }
+    }
+    stdio.abort();
+}
+
+#[test]
+fn any_respelling_of_a_request_behaves_as_its_plain_spelling() {
+    use proptest::prelude::*;
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
+        cases: 24,
+        ..ProptestConfig::default()
+    });
+    let _alone = APART
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let masks = proptest::collection::vec(any::<u8>(), 1..16);
+    runner
+        .run(&masks, |mask| {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("a runtime");
+            runtime.block_on(respelled_requests_behave_as_plain(&mask));
+            Ok(())
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn respelling_escapes_keys_methods_and_envelope_keys() {
+    let body = request(
+        1,
+        "tools/call",
+        json!({"name": "echo", "_meta": {"io.modelcontextprotocol/protocolVersion": MODERN}}),
+    );
+    let text = respelled(&body.to_string(), &[1]);
+    for part in [
+        r"\u006e\u0061\u006d\u0065",
+        r"\u005f\u006d\u0065\u0074\u0061",
+        r"\u0074\u006f\u006f\u006c\u0073\u002f\u0063\u0061\u006c\u006c",
+    ] {
+        assert!(text.contains(part), "{text}");
+    }
+    assert_eq!(serde_json::from_str::<Value>(&text).expect("JSON"), body);
+    let slashes = respelled(&body.to_string(), &[0]);
+    assert!(
+        slashes.contains(r#""io.modelcontextprotocol\/protocolVersion""#),
+        "{slashes}"
+    );
+    assert_eq!(serde_json::from_str::<Value>(&slashes).expect("JSON"), body);
 }
