@@ -558,3 +558,75 @@ async fn an_allow_list_keeps_the_named_tools_and_a_cancel_reaches_the_upstream()
         client.close().await;
     }
 }
+
+/// `text` with the JSON string `word` in it written with every other character as a `\uXXXX`
+/// escape and `/` as `\/`.
+fn escape_in(text: &str, word: &str) -> String {
+    let escaped: String = word
+        .chars()
+        .enumerate()
+        .map(|(i, c)| match c {
+            '/' => "\\/".to_owned(),
+            c if i % 2 == 0 => format!("\\u{:04x}", u32::from(c)),
+            c => c.to_string(),
+        })
+        .collect();
+    text.replace(&format!("\"{word}\""), &format!("\"{escaped}\""))
+}
+
+#[tokio::test]
+async fn an_escaped_name_reaches_a_renamed_remote_tool_and_not_a_denied_one() {
+    use crate::support::{LEGACY, MODERN, modern_request, request};
+    let upstream = TestServer::start_with(Shop, HttpConfig::default()).await;
+    let front = Dispatcher::new(Front);
+    Upstream::http(url(&upstream))
+        .prefix("shop")
+        .deny(["wipe"])
+        .rename("echo", "say")
+        .mount(&front.registry())
+        .await
+        .expect("mounted");
+    let front = TestServer::start_dispatcher(front, HttpConfig::default()).await;
+    let session = front.initialize(LEGACY).await;
+    for (tool, params) in [
+        ("say", json!({"name": "say", "arguments": {"text": "hi"}})),
+        ("shop_wipe", json!({"name": "shop_wipe", "arguments": {}})),
+        ("shop_count", json!({"name": "shop_count", "arguments": {}})),
+    ] {
+        for modern in [false, true] {
+            let mut answers = Vec::new();
+            for escape in [false, true] {
+                let body = if modern {
+                    modern_request(1, "tools/call", params.clone())
+                } else {
+                    request(1, "tools/call", params.clone())
+                };
+                let mut text = body.to_string();
+                if escape {
+                    text = escape_in(&escape_in(&text, tool), "tools/call");
+                }
+                let call = front
+                    .request(http::Method::POST)
+                    .header("accept", "application/json, text/event-stream")
+                    .header("content-type", "application/json");
+                let call = if modern {
+                    call.header("mcp-protocol-version", MODERN)
+                        .header("mcp-method", "tools/call")
+                        .header("mcp-name", tool)
+                } else {
+                    call.header("mcp-session-id", &session)
+                };
+                let reply = call.body(text).send().await;
+                let status = reply.status;
+                answers.push((status, reply.text().await));
+            }
+            assert_eq!(answers[0], answers[1], "{tool}, modern {modern}");
+            let answer: Value = serde_json::from_str(&answers[0].1).expect("JSON");
+            match tool {
+                "say" => assert_eq!(answer["result"]["content"][0]["text"], "shop: hi"),
+                "shop_wipe" => assert!(answer["error"].is_object(), "{answer}"),
+                _ => assert!(answer["result"].is_object(), "{answer}"),
+            }
+        }
+    }
+}

@@ -4,7 +4,8 @@
 //! tool and per method), `Timeout::tool`, `ResponseCache`, `Audit`, the `Mcp-Name` and
 //! `Mcp-Param-*` checks, allow-lists, `#[tool(scopes)]`, tasks and telemetry's `mcp.name`. The
 //! escaped spelling here also escapes the method (`tools\/call`). A property respells requests at
-//! random, keys, methods and the `_meta` envelope's keys included, over HTTP and stdio.
+//! random, keys, methods and the `_meta` envelope's keys included, over HTTP, stdio and the
+//! in-process test client; a batch of a 2025-03-26 session carries both spellings.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -788,7 +789,7 @@ async fn respelled_requests_behave_as_plain(mask: &[u8]) {
     let legacy = Client::new(&server, Era::Legacy, None).await;
     let modern = Client::new(&server, Era::Modern, None).await;
 
-    let dispatcher = phantom::dispatch::Dispatcher::with_config(Vault::default(), config);
+    let dispatcher = phantom::dispatch::Dispatcher::with_config(Vault::default(), config.clone());
     let (client_end, server_end) = tokio::io::duplex(1 << 20);
     let (server_read, server_write) = tokio::io::split(server_end);
     let stdio = tokio::spawn(phantom::stdio::serve(dispatcher, server_read, server_write));
@@ -816,6 +817,13 @@ async fn respelled_requests_behave_as_plain(mask: &[u8]) {
         }),
     );
     assert!(line(init.to_string()).await["result"].is_object());
+    // The in-process test client, on its own session.
+    let mut in_process = phantom::testing::Client::uninitialized(Vault::default(), config.clone());
+    let reply = in_process
+        .send(&init.to_string())
+        .await
+        .expect("initialized");
+    assert!(reply.body.contains("\"result\""), "{}", reply.body);
 
     for (era, body) in requests() {
         let plain = body.to_string();
@@ -841,10 +849,22 @@ async fn respelled_requests_behave_as_plain(mask: &[u8]) {
             let over_http = refuse.seen.lock().expect("seen")[before..].to_vec();
             let piped = line(text.clone()).await;
             let over_stdio = refuse.seen.lock().expect("seen")[before + over_http.len()..].to_vec();
-            answers.push((status, http, over_http, piped, over_stdio));
+            let tested = in_process.send(text).await.map(|r| r.body);
+            let by_test_client = refuse.seen.lock().expect("seen")
+                [before + over_http.len() + over_stdio.len()..]
+                .to_vec();
+            answers.push((
+                status,
+                http,
+                over_http,
+                piped,
+                over_stdio,
+                tested,
+                by_test_client,
+            ));
         }
         assert_eq!(answers[0], answers[1], "{plain}\n{escaped}");
-        let (_, http, seen, piped, _) = &answers[0];
+        let (_, http, seen, piped, ..) = &answers[0];
         assert_eq!(http, piped, "{plain}");
         assert!(
             http["result"].is_object() || http["error"].is_object(),
@@ -902,4 +922,75 @@ fn respelling_escapes_keys_methods_and_envelope_keys() {
         "{slashes}"
     );
     assert_eq!(serde_json::from_str::<Value>(&slashes).expect("JSON"), body);
+}
+
+#[tokio::test]
+async fn the_items_of_a_batch_read_escaped_names_as_plain_ones() {
+    let refuse = Refuse::default();
+    let (server, _) = each_era(Config::default().middleware(refuse.clone())).await;
+    let session = server.initialize("2025-03-26").await;
+    let calls = [
+        (
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": "hi"}}),
+            "echo",
+        ),
+        ("tools/call", json!({"name": "wipe"}), "wipe"),
+        (
+            "resources/read",
+            json!({"uri": "esc:///secret"}),
+            "esc:///secret",
+        ),
+        (
+            "resources/read",
+            json!({"uri": "esc:///notes/5"}),
+            "esc:///notes/5",
+        ),
+    ];
+    let mut items = Vec::new();
+    for (i, (method, params, target)) in calls.iter().enumerate() {
+        let id = u64::try_from(i).expect("few") * 2;
+        let plain = request(id, method, params.clone());
+        items.push(plain.to_string());
+        items.push(spelled(
+            &request(id + 1, method, params.clone()),
+            &[method, target],
+            true,
+        ));
+    }
+    let batch = format!("[{}]", items.join(","));
+    let reply = server
+        .request(http::Method::POST)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-session-id", &session)
+        .body(batch)
+        .send()
+        .await;
+    assert_eq!(reply.status, StatusCode::OK);
+    let answers: Vec<Value> = serde_json::from_str(&reply.text().await).expect("a JSON array");
+    assert_eq!(answers.len(), 8);
+    for pair in answers.chunks(2) {
+        let (mut plain, mut escaped) = (pair[0].clone(), pair[1].clone());
+        plain["id"] = Value::Null;
+        escaped["id"] = Value::Null;
+        assert_eq!(plain, escaped);
+    }
+    assert_eq!(answers[0]["result"]["content"][0]["text"], "said hi");
+    assert_eq!(answers[3]["error"]["message"], "refused by policy");
+    assert_eq!(answers[7]["result"]["contents"][0]["text"], "note 5");
+    let seen = refuse.seen.lock().expect("seen").clone();
+    assert_eq!(
+        seen,
+        [
+            "tools/call echo",
+            "tools/call echo",
+            "tools/call wipe",
+            "tools/call wipe",
+            "resources/read esc:///secret",
+            "resources/read esc:///secret",
+            "resources/read esc:///notes/5",
+            "resources/read esc:///notes/5",
+        ]
+    );
 }
