@@ -559,24 +559,9 @@ async fn an_allow_list_keeps_the_named_tools_and_a_cancel_reaches_the_upstream()
     }
 }
 
-/// `text` with the JSON string `word` in it written with every other character as a `\uXXXX`
-/// escape and `/` as `\/`.
-fn escape_in(text: &str, word: &str) -> String {
-    let escaped: String = word
-        .chars()
-        .enumerate()
-        .map(|(i, c)| match c {
-            '/' => "\\/".to_owned(),
-            c if i % 2 == 0 => format!("\\u{:04x}", u32::from(c)),
-            c => c.to_string(),
-        })
-        .collect();
-    text.replace(&format!("\"{word}\""), &format!("\"{escaped}\""))
-}
-
 #[tokio::test]
 async fn an_escaped_name_reaches_a_renamed_remote_tool_and_not_a_denied_one() {
-    use crate::support::{LEGACY, MODERN, modern_request, request};
+    use crate::support::{LEGACY, MODERN, modern_request, request, spelled};
     let upstream = TestServer::start_with(Shop, HttpConfig::default()).await;
     let front = Dispatcher::new(Front);
     Upstream::http(url(&upstream))
@@ -601,10 +586,7 @@ async fn an_escaped_name_reaches_a_renamed_remote_tool_and_not_a_denied_one() {
                 } else {
                     request(1, "tools/call", params.clone())
                 };
-                let mut text = body.to_string();
-                if escape {
-                    text = escape_in(&escape_in(&text, tool), "tools/call");
-                }
+                let text = spelled(&body, &[tool, "tools/call"], escape);
                 let call = front
                     .request(http::Method::POST)
                     .header("accept", "application/json, text/event-stream")

@@ -7,7 +7,6 @@
 //! random, keys, methods and the `_meta` envelope's keys included, over HTTP, stdio and the
 //! in-process test client; a batch of a 2025-03-26 session carries both spellings.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -22,11 +21,11 @@ use phantom::prelude::*;
 use phantom::protocol::Method;
 use phantom::{BoxFuture, Config};
 use serde_json::{Value, json};
-use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing_subscriber::layer::{Context, SubscriberExt as _};
 
-use crate::support::{LEGACY, MODERN, TestServer, modern_request, request};
+use crate::support::{LEGACY, MODERN, TestServer, escaped, modern_request, request, spelled};
+use crate::telemetry::Collect;
 
 #[derive(Clone, Default)]
 struct Vault {
@@ -153,29 +152,6 @@ impl Middleware for Tag {
             .push(call.name.unwrap_or("-").to_owned());
         next.run(call)
     }
-}
-
-/// Every other character of `text` written as a `\uXXXX` escape, and every `/` as `\/`.
-fn escaped(text: &str) -> String {
-    text.chars()
-        .enumerate()
-        .map(|(i, c)| match c {
-            '/' => "\\/".to_owned(),
-            c if i % 2 == 0 => format!("\\u{:04x}", u32::from(c)),
-            c => c.to_string(),
-        })
-        .collect()
-}
-
-/// `body` as text, with each of `words` (JSON strings in it) written escaped when `escape`.
-fn spelled(body: &Value, words: &[&str], escape: bool) -> String {
-    let mut text = body.to_string();
-    if escape {
-        for word in words {
-            text = text.replace(&format!("\"{word}\""), &format!("\"{}\"", escaped(word)));
-        }
-    }
-    text
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -599,7 +575,7 @@ async fn a_task_started_and_read_by_escaped_names_behaves_as_plain() {
     }
 }
 
-type Fields = HashMap<String, String>;
+use crate::telemetry::Fields;
 
 /// Held by the test that makes requests on a thread with no subscriber (the property) and by those
 /// that capture spans on their own thread (here and in `telemetry.rs`): `tracing` caches whether a span's callsite is
@@ -611,18 +587,6 @@ pub(crate) static APART: Mutex<()> = Mutex::new(());
 struct Captured {
     audited: Arc<Mutex<Vec<Fields>>>,
     spans: Arc<Mutex<Vec<(Id, Fields)>>>,
-}
-
-struct Collect<'a>(&'a mut Fields);
-
-impl Visit for Collect<'_> {
-    fn record_str(&mut self, field: &Field, value: &str) {
-        self.0.insert(field.name().to_owned(), value.to_owned());
-    }
-
-    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        self.0.insert(field.name().to_owned(), format!("{value:?}"));
-    }
 }
 
 impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Captured {

@@ -529,3 +529,26 @@ pub(crate) fn first_text(result: &Value) -> &str {
         .as_str()
         .unwrap_or_else(|| panic!("no text content in {result}"))
 }
+
+/// Every other character of `text` written as a `\uXXXX` escape, and every `/` as `\/`.
+pub(crate) fn escaped(text: &str) -> String {
+    text.chars()
+        .enumerate()
+        .map(|(i, c)| match c {
+            '/' => "\\/".to_owned(),
+            c if i % 2 == 0 => format!("\\u{:04x}", u32::from(c)),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
+/// `body` as text, with each of `words` (JSON strings in it) written escaped when `escape`.
+pub(crate) fn spelled(body: &Value, words: &[&str], escape: bool) -> String {
+    let mut text = body.to_string();
+    if escape {
+        for word in words {
+            text = text.replace(&format!("\"{word}\""), &format!("\"{}\"", escaped(word)));
+        }
+    }
+    text
+}

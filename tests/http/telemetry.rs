@@ -16,7 +16,7 @@ use tracing_subscriber::layer::{Context, SubscriberExt as _};
 
 use crate::support::{LEGACY, TestServer};
 
-type Fields = HashMap<String, String>;
+pub(crate) type Fields = HashMap<String, String>;
 
 /// Spans (by name, in creation order) and events of the `phantom::telemetry` target.
 #[derive(Clone, Default)]
@@ -45,7 +45,8 @@ impl Captured {
     }
 }
 
-struct Collect<'a>(&'a mut Fields);
+/// Records a span's or an event's fields as text.
+pub(crate) struct Collect<'a>(pub(crate) &'a mut Fields);
 
 impl Visit for Collect<'_> {
     fn record_str(&mut self, field: &Field, value: &str) {
