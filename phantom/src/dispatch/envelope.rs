@@ -50,9 +50,9 @@ impl<'a> MetaProbe<'a> {
 }
 
 /// What phantom reads of a request's params before dispatching it: the `_meta` envelope, the
-/// [`Target`] (`name`, `uri`, `taskId`, decoded once here for every later step) and the members
-/// a room reads as sent. A transport reads it with the message (`read_message_within`) and hands
-/// it to the dispatcher.
+/// target (`name`, `uri` and `taskId`, decoded once here for every later step) and the members a
+/// room reads as sent. A transport reads it with the message (`read_message_within`) and hands it
+/// to the dispatcher.
 #[derive(Debug, Default)]
 pub struct ParamsHead<'a> {
     pub(crate) meta: Option<MetaProbe<'a>>,
@@ -146,6 +146,7 @@ pub(super) fn lenient_meta<'de, D: serde::Deserializer<'de>>(
 impl<'a> ParamsHead<'a> {
     /// The member `params[key]` is, for the keys phantom reads besides `_meta`, with a bit of its
     /// own (to tell a key given twice).
+    #[inline]
     pub(super) fn member(key: &str) -> Option<(u8, Member)> {
         Some(match key {
             "name" => (1, Member::Target(TargetMember::Name)),
@@ -159,6 +160,7 @@ impl<'a> ParamsHead<'a> {
     }
 
     /// Sets `member` from its value as sent (a target member decoded, once, here).
+    #[inline]
     pub(super) fn put(&mut self, member: Member, raw: Option<&'a RawValue>) {
         match member {
             Member::Target(member) => self.target.put(member, raw),

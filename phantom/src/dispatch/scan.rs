@@ -14,7 +14,7 @@
 
 use std::sync::Arc;
 
-use super::envelope::{MetaProbe, ParamsHead};
+use super::envelope::{Member, MetaProbe, ParamsHead};
 use super::read::{Read, member_bit};
 use crate::protocol::scan::{Kind, Scan};
 use crate::protocol::{Incoming, Members, Params, RequestId};
@@ -123,6 +123,15 @@ fn params<'a>(at: &mut Scan<'a>) -> Option<ParamsHead<'a>> {
         };
         (taken & bit == 0).then_some(())?;
         taken |= bit;
+        // A target string without escapes is its own text (`bench/NOTES.md`, round 20); one with
+        // escapes is read as a value and decoded by `Target::put`.
+        if let Member::Target(target) = member
+            && matches!(at.kind()?, Kind::String)
+            && let Some(text) = at.plain_str()
+        {
+            head.target.put_plain(target, text);
+            return Some(());
+        }
         head.put(member, at.opt_value()?);
         Some(())
     })?;

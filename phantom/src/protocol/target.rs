@@ -37,12 +37,23 @@ impl<'a> Target<'a> {
     };
 
     /// Sets `member` from its value as sent: the one place these are decoded.
+    #[inline]
     pub(crate) fn put(&mut self, member: TargetMember, raw: Option<&'a RawValue>) {
-        let decoded = raw.and_then(raw_str);
+        *self.slot(member) = raw.and_then(raw_str);
+    }
+
+    /// Sets `member` to a string a reader found without escapes: its text is the string.
+    #[inline]
+    pub(crate) fn put_plain(&mut self, member: TargetMember, text: &'a str) {
+        *self.slot(member) = Some(Cow::Borrowed(text));
+    }
+
+    #[inline]
+    fn slot(&mut self, member: TargetMember) -> &mut Option<Cow<'a, str>> {
         match member {
-            TargetMember::Name => self.name = decoded,
-            TargetMember::Uri => self.uri = decoded,
-            TargetMember::TaskId => self.task_id = decoded,
+            TargetMember::Name => &mut self.name,
+            TargetMember::Uri => &mut self.uri,
+            TargetMember::TaskId => &mut self.task_id,
         }
     }
 
