@@ -149,8 +149,8 @@ pub fn assert_send<'a, T>(f: impl std::future::Future<Output = T> + Send + 'a) -
 }
 
 // For the crate's benches: the codec steps of a request.
-pub use crate::dispatch::ParamsHead;
-pub use crate::protocol::Incoming;
+pub use crate::dispatch::envelope::ParamsHead;
+pub use crate::protocol::jsonrpc::Incoming;
 #[cfg(feature = "http")]
 pub use crate::transport::sse;
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::{Arguments, Dispatcher, Out, method_not_found, raw_str, session_key};
 use crate::extract::Context;
 use crate::input::{Binding, Engine, Exchange, Interrupt, Unavailable, interruptible, open, seal};
-use crate::kernel::{Body, Failure, invalid, named_arguments};
+use crate::kernel::{Body, Failure, invalid};
 use crate::protocol::{ErrorObject, Method, Params, codes};
 use crate::server::Server;
 use crate::server::middleware::{Answer, Call, Middleware, Next};
@@ -113,9 +113,7 @@ impl<S: Server> Dispatcher<S> {
         };
         let exchange = Exchange::new(engine, session);
         if method == Method::ToolsCall
-            && session.is_modern()
-            && crate::tasks::declares_tasks(session)
-            && crate::tasks::prepares(&self.inner.tables.tools, out.target)
+            && crate::tasks::escalates(&self.inner.tables.tools, session, out.target)
         {
             exchange.escalates();
         }
@@ -171,15 +169,7 @@ impl<S: Server> Dispatcher<S> {
             Ok(result) => result,
             Err(Interrupt::Failed(f)) => Err(f),
             Err(Interrupt::Escalate(answers)) => {
-                let p = named_arguments(cx.target, params, arguments)?;
-                let index = self
-                    .inner
-                    .tables
-                    .tools
-                    .declared
-                    .position(p.name)
-                    .ok_or_else(Failure::internal)?;
-                crate::tasks::start(self, index, p.arguments, cx, answers).await
+                crate::tasks::escalate(self, params, cx, arguments, answers).await
             }
             Err(Interrupt::InputRequired(requests)) => {
                 let input_requests = requests

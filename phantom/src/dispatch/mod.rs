@@ -8,7 +8,7 @@
 
 mod connect;
 mod env;
-mod envelope;
+pub(crate) mod envelope;
 mod feature;
 mod legacy;
 mod list;
@@ -36,8 +36,7 @@ pub(crate) use crate::protocol::raw_str;
 pub use crate::session::{SessionSlot, Transport};
 #[cfg(feature = "http")]
 pub(crate) use envelope::MetaProbe;
-#[doc(hidden)]
-pub use envelope::ParamsHead;
+pub(crate) use envelope::ParamsHead;
 pub(crate) use read::read_message_within;
 #[cfg(any(test, feature = "fuzzing"))]
 pub(crate) use read::same_as_two_passes;
@@ -229,8 +228,7 @@ impl<S: Server> Dispatcher<S> {
     }
 
     /// The streams open on this node that hear of changes (legacy GET streams, stdio, listens).
-    #[doc(hidden)]
-    pub fn open_listeners(&self) -> usize {
+    pub(crate) fn open_listeners(&self) -> usize {
         self.inner.node.hub.len()
     }
 

@@ -2,7 +2,7 @@
 
 pub(crate) mod cache;
 pub(crate) mod descriptor;
-mod jsonrpc;
+pub(crate) mod jsonrpc;
 mod method;
 pub(crate) mod scan;
 mod target;
@@ -10,8 +10,7 @@ pub(crate) mod task;
 pub(crate) mod time;
 mod version;
 
-#[doc(hidden)]
-pub use jsonrpc::Incoming;
+pub(crate) use jsonrpc::Incoming;
 pub(crate) use jsonrpc::nests_deeper_than;
 pub use jsonrpc::{ErrorObject, RequestId, codes};
 pub(crate) use jsonrpc::{Key, Members, Params, present, raw_str};

@@ -168,15 +168,34 @@ pub(crate) fn recorder<E: Env>(env: &E) -> super::Recorder {
     super::Recorder::new(Arc::clone(env.task_store()), env.notifier().clone())
 }
 
-/// Starts declared tool `index` as a task: stores it, spawns the handler, answers the
+/// A 2026-07-28 `tools/call` of a `#[task_handler(prepare)]` tool whose handler asked for the
+/// task (`ctx.task()`): the call becomes a task of the tool it names, with the input answered so
+/// far.
+pub(crate) async fn escalate<E: Env>(
+    env: &E,
+    params: Option<Params<'_>>,
+    cx: Context<'_>,
+    arguments: Option<Option<&RawValue>>,
+    answers: Map<String, Value>,
+) -> Result<Body, Failure> {
+    let p = crate::kernel::named_arguments(cx.target, params, arguments)?;
+    start(env, p.name, p.arguments, cx, answers).await
+}
+
+/// Starts declared tool `name` as a task: stores it, spawns the handler, answers the
 /// `CreateTaskResult` (the task is in the store before the answer leaves).
 pub(crate) async fn start<E: Env>(
     env: &E,
-    index: usize,
+    name: &str,
     arguments: Option<&RawValue>,
     cx: Context<'_>,
     answers: Map<String, Value>,
 ) -> Result<Body, Failure> {
+    let index = env
+        .tools()
+        .declared
+        .position(name)
+        .ok_or_else(Failure::internal)?;
     let entry = &env.tools().declared.entries[index];
     let support = entry.def.task.unwrap_or(crate::tools::TaskSupport {
         required: false,
@@ -418,11 +437,16 @@ pub(crate) async fn cancel<E: Env>(
     Ok(Body::Map(Map::new()))
 }
 
-/// Whether a `tools/call` names a declared `#[task_handler(prepare)]` tool.
-pub(crate) fn prepares<S>(
+/// Whether a `tools/call` may become a task midway: a 2026-07-28 caller that declares the
+/// extension, naming a declared `#[task_handler(prepare)]` tool.
+pub(crate) fn escalates<S>(
     tools: &crate::tools::Table<S>,
+    session: &Session,
     target: &crate::protocol::Target<'_>,
 ) -> bool {
+    if !session.is_modern() || !declares_tasks(session) {
+        return false;
+    }
     let Some(name) = target.name() else {
         return false;
     };

@@ -51,13 +51,8 @@ where
         let declared = crate::tasks::declares_tasks(session);
         // `prepare` in 2026-07-28: inline until `ctx.task()` starts the task.
         if declared && !(task.prepare && session.is_modern()) {
-            let index = env
-                .tools()
-                .declared
-                .position(p.name)
-                .ok_or_else(Failure::internal)?;
             let answers = serde_json::Map::new();
-            return crate::tasks::start(env, index, p.arguments, cx, answers).await;
+            return crate::tasks::start(env, p.name, p.arguments, cx, answers).await;
         }
         if !declared && task.required {
             let what = format!("tool `{}` runs only as a task and", entry.def.name);
