@@ -83,6 +83,13 @@ impl Vault {
         "exported".into()
     }
 
+    /// Starts inline, then becomes a task (`prepare`: the 2026-07-28 call escalates).
+    #[task_handler(ttl = "1m", poll_interval = "50ms", prepare)]
+    async fn export_later(&self, ctx: Ctx) -> String {
+        ctx.task().await;
+        "exported later".into()
+    }
+
     /// The secret (the middleware refuses it).
     #[resource("esc:///secret")]
     async fn secret(&self) -> String {
@@ -104,7 +111,14 @@ impl Vault {
     /// `hidden` is on no one's allow-list; `x-role: admin` holds `vault:admin`.
     async fn connect(&self, session: &mut Session, request: &Request) -> Connect {
         session.allowed_tools = Session::allow([
-            "echo", "wipe", "slow", "count", "admin", "weather", "export",
+            "echo",
+            "wipe",
+            "slow",
+            "count",
+            "admin",
+            "weather",
+            "export",
+            "export_later",
         ]);
         if request.header("x-role") == Some("admin") {
             session.principal = Some("root".into());
@@ -534,22 +548,21 @@ async fn mcp_name_and_mcp_param_headers_are_checked_against_the_unescaped_body()
 #[tokio::test]
 async fn a_task_started_and_read_by_escaped_names_behaves_as_plain() {
     let (server, _) = each_era(Config::default()).await;
-    for era in ERAS {
+    // `export` is a task from the start; `export_later` escalates midway in 2026-07-28.
+    for (era, tool) in [Era::Legacy, Era::Modern]
+        .into_iter()
+        .flat_map(|era| [(era, "export"), (era, "export_later")])
+    {
         let client = Client::new(&server, era, None).await;
         let mut ids = Vec::new();
         for escape in [false, true] {
-            let started = client
-                .send(
-                    "tools/call",
-                    json!({"name": "export"}),
-                    "export",
-                    escape,
-                    None,
-                )
-                .await;
+            let call = json!({"name": tool});
+            let started = client.send("tools/call", call, tool, escape, None).await;
+            if era == Era::Modern {
+                assert_eq!(started.1["result"]["resultType"], "task", "{started:?}");
+            }
             let id = started.1["result"]["taskId"]
                 .as_str()
-                .or(started.1["result"]["task"]["taskId"].as_str())
                 .unwrap_or_else(|| panic!("{era:?}: no task in {started:?}"))
                 .to_owned();
             ids.push(id);
@@ -568,6 +581,11 @@ async fn a_task_started_and_read_by_escaped_names_behaves_as_plain() {
                     tokio::time::sleep(Duration::from_millis(20)).await;
                 }
                 assert_eq!(last.1["result"]["status"], "completed", "{era:?} {last:?}");
+                let text = &last.1["result"]["result"]["content"][0]["text"];
+                assert!(
+                    text.as_str().is_some_and(|t| t.starts_with("exported")),
+                    "{last:?}"
+                );
                 answers.push(last.1["result"]["taskId"].clone());
             }
             assert_eq!(answers, [json!(id), json!(id)], "{era:?}");
@@ -577,10 +595,17 @@ async fn a_task_started_and_read_by_escaped_names_behaves_as_plain() {
 
 use crate::telemetry::Fields;
 
-/// Held by the test that makes requests on a thread with no subscriber (the property) and by those
-/// that capture spans on their own thread (here and in `telemetry.rs`): `tracing` caches whether a span's callsite is
-/// wanted, and a thread without a subscriber that reaches it meanwhile can leave it unwanted.
-pub(crate) static APART: Mutex<()> = Mutex::new(());
+/// Sets a global subscriber (that keeps nothing) once, before a test captures spans with one of
+/// its own on its thread. `tracing` caches whether a span's callsite is wanted by any subscriber;
+/// when another test's thread, with no subscriber, reaches the callsite first, the cache can say
+/// "never" for the capturing thread too. With a global subscriber, no callsite is ever unwanted.
+pub(crate) fn every_callsite_wanted() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // Another binary's global subscriber would refuse this one; any will do.
+        let _ = tracing::subscriber::set_global_default(tracing_subscriber::registry());
+    });
+}
 
 /// The `name` of every `phantom::audit` event and the `mcp.name` of every request span.
 #[derive(Clone, Default)]
@@ -615,11 +640,8 @@ impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Captured {
 }
 
 #[tokio::test]
-#[allow(clippy::await_holding_lock)] // held for the whole test, on its own runtime's thread
 async fn audit_and_telemetry_record_the_unescaped_name() {
-    let _alone = APART
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    every_callsite_wanted();
     let captured = Captured::default();
     let subscriber = tracing_subscriber::registry().with(captured.clone());
     let _guard = tracing::subscriber::set_default(subscriber);
@@ -848,9 +870,6 @@ fn any_respelling_of_a_request_behaves_as_its_plain_spelling() {
         cases: 24,
         ..ProptestConfig::default()
     });
-    let _alone = APART
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let masks = proptest::collection::vec(any::<u8>(), 1..16);
     runner
         .run(&masks, |mask| {

@@ -110,11 +110,8 @@ impl Faulty {
 const TRACEPARENT: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 
 #[tokio::test]
-#[allow(clippy::await_holding_lock)] // held for the whole test, on its own runtime's thread
 async fn a_dispatch_span_carries_the_trace_of_its_meta_and_the_callback_events_fire() {
-    let _alone = crate::escaped::APART
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    crate::escaped::every_callsite_wanted();
     let captured = Captured::default();
     let subscriber = tracing_subscriber::registry().with(captured.clone());
     let _guard = tracing::subscriber::set_default(subscriber);
