@@ -68,7 +68,8 @@ impl<'a> Attach<'a> {
 pub struct Call<'a> {
     /// The method (`tools/call`, `resources/read`, `tools/list`, …).
     pub method: Method,
-    /// What the request names: the tool or prompt (`params.name`) or the URI (`params.uri`).
+    /// What the request names: the tool or prompt (`params.name`) or the URI (`params.uri`),
+    /// unescaped: `"w\u0069pe"` is `Some("wipe")`, as the room that serves the call reads it.
     pub name: Option<&'a str>,
     /// The caller's session, as `connect` left it.
     pub session: &'a Session,
