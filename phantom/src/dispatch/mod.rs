@@ -228,6 +228,7 @@ impl<S: Server> Dispatcher<S> {
     }
 
     /// The streams open on this node that hear of changes (legacy GET streams, stdio, listens).
+    #[cfg(feature = "http")]
     pub(crate) fn open_listeners(&self) -> usize {
         self.inner.node.hub.len()
     }
