@@ -15,9 +15,9 @@ use super::jsonrpc::raw_str;
 /// then reads its params for the exact error.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct Target<'a> {
-    pub(crate) name: Option<Cow<'a, str>>,
-    pub(crate) uri: Option<Cow<'a, str>>,
-    pub(crate) task_id: Option<Cow<'a, str>>,
+    name: Option<Cow<'a, str>>,
+    uri: Option<Cow<'a, str>>,
+    task_id: Option<Cow<'a, str>>,
 }
 
 /// One of the members a [`Target`] holds.
