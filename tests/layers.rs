@@ -373,6 +373,72 @@ fn grouped_and_super_paths_are_read() {
     assert_eq!(found, ["prompts", "server", "tools"]);
 }
 
+/// The calls that decode a message's envelope, and the files allowed to make them: the one reader
+/// (`dispatch/read.rs`), its scan, and the definitions.
+const ENVELOPE_DECODERS: &[(&str, &[&str])] = &[
+    (
+        "Incoming::parse(",
+        &["dispatch/read.rs", "protocol/jsonrpc.rs"],
+    ),
+    (
+        "ParamsHead::read(",
+        &["dispatch/read.rs", "dispatch/envelope.rs"],
+    ),
+    (
+        "Incoming::from_members(",
+        &["dispatch/scan.rs", "protocol/jsonrpc.rs"],
+    ),
+    ("scan::scan(", &["dispatch/read.rs"]),
+];
+
+/// Every call of an envelope decoder outside the one reader, as `file: call` lines.
+fn other_envelope_readers(src: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    files.sort();
+    let mut found = Vec::new();
+    for file in files {
+        let rel = file.strip_prefix(src).expect("in src");
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        let code = code_only(&fs::read_to_string(&file).expect("readable file"));
+        for (call, allowed) in ENVELOPE_DECODERS {
+            if code.contains(call) && !allowed.contains(&rel.as_str()) {
+                found.push(format!("{rel}: {call}"));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn inbound_messages_have_one_reader() {
+    let others = other_envelope_readers(&workspace().join("phantom/src"));
+    assert!(
+        others.is_empty(),
+        "a message's envelope is decoded outside `dispatch::read_message_within` (read it there, \
+         once, and hand the message and its head on):\n{}",
+        others.join("\n")
+    );
+}
+
+#[test]
+fn a_second_reader_of_the_envelope_fails() {
+    let root = workspace();
+    let scratch = std::env::temp_dir().join(format!("phantom-readers-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&scratch);
+    copy_dir(&root.join("phantom/src"), &scratch);
+    let victim = scratch.join("transport/http/post.rs");
+    let text = fs::read_to_string(&victim).expect("post.rs");
+    fs::write(
+        &victim,
+        format!("{text}\nfn again(t: &str) {{ let _ = crate::protocol::Incoming::parse(t); }}\n"),
+    )
+    .expect("writable");
+    let others = other_envelope_readers(&scratch);
+    let _ = fs::remove_dir_all(&scratch);
+    assert_eq!(others, ["transport/http/post.rs: Incoming::parse("]);
+}
+
 fn copy_dir(from: &Path, to: &Path) {
     fs::create_dir_all(to).expect("scratch dir");
     for entry in fs::read_dir(from).expect("readable") {

@@ -3,7 +3,7 @@
 #![allow(missing_docs)] // criterion_group! generates undocumented items
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use phantom::__private::Incoming;
+use phantom::__private::{Incoming, read_message};
 use phantom::{Content, tools::ToolResult};
 
 fn bench(c: &mut Criterion) {
@@ -13,16 +13,14 @@ fn bench(c: &mut Criterion) {
         ("decode tools/call (legacy)", legacy),
         ("decode tools/call (2026-07-28)", modern),
     ] {
-        assert!(matches!(Incoming::parse(msg), Ok(Incoming::Request { .. })));
+        assert!(matches!(
+            read_message(msg),
+            Some((Incoming::Request { .. }, _))
+        ));
         c.bench_function(name, |b| {
             b.iter(|| {
-                let msg = Incoming::parse(std::hint::black_box(msg)).expect("valid");
-                let Incoming::Request { params, .. } = msg else {
-                    unreachable!()
-                };
-                phantom::__private::ParamsHead::read(params)
-                    .name()
-                    .map(str::len)
+                let (_, head) = read_message(std::hint::black_box(msg)).expect("valid");
+                head.name().map(str::len)
             });
         });
     }

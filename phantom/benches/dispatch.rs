@@ -10,12 +10,6 @@ use phantom::dispatch::Dispatcher;
 #[path = "support/big_router.rs"]
 mod big_router;
 
-#[derive(serde::Deserialize)]
-struct NameOnly<'a> {
-    #[serde(borrow)]
-    name: &'a str,
-}
-
 fn bench(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_current_thread()
         .build()
@@ -63,14 +57,9 @@ fn bench(c: &mut Criterion) {
     let router = <big_router::Big as phantom::Server>::__router();
     c.bench_function("route tools/call (decode + lookup)", |b| {
         b.iter(|| {
-            let msg =
-                phantom::__private::Incoming::parse(std::hint::black_box(call)).expect("valid");
-            let phantom::__private::Incoming::Request { params, .. } = msg else {
-                unreachable!()
-            };
-            let p: NameOnly<'_> =
-                serde_json::from_str(params.expect("params").get()).expect("name");
-            router.tool_position(p.name)
+            let (_, head) =
+                phantom::__private::read_message(std::hint::black_box(call)).expect("valid");
+            router.tool_position(head.name().expect("a name"))
         });
     });
     c.bench_function("match URI (200 templates)", |b| {

@@ -6,9 +6,8 @@ use std::sync::OnceLock;
 
 use serde_json::value::RawValue;
 
-use crate::dispatch::ParamsHead;
 use crate::input::StateKey;
-use crate::protocol::{Incoming, nests_deeper_than};
+use crate::protocol::nests_deeper_than;
 use crate::resources::uri::{Matcher, Template};
 
 fn text(data: &[u8]) -> Option<&str> {
@@ -21,10 +20,9 @@ pub fn jsonrpc(data: &[u8]) {
     if nests_deeper_than(text.as_bytes(), crate::server::DEFAULT_JSON_DEPTH) {
         return;
     }
-    // The one pass over a message and its params reads what the two passes read.
-    crate::dispatch::same_as_two_passes(text);
-    if let Ok(msg) = Incoming::parse(text) {
-        let head = ParamsHead::read(msg.params());
+    // The one reader's scan reads what serde_json reads.
+    crate::dispatch::same_as_serde(text);
+    if let Some(Ok((msg, head))) = crate::dispatch::read_message_within(text, usize::MAX) {
         let _ = head.claimed_version();
         if let Some(params) = msg.params() {
             // Decoded once more from the raw params, as a handler's arguments are.

@@ -151,6 +151,12 @@ pub fn assert_send<'a, T>(f: impl std::future::Future<Output = T> + Send + 'a) -
 // For the crate's benches: the codec steps of a request.
 pub use crate::dispatch::envelope::ParamsHead;
 pub use crate::protocol::jsonrpc::Incoming;
+
+/// For the crate's benches: a message read as the server reads every inbound message (the one
+/// reader), without a depth limit; `None` for what is not a JSON-RPC message.
+pub fn read_message(text: &str) -> Option<(Incoming<'_>, ParamsHead<'_>)> {
+    crate::dispatch::read_message_within(text, usize::MAX)?.ok()
+}
 #[cfg(feature = "http")]
 pub use crate::transport::sse;
 

@@ -97,7 +97,7 @@ struct Sent<'a> {
 
 /// A `_meta` that is not an object reads as no `_meta` (so no modern claim), as before; read in
 /// the same pass as the rest of the params.
-pub(super) fn lenient_meta<'de, D: serde::Deserializer<'de>>(
+fn lenient_meta<'de, D: serde::Deserializer<'de>>(
     d: D,
 ) -> Result<Option<MetaProbe<'de>>, D::Error> {
     use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -170,8 +170,9 @@ impl<'a> ParamsHead<'a> {
         }
     }
 
-    /// Reads the head of `params` (nothing when absent or not an object).
-    pub fn read(params: Option<Params<'a>>) -> Self {
+    /// Reads the head of `params` (nothing when absent or not an object): serde_json's reading,
+    /// for `read.rs` alone.
+    pub(super) fn read(params: Option<Params<'a>>) -> Self {
         let Some(sent) = params.and_then(|p| serde_json::from_str::<Sent<'a>>(p.get()).ok()) else {
             return Self::default();
         };

@@ -39,7 +39,7 @@ pub(crate) use envelope::MetaProbe;
 pub(crate) use envelope::ParamsHead;
 pub(crate) use read::read_message_within;
 #[cfg(any(test, feature = "fuzzing"))]
-pub(crate) use read::same_as_two_passes;
+pub(crate) use read::same_as_serde;
 
 /// `params.arguments` as read with the params (`Some`), or to be read again from the params a
 /// middleware rewrote (`None`).
@@ -303,24 +303,28 @@ impl<S: Server> Dispatcher<S> {
                 "Invalid request: JSON-RPC batches are not supported by this protocol version; send one message per request".into(),
             );
         }
-        // Checked before anything runs, so a rejected batch has no effects.
-        let claims_modern = items.iter().any(|item| {
-            Incoming::from_raw(item)
-                .is_ok_and(|m| ParamsHead::read(m.params()).claimed_version().is_some())
-        });
+        // Each item read once, by the one reader (the batch's depth is checked already); a
+        // batch with a 2026-07-28 request is refused before anything runs, so it has no effects.
+        let reads: Vec<_> = items
+            .iter()
+            .map(|item| read_message_within(item.get(), usize::MAX))
+            .collect();
+        let claims_modern = reads
+            .iter()
+            .any(|read| matches!(read, Some(Ok((_, head))) if head.claimed_version().is_some()));
         if claims_modern {
             return refuse("Invalid request: a batch cannot carry a 2026-07-28 request".into());
         }
         let mut bodies = Vec::new();
-        for item in items {
-            let reply = match Incoming::from_raw(item) {
-                Ok(msg) => {
-                    let head = ParamsHead::read(msg.params());
+        for read in reads {
+            let reply = match read {
+                Some(Ok((msg, head))) => {
                     self.handle_parsed(msg, head, request, slot, outbound).await
                 }
-                Err((id, error)) => {
+                Some(Err((id, error))) => {
                     Some(self.error_reply(id.as_ref(), error, Status::Ok, Era::Legacy))
                 }
+                None => None,
             };
             bodies.extend(reply.map(|r| r.body));
         }

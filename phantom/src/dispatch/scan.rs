@@ -5,8 +5,9 @@
 //! the shape that nearly every message has, where it stands: the members of the message, the
 //! head of its params (their text is the span the scan walked), and `_meta`'s envelope.
 //!
-//! It accepts only what it is sure to read exactly as [`read_message_within`](super::read_message_within)'s
-//! other readings do, and answers `None` for anything else, which is then read by serde_json:
+//! It is the fast path of the one reader ([`read_message_within`](super::read_message_within)):
+//! it accepts only what it is sure to read exactly as serde_json reads it, and answers `None` for
+//! anything else, which is then read by serde_json:
 //! what [`Scan`] does not take, a string serde_json would decode (the id, `jsonrpc`, `method`)
 //! with an escape, an id that is not a plain integer or string, a member given twice, a `_meta`
 //! that is neither an object nor `null`. The fuzz target `jsonrpc` and the tests below hold it
@@ -156,7 +157,7 @@ fn meta<'a>(at: &mut Scan<'a>) -> Option<Option<MetaProbe<'a>>> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::read::same_as_two_passes as same;
+    use super::super::read::same_as_serde as same;
     use super::scan;
 
     const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"c","version":"0.1"},"io.modelcontextprotocol/clientCapabilities":{},"progressToken":7}"#;
@@ -248,7 +249,7 @@ mod tests {
         use proptest::prelude::*;
         use serde_json::Value;
 
-        use super::super::super::read::same_as_two_passes as same;
+        use super::super::super::read::same_as_serde as same;
 
         fn value() -> impl Strategy<Value = Value> {
             let leaf = prop_oneof![

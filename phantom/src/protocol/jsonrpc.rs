@@ -144,7 +144,7 @@ pub(crate) struct Members<'a> {
     pub(crate) error: Option<&'a RawValue>,
 }
 
-pub(crate) fn present<'de, D: serde::Deserializer<'de>>(
+fn present<'de, D: serde::Deserializer<'de>>(
     d: D,
 ) -> Result<Option<Result<RequestId, ()>>, D::Error> {
     /// Any JSON value: a valid id, or `Err` once the value is skipped.
@@ -327,8 +327,10 @@ impl<'a> Incoming<'a> {
         }
     }
 
-    /// Decodes one message. On failure returns the error to send and, when it could be read, the id.
-    pub fn parse(text: &'a str) -> Result<Self, (Option<RequestId>, ErrorObject)> {
+    /// Decodes one message: serde_json's reading, which the dispatcher's one reader uses for
+    /// what its scan does not take. On failure returns the error to send and, when it could be
+    /// read, the id.
+    pub(crate) fn parse(text: &'a str) -> Result<Self, (Option<RequestId>, ErrorObject)> {
         // One pass on the common path; a failure is then told apart: not JSON (-32700) or JSON
         // that is not a JSON-RPC object (-32600).
         match serde_json::from_str::<Wire<'a>>(text) {
@@ -346,18 +348,6 @@ impl<'a> Incoming<'a> {
                     ),
                 )),
             },
-        }
-    }
-
-    /// Decodes one message that is already known to be valid JSON.
-    pub fn from_raw(raw: &'a RawValue) -> Result<Self, (Option<RequestId>, ErrorObject)> {
-        let invalid = |id, msg: String| Err((id, ErrorObject::new(codes::INVALID_REQUEST, msg)));
-        match serde_json::from_str(raw.get()) {
-            Ok(wire) => Self::from_wire(wire),
-            Err(e) => invalid(
-                None,
-                format!("Invalid request: expected a JSON-RPC object ({e})"),
-            ),
         }
     }
 

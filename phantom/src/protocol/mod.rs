@@ -13,7 +13,7 @@ mod version;
 pub(crate) use jsonrpc::Incoming;
 pub(crate) use jsonrpc::nests_deeper_than;
 pub use jsonrpc::{ErrorObject, RequestId, codes};
-pub(crate) use jsonrpc::{Key, Members, Params, present, raw_str};
+pub(crate) use jsonrpc::{Key, Members, Params, raw_str};
 pub(crate) use method::Capability;
 pub use method::Method;
 #[cfg(feature = "http")]
