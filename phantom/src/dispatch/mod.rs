@@ -315,11 +315,13 @@ impl<S: Server> Dispatcher<S> {
         if claims_modern {
             return refuse("Invalid request: a batch cannot carry a 2026-07-28 request".into());
         }
+        let ends = Self::ends_a_request(request, slot);
         let mut bodies = Vec::new();
         for read in reads {
             let reply = match read {
                 Some(Ok((msg, head))) => {
-                    self.handle_parsed(msg, head, request, slot, outbound).await
+                    self.message(msg, head, request, slot, outbound, false)
+                        .await
                 }
                 Some(Err((id, error))) => {
                     Some(self.error_reply(id.as_ref(), error, Status::Ok, Era::Legacy))
@@ -328,6 +330,7 @@ impl<S: Server> Dispatcher<S> {
             };
             bodies.extend(reply.map(|r| r.body));
         }
+        self.request_ended(ends, slot).await;
         if bodies.is_empty() {
             return None;
         }
@@ -338,15 +341,47 @@ impl<S: Server> Dispatcher<S> {
         })
     }
 
-    /// Handles a message a transport has already decoded, with the head of its params.
-    pub(crate) async fn handle_parsed(
+    /// Handles a message a transport has already read (with the one reader), with the head of
+    /// its params. Not an `async fn`: its future is [`message`](Self::message)'s, not one more
+    /// around it.
+    pub(crate) fn handle_parsed<'a>(
+        &'a self,
+        msg: Incoming<'a>,
+        head: ParamsHead<'a>,
+        request: &'a Request,
+        slot: &'a mut SessionSlot,
+        outbound: &'a Outbound,
+    ) -> impl std::future::Future<Output = Option<Reply>> + Send + 'a {
+        self.message(msg, head, request, slot, outbound, true)
+    }
+
+    /// Whether a legacy message ends a request for `disconnect`: every message a client sends on
+    /// an open legacy session over HTTP (`connect` ran for it), as every 2026-07-28 request ends
+    /// one (`modern.rs`).
+    fn ends_a_request(request: &Request, slot: &SessionSlot) -> bool {
+        request.transport == crate::session::Transport::Http
+            && !slot.stateless
+            && slot.get().is_some()
+    }
+
+    /// `disconnect` on the slot's session, when [`ends_a_request`](Self::ends_a_request) said so.
+    async fn request_ended(&self, ends: bool, slot: &SessionSlot) {
+        if ends && let Some(session) = slot.get() {
+            self.disconnect(session).await;
+        }
+    }
+
+    /// One message; `disconnect` after it when `own_request` (a batch runs it once, at its end).
+    async fn message(
         &self,
         msg: Incoming<'_>,
         mut head: ParamsHead<'_>,
         request: &Request,
         slot: &mut SessionSlot,
         outbound: &Outbound,
+        own_request: bool,
     ) -> Option<Reply> {
+        let ends = own_request && Self::ends_a_request(request, slot);
         let shares_registry = self.inner.config.registry_store.is_some();
         if !self.inner.config.notifier.in_process() || shares_registry {
             // With a bus shared by several nodes, this node hears of cancellations, task
@@ -374,7 +409,7 @@ impl<S: Server> Dispatcher<S> {
             responses: head.input_responses,
             state: head.request_state,
         };
-        match msg {
+        let reply = match msg {
             Incoming::Request { id, method, params } => {
                 let (span, ended) = crate::telemetry::request_span(
                     &method,
@@ -415,23 +450,27 @@ impl<S: Server> Dispatcher<S> {
             Incoming::Notification { method, params } => {
                 // A notification answers nothing, but `connect` still decides whether it may be
                 // delivered: a rejection is the one thing a transport sends back (with no id).
-                if let Err(f) = self.connect_message(claim.is_some(), request, slot).await {
-                    return Some(self.error_reply(None, f.error, f.status, Era::Legacy));
+                match self.connect_message(claim.is_some(), request, slot).await {
+                    Err(f) => Some(self.error_reply(None, f.error, f.status, Era::Legacy)),
+                    Ok(()) => {
+                        match Method::parse(&method) {
+                            Some(Method::Initialized) => tracing::debug!("client initialized"),
+                            Some(Method::Cancelled) => self.cancel(params, slot.get()),
+                            _ => tracing::debug!(%method, "notification ignored"),
+                        }
+                        None
+                    }
                 }
-                match Method::parse(&method) {
-                    Some(Method::Initialized) => tracing::debug!("client initialized"),
-                    Some(Method::Cancelled) => self.cancel(params, slot.get()),
-                    _ => tracing::debug!(%method, "notification ignored"),
-                }
-                None
             }
             Incoming::Response { id, outcome } => {
-                if let Err(f) = self.connect_message(false, request, slot).await {
-                    return Some(self.error_reply(None, f.error, f.status, Era::Legacy));
+                match self.connect_message(false, request, slot).await {
+                    Err(f) => Some(self.error_reply(None, f.error, f.status, Era::Legacy)),
+                    Ok(()) => self.deliver(&id, outcome, slot.get()).await,
                 }
-                self.deliver(&id, outcome, slot.get()).await
             }
-        }
+        };
+        self.request_ended(ends, slot).await;
+        reply
     }
 
     /// Hands a client's answer to the handler waiting for it on this session. An answer nobody

@@ -3,7 +3,7 @@
 use serde_json::{Map, Value, json};
 
 use super::envelope::{MetaProbe, envelope_session};
-use super::reply::{Envelope, ResultType};
+use super::reply::Envelope;
 use super::{Dispatcher, Out, method_not_found};
 use crate::kernel::Callback;
 use crate::kernel::Failure;
@@ -29,7 +29,6 @@ impl<S: Server> Dispatcher<S> {
                 let envelope = Envelope {
                     session: &session,
                     method,
-                    result_type: ResultType::Complete,
                 };
                 self.ok_reply(id, body, Some(envelope)).await
             }
@@ -112,7 +111,6 @@ impl<S: Server> Dispatcher<S> {
         let envelope = Envelope {
             session,
             method: Method::SubscriptionsListen,
-            result_type: ResultType::Complete,
         };
         self.ok_reply(id, body, Some(envelope)).await
     }

@@ -2,43 +2,13 @@
 
 use std::borrow::Cow;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::Dispatcher;
-use crate::kernel::{Body, Reply, Status, text_members_len, write_text_members};
+use crate::kernel::{Body, Reply, ResultType, Status};
 use crate::protocol::{Era, ErrorObject, Method, RequestId, codes, meta};
 use crate::server::Server;
 use crate::session::Session;
-
-/// The `resultType` of a 2026-07-28 result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ResultType {
-    /// The request is answered.
-    Complete,
-    /// The request needs input first (`inputRequests`).
-    InputRequired,
-    /// The request goes on as a task (the Tasks extension's `CreateTaskResult`).
-    Task,
-}
-
-impl ResultType {
-    fn as_str(self) -> &'static str {
-        match self {
-            Self::Complete => "complete",
-            Self::InputRequired => "input_required",
-            Self::Task => "task",
-        }
-    }
-}
-
-/// Where the members of a serialized object stand in its text (inside its braces).
-fn inside_braces(text: &str) -> std::ops::Range<usize> {
-    if text.len() >= 2 {
-        1..text.len() - 1
-    } else {
-        0..0
-    }
-}
 
 /// A success reply's text, piece by piece: the pieces before the result's members and after.
 struct Pieces<'a> {
@@ -56,13 +26,6 @@ struct ModernPieces<'a> {
 }
 
 impl Pieces<'_> {
-    /// Hands each piece of the reply around `members` to `f`, in order.
-    fn each(&self, members: &str, mut f: impl FnMut(&str)) {
-        self.before(&mut f);
-        f(members);
-        self.after(members.is_empty(), f);
-    }
-
     /// The pieces before the result's members.
     fn before(&self, mut f: impl FnMut(&str)) {
         f("{\"jsonrpc\":\"2.0\",\"id\":");
@@ -102,71 +65,27 @@ impl Pieces<'_> {
 pub(crate) struct Envelope<'a> {
     pub(crate) session: &'a Session,
     pub(crate) method: Method,
-    pub(crate) result_type: ResultType,
 }
 
 impl<S: Server> Dispatcher<S> {
+    /// A result in its era's envelope. The result writes its own members (`Body::written`);
+    /// this only wraps them: the id, and in the 2026-07-28 era `resultType`, the configured cache
+    /// hints (unless the result set its own) and `serverInfo` (in the result's own `_meta` when it
+    /// has one).
     pub(crate) async fn ok_reply(
         &self,
         id: &RequestId,
         body: Body,
-        mut modern: Option<Envelope<'_>>,
+        modern: Option<Envelope<'_>>,
     ) -> Reply {
-        let body = match body {
-            Body::InputRequired(map) => {
-                if let Some(envelope) = &mut modern {
-                    envelope.result_type = ResultType::InputRequired;
-                }
-                Body::Map(map)
-            }
-            Body::Task(map) => {
-                if let Some(envelope) = &mut modern {
-                    envelope.result_type = ResultType::Task;
-                }
-                Body::Map(map)
-            }
-            body => body,
-        };
-        let mut has_meta = false;
-        let mut has_hints = false;
-        // The result's members are `text[members]`, or a text block's (`one`: whether it is an
-        // error) written around `text`.
-        let mut one = None;
-        let (text, members) = match body {
-            Body::Text { text, is_error } => {
-                one = Some(is_error);
-                (text, 0..0)
-            }
-            Body::Members(text) => {
-                let all = 0..text.len();
-                (text, all)
-            }
-            Body::Object(text) => {
-                let inner = inside_braces(&text);
-                (text, inner)
-            }
-            Body::Map(mut map) | Body::InputRequired(mut map) | Body::Task(mut map) => {
-                has_meta = map.contains_key("_meta");
-                // A result from a response cache carries its entry's remaining life.
-                has_hints = map.contains_key("ttlMs");
-                // A `_meta` of the handler's own is merged with serverInfo below.
-                if let (Some(envelope), Some(Value::Object(meta))) = (&modern, map.get_mut("_meta"))
-                {
-                    let info = self.server_info_json(envelope.session).await;
-                    meta.insert(
-                        meta::SERVER_INFO.into(),
-                        serde_json::from_str(&info).unwrap_or_default(),
-                    );
-                }
-                let text = serde_json::to_string(&map).unwrap_or_else(|_| "{}".into());
-                let inner = inside_braces(&text);
-                (text, inner)
-            }
-        };
         let info = match &modern {
-            Some(envelope) if !has_meta => Some(self.server_info_json(envelope.session).await),
-            _ => None,
+            Some(envelope) => Some(self.server_info_json(envelope.session).await),
+            None => None,
         };
+        let result_type = body.result_type();
+        let own_hints = body.own_hints();
+        let own_meta = body.own_meta();
+        let members = body.written(info.as_deref().filter(|_| own_meta));
         let mut digits = itoa::Buffer::new();
         let id: Cow<'_, str> = match id {
             RequestId::Number(n) => Cow::Borrowed(digits.format(*n)),
@@ -179,47 +98,30 @@ impl<S: Server> Dispatcher<S> {
         };
         let mut ttl = itoa::Buffer::new();
         let modern = modern.map(|envelope| {
-            // A result that set its own hints (a skill's `Skill::cache`) keeps them.
-            let own_hints = has_hints
-                || (matches!(envelope.method, Method::SkillsList | Method::SkillsGet)
-                    && text[members.clone()].contains("\"ttlMs\":"));
             let config = &self.inner.config;
-            let hints = (envelope.method.cacheable()
-                && envelope.result_type == ResultType::Complete
-                && !own_hints)
-                .then(|| (ttl.format(config.cache_ttl_ms), config.cache_scope.as_str()));
+            let hints =
+                (envelope.method.cacheable() && result_type == ResultType::Complete && !own_hints)
+                    .then(|| (ttl.format(config.cache_ttl_ms), config.cache_scope.as_str()));
             ModernPieces {
-                result_type: envelope.result_type.as_str(),
+                result_type: result_type.as_str(),
                 hints,
-                server_info: info.as_deref(),
+                server_info: info.as_deref().filter(|_| !own_meta),
             }
         });
         let pieces = Pieces { id: &id, modern };
         // Measured first: a buffer of exactly the reply's length becomes the response's `Bytes`
         // without another allocation.
-        let mut len = 0;
-        let out = match one {
-            None => {
-                let members = &text[members];
-                pieces.each(members, |piece| len += piece.len());
-                let mut out = String::with_capacity(len);
-                pieces.each(members, |piece| out.push_str(piece));
-                out
-            }
-            Some(is_error) => {
-                len = text_members_len(&text, is_error);
-                pieces.before(|piece| len += piece.len());
-                pieces.after(false, |piece| len += piece.len());
-                let mut out = Vec::with_capacity(len);
-                pieces.before(|piece| out.extend_from_slice(piece.as_bytes()));
-                write_text_members(&mut out, &text, is_error);
-                pieces.after(false, |piece| out.extend_from_slice(piece.as_bytes()));
-                // Every piece is text.
-                String::from_utf8(out).unwrap_or_default()
-            }
-        };
+        let mut len = members.len();
+        let no_members = members.is_empty();
+        pieces.before(|piece| len += piece.len());
+        pieces.after(no_members, |piece| len += piece.len());
+        let mut out = Vec::with_capacity(len);
+        pieces.before(|piece| out.extend_from_slice(piece.as_bytes()));
+        members.write(&mut out);
+        pieces.after(no_members, |piece| out.extend_from_slice(piece.as_bytes()));
         Reply {
-            body: out,
+            // Every piece is text.
+            body: String::from_utf8(out).unwrap_or_default(),
             status: Status::Ok,
             era,
         }

@@ -63,6 +63,122 @@ pub(crate) enum Body {
     },
 }
 
+/// The `resultType` of a 2026-07-28 result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ResultType {
+    /// The request is answered.
+    Complete,
+    /// The request needs input first (`inputRequests`).
+    InputRequired,
+    /// The request goes on as a task (the Tasks extension's `CreateTaskResult`).
+    Task,
+}
+
+impl ResultType {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::Complete => "complete",
+            Self::InputRequired => "input_required",
+            Self::Task => "task",
+        }
+    }
+}
+
+/// A result's members as the result writes them: a span of a serialized object, or a text block
+/// written around its text.
+pub(crate) enum Written {
+    /// `text[range]`.
+    Span {
+        text: String,
+        range: std::ops::Range<usize>,
+    },
+    /// [`Body::Text`]'s members.
+    TextBlock { text: String, is_error: bool },
+}
+
+impl Written {
+    /// Their length, as [`write`](Self::write) writes them.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Self::Span { range, .. } => range.len(),
+            Self::TextBlock { text, is_error } => text_members_len(text, *is_error),
+        }
+    }
+
+    /// Whether there are none (the result is `{}`).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Appends them to `out`.
+    pub(crate) fn write(&self, out: &mut Vec<u8>) {
+        match self {
+            Self::Span { text, range } => out.extend_from_slice(&text.as_bytes()[range.clone()]),
+            Self::TextBlock { text, is_error } => write_text_members(out, text, *is_error),
+        }
+    }
+}
+
+/// Where the members of a serialized object stand in its text (inside its braces).
+fn inside_braces(text: &str) -> std::ops::Range<usize> {
+    if text.len() >= 2 {
+        1..text.len() - 1
+    } else {
+        0..0
+    }
+}
+
+impl Body {
+    /// The `resultType` it is sent with in the 2026-07-28 era.
+    pub(crate) fn result_type(&self) -> ResultType {
+        match self {
+            Self::InputRequired(_) => ResultType::InputRequired,
+            Self::Task(_) => ResultType::Task,
+            _ => ResultType::Complete,
+        }
+    }
+
+    /// Whether it sets its own cache hints (`ttlMs`: a skill's `Skill::cache`, a response
+    /// cache's remaining life), so that the envelope adds none.
+    pub(crate) fn own_hints(&self) -> bool {
+        matches!(self, Self::Map(map) if map.contains_key("ttlMs"))
+    }
+
+    /// Whether it has a `_meta` of its own, into which the envelope's `serverInfo` goes.
+    pub(crate) fn own_meta(&self) -> bool {
+        match self {
+            Self::Map(map) | Self::InputRequired(map) | Self::Task(map) => {
+                map.contains_key("_meta")
+            }
+            _ => false,
+        }
+    }
+
+    /// Its members, written; `server_info` (JSON text), when given, merged into its own `_meta`.
+    pub(crate) fn written(self, server_info: Option<&str>) -> Written {
+        let text = match self {
+            Self::Text { text, is_error } => return Written::TextBlock { text, is_error },
+            Self::Members(text) => {
+                let range = 0..text.len();
+                return Written::Span { text, range };
+            }
+            Self::Object(text) => text,
+            Self::Map(mut map) | Self::InputRequired(mut map) | Self::Task(mut map) => {
+                if let (Some(info), Some(Value::Object(meta))) = (server_info, map.get_mut("_meta"))
+                {
+                    meta.insert(
+                        crate::protocol::meta::SERVER_INFO.into(),
+                        serde_json::from_str(info).unwrap_or_default(),
+                    );
+                }
+                serde_json::to_string(&map).unwrap_or_else(|_| "{}".into())
+            }
+        };
+        let range = inside_braces(&text);
+        Written::Span { text, range }
+    }
+}
+
 /// What [`Body::Text`]'s members are around its text.
 const TEXT_HEAD: &str = "\"content\":[{\"type\":\"text\",\"text\":";
 const TEXT_TAIL: &str = "}]";
@@ -90,7 +206,7 @@ fn escaped_len(text: &str) -> usize {
 
 /// [`Body::Text`]'s members: `"content":[{"type":"text","text":…}]`, then `"isError":true`
 /// when it is one.
-pub(crate) fn write_text_members(out: &mut Vec<u8>, text: &str, is_error: bool) {
+fn write_text_members(out: &mut Vec<u8>, text: &str, is_error: bool) {
     out.extend_from_slice(TEXT_HEAD.as_bytes());
     // Writing into a `Vec` does not fail.
     let _ = serde_json::to_writer(&mut *out, text);

@@ -11,6 +11,7 @@ use http_body_util::BodyExt as _;
 use super::headers::{PostHeaders, value_str};
 use super::response::plain;
 use crate::protocol::codes;
+use crate::session::Request;
 
 /// A request body phantom reads: axum's (the endpoint mounted as a tower service) or hyper's own
 /// (a connection phantom accepted, read without boxing it into axum's).
@@ -142,4 +143,35 @@ fn too_slow(timeout: std::time::Duration) -> Response {
     resp.headers_mut()
         .insert(header::CONNECTION, HeaderValue::from_static("close"));
     resp
+}
+
+/// Reads the body, then checks `Accept` and `Content-Type` (read first, so that a refusal reaches
+/// a client that writes its whole body).
+pub(super) async fn read<B: RequestBody>(
+    cfg: &super::HttpConfig,
+    request: &Request,
+    body: B,
+) -> Result<Bytes, Response> {
+    let headers = PostHeaders::of(&request.headers);
+    let bytes = read_body(body, &headers, cfg).await?;
+    if !headers.accepts_all(&request.headers, &["application/json", "text/event-stream"]) {
+        return Err(plain(
+            StatusCode::NOT_ACCEPTABLE,
+            codes::INVALID_REQUEST,
+            "Not Acceptable: the client must accept both application/json and text/event-stream",
+        ));
+    }
+    let content_type = value_str(headers.content_type).unwrap_or_default();
+    let json = "application/json";
+    if !content_type
+        .get(..json.len())
+        .is_some_and(|p| p.eq_ignore_ascii_case(json))
+    {
+        return Err(plain(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            codes::INVALID_REQUEST,
+            "Unsupported Media Type: the body must be application/json",
+        ));
+    }
+    Ok(bytes)
 }

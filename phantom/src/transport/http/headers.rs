@@ -1,14 +1,19 @@
 //! The request headers of Streamable HTTP: `Accept`, and the 2026-07-28 standard headers
 //! (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`) checked against the body.
 
+use std::borrow::Cow;
+
+use axum::response::Response;
 use base64::Engine as _;
+use http::StatusCode;
 use http::header::{self, HeaderMap, HeaderValue};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::post::Inspected;
+use super::message::Inspected;
+use super::response::error_for;
 use crate::dispatch::Dispatcher;
-use crate::protocol::{Method, NameField, Target};
+use crate::protocol::{Method, NameField, ProtocolVersion, Target, codes};
 use crate::server::Server;
 
 pub(super) const SESSION_HEADER: header::HeaderName =
@@ -321,6 +326,30 @@ pub(super) fn check_param_headers<S: Server>(
         }
     }
     Ok(())
+}
+
+/// The `400` of a legacy body sent with a 2026-07-28 or unknown `MCP-Protocol-Version`.
+pub(super) fn version_refused(
+    headers: &PostHeaders<'_>,
+    seen: Option<&Inspected<'_>>,
+) -> Option<Response> {
+    let v = value_str(headers.version)?;
+    let (code, message) = match ProtocolVersion::parse(v) {
+        Some(pv) if !pv.is_modern() => return None,
+        Some(_) => (
+            codes::INVALID_PARAMS,
+            Cow::Borrowed(
+                "Invalid params: missing `_meta.io.modelcontextprotocol/protocolVersion` and `_meta.io.modelcontextprotocol/clientCapabilities` for MCP-Protocol-Version 2026-07-28",
+            ),
+        ),
+        None => (
+            codes::INVALID_REQUEST,
+            Cow::Owned(format!(
+                "Bad Request: unsupported MCP-Protocol-Version '{v}'"
+            )),
+        ),
+    };
+    Some(error_for(StatusCode::BAD_REQUEST, code, &message, seen))
 }
 
 #[cfg(test)]

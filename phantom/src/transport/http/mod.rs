@@ -32,6 +32,8 @@ mod body;
 mod coalesce;
 mod config;
 mod headers;
+mod legacy;
+mod message;
 mod post;
 mod response;
 mod route;

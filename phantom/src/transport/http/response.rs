@@ -18,7 +18,7 @@ use tokio::sync::mpsc;
 
 use super::HttpState;
 use super::headers::SESSION_HEADER;
-use super::post::Inspected;
+use super::message::Inspected;
 use crate::kernel::{Frame, Frames, Reply, Status};
 use crate::protocol::{ProtocolVersion, RequestId};
 use crate::server::Server;

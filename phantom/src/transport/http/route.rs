@@ -84,10 +84,8 @@ pub(super) fn route<S: Server, B: RequestBody>(
     };
     Ok(match parts.method {
         // Each future made in its box (`boxed`): not copied into it.
-        Method::POST if listens => {
-            boxed(move || post::post::<S, arms::Listen, B>(st, request, body).map(Ok))
-        }
-        Method::POST => boxed(move || post::post::<S, arms::General, B>(st, request, body).map(Ok)),
+        Method::POST if listens => boxed(move || arms::listen(st, request, body).map(Ok)),
+        Method::POST => boxed(move || post::post(st, request, body).map(Ok)),
         Method::GET => boxed(move || async move { Ok(session::get(&st, request).await) }),
         Method::DELETE => boxed(move || async move { Ok(session::delete(&st, request).await) }),
         Method::OPTIONS => ready(empty(StatusCode::NO_CONTENT)),

@@ -15,7 +15,7 @@ use http::header::{self, HeaderValue};
 use tokio::sync::oneshot;
 
 use super::headers::{LAST_EVENT_ID, SESSION_HEADER, accepts, header_str};
-use super::post::Inspected;
+use super::message::Inspected;
 use super::response::{empty, error_for, plain, reply_response, sse_headers};
 use super::{HttpState, shared};
 use crate::protocol::Era;

@@ -9,7 +9,7 @@ use http::header::{self, HeaderValue};
 use serde_json::Value;
 
 use super::HttpState;
-use super::post::Inspected;
+use super::message::Inspected;
 use super::response::error_for;
 use crate::protocol::{ProtocolVersion, codes};
 use crate::server::Server;
