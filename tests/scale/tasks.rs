@@ -39,6 +39,16 @@ impl Jobs {
         let answer = ctx.elicit::<Value>("confirm", "Go ahead?", form).await;
         format!("confirm {}", answer.action())
     }
+
+    /// Asks two things at once (keys `first` and `second`) while running as a task.
+    #[task_handler(ttl = "5m")]
+    async fn both(&self, ctx: Ctx) -> String {
+        let ask = |key: &str| {
+            Elicit::<Value>::new(key, key, Form::new().required("ok", Field::boolean()))
+        };
+        let (first, second) = ctx.input((ask("first"), ask("second"))).await;
+        format!("both {} {}", first.action(), second.action())
+    }
 }
 
 fn with_tasks(mut params: Value) -> Value {
@@ -196,5 +206,48 @@ async fn a_task_whose_node_died_fails_once_its_lease_lapsed() {
             .expect("get")
             .is_some_and(|t| t.task.status.is_terminal()),
         "stored failed"
+    );
+}
+
+#[tokio::test]
+async fn a_partial_answer_leaves_input_requests_before_the_update_is_answered() {
+    let redis = RedisServer::start();
+    let prefix = format!("partial-{}:", uuid::Uuid::new_v4().simple());
+    let a = node(&redis, &prefix, Jobs::default()).await;
+    let b = node(&redis, &prefix, Jobs::default()).await;
+    let created = call(&a, "tools/call", json!({"name": "both", "arguments": {}})).await;
+    let id = created["result"]["taskId"]
+        .as_str()
+        .expect("taskId")
+        .to_owned();
+    for _ in 0..100 {
+        let asking = status_within(&b, &id, "input_required").await;
+        if asking["result"]["inputRequests"]["second"].is_object() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // A stops: nothing hears the answer B passes on, so only `tasks/update` itself can take the
+    // answered request out of the task (its lease has not lapsed yet).
+    drop(a);
+    let answer = json!({"action": "accept", "content": {"ok": true}});
+    let updated = call(
+        &b,
+        "tasks/update",
+        json!({"taskId": id, "inputResponses": {"first": answer}}),
+    )
+    .await;
+    assert!(updated.get("error").is_none(), "{updated}");
+    let read = call(&b, "tasks/get", json!({ "taskId": id })).await;
+    assert_eq!(read["result"]["status"], "input_required", "{read}");
+    let asked: Vec<&String> = read["result"]["inputRequests"]
+        .as_object()
+        .expect("inputRequests")
+        .keys()
+        .collect();
+    assert_eq!(
+        asked,
+        ["second"],
+        "the answered request is gone at once: {read}"
     );
 }

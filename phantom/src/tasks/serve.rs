@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::lookup::{named, relay_of};
-use super::{StoredTask, Task, TaskInput, new_task_id};
+use super::{StoredTask, Task, TaskInput, TaskStatus, new_task_id};
 use crate::extract::Context;
 use crate::input::{Engine, Exchange};
 use crate::kernel::Callback;
@@ -350,7 +350,7 @@ pub(crate) async fn update<E: Env>(
         return relay.forward("tasks/update", params, cx).await;
     }
     let session = cx.session;
-    let (task_id, task, _) = named(env, "tasks/update", params, cx).await?;
+    let (task_id, task, stored) = named(env, "tasks/update", params, cx).await?;
     #[derive(Deserialize)]
     struct Update {
         #[serde(rename = "inputResponses", default)]
@@ -358,6 +358,9 @@ pub(crate) async fn update<E: Env>(
     }
     let update: Update = parse_params(params)?;
     let responses = update.input_responses.unwrap_or_default();
+    if let Some(stored) = stored.filter(|_| !env.defines(Callback::UpdateTask)) {
+        answered_now(env, stored, &responses).await?;
+    }
     if let Some(input) = env.running().input(&task_id) {
         input.deliver(responses.clone());
     } else if !env.notifier().in_process() && !task.status.is_terminal() {
@@ -380,6 +383,45 @@ pub(crate) async fn update<E: Env>(
         env.update_task(task, outstanding, session).await?;
     }
     Ok(Body::Map(Map::new()))
+}
+
+/// The requests `responses` answer leave the task's `inputRequests` as `tasks/update` is
+/// answered, not when its handler (on this node or another) next writes the task: a `tasks/get`
+/// right after a partial update sees only what is still asked. When nothing is left, the
+/// handler's own `working` follows.
+async fn answered_now<E: Env>(
+    env: &E,
+    stored: StoredTask,
+    responses: &Map<String, Value>,
+) -> Result<(), Failure> {
+    let Some(asked) = stored
+        .task
+        .input_requests
+        .as_ref()
+        .filter(|_| stored.task.status == TaskStatus::InputRequired)
+    else {
+        return Ok(());
+    };
+    if !responses.keys().any(|k| asked.contains_key(k)) {
+        return Ok(());
+    }
+    let left: Map<String, Value> = asked
+        .iter()
+        .filter(|(k, _)| !responses.contains_key(*k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    if left.is_empty() {
+        return Ok(());
+    }
+    let changed = StoredTask {
+        task: stored.task.clone().input_required(left),
+        ..stored
+    };
+    env.task_store()
+        .put_unless_ended(changed)
+        .await
+        .map_err(|e| store_failure(&e))?;
+    Ok(())
 }
 
 /// Answers to a task's input that another node received: handed to the handler if it runs here.
