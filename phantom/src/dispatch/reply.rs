@@ -112,7 +112,7 @@ impl<S: Server> Dispatcher<S> {
         // Measured first: a buffer of exactly the reply's length becomes the response's `Bytes`
         // without another allocation.
         let mut len = members.len();
-        let no_members = members.is_empty();
+        let no_members = len == 0;
         pieces.before(|piece| len += piece.len());
         pieces.after(no_members, |piece| len += piece.len());
         let mut out = Vec::with_capacity(len);

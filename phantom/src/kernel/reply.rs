@@ -105,11 +105,6 @@ impl Written {
         }
     }
 
-    /// Whether there are none (the result is `{}`).
-    pub(crate) fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// Appends them to `out`.
     pub(crate) fn write(&self, out: &mut Vec<u8>) {
         match self {

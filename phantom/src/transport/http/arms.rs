@@ -1,23 +1,24 @@
-//! How a POST's future holds its handling: the shapes kept for the request futures' size and the
-//! instructions of a request (`bench/NOTES.md`, round 16 and "Streams", step 3).
-//!
-//! A future is as large as its largest inline arm, and the future of every request in flight is
-//! held until it answers. A 2026-07-28 request's dispatch inline in the POST's own future costs
-//! nothing more, while thousands of listens opening at once would each hold a future that large
-//! until acknowledged: a POST whose `Mcp-Method` says it opens a listen therefore gets a small
-//! future of its own ([`listen`]), which boxes what it runs.
+//! A POST that says it opens a listen, and the listen's handling. Shaped for the request
+//! futures' size (`bench/NOTES.md`, "Streams", step 3): a future is as large as its largest
+//! inline arm, and the future of every request in flight is held until it answers. A 2026-07-28
+//! request's dispatch inline in the POST's own future costs nothing more, while thousands of
+//! listens opening at once would each hold a future that large until acknowledged: a POST whose
+//! `Mcp-Method` says it opens a listen therefore gets a small future of its own ([`listen`]),
+//! which boxes what it runs.
 
-use std::future::Future;
 use std::sync::Arc;
 
 use axum::response::Response;
 
 use super::HttpState;
 use super::body::RequestBody;
-use super::body::read;
-use super::headers::PostHeaders;
-use super::message::inspect;
-use super::post::{post_listen, posted, sends_first};
+use super::body::{Posted, read};
+use super::headers::{PostHeaders, header_mismatch};
+use super::message::{Inspected, inspect};
+use super::post::{post, sends_first};
+use super::response::{listen_response, reply_response};
+use crate::dispatch::MetaProbe;
+use crate::protocol::{Params, RequestId, Target};
 use crate::server::Server;
 use crate::session::Request;
 
@@ -28,11 +29,11 @@ pub(super) async fn listen<S: Server, B: RequestBody>(
     request: Request,
     body: B,
 ) -> Response {
-    let bytes = match read(&st.cfg, &request, body).await {
+    let headers = PostHeaders::of(&request.headers);
+    let bytes = match read(&st.cfg, &request, &headers, body).await {
         Ok(bytes) => bytes,
         Err(refused) => return refused,
     };
-    let headers = PostHeaders::of(&request.headers);
     if !sends_first(&st, &headers)
         && let Ok(text) = std::str::from_utf8(&bytes)
         && !text.trim_start().starts_with('[')
@@ -46,41 +47,30 @@ pub(super) async fn listen<S: Server, B: RequestBody>(
         ))
         .await;
     }
-    Box::pin(posted(st, request, bytes)).await
+    Box::pin(post::<S, B>(st, request, Posted::Read(bytes))).await
 }
 
-/// How a message's dispatch is held. In a POST's own future ([`Inline`]), a 2026-07-28 dispatch
-/// inline and a legacy one boxed (a legacy request there has no session: rare). In a streamed
-/// POST's handling, which is boxed already and moved whole ([`Boxed`]), the 2026-07-28 dispatch
-/// boxed and the legacy one inline (every legacy request of a session comes that way).
-pub(super) trait Hold {
-    fn hold<F: Future + Send>(dispatch: F) -> impl Future<Output = F::Output> + Send;
-    fn hold_legacy<F: Future + Send>(dispatch: F) -> impl Future<Output = F::Output> + Send;
-}
-
-/// A 2026-07-28 dispatch inline, a legacy one boxed.
-pub(super) struct Inline;
-
-impl Hold for Inline {
-    fn hold<F: Future + Send>(dispatch: F) -> impl Future<Output = F::Output> + Send {
-        dispatch
+/// A 2026-07-28 `subscriptions/listen`: once it is open and acknowledged, the SSE answer keeps
+/// only the listen (its registration and channel), not this request's state.
+pub(super) async fn post_listen<S: Server>(
+    st: &Arc<HttpState<S>>,
+    request: &Request,
+    headers: &PostHeaders<'_>,
+    seen: &Inspected<'_>,
+    id: &RequestId,
+    params: Option<Params<'_>>,
+    meta: &MetaProbe<'_>,
+) -> Response {
+    // A listen names no tool, prompt, resource or task: `Mcp-Name` is not checked.
+    if let Some(refused) = header_mismatch(headers, seen, Target::NONE) {
+        return refused;
     }
-
-    fn hold_legacy<F: Future + Send>(dispatch: F) -> impl Future<Output = F::Output> + Send {
-        Box::pin(dispatch)
+    if let Some(full) = st.streams_full() {
+        return full;
     }
-}
-
-/// A 2026-07-28 dispatch boxed, a legacy one inline.
-pub(super) struct Boxed;
-
-impl Hold for Boxed {
-    fn hold<F: Future + Send>(dispatch: F) -> impl Future<Output = F::Output> + Send {
-        Box::pin(dispatch)
-    }
-
-    fn hold_legacy<F: Future + Send>(dispatch: F) -> impl Future<Output = F::Output> + Send {
-        dispatch
+    match st.dispatcher.start_listen(id, params, meta, request).await {
+        Ok((listening, session)) => listen_response(Arc::clone(st), id.clone(), listening, session),
+        Err(reply) => reply_response(reply),
     }
 }
 

@@ -13,6 +13,13 @@ use super::response::plain;
 use crate::protocol::codes;
 use crate::session::Request;
 
+/// A POST's body: still to be read (and checked), or read and checked already (a POST that said
+/// it opens a listen, and did not).
+pub(super) enum Posted<B> {
+    Unread(B),
+    Read(Bytes),
+}
+
 /// A request body phantom reads: axum's (the endpoint mounted as a tower service) or hyper's own
 /// (a connection phantom accepted, read without boxing it into axum's).
 pub(super) trait RequestBody:
@@ -150,10 +157,10 @@ fn too_slow(timeout: std::time::Duration) -> Response {
 pub(super) async fn read<B: RequestBody>(
     cfg: &super::HttpConfig,
     request: &Request,
+    headers: &PostHeaders<'_>,
     body: B,
 ) -> Result<Bytes, Response> {
-    let headers = PostHeaders::of(&request.headers);
-    let bytes = read_body(body, &headers, cfg).await?;
+    let bytes = read_body(body, headers, cfg).await?;
     if !headers.accepts_all(&request.headers, &["application/json", "text/event-stream"]) {
         return Err(plain(
             StatusCode::NOT_ACCEPTABLE,

@@ -13,7 +13,7 @@ use serde_json::value::RawValue;
 use super::message::Inspected;
 use super::response::error_for;
 use crate::dispatch::Dispatcher;
-use crate::protocol::{Method, NameField, ProtocolVersion, Target, codes};
+use crate::protocol::{Method, NameField, ProtocolVersion, Target, codes, raw_str};
 use crate::server::Server;
 
 pub(super) const SESSION_HEADER: header::HeaderName =
@@ -326,6 +326,28 @@ pub(super) fn check_param_headers<S: Server>(
         }
     }
     Ok(())
+}
+
+/// The 2026-07-28 standard headers checked against the body: `-32020` (400) when one disagrees.
+/// They are checked before the version gate: a header that disagrees with the body is a `-32020`
+/// whatever the version says; an agreeing but unsupported version is the dispatcher's `-32022`.
+/// `Mcp-Name` is checked against the request's target, decoded once with its params.
+pub(super) fn header_mismatch(
+    headers: &PostHeaders<'_>,
+    seen: &Inspected<'_>,
+    target: &Target<'_>,
+) -> Option<Response> {
+    let claimed = seen
+        .modern
+        .map(|v| raw_str(v).unwrap_or(Cow::Borrowed(v.get())));
+    let claimed = claimed.as_deref().unwrap_or_default();
+    let message = check_modern_headers(headers, seen, target, claimed).err()?;
+    Some(error_for(
+        StatusCode::BAD_REQUEST,
+        codes::HEADER_MISMATCH,
+        &message,
+        Some(seen),
+    ))
 }
 
 /// The `400` of a legacy body sent with a 2026-07-28 or unknown `MCP-Protocol-Version`.

@@ -1,6 +1,7 @@
 //! A legacy session over HTTP: opened by `initialize` (its id chosen here, the session kept on
 //! this node and, with a session store, shared), found again by its `Mcp-Session-Id`, its
-//! requests counted in flight, and stored again when a request changed it.
+//! requests counted in flight, and stored again when a request changed it. `post.rs` hands each
+//! message to the dispatcher between [`begin`] and [`keep`].
 
 use std::sync::Arc;
 
@@ -15,13 +16,14 @@ use super::message::{Inspected, Message};
 use super::post::dispatch;
 use super::response::{empty, reply_response, sse_reply};
 use super::session::{find_session, forget_evicted};
-use crate::kernel::{Outbound, Status};
+use crate::kernel::{Outbound, Reply, Status};
+use crate::protocol::ProtocolVersion;
 use crate::server::Server;
 use crate::session::{Request, Session, SessionSlot};
 use crate::transport::sessions::{Refused, new_session_id};
 
 /// A request of a legacy session counted in flight until it is dropped.
-struct InFlight<'a, S: Server> {
+pub(super) struct InFlight<'a, S: Server> {
     st: &'a HttpState<S>,
     id: &'a str,
 }
@@ -40,16 +42,14 @@ impl<S: Server> Drop for InFlight<'_, S> {
     }
 }
 
-/// A message on the session `id` (its `Mcp-Session-Id` as `sent`): found, counted in flight,
-/// handed to the dispatcher, and the session stored again when the message changed it.
-pub(super) async fn on_session<S: Server>(
-    st: &Arc<HttpState<S>>,
-    request: &Request,
-    (sent, id): (&HeaderValue, &str),
-    head: Option<&Inspected<'_>>,
-    message: Message<'_>,
-    out: &Outbound,
-) -> Response {
+/// The session `id` and its request counted in flight (until the guard drops), or the answer
+/// that refuses the request: `404` for a session that is gone, `429` when it has too many
+/// requests in flight.
+pub(super) async fn begin<'a, S: Server>(
+    st: &'a Arc<HttpState<S>>,
+    id: &'a str,
+    seen: Option<&Inspected<'_>>,
+) -> Result<(Arc<Session>, InFlight<'a, S>), Response> {
     // Without a session store, the session and the count of its requests in flight are one
     // lookup; with one, the store has a say (`find_session`).
     let local = match &st.cfg.session_store {
@@ -61,36 +61,58 @@ pub(super) async fn on_session<S: Server>(
     };
     let (session, in_flight) = match local {
         Some((session, counted)) => (session, counted.then_some(InFlight { st, id })),
-        None => match find_session(st, id, head).await {
-            Ok(session) => (session, InFlight::begin(st, id)),
-            Err(resp) => return resp,
-        },
+        None => {
+            let session = find_session(st, id, seen).await?;
+            (session, InFlight::begin(st, id))
+        }
     };
-    let Some(_in_flight) = in_flight else {
+    let Some(in_flight) = in_flight else {
         let max = st.cfg.max_requests_per_session;
-        return super::busy(
+        return Err(super::busy(
             StatusCode::TOO_MANY_REQUESTS,
             &format!(
                 "Too many requests in flight on this session (HttpConfig::max_requests_per_session is {max}); retry later"
             ),
-        );
+        ));
     };
-    let version = session.protocol_version;
-    let mut slot = SessionSlot::new(Some(Session::clone(&session)));
-    let reply = dispatch(st, message, request, &mut slot, out).await;
-    if slot.changed()
-        && let Some(s) = slot.into_session()
-    {
-        let level_changed = s.log_level != session.log_level;
-        let s = Arc::new(s);
-        st.sessions.update(Arc::clone(&s));
-        if level_changed
-            && let Some(store) = &st.cfg.session_store
-            && let Err(e) = super::shared::persist(st, store.as_ref(), &s).await
-        {
-            return super::shared::store_failed(&e, head);
-        }
+    Ok((session, in_flight))
+}
+
+/// Keeps what a request changed of its session (`was`, as it was found): on this node, and in
+/// the session store when its log level changed.
+pub(super) async fn keep<S: Server>(
+    st: &Arc<HttpState<S>>,
+    was: &Session,
+    slot: SessionSlot,
+    seen: Option<&Inspected<'_>>,
+) -> Result<(), Response> {
+    if !slot.changed() {
+        return Ok(());
     }
+    let Some(s) = slot.into_session() else {
+        return Ok(());
+    };
+    let level_changed = s.log_level != was.log_level;
+    let s = Arc::new(s);
+    st.sessions.update(Arc::clone(&s));
+    if level_changed
+        && let Some(store) = &st.cfg.session_store
+        && let Err(e) = super::shared::persist(st, store.as_ref(), &s).await
+    {
+        return Err(super::shared::store_failed(&e, seen));
+    }
+    Ok(())
+}
+
+/// The answer to a message on the session `id` (its `Mcp-Session-Id` as `sent`): `202` without
+/// a reply; the reply as JSON (with the session's id) when it is an error or the endpoint
+/// answers JSON; else as an SSE event.
+pub(super) async fn answer_on_session<S: Server>(
+    st: &Arc<HttpState<S>>,
+    (sent, id): (&HeaderValue, &str),
+    version: ProtocolVersion,
+    reply: Option<Reply>,
+) -> Response {
     let Some(reply) = reply else {
         return empty(StatusCode::ACCEPTED);
     };

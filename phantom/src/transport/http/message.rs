@@ -4,15 +4,12 @@
 use std::borrow::Cow;
 
 use axum::response::Response;
-use bytes::Bytes;
 use http::StatusCode;
 use serde_json::value::RawValue;
 
-use super::HttpState;
-use super::response::{plain, reply_response};
+use super::response::plain;
 use crate::dispatch::{MetaProbe, ParamsHead, read_message_within};
 use crate::protocol::{Incoming, Method, Params, RequestId, codes};
-use crate::server::Server;
 
 /// What the HTTP layer needs to know about a body before dispatching it, borrowed from the body.
 pub(super) struct Inspected<'a> {
@@ -74,36 +71,11 @@ pub(super) enum Message<'a> {
     Batch(&'a str),
 }
 
-/// A body, read: one message, a batch, or text the dispatcher must answer (not JSON, not a
-/// JSON-RPC object, too deep).
-#[allow(clippy::large_enum_variant)] // made and taken apart on the stack; a box would cost an allocation
-pub(super) enum Decoded<'a> {
-    One(Inspected<'a>, Parsed<'a>),
-    Batch(&'a str),
-    Unreadable(&'a str),
-}
-
-// The refusal as it is sent: boxing it would cost the refused an allocation.
-#[allow(clippy::result_large_err)]
-pub(super) fn decode<'a, S: Server>(
-    st: &HttpState<S>,
-    bytes: &'a Bytes,
-) -> Result<Decoded<'a>, Response> {
-    let Ok(text) = std::str::from_utf8(bytes) else {
-        return Err(plain(
-            StatusCode::BAD_REQUEST,
-            codes::PARSE_ERROR,
-            "Parse error: the body is not UTF-8",
-        ));
-    };
-    if text.trim_start().starts_with('[') {
-        return match st.dispatcher.too_deep(text) {
-            Some(refused) => Err(reply_response(refused)),
-            None => Ok(Decoded::Batch(text)),
-        };
-    }
-    Ok(match inspect(text, st.dispatcher.json_depth()) {
-        Some((seen, parsed)) => Decoded::One(seen, parsed),
-        None => Decoded::Unreadable(text),
-    })
+/// The `400` of a body that is not UTF-8.
+pub(super) fn not_utf8() -> Response {
+    plain(
+        StatusCode::BAD_REQUEST,
+        codes::PARSE_ERROR,
+        "Parse error: the body is not UTF-8",
+    )
 }

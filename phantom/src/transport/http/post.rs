@@ -6,41 +6,59 @@
 //! response that can turn into an SSE stream ([`streamed`]); every other request is answered in
 //! place, without the channel and the box that costs.
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
 use axum::response::Response;
 use bytes::Bytes;
 use http::StatusCode;
+use http::header::HeaderValue;
 
 use super::HttpState;
-use super::arms::{Boxed, Hold, Inline};
-use super::body::{RequestBody, read};
+use super::arms::post_listen;
+use super::body::{Posted, RequestBody, read};
 use super::headers::{
-    PostHeaders, check_modern_headers, check_param_headers, trimmed_value, value_str,
-    version_refused,
+    PostHeaders, check_param_headers, header_mismatch, trimmed_value, value_str, version_refused,
 };
-use super::legacy::{initialize, on_session};
-use super::message::{Decoded, Inspected, Message, Parsed, decode};
-use super::response::{
-    Handling, empty, error_for, listen_response, reply_response, resumable, streaming,
-};
-use crate::dispatch::MetaProbe;
+use super::legacy::{answer_on_session, begin, initialize, keep};
+use super::message::{Inspected, Message, Parsed, inspect, not_utf8};
+use super::response::{Handling, empty, error_for, reply_response, resumable, streaming};
 use crate::kernel::{Outbound, Reply, boxed};
-use crate::protocol::raw_str;
-use crate::protocol::{Method, Params, ProtocolVersion, RequestId, Target, codes};
+use crate::protocol::{Method, ProtocolVersion, codes};
 use crate::server::Server;
-use crate::session::{Request, SessionSlot};
+use crate::session::{Request, Session, SessionSlot};
 
 pub(super) async fn post<S: Server, B: RequestBody>(
     st: Arc<HttpState<S>>,
     request: Request,
-    body: B,
+    body: Posted<B>,
 ) -> Response {
-    match read(&st.cfg, &request, body).await {
-        Ok(bytes) => posted(st, request, bytes).await,
-        Err(refused) => refused,
+    let headers = PostHeaders::of(&request.headers);
+    let bytes = match body {
+        Posted::Unread(body) => match read(&st.cfg, &request, &headers, body).await {
+            Ok(bytes) => bytes,
+            Err(refused) => return refused,
+        },
+        Posted::Read(bytes) => bytes,
+    };
+    let session = trimmed_value(headers.session).filter(|_| !st.cfg.stateless);
+    if sends_first(&st, &headers) {
+        return streamed(&st, request, bytes, session).await;
     }
+    // The common case read here rather than through `decode`: a value less to move.
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        return not_utf8();
+    };
+    if !text.trim_start().starts_with('[') {
+        match inspect(text, st.dispatcher.json_depth()) {
+            None => return unreadable(&st, text, &request).await,
+            Some((seen, parsed)) if !in_stream(&seen, &parsed) => {
+                return answer(&st, &request, &headers, seen, parsed).await;
+            }
+            // Read again there: that handling owns its body.
+            Some(_) => {}
+        }
+    }
+    streamed(&st, request, bytes, session).await
 }
 
 /// Whether every request of this POST may send first, whatever its body: a legacy session's
@@ -50,49 +68,28 @@ pub(super) fn sends_first<S: Server>(st: &HttpState<S>, headers: &PostHeaders<'_
     st.dispatcher.connects() || (!st.cfg.stateless && headers.session.is_some())
 }
 
-/// A POST whose body is read and checked: answered in place, or inside a response that can stream.
-pub(super) async fn posted<S: Server>(
-    st: Arc<HttpState<S>>,
-    request: Request,
-    bytes: Bytes,
-) -> Response {
-    let headers = PostHeaders::of(&request.headers);
-    if sends_first(&st, &headers) {
-        return streamed(&st, request, bytes).await;
-    }
-    match decode(&st, &bytes) {
-        Err(refused) => refused,
-        Ok(Decoded::Unreadable(text)) => unreadable(&st, text, &request).await,
-        Ok(Decoded::One(seen, parsed))
-            if parsed.listen(&seen).is_some()
-                || !(parsed.head.wants_messages() || seen.known.is_some_and(Method::streams)) =>
-        {
-            answer::<S, Inline>(&st, &request, &headers, seen, parsed, &Outbound::none()).await
-        }
-        // Read again there: that handling owns its body.
-        Ok(Decoded::One(..) | Decoded::Batch(_)) => streamed(&st, request, bytes).await,
-    }
+/// Whether a message is handled in a response that can stream: it asks for messages before its
+/// result, or its method streams (a 2026-07-28 listen, unless it is the ordinary one `answer`
+/// opens itself).
+fn in_stream(seen: &Inspected<'_>, parsed: &Parsed<'_>) -> bool {
+    parsed.listen(seen).is_none()
+        && (parsed.head.wants_messages() || seen.known.is_some_and(Method::streams))
 }
 
 /// A POST whose handling may send messages before its result: it owns what it needs, so that it
-/// can go on inside an SSE stream once it sends something first.
-async fn streamed<S: Server>(st: &Arc<HttpState<S>>, request: Request, bytes: Bytes) -> Response {
+/// can go on inside an SSE stream once it sends something first. `session` is its
+/// `Mcp-Session-Id` (trimmed), unless the endpoint is stateless.
+async fn streamed<S: Server>(
+    st: &Arc<HttpState<S>>,
+    request: Request,
+    bytes: Bytes,
+    session: Option<HeaderValue>,
+) -> Response {
     let (out, mut rx) = Outbound::frames();
     let state = Arc::clone(st);
-    let session =
-        trimmed_value(PostHeaders::of(&request.headers).session).filter(|_| !st.cfg.stateless);
     let mut handling: Handling = boxed(move || async move {
         let headers = PostHeaders::of(&request.headers);
-        match decode(&state, &bytes) {
-            Err(refused) => refused,
-            Ok(Decoded::One(seen, parsed)) => {
-                answer::<S, Boxed>(&state, &request, &headers, seen, parsed, &out).await
-            }
-            Ok(Decoded::Batch(text)) => {
-                legacy(&state, &request, &headers, None, Message::Batch(text), &out).await
-            }
-            Ok(Decoded::Unreadable(text)) => unreadable(&state, text, &request).await,
-        }
+        in_streamed(&state, &request, &headers, &bytes, &out).await
     });
     let (first, handling) = tokio::select! {
         biased;
@@ -126,47 +123,58 @@ async fn unreadable<S: Server>(st: &HttpState<S>, text: &str, request: &Request)
     reply.map_or_else(|| empty(StatusCode::BAD_REQUEST), reply_response)
 }
 
-/// One message, by its era. `H` says how its dispatch is held (`arms.rs`).
-async fn answer<S: Server, H: Hold>(
+/// One message answered in place, by its era: a 2026-07-28 dispatch inline in the POST's own
+/// future, a legacy one boxed (a legacy request here has no session: rare). Futures shaped for
+/// their size: `bench/NOTES.md`, round 16 and "Streams", step 3.
+async fn answer<S: Server>(
     st: &Arc<HttpState<S>>,
     request: &Request,
     headers: &PostHeaders<'_>,
     seen: Inspected<'_>,
     parsed: Parsed<'_>,
-    out: &Outbound,
 ) -> Response {
+    let out = &Outbound::none();
     if let Some((id, params, meta)) = parsed.listen(&seen) {
         // Boxed here, where a listen comes without its `Mcp-Method` header (and is refused):
         // one that names itself has a small future of its own (`arms::listen`).
         return Box::pin(post_listen(st, request, headers, &seen, id, params, meta)).await;
     }
     if seen.modern.is_some() {
-        return H::hold(modern(st, request, headers, &seen, parsed, out)).await;
+        return modern(st, request, headers, &seen, parsed, out).await;
     }
     let message = Message::One(parsed);
-    H::hold_legacy(legacy(st, request, headers, Some(&seen), message, out)).await
+    Box::pin(legacy(st, request, headers, Some(&seen), message, out)).await
 }
 
-/// The 2026-07-28 standard headers checked against the body: `-32020` (400) when one disagrees.
-/// They are checked before the version gate: a header that disagrees with the body is a `-32020`
-/// whatever the version says; an agreeing but unsupported version is the dispatcher's `-32022`.
-/// `Mcp-Name` is checked against the request's target, decoded once with its params.
-fn header_mismatch(
+/// The body of a streamed POST, read in its own (boxed, moved whole) handling: a legacy dispatch
+/// inline (every request of a legacy session comes this way), a 2026-07-28 one boxed.
+async fn in_streamed<S: Server>(
+    st: &Arc<HttpState<S>>,
+    request: &Request,
     headers: &PostHeaders<'_>,
-    seen: &Inspected<'_>,
-    target: &Target<'_>,
-) -> Option<Response> {
-    let claimed = seen
-        .modern
-        .map(|v| raw_str(v).unwrap_or(Cow::Borrowed(v.get())));
-    let claimed = claimed.as_deref().unwrap_or_default();
-    let message = check_modern_headers(headers, seen, target, claimed).err()?;
-    Some(error_for(
-        StatusCode::BAD_REQUEST,
-        codes::HEADER_MISMATCH,
-        &message,
-        Some(seen),
-    ))
+    bytes: &Bytes,
+    out: &Outbound,
+) -> Response {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return not_utf8();
+    };
+    if text.trim_start().starts_with('[') {
+        if let Some(refused) = st.dispatcher.too_deep(text) {
+            return reply_response(refused);
+        }
+        return legacy(st, request, headers, None, Message::Batch(text), out).await;
+    }
+    let Some((seen, parsed)) = inspect(text, st.dispatcher.json_depth()) else {
+        return unreadable(st, text, request).await;
+    };
+    if let Some((id, params, meta)) = parsed.listen(&seen) {
+        return Box::pin(post_listen(st, request, headers, &seen, id, params, meta)).await;
+    }
+    if seen.modern.is_some() {
+        return Box::pin(modern(st, request, headers, &seen, parsed, out)).await;
+    }
+    let message = Message::One(parsed);
+    legacy(st, request, headers, Some(&seen), message, out).await
 }
 
 async fn modern<S: Server>(
@@ -206,30 +214,6 @@ async fn modern<S: Server>(
     answered(reply)
 }
 
-/// A 2026-07-28 `subscriptions/listen`: once it is open and acknowledged, the SSE answer keeps
-/// only the listen (its registration and channel), not this request's state.
-pub(super) async fn post_listen<S: Server>(
-    st: &Arc<HttpState<S>>,
-    request: &Request,
-    headers: &PostHeaders<'_>,
-    seen: &Inspected<'_>,
-    id: &RequestId,
-    params: Option<Params<'_>>,
-    meta: &MetaProbe<'_>,
-) -> Response {
-    // A listen names no tool, prompt, resource or task: `Mcp-Name` is not checked.
-    if let Some(refused) = header_mismatch(headers, seen, Target::NONE) {
-        return refused;
-    }
-    if let Some(full) = st.streams_full() {
-        return full;
-    }
-    match st.dispatcher.start_listen(id, params, meta, request).await {
-        Ok((listening, session)) => listen_response(Arc::clone(st), id.clone(), listening, session),
-        Err(reply) => reply_response(reply),
-    }
-}
-
 /// A legacy message or batch: its `MCP-Protocol-Version` checked, then stateless, `initialize`
 /// (which opens a session) or a message on a session.
 async fn legacy<S: Server>(
@@ -252,15 +236,28 @@ async fn legacy<S: Server>(
         // Boxed: once per session, and inline it would make every request's future larger.
         return Box::pin(initialize(st, request, message, out)).await;
     }
-    match (headers.session, value_str(headers.session)) {
-        (Some(sent), Some(id)) => on_session(st, request, (sent, id), seen, message, out).await,
-        _ => error_for(
+    let (Some(sent), Some(id)) = (headers.session, value_str(headers.session)) else {
+        return error_for(
             StatusCode::BAD_REQUEST,
             codes::INVALID_REQUEST,
             "Bad Request: Mcp-Session-Id header is required (send `initialize` first)",
             seen,
-        ),
+        );
+    };
+    // The session layer finds the session and counts the request, then stores what it changed;
+    // the message goes to the dispatcher from here, not through a layer more.
+    let (session, _in_flight) = match begin(st, id, seen).await {
+        Ok(found) => found,
+        Err(refused) => return refused,
+    };
+    let mut slot = SessionSlot::new(Some(Session::clone(&session)));
+    let reply = dispatch(st, message, request, &mut slot, out).await;
+    if slot.changed()
+        && let Err(refused) = keep(st, &session, slot, seen).await
+    {
+        return refused;
     }
+    answer_on_session(st, (sent, id), session.protocol_version, reply).await
 }
 
 /// Hands a legacy message or batch to the dispatcher.

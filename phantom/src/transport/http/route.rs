@@ -7,7 +7,7 @@ use axum::extract::ConnectInfo;
 use http::header::{self, HeaderValue};
 use http::{Method, StatusCode};
 
-use super::body::RequestBody;
+use super::body::{Posted, RequestBody};
 use super::config::host_part;
 use super::headers::{Routing, value_str};
 use super::response::{empty, plain};
@@ -85,7 +85,7 @@ pub(super) fn route<S: Server, B: RequestBody>(
     Ok(match parts.method {
         // Each future made in its box (`boxed`): not copied into it.
         Method::POST if listens => boxed(move || arms::listen(st, request, body).map(Ok)),
-        Method::POST => boxed(move || post::post(st, request, body).map(Ok)),
+        Method::POST => boxed(move || post::post(st, request, Posted::Unread(body)).map(Ok)),
         Method::GET => boxed(move || async move { Ok(session::get(&st, request).await) }),
         Method::DELETE => boxed(move || async move { Ok(session::delete(&st, request).await) }),
         Method::OPTIONS => ready(empty(StatusCode::NO_CONTENT)),
