@@ -9,11 +9,10 @@ use serde_json::{Map, Value};
 
 use super::{PromptDef, PromptEntry};
 use crate::completion::Completer;
-use crate::extract::Handler;
+use crate::extract::{Handler, describe_args};
 use crate::kernel::{Failure, unknown};
 use crate::protocol::descriptor::{put, put_icons, raw};
 use crate::session::Session;
-use crate::tools::schema::describe_args;
 
 /// The prompts one `#[mcp_router]` impl declares, built once per type.
 pub(crate) struct Declared<S> {
