@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use super::{Dispatcher, Inner};
 use crate::error::Error;
-use crate::kernel::{Callback, Cursor, Page};
+use crate::kernel::{Callback, Cursor, Failure, Page};
 use crate::protocol::{Capability, ErrorObject};
 use crate::resources::{Authorized, ResolvedResource};
 use crate::server::Server;
@@ -56,14 +56,19 @@ impl<S: Server> resources::Env for Dispatcher<S> {
 
 impl<S: Server> completion::Env for Dispatcher<S> {
     type Server = S;
+    type Prompt = prompts::Found<S>;
+    type Template = resources::Named<S>;
     fn server(&self) -> &S {
         &self.inner.server
     }
-    fn prompts(&self) -> &prompts::Table<S> {
-        &self.inner.tables.prompts
+    fn completes(&self) -> bool {
+        self.inner.tables.prompts.completes() || self.inner.tables.resources.completes()
     }
-    fn resources(&self) -> &resources::Table<S> {
-        &self.inner.tables.resources
+    fn prompt(&self, name: &str, session: &Session) -> Result<prompts::Found<S>, Failure> {
+        self.inner.tables.prompts.find(name, session)
+    }
+    fn template(&self, uri: &str, session: &Session) -> Option<resources::Named<S>> {
+        self.inner.tables.resources.named(uri, session)
     }
 }
 
