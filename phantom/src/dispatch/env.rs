@@ -7,11 +7,13 @@ use std::future::Future;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::{Dispatcher, Inner};
 use crate::error::Error;
-use crate::kernel::{Callback, Cursor, Failure, Page};
+use crate::extract::Context;
+use crate::kernel::{Body, Callback, Cursor, Failure, Page};
 use crate::protocol::{Capability, ErrorObject};
 use crate::resources::{Authorized, ResolvedResource};
 use crate::server::Server;
@@ -31,6 +33,15 @@ impl<S: Server> tools::Env for Dispatcher<S> {
     }
     fn tool_timeout_ms(&self) -> Option<u64> {
         self.inner.router.info.tool_timeout_ms
+    }
+    fn as_task<'a>(
+        &'a self,
+        task: tools::TaskSupport,
+        name: &'a str,
+        arguments: Option<&'a RawValue>,
+        cx: Context<'a>,
+    ) -> impl Future<Output = Option<Result<Body, Failure>>> + Send + 'a {
+        tasks::take(self, task, name, arguments, cx)
     }
 }
 

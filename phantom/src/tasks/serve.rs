@@ -168,6 +168,28 @@ pub(crate) fn recorder<E: Env>(env: &E) -> super::Recorder {
     super::Recorder::new(Arc::clone(env.task_store()), env.notifier().clone())
 }
 
+/// A `tools/call` of declared `#[task_handler]` tool `name`: started as a task for a client that
+/// declared the extension (a 2026-07-28 `prepare` tool runs inline until `ctx.task()`), refused
+/// to one that did not when the tool runs only as a task; `None`: run inline.
+pub(crate) async fn take<E: Env>(
+    env: &E,
+    task: crate::tools::TaskSupport,
+    name: &str,
+    arguments: Option<&RawValue>,
+    cx: Context<'_>,
+) -> Option<Result<Body, Failure>> {
+    let session = cx.session;
+    let declared = declares_tasks(session);
+    if declared && !(task.prepare && session.is_modern()) {
+        return Some(start(env, name, arguments, cx, Map::new()).await);
+    }
+    if !declared && task.required {
+        let what = format!("tool `{name}` runs only as a task and");
+        return Some(Err(needs_tasks(&what, session)));
+    }
+    None
+}
+
 /// A 2026-07-28 `tools/call` of a `#[task_handler(prepare)]` tool whose handler asked for the
 /// task (`ctx.task()`): the call becomes a task of the tool it names, with the input answered so
 /// far.
@@ -184,7 +206,7 @@ pub(crate) async fn escalate<E: Env>(
 
 /// Starts declared tool `name` as a task: stores it, spawns the handler, answers the
 /// `CreateTaskResult` (the task is in the store before the answer leaves).
-pub(crate) async fn start<E: Env>(
+async fn start<E: Env>(
     env: &E,
     name: &str,
     arguments: Option<&RawValue>,
@@ -481,8 +503,8 @@ pub(crate) async fn cancel<E: Env>(
 
 /// Whether a `tools/call` may become a task midway: a 2026-07-28 caller that declares the
 /// extension, naming a declared `#[task_handler(prepare)]` tool.
-pub(crate) fn escalates<S>(
-    tools: &crate::tools::Table<S>,
+pub(crate) fn escalates<E: Env>(
+    env: &E,
     session: &Session,
     target: &crate::protocol::Target<'_>,
 ) -> bool {
@@ -492,7 +514,7 @@ pub(crate) fn escalates<S>(
     let Some(name) = target.name() else {
         return false;
     };
-    tools
+    env.tools()
         .declared
         .get(name)
         .and_then(|t| t.def.task)
