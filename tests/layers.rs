@@ -25,6 +25,7 @@ const LAYERS: &[&[&str]] = &[
         "skills",
         "apps",
         "subscriptions",
+        "logging",
     ],
     &["router", "registry", "server"],
     &["dispatch", "node"],

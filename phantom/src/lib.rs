@@ -14,6 +14,7 @@ pub mod extract;
 pub mod gateway;
 pub mod input;
 mod kernel;
+mod logging;
 mod node;
 pub mod prompts;
 pub mod protocol;
