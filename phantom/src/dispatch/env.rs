@@ -34,14 +34,21 @@ impl<S: Server> tools::Env for Dispatcher<S> {
     fn tool_timeout_ms(&self) -> Option<u64> {
         self.inner.router.info.tool_timeout_ms
     }
-    fn as_task<'a>(
-        &'a self,
+    fn runs_as_task(
+        &self,
+        name: &str,
         task: tools::TaskSupport,
+        session: &Session,
+    ) -> Result<bool, Failure> {
+        tasks::runs_as_task(name, task, session)
+    }
+    fn start_task<'a>(
+        &'a self,
         name: &'a str,
         arguments: Option<&'a RawValue>,
         cx: Context<'a>,
-    ) -> impl Future<Output = Option<Result<Body, Failure>>> + Send + 'a {
-        tasks::take(self, task, name, arguments, cx)
+    ) -> impl Future<Output = Result<Body, Failure>> + Send + 'a {
+        tasks::start_call(self, name, arguments, cx)
     }
 }
 

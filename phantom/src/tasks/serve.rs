@@ -168,26 +168,32 @@ pub(crate) fn recorder<E: Env>(env: &E) -> super::Recorder {
     super::Recorder::new(Arc::clone(env.task_store()), env.notifier().clone())
 }
 
-/// A `tools/call` of declared `#[task_handler]` tool `name`: started as a task for a client that
-/// declared the extension (a 2026-07-28 `prepare` tool runs inline until `ctx.task()`), refused
-/// to one that did not when the tool runs only as a task; `None`: run inline.
-pub(crate) async fn take<E: Env>(
-    env: &E,
-    task: crate::tools::TaskSupport,
+/// Whether a `tools/call` of declared `#[task_handler]` tool `name` runs as a task: for a client
+/// that declared the extension (a 2026-07-28 `prepare` tool runs inline until `ctx.task()`); a
+/// client that did not is refused a tool that runs only as a task.
+pub(crate) fn runs_as_task(
     name: &str,
-    arguments: Option<&RawValue>,
-    cx: Context<'_>,
-) -> Option<Result<Body, Failure>> {
-    let session = cx.session;
+    task: crate::tools::TaskSupport,
+    session: &Session,
+) -> Result<bool, Failure> {
     let declared = declares_tasks(session);
-    if declared && !(task.prepare && session.is_modern()) {
-        return Some(start(env, name, arguments, cx, Map::new()).await);
-    }
     if !declared && task.required {
         let what = format!("tool `{name}` runs only as a task and");
-        return Some(Err(needs_tasks(&what, session)));
+        return Err(needs_tasks(&what, session));
     }
-    None
+    Ok(declared && !(task.prepare && session.is_modern()))
+}
+
+/// Starts declared tool `name` of a `tools/call` as a task, with no input answered so far.
+/// `start`'s own future, not one around it (every request pays its size: `bench/NOTES.md`,
+/// round 6).
+pub(crate) fn start_call<'a, E: Env>(
+    env: &'a E,
+    name: &'a str,
+    arguments: Option<&'a RawValue>,
+    cx: Context<'a>,
+) -> impl Future<Output = Result<Body, Failure>> + Send + 'a {
+    start(env, name, arguments, cx, Map::new())
 }
 
 /// A 2026-07-28 `tools/call` of a `#[task_handler(prepare)]` tool whose handler asked for the

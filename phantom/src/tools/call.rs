@@ -13,6 +13,7 @@ use crate::input::{limited, missing_capabilities};
 use crate::kernel::Status;
 use crate::kernel::{Body, Failure, guarded, invalid, members_of, named_arguments};
 use crate::protocol::{ErrorObject, Params, codes};
+use crate::session::Session;
 use crate::tools::{ToolEntry, ToolOutput, ToolResult};
 
 /// What `tools/call` may use: the server, its tools table, the router's time limit, and the
@@ -23,16 +24,21 @@ pub(crate) trait Env {
     fn tools(&self) -> &Table<Self::Server>;
     /// `#[mcp_router(tool_timeout)]`, in milliseconds.
     fn tool_timeout_ms(&self) -> Option<u64>;
-    /// A call of declared `#[task_handler]` tool `name`: `Some` when the tasks room takes it
-    /// (started as a task, or refused to a client without the extension), `None` to run it
-    /// inline.
-    fn as_task<'a>(
-        &'a self,
+    /// Whether a call of declared `#[task_handler]` tool `name` runs as a task (the tasks room
+    /// decides), or its refusal to a client without the extension.
+    fn runs_as_task(
+        &self,
+        name: &str,
         task: TaskSupport,
+        session: &Session,
+    ) -> Result<bool, Failure>;
+    /// Starts declared tool `name` as a task (the tasks room): its `CreateTaskResult`.
+    fn start_task<'a>(
+        &'a self,
         name: &'a str,
         arguments: Option<&'a RawValue>,
         cx: Context<'a>,
-    ) -> impl Future<Output = Option<Result<Body, Failure>>> + Send + 'a;
+    ) -> impl Future<Output = Result<Body, Failure>> + Send + 'a;
 }
 
 /// `tools/call`: the tool found in the table (declared or added), its scopes checked, then run
@@ -58,9 +64,9 @@ pub(crate) async fn call<E: Env>(
     };
     check_scopes(entry.def.scopes, entry.def.name, session)?;
     if let Some(task) = entry.def.task
-        && let Some(taken) = env.as_task(task, p.name, p.arguments, cx).await
+        && env.runs_as_task(entry.def.name, task, session)?
     {
-        return taken;
+        return env.start_task(p.name, p.arguments, cx).await;
     }
     run_tool(env.server(), entry, env.tool_timeout_ms(), p.arguments, cx).await
 }
