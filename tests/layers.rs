@@ -1,6 +1,7 @@
 //! The runtime's layers point one way (`docs/ARCHITECTURE.md`, "Layers"): every `crate::…` path
 //! (and every `super::…` path that climbs to the crate root) in `phantom/src` is read, and a room
-//! that names a room of a higher layer fails this test, naming the file and the import.
+//! that names a room of a higher layer fails this test, naming the file and the import. Inside
+//! L4 the feature rooms have an order ([`FEATURES`]): one that names a room after it fails too.
 //!
 //! `tests/layers/upward.txt` lists the upward imports that are still being untangled, one
 //! `file -> room` per line: an unlisted one fails, and so does a listed one that is gone, so the
@@ -16,19 +17,25 @@ const LAYERS: &[&[&str]] = &[
     &["kernel", "store"],
     &["session", "auth", "telemetry"],
     &["extract", "input"],
-    &[
-        "tools",
-        "tasks",
-        "prompts",
-        "resources",
-        "completion",
-        "skills",
-        "apps",
-        "subscriptions",
-    ],
+    FEATURES,
     &["router", "registry", "server"],
     &["dispatch", "node"],
     &["transport", "testing", "client", "gateway"],
+];
+
+/// The feature rooms (L4) in the order they may use each other: a room may use the rooms before
+/// it, never one after it. `docs/ARCHITECTURE.md` lists them in this order, with the reason for
+/// each place.
+const FEATURES: &[&str] = &[
+    "logging",
+    "apps",
+    "completion",
+    "prompts",
+    "resources",
+    "tools",
+    "tasks",
+    "skills",
+    "subscriptions",
 ];
 
 /// Files that sit above every layer: the crate root and what generated code and fuzz targets name.
@@ -36,6 +43,12 @@ const ROOT: &[&str] = &["lib", "__private", "__fuzz"];
 
 fn layer_of(room: &str) -> Option<usize> {
     LAYERS.iter().position(|rooms| rooms.contains(&room))
+}
+
+/// Whether feature room `from` names feature room `to` that comes after it in [`FEATURES`].
+fn out_of_order(from: &str, to: &str) -> bool {
+    let rank = |room| FEATURES.iter().position(|r| *r == room);
+    matches!((rank(from), rank(to)), (Some(from), Some(to)) if to > from)
 }
 
 /// What the crate root re-exports, by name: `pub use session::{Request, Session};` in `lib.rs`
@@ -225,7 +238,8 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Every upward import in the tree at `src`, as `file -> room` lines (file relative to `src`).
+/// Every upward import in the tree at `src` (and every import of a feature room that comes later
+/// in [`FEATURES`]), as `file -> room` lines (file relative to `src`).
 fn upward_imports(src: &Path) -> Result<BTreeSet<String>, String> {
     let mut files = Vec::new();
     rust_files(src, &mut files);
@@ -256,7 +270,7 @@ fn upward_imports(src: &Path) -> Result<BTreeSet<String>, String> {
                 // A crate-root item (a macro, a re-export) rather than a room.
                 continue;
             };
-            if target_layer > layer || target == "__private" {
+            if target_layer > layer || target == "__private" || out_of_order(room, &target) {
                 let rel = file.strip_prefix(src).expect("in src");
                 upward.insert(format!("{} -> {target}", rel.display()));
             }
@@ -281,7 +295,14 @@ fn check(src: &Path, list: &Path) -> Result<(), String> {
     let mut problems = Vec::new();
     for import in found.difference(&listed) {
         let (file, room) = import.split_once(" -> ").expect("formatted above");
-        let (from, to) = (layer_of(room_of(file)), layer_of(room));
+        let from_room = room_of(file);
+        if out_of_order(from_room, room) {
+            problems.push(format!(
+                "phantom/src/{file} imports `crate::{room}`: the L4 room `{from_room}` comes before `{room}` in the order of feature rooms and may not use it (move what they share below L4, or invert the dependency with a trait defined in `{from_room}`)"
+            ));
+            continue;
+        }
+        let (from, to) = (layer_of(from_room), layer_of(room));
         problems.push(format!(
             "phantom/src/{file} imports `crate::{room}`: L{} may not use L{} (move what it needs down, or invert the dependency with a trait defined in the lower room)",
             from.unwrap_or(0),
@@ -323,22 +344,80 @@ fn rooms_import_only_from_their_layer_and_below() {
     }
 }
 
-#[test]
-fn a_deliberate_upward_import_fails_naming_file_and_import() {
+/// The check run on a copy of `phantom/src` whose `file` starts with `import`.
+fn check_with(file: &str, import: &str) -> Result<(), String> {
     let root = workspace();
-    let scratch = std::env::temp_dir().join(format!("phantom-layers-{}", std::process::id()));
+    let tag = file.replace(['/', '.'], "-");
+    let scratch = std::env::temp_dir().join(format!("phantom-layers-{}-{tag}", std::process::id()));
     let _ = fs::remove_dir_all(&scratch);
     copy_dir(&root.join("phantom/src"), &scratch);
-    let victim = scratch.join("protocol/mod.rs");
-    let text = fs::read_to_string(&victim).expect("protocol/mod.rs");
-    fs::write(&victim, format!("use crate::dispatch::Dispatcher;\n{text}")).expect("writable");
+    let victim = scratch.join(file);
+    let text = fs::read_to_string(&victim).expect("the file injected into");
+    fs::write(&victim, format!("{import}\n{text}")).expect("writable");
     let outcome = check(&scratch, &root.join("tests/layers/upward.txt"));
     let _ = fs::remove_dir_all(&scratch);
+    outcome
+}
+
+#[test]
+fn a_deliberate_upward_import_fails_naming_file_and_import() {
+    let outcome = check_with("protocol/mod.rs", "use crate::dispatch::Dispatcher;");
     let problems = outcome.expect_err("an upward import must fail the check");
     assert!(
         problems
             .contains("phantom/src/protocol/mod.rs imports `crate::dispatch`: L0 may not use L6"),
         "{problems}"
+    );
+}
+
+#[test]
+fn a_deliberate_import_against_the_order_of_feature_rooms_fails_naming_file_and_import() {
+    let outcome = check_with("tools/mod.rs", "use crate::tasks::Running;");
+    let problems = outcome.expect_err("an import of a later feature room must fail the check");
+    assert!(
+        problems.contains(
+            "phantom/src/tools/mod.rs imports `crate::tasks`: the L4 room `tools` comes before `tasks` in the order of feature rooms and may not use it"
+        ),
+        "{problems}"
+    );
+    assert_eq!(problems.lines().count(), 1, "{problems}");
+}
+
+#[test]
+fn a_feature_room_may_use_the_rooms_before_it() {
+    check_with("tasks/mod.rs", "use crate::tools::Table;").expect("tasks comes after tools");
+    assert!(out_of_order("completion", "prompts"));
+    assert!(!out_of_order("prompts", "completion"));
+    assert!(
+        !out_of_order("tools", "session"),
+        "other layers are not ordered here"
+    );
+}
+
+/// The order written in `docs/ARCHITECTURE.md` ("Layers": the numbered list under L4).
+fn documented_order(architecture: &str) -> Vec<String> {
+    let mut lines = architecture
+        .lines()
+        .skip_while(|line| !line.starts_with("- **L4**"));
+    lines.next();
+    lines
+        .map(str::trim_start)
+        .map_while(|line| {
+            let (number, rest) = line.split_once(". `")?;
+            number.parse::<usize>().ok()?;
+            Some(rest.split('`').next().unwrap_or("").to_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn the_order_of_feature_rooms_is_the_documented_one() {
+    let architecture =
+        fs::read_to_string(workspace().join("docs/ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    assert_eq!(
+        documented_order(&architecture),
+        FEATURES,
+        "docs/ARCHITECTURE.md (\"Layers\", L4) and FEATURES in tests/layers.rs must list the feature rooms in one order"
     );
 }
 

@@ -1,4 +1,5 @@
-//! Content blocks shared by tool results, prompt messages and resource reads.
+//! Content blocks shared by tool results, prompt messages and resource reads, and [`Json`], a value
+//! sent as JSON from a tool or a resource.
 
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
@@ -152,3 +153,8 @@ impl Content {
         }
     }
 }
+
+/// JSON output of a tool (`structuredContent` + `outputSchema` + a text copy) or a resource
+/// (`application/json` text).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Json<T>(pub T);

@@ -14,6 +14,7 @@ pub mod extract;
 pub mod gateway;
 pub mod input;
 mod kernel;
+mod logging;
 mod node;
 pub mod prompts;
 pub mod protocol;
@@ -47,6 +48,7 @@ pub mod middleware {
 }
 
 pub use content::Content;
+pub use content::Json;
 pub use error::Error;
 pub use extract::ctx::Ctx;
 pub use kernel::BoxFuture;
@@ -54,7 +56,6 @@ pub use protocol::cache::CacheScope;
 pub use server::{Config, Connect, Cursor, Page, Server};
 pub use session::{AllowList, Request, Session};
 pub use store::notifier::Notifier;
-pub use tools::json::Json;
 
 #[doc = include_str!("docs/mcp_router.md")]
 #[doc(inline)]

@@ -5,10 +5,11 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::{Map, json};
 
-use super::{CompleteContext, CompleteFn, Completer};
+use super::{CompleteContext, CompleteFn, Completer, Completion};
 use crate::extract::Context;
 use crate::kernel::{Body, Failure, guarded, parse_params, unknown};
 use crate::protocol::{ErrorObject, Method, Params, codes};
+use crate::session::Session;
 
 #[derive(Deserialize)]
 #[serde(tag = "type")]
@@ -40,18 +41,35 @@ struct CompleteParams {
     context: Option<CompleteContextParams>,
 }
 
-/// What `completion/complete` may use: the server, and the tables of the two rooms whose entries
-/// complete (prompts and resource templates).
+/// What `completion/complete` may use: the server, and the entries of the two rooms whose
+/// arguments complete (prompts and resource templates), as those rooms find them for a session.
 pub(crate) trait Env {
     type Server: Send + Sync + 'static;
+    /// A prompt, as the prompts room finds it.
+    type Prompt: Completable<Self::Server>;
+    /// A resource template, as the resources room finds it.
+    type Template: Completable<Self::Server>;
     fn server(&self) -> &Self::Server;
-    fn prompts(&self) -> &crate::prompts::Table<Self::Server>;
-    fn resources(&self) -> &crate::resources::Table<Self::Server>;
+    /// Whether a prompt or a resource template has a completion function.
+    fn completes(&self) -> bool;
+    /// The prompt `name` the session may get (`-32602` naming it when there is none).
+    fn prompt(&self, name: &str, session: &Session) -> Result<Self::Prompt, Failure>;
+    /// The resource template `uri` names, if the session may read it.
+    fn template(&self, uri: &str, session: &Session) -> Option<Self::Template>;
+}
+
+/// An entry whose arguments complete: a prompt or a resource template, declared or added. Its
+/// room implements it; this room only runs the completion functions.
+pub(crate) trait Completable<S> {
+    /// Whether it has an argument (a prompt's) or URI parameter (a template's) `name`.
+    fn has_argument(&self, name: &str) -> bool;
+    /// Its completion functions, by argument.
+    fn completions(&self) -> Completions<'_, S>;
 }
 
 /// The completion functions of the entry a `ref` names: declared (run with the server) or added
 /// (each carries its own).
-enum Completions<'a, S> {
+pub(crate) enum Completions<'a, S> {
     Declared(&'a [(&'static str, CompleteFn<S>)]),
     Added(&'a [(String, Completer)]),
 }
@@ -64,7 +82,7 @@ pub(crate) async fn complete<E: Env>(
     cx: Context<'_>,
 ) -> Result<Body, Failure> {
     let session = cx.session;
-    if !env.prompts().completes() && !env.resources().completes() {
+    if !env.completes() {
         return Err(Failure::from(
             ErrorObject::new(
                 codes::METHOD_NOT_FOUND,
@@ -74,41 +92,22 @@ pub(crate) async fn complete<E: Env>(
         ));
     }
     let p: CompleteParams = parse_params(params)?;
+    let arg = p.argument.name.as_str();
     let prompt;
     let template;
-    let (completions, declared): (Completions<'_, E::Server>, Vec<&str>) = match &p.reference {
+    let (known, completions) = match &p.reference {
         CompleteRef::Prompt { name } => {
-            prompt = env.prompts().find(name, session)?;
-            match &prompt {
-                crate::prompts::Found::Declared(entry) => (
-                    Completions::Declared(&entry.def.completions),
-                    entry.specs.iter().map(|s| s.name).collect(),
-                ),
-                crate::prompts::Found::Added(added) => (
-                    Completions::Added(&added.completions),
-                    added.arguments.iter().map(String::as_str).collect(),
-                ),
-            }
+            prompt = env.prompt(name, session)?;
+            (prompt.has_argument(arg), prompt.completions())
         }
         CompleteRef::Resource { uri } => {
             template = env
-                .resources()
-                .named(uri, session)
+                .template(uri, session)
                 .ok_or_else(|| unknown("resource template", "uri", uri))?;
-            match &template {
-                crate::resources::Named::Declared(entry) => (
-                    Completions::Declared(&entry.def.completions),
-                    entry.info.params.iter().map(String::as_str).collect(),
-                ),
-                crate::resources::Named::Added(added) => (
-                    Completions::Added(&added.completions),
-                    added.info.params.iter().map(String::as_str).collect(),
-                ),
-            }
+            (template.has_argument(arg), template.completions())
         }
     };
-    let arg = p.argument.name.as_str();
-    if !declared.contains(&arg) {
+    if !known {
         return Err(Failure::from(
             ErrorObject::new(
                 codes::INVALID_PARAMS,
@@ -129,13 +128,13 @@ pub(crate) async fn complete<E: Env>(
     let value = &p.argument.value;
     let completion = match completions {
         Completions::Declared(list) => match list.iter().find(|(n, _)| *n == arg) {
-            None => crate::completion::Completion::default(),
+            None => Completion::default(),
             Some((_, f)) => {
                 guarded("completion function", arg, f(env.server(), value, &ccx)).await??
             }
         },
         Completions::Added(list) => match list.iter().find(|(n, _)| n == arg) {
-            None => crate::completion::Completion::default(),
+            None => Completion::default(),
             Some((_, f)) => guarded("completion function", arg, f(value, &ccx)).await??,
         },
     };

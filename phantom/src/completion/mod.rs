@@ -1,7 +1,7 @@
 //! `completion/complete`: what `#[complete(with = "…")]` functions receive and return.
 
 mod complete;
-pub(crate) use complete::{Env, complete};
+pub(crate) use complete::{Completable, Completions, Env, complete};
 
 use std::collections::BTreeMap;
 use std::fmt::Display;

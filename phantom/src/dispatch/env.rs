@@ -7,11 +7,13 @@ use std::future::Future;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::{Dispatcher, Inner};
 use crate::error::Error;
-use crate::kernel::{Callback, Cursor, Page};
+use crate::extract::Context;
+use crate::kernel::{Body, Callback, Cursor, Failure, Page};
 use crate::protocol::{Capability, ErrorObject};
 use crate::resources::{Authorized, ResolvedResource};
 use crate::server::Server;
@@ -31,6 +33,22 @@ impl<S: Server> tools::Env for Dispatcher<S> {
     }
     fn tool_timeout_ms(&self) -> Option<u64> {
         self.inner.router.info.tool_timeout_ms
+    }
+    fn runs_as_task(
+        &self,
+        name: &str,
+        task: tools::TaskSupport,
+        session: &Session,
+    ) -> Result<bool, Failure> {
+        tasks::runs_as_task(name, task, session)
+    }
+    fn start_task<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: Option<&'a RawValue>,
+        cx: Context<'a>,
+    ) -> impl Future<Output = Result<Body, Failure>> + Send + 'a {
+        tasks::start_call(self, name, arguments, cx)
     }
 }
 
@@ -56,14 +74,19 @@ impl<S: Server> resources::Env for Dispatcher<S> {
 
 impl<S: Server> completion::Env for Dispatcher<S> {
     type Server = S;
+    type Prompt = prompts::Found<S>;
+    type Template = resources::Named<S>;
     fn server(&self) -> &S {
         &self.inner.server
     }
-    fn prompts(&self) -> &prompts::Table<S> {
-        &self.inner.tables.prompts
+    fn completes(&self) -> bool {
+        self.inner.tables.prompts.completes() || self.inner.tables.resources.completes()
     }
-    fn resources(&self) -> &resources::Table<S> {
-        &self.inner.tables.resources
+    fn prompt(&self, name: &str, session: &Session) -> Result<prompts::Found<S>, Failure> {
+        self.inner.tables.prompts.find(name, session)
+    }
+    fn template(&self, uri: &str, session: &Session) -> Option<resources::Named<S>> {
+        self.inner.tables.resources.named(uri, session)
     }
 }
 

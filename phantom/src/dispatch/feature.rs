@@ -112,9 +112,7 @@ impl<S: Server> Dispatcher<S> {
             other => Engine::Unavailable(Unavailable::Method(other.as_str())),
         };
         let exchange = Exchange::new(engine, session);
-        if method == Method::ToolsCall
-            && crate::tasks::escalates(&self.inner.tables.tools, session, out.target)
-        {
+        if method == Method::ToolsCall && tasks::escalates(self, session, out.target) {
             exchange.escalates();
         }
         if let Some(binding) = binding {
@@ -169,7 +167,7 @@ impl<S: Server> Dispatcher<S> {
             Ok(result) => result,
             Err(Interrupt::Failed(f)) => Err(f),
             Err(Interrupt::Escalate(answers)) => {
-                crate::tasks::escalate(self, params, cx, arguments, answers).await
+                tasks::escalate(self, params, cx, arguments, answers).await
             }
             Err(Interrupt::InputRequired(requests)) => {
                 let input_requests = requests

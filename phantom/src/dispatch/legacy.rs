@@ -12,12 +12,12 @@ use super::{Dispatcher, Out, method_not_found};
 use crate::kernel::{Body, Failure, Reply, Status, bad_request, invalid, parse_params};
 use crate::node::IdText;
 use crate::protocol::{
-    Era, ErrorObject, Implementation, LogLevel, Method, Params, ProtocolVersion, RequestId, codes,
-    meta,
+    Era, ErrorObject, Implementation, Method, Params, ProtocolVersion, RequestId, codes, meta,
 };
 use crate::server::Server;
 use crate::session::SessionSlot;
 use crate::session::{Request, Session, Transport};
+use crate::{logging, subscriptions};
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -27,18 +27,6 @@ struct InitializeParams {
     capabilities: Option<Value>,
     #[serde(default)]
     client_info: Option<Implementation>,
-}
-
-#[derive(Deserialize)]
-struct SetLevelParams {
-    level: LogLevel,
-}
-
-fn params_or_level_error(params: Option<Params<'_>>) -> Result<SetLevelParams, Failure> {
-    serde_json::from_str(params.map_or("{}", Params::get)).map_err(|_| {
-        invalid("Invalid params: `level` must be one of debug, info, notice, warning, error, critical, alert, emergency")
-            .with_data(json!({ "field": "level" }))
-    })
 }
 
 pin_project_lite::pin_project! {
@@ -161,36 +149,15 @@ impl<S: Server> Dispatcher<S> {
         let Some(method) = method else {
             return Err(method_not_found(name));
         };
-        if method == Method::LoggingSetLevel {
-            if stateless {
-                return Err(bad_request(ErrorObject::new(
-                    codes::INVALID_REQUEST,
-                    "Invalid request: `logging/setLevel` needs a session, and this server runs in stateless mode (no Mcp-Session-Id)",
-                )));
+        match method {
+            Method::LoggingSetLevel => return logging::set_level(params, slot),
+            Method::ResourcesSubscribe => {
+                return subscriptions::subscribe(self, out.target, params, slot).await;
             }
-            let p: SetLevelParams = params_or_level_error(params)?;
-            slot.get_mut().ok_or_else(no_session)?.log_level = Some(p.level);
-            return Ok(Body::Map(Map::new()));
-        }
-        if matches!(
-            method,
-            Method::ResourcesSubscribe | Method::ResourcesUnsubscribe
-        ) {
-            if stateless {
-                return Err(bad_request(ErrorObject::new(
-                    codes::INVALID_REQUEST,
-                    format!(
-                        "Invalid request: `{method}` needs a session, and this server runs in stateless mode (no Mcp-Session-Id)"
-                    ),
-                )));
+            Method::ResourcesUnsubscribe => {
+                return subscriptions::unsubscribe(self, out.target, params, slot).await;
             }
-            let session = slot.get().ok_or_else(no_session)?;
-            return match method {
-                Method::ResourcesSubscribe => {
-                    crate::subscriptions::subscribe(self, out.target, params, session).await
-                }
-                _ => crate::subscriptions::unsubscribe(self, out.target, params, session).await,
-            };
+            _ => {}
         }
         let session = slot.get().ok_or_else(no_session)?;
         self.feature(method, params, session, request, out).await

@@ -3,10 +3,12 @@
 
 use std::borrow::Cow;
 
+use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 use serde::de::value::BorrowedStrDeserializer;
 use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 use smallvec::SmallVec;
 
 use crate::kernel::Outbound;
@@ -271,6 +273,36 @@ impl<'g> ArgsBuilder<'g> {
             schema,
         });
     }
+}
+
+/// The schema generator of handler arguments and outputs (JSON Schema 2020-12).
+pub(crate) fn generator() -> SchemaGenerator {
+    SchemaSettings::draft2020_12().into_generator()
+}
+
+/// The arguments of a `#[tool]` or `#[prompt]` handler: each one's spec, the `$defs` they share,
+/// and the whole input schema when an [`Arguments`] parameter takes every argument.
+pub(crate) fn describe_args(
+    args: fn(&mut ArgsBuilder<'_>),
+) -> (Vec<ArgSpec>, Map<String, Value>, Option<Value>) {
+    let mut generator = generator();
+    let mut builder = ArgsBuilder::new(&mut generator);
+    args(&mut builder);
+    let (specs, root) = (builder.specs, builder.root);
+    let defs = generator.take_definitions(true);
+    let root = root.map(|schema| {
+        let mut value = schema.to_value();
+        if let (Some(obj), false) = (value.as_object_mut(), defs.is_empty()) {
+            let existing = obj
+                .entry("$defs")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Some(existing) = existing.as_object_mut() {
+                existing.extend(defs.clone());
+            }
+        }
+        value
+    });
+    (specs, defs, root)
 }
 
 /// A parameter of a `#[tool]` or `#[prompt]` handler.

@@ -8,12 +8,11 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::{PromptDef, PromptEntry};
-use crate::completion::Completer;
-use crate::extract::Handler;
+use crate::completion::{Completable, Completer, Completions};
+use crate::extract::{Handler, describe_args};
 use crate::kernel::{Failure, unknown};
 use crate::protocol::descriptor::{put, put_icons, raw};
 use crate::session::Session;
-use crate::tools::schema::describe_args;
 
 /// The prompts one `#[mcp_router]` impl declares, built once per type.
 pub(crate) struct Declared<S> {
@@ -131,5 +130,21 @@ impl<S: 'static> Table<S> {
             .chain(extra)
             .filter(|(name, _)| !added.disabled.contains(*name))
             .collect()
+    }
+}
+
+impl<S> Completable<S> for Found<S> {
+    fn has_argument(&self, name: &str) -> bool {
+        match self {
+            Self::Declared(entry) => entry.specs.iter().any(|s| s.name == name),
+            Self::Added(added) => added.arguments.iter().any(|a| a == name),
+        }
+    }
+
+    fn completions(&self) -> Completions<'_, S> {
+        match self {
+            Self::Declared(entry) => Completions::Declared(&entry.def.completions),
+            Self::Added(added) => Completions::Added(&added.completions),
+        }
     }
 }

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use super::uri::{Matcher, Template};
 use super::{ResolvedResource, ResourceDef, ResourceEntry, TemplateInfo};
-use crate::completion::Completer;
+use crate::completion::{Completable, Completer, Completions};
 use crate::extract::Context;
 use crate::kernel::{Body, BoxFuture, Failure};
 use crate::protocol::descriptor::{put, put_icons, raw};
@@ -304,5 +304,22 @@ pub(crate) fn resolved(
         uri: uri.to_owned(),
         params,
         template: Arc::clone(info),
+    }
+}
+
+impl<S> Completable<S> for Named<S> {
+    fn has_argument(&self, name: &str) -> bool {
+        let info = match self {
+            Self::Declared(entry) => &entry.info,
+            Self::Added(added) => &added.info,
+        };
+        info.params.iter().any(|p| p == name)
+    }
+
+    fn completions(&self) -> Completions<'_, S> {
+        match self {
+            Self::Declared(entry) => Completions::Declared(&entry.def.completions),
+            Self::Added(added) => Completions::Added(&added.completions),
+        }
     }
 }

@@ -20,9 +20,9 @@ use std::fmt::Display;
 
 use serde::Serialize;
 
+use crate::content::Json;
 use crate::error::Error;
 use crate::protocol::Icon;
-use crate::tools::Json;
 
 /// An entry of `resources/list`.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -6,9 +6,9 @@ use serde_json::Map;
 
 use super::Env;
 use crate::error::Error;
-use crate::kernel::{Body, Failure, target_member};
-use crate::protocol::{ErrorObject, Params, Target, codes};
-use crate::session::{Session, allowed, reply_key};
+use crate::kernel::{Body, Failure, bad_request, target_member};
+use crate::protocol::{ErrorObject, Method, Params, Target, codes};
+use crate::session::{Session, SessionSlot, allowed, reply_key};
 
 /// The params of `resources/(un)subscribe` as the room expects them, read only for the exact error
 /// of params whose `uri` did not read as a string.
@@ -18,14 +18,16 @@ struct UriParams {
     uri: String,
 }
 
-/// `resources/subscribe`, authorized with a one-element list. A URI that names no resource this
-/// session may read, or that the callback refuses, is the not-found error.
+/// `resources/subscribe` on the legacy session in `slot`, authorized with a one-element list. A
+/// URI that names no resource this session may read, or that the callback refuses, is the
+/// not-found error.
 pub(crate) async fn subscribe<E: Env>(
     env: &E,
     target: &Target<'_>,
     params: Option<Params<'_>>,
-    session: &Session,
+    slot: &SessionSlot,
 ) -> Result<Body, Failure> {
+    let session = session_of(slot, Method::ResourcesSubscribe)?;
     let (uri, resolved) = subscribed(env, target, params, session)?;
     if super::authorize_resources(env, vec![resolved], session)
         .await
@@ -38,13 +40,14 @@ pub(crate) async fn subscribe<E: Env>(
     Ok(Body::Map(Map::new()))
 }
 
-/// `resources/unsubscribe` of a URI this session may read.
+/// `resources/unsubscribe` of a URI the legacy session in `slot` may read.
 pub(crate) async fn unsubscribe<E: Env>(
     env: &E,
     target: &Target<'_>,
     params: Option<Params<'_>>,
-    session: &Session,
+    slot: &SessionSlot,
 ) -> Result<Body, Failure> {
+    let session = session_of(slot, Method::ResourcesUnsubscribe)?;
     let (uri, _) = subscribed(env, target, params, session)?;
     let removed = env
         .subscription_store()
@@ -52,6 +55,20 @@ pub(crate) async fn unsubscribe<E: Env>(
         .await;
     removed.map_err(|e| store_failure(&e))?;
     Ok(Body::Map(Map::new()))
+}
+
+/// The session a `resources/(un)subscribe` is made on: refused in stateless mode, where no session
+/// outlives its request. The dispatcher filled the slot before routing.
+fn session_of(slot: &SessionSlot, method: Method) -> Result<&Session, Failure> {
+    if slot.stateless {
+        return Err(bad_request(ErrorObject::new(
+            codes::INVALID_REQUEST,
+            format!(
+                "Invalid request: `{method}` needs a session, and this server runs in stateless mode (no Mcp-Session-Id)"
+            ),
+        )));
+    }
+    slot.get().ok_or_else(Failure::internal)
 }
 
 /// The URI a `resources/(un)subscribe` names, resolved for the session (`-32002` when it names

@@ -12,7 +12,7 @@ pub(crate) use follow::{Recorder, authorize_tasks, find_task};
 pub(crate) use input::TaskInput;
 pub(crate) use serve::{
     EXTENSION, Env, Running, cancel, declares_tasks, deliver_input, escalate, escalates, get,
-    needs_tasks, served, start, stop_if_ended, update,
+    needs_tasks, runs_as_task, served, start_call, stop_if_ended, update,
 };
 
 pub use crate::protocol::task::{Task, TaskStatus};

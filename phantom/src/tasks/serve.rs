@@ -168,6 +168,34 @@ pub(crate) fn recorder<E: Env>(env: &E) -> super::Recorder {
     super::Recorder::new(Arc::clone(env.task_store()), env.notifier().clone())
 }
 
+/// Whether a `tools/call` of declared `#[task_handler]` tool `name` runs as a task: for a client
+/// that declared the extension (a 2026-07-28 `prepare` tool runs inline until `ctx.task()`); a
+/// client that did not is refused a tool that runs only as a task.
+pub(crate) fn runs_as_task(
+    name: &str,
+    task: crate::tools::TaskSupport,
+    session: &Session,
+) -> Result<bool, Failure> {
+    let declared = declares_tasks(session);
+    if !declared && task.required {
+        let what = format!("tool `{name}` runs only as a task and");
+        return Err(needs_tasks(&what, session));
+    }
+    Ok(declared && !(task.prepare && session.is_modern()))
+}
+
+/// Starts declared tool `name` of a `tools/call` as a task, with no input answered so far.
+/// `start`'s own future, not one around it (every request pays its size: `bench/NOTES.md`,
+/// round 6).
+pub(crate) fn start_call<'a, E: Env>(
+    env: &'a E,
+    name: &'a str,
+    arguments: Option<&'a RawValue>,
+    cx: Context<'a>,
+) -> impl Future<Output = Result<Body, Failure>> + Send + 'a {
+    start(env, name, arguments, cx, Map::new())
+}
+
 /// A 2026-07-28 `tools/call` of a `#[task_handler(prepare)]` tool whose handler asked for the
 /// task (`ctx.task()`): the call becomes a task of the tool it names, with the input answered so
 /// far.
@@ -184,7 +212,7 @@ pub(crate) async fn escalate<E: Env>(
 
 /// Starts declared tool `name` as a task: stores it, spawns the handler, answers the
 /// `CreateTaskResult` (the task is in the store before the answer leaves).
-pub(crate) async fn start<E: Env>(
+async fn start<E: Env>(
     env: &E,
     name: &str,
     arguments: Option<&RawValue>,
@@ -481,8 +509,8 @@ pub(crate) async fn cancel<E: Env>(
 
 /// Whether a `tools/call` may become a task midway: a 2026-07-28 caller that declares the
 /// extension, naming a declared `#[task_handler(prepare)]` tool.
-pub(crate) fn escalates<S>(
-    tools: &crate::tools::Table<S>,
+pub(crate) fn escalates<E: Env>(
+    env: &E,
     session: &Session,
     target: &crate::protocol::Target<'_>,
 ) -> bool {
@@ -492,7 +520,7 @@ pub(crate) fn escalates<S>(
     let Some(name) = target.name() else {
         return false;
     };
-    tools
+    env.tools()
         .declared
         .get(name)
         .and_then(|t| t.def.task)

@@ -6,11 +6,10 @@ use std::collections::HashMap;
 use serde_json::{Map, Value, json};
 
 use super::portable::portable_descriptor;
-use super::schema::{
-    arg_validator, describe_args, generator, has_constraints, input_schema, output_schema,
-};
+use super::schema::{arg_validator, has_constraints, input_schema, output_schema};
 use super::validator::Validator;
 use super::{Declared, ToolDef, ToolEntry};
+use crate::extract::{describe_args, generator};
 use crate::protocol::descriptor::{meta_map, put, put_icons, raw};
 
 impl<S> Declared<S> {

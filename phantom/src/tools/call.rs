@@ -1,39 +1,55 @@
 //! `tools/call`: look the tool up, check the client's capabilities and the arguments, run the
 //! handler, shape its result.
 
+use std::future::Future;
+
 use serde_json::Value;
 use serde_json::json;
 use serde_json::value::RawValue;
 
-use super::{Found, Table};
+use super::{Found, Table, TaskSupport};
 use crate::extract::{Args, CallParts, Context};
 use crate::input::{limited, missing_capabilities};
 use crate::kernel::Status;
 use crate::kernel::{Body, Failure, guarded, invalid, members_of, named_arguments};
 use crate::protocol::{ErrorObject, Params, codes};
+use crate::session::Session;
 use crate::tools::{ToolEntry, ToolOutput, ToolResult};
 
-/// What `tools/call` may use: the server, its tools table and the router's time limit.
+/// What `tools/call` may use: the server, its tools table, the router's time limit, and the
+/// room that runs a `#[task_handler]` tool as a task.
 pub(crate) trait Env {
     type Server: Send + Sync + 'static;
     fn server(&self) -> &Self::Server;
     fn tools(&self) -> &Table<Self::Server>;
     /// `#[mcp_router(tool_timeout)]`, in milliseconds.
     fn tool_timeout_ms(&self) -> Option<u64>;
+    /// Whether a call of declared `#[task_handler]` tool `name` runs as a task (the tasks room
+    /// decides), or its refusal to a client without the extension.
+    fn runs_as_task(
+        &self,
+        name: &str,
+        task: TaskSupport,
+        session: &Session,
+    ) -> Result<bool, Failure>;
+    /// Starts declared tool `name` as a task (the tasks room): its `CreateTaskResult`.
+    fn start_task<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: Option<&'a RawValue>,
+        cx: Context<'a>,
+    ) -> impl Future<Output = Result<Body, Failure>> + Send + 'a;
 }
 
 /// `tools/call`: the tool found in the table (declared or added), its scopes checked, then run
-/// inline or started as a task. `arguments`: as read with the params, or `None` to read them
-/// again from `params` (a middleware rewrote them).
-pub(crate) async fn call<E>(
+/// inline or handed to the tasks room. `arguments`: as read with the params, or `None` to read
+/// them again from `params` (a middleware rewrote them).
+pub(crate) async fn call<E: Env>(
     env: &E,
     params: Option<Params<'_>>,
     cx: Context<'_>,
     arguments: Option<Option<&RawValue>>,
-) -> Result<Body, Failure>
-where
-    E: Env + crate::tasks::Env + Clone + Send + Sync + 'static,
-{
+) -> Result<Body, Failure> {
     let session = cx.session;
     let p = named_arguments(cx.target, params, arguments)?;
     let found = env.tools().find(p.name, session)?;
@@ -47,17 +63,10 @@ where
         Found::Declared(entry) => entry,
     };
     check_scopes(entry.def.scopes, entry.def.name, session)?;
-    if let Some(task) = entry.def.task {
-        let declared = crate::tasks::declares_tasks(session);
-        // `prepare` in 2026-07-28: inline until `ctx.task()` starts the task.
-        if declared && !(task.prepare && session.is_modern()) {
-            let answers = serde_json::Map::new();
-            return crate::tasks::start(env, p.name, p.arguments, cx, answers).await;
-        }
-        if !declared && task.required {
-            let what = format!("tool `{}` runs only as a task and", entry.def.name);
-            return Err(crate::tasks::needs_tasks(&what, session));
-        }
+    if let Some(task) = entry.def.task
+        && env.runs_as_task(entry.def.name, task, session)?
+    {
+        return env.start_task(p.name, p.arguments, cx).await;
     }
     run_tool(env.server(), entry, env.tool_timeout_ms(), p.arguments, cx).await
 }

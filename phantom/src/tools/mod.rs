@@ -3,7 +3,6 @@
 mod added;
 mod build;
 mod call;
-pub(crate) mod json;
 mod portable;
 pub(crate) mod schema;
 pub(crate) mod table;
@@ -11,7 +10,6 @@ pub(crate) mod validator;
 
 pub(crate) use added::{Added, AddedTool, Found, Table, TaskRelay};
 pub(crate) use call::{Env, call, human, run_tool};
-pub(crate) use json::Json;
 pub(crate) use table::{Declared, TaskSupport, ToolDef, ToolEntry};
 
 use std::fmt::Display;
@@ -20,7 +18,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::content::Content;
+use crate::content::{Content, Json};
 
 /// The result of `tools/call`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]

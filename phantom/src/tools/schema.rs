@@ -1,16 +1,11 @@
 //! JSON Schemas of handler arguments and outputs (schemars, 2020-12), and the validators compiled
 //! for the arguments whose schemas declare constraints.
 
-use schemars::generate::SchemaSettings;
-use schemars::{Schema, SchemaGenerator};
+use schemars::Schema;
 use serde_json::{Map, Value, json};
 
-use crate::extract::{ArgSpec, ArgsBuilder};
+use crate::extract::ArgSpec;
 use crate::tools::validator::Validator;
-
-pub(crate) fn generator() -> SchemaGenerator {
-    SchemaSettings::draft2020_12().into_generator()
-}
 
 const CONSTRAINTS: &[&str] = &[
     "maximum",
@@ -100,29 +95,6 @@ pub(crate) fn arg_validator(
         return None;
     }
     Validator::compile(&referenced).map(|v| (spec.name, v))
-}
-
-pub(crate) fn describe_args(
-    args: fn(&mut ArgsBuilder<'_>),
-) -> (Vec<ArgSpec>, Map<String, Value>, Option<Value>) {
-    let mut generator = generator();
-    let mut builder = ArgsBuilder::new(&mut generator);
-    args(&mut builder);
-    let (specs, root) = (builder.specs, builder.root);
-    let defs = generator.take_definitions(true);
-    let root = root.map(|schema| {
-        let mut value = schema.to_value();
-        if let (Some(obj), false) = (value.as_object_mut(), defs.is_empty()) {
-            let existing = obj
-                .entry("$defs")
-                .or_insert_with(|| Value::Object(Map::new()));
-            if let Some(existing) = existing.as_object_mut() {
-                existing.extend(defs.clone());
-            }
-        }
-        value
-    });
-    (specs, defs, root)
 }
 
 pub(crate) fn input_schema(specs: &[ArgSpec], defs: Map<String, Value>) -> Value {
