@@ -103,6 +103,15 @@ RUSTC_BOOTSTRAP=1 RUSTDOCFLAGS="-Z unstable-options --output-format json" \
   cargo doc -p phantom-mcp --no-deps --quiet --features client
 python3 scripts/public-api.py target/doc/phantom.json | diff -u tests/public-api.txt -
 
+# No public signature names a hidden or private type (docs/ARCHITECTURE.md, "No hidden type in a
+# public signature"): the same JSON with hidden items, which the snapshot leaves out, walked by
+# scripts/hidden-types.py; its self-test first shows that a breach fails.
+step "no hidden type in a public signature (scripts/hidden-types.py)"
+python3 scripts/hidden-types.py --self-test
+RUSTC_BOOTSTRAP=1 RUSTDOCFLAGS="-Z unstable-options --output-format json --document-hidden-items" \
+  cargo doc -p phantom-mcp --no-deps --quiet --features client
+python3 scripts/hidden-types.py target/doc/phantom.json
+
 # One invocation, so the unpublished path dependencies between the four resolve to each other; each
 # .crate is then built from its own contents. Like `cargo publish`, it refuses uncommitted changes.
 step "package and verify the publishable crates"

@@ -1,22 +1,24 @@
 //! Items generated code (and the crate's own benches) refer to. Not a public API.
 
 pub use crate::apps::{ResourceUi, ToolUi};
-pub use crate::completion::CompleteFn;
+pub use crate::completion::complete::CompleteFn;
 pub use crate::completion::{CompleteContext, Completion, IntoCompletion};
-pub use crate::extract::{ArgsBuilder, CallParam, CallParts, FromContext};
+pub use crate::extract::call::{ArgsBuilder, CallParts, ReadParam};
+pub use crate::extract::{CallParam, FromContext};
 pub use crate::kernel::BoxFuture;
 pub use crate::kernel::Callback;
 pub use crate::prompts::table::PromptDef;
 pub use crate::prompts::{IntoPromptReply, PromptReply};
-pub use crate::protocol::MetaValue;
+pub use crate::protocol::descriptor::MetaValue;
 pub use crate::resources::table::{ReadParts, ResourceDef};
 pub use crate::resources::{FromUriParam, IntoContents};
 pub use crate::router::{Router, RouterDef, RouterInfo};
 pub use crate::skills::table::SkillDef;
 pub use crate::skills::{IntoSkill, Skill};
 pub use crate::tools::ToolAnnotations;
+pub use crate::tools::output::{ToolFuture, ToolOutput};
 pub use crate::tools::table::{TaskSupport, ToolDef};
-pub use crate::tools::{IntoToolResult, ToolFuture, ToolOutput, ToolResult};
+pub use crate::tools::{IntoToolResult, ToolResult};
 pub use crate::{Error, Server};
 pub use phantom_macros::embed_skill;
 pub use schemars::{Schema, SchemaGenerator};

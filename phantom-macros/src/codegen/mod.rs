@@ -124,7 +124,7 @@ fn call_params(
     paths: &Paths,
     on_error: impl Fn(TokenStream) -> TokenStream,
 ) -> (Vec<TokenStream>, Vec<TokenStream>) {
-    let call_param = paths.p("CallParam");
+    let call_param = paths.p("ReadParam");
     let ok = paths.p("Ok");
     let err = paths.p("Err");
     let mut lets = Vec::new();

@@ -18,7 +18,7 @@ pub(super) fn def(t: &Tool, paths: &Paths) -> TokenStream {
     let body = trampoline(
         h,
         |e| quote!(#ready(#tool_output::Result(#tool_result::error(#e)))),
-        ("IntoToolResult", "__into_output"),
+        ("ToolOutput", "new"),
         TOOL,
         paths,
     );

@@ -46,7 +46,7 @@ const _: () = {
                                     >("focus", ::phantom::__private::None);
                             },
                             get: |this, parts| {
-                                let __phantom_arg0 = match <String as ::phantom::__private::CallParam<
+                                let __phantom_arg0 = match <String as ::phantom::__private::ReadParam<
                                     '_,
                                 >>::from_call(&parts, "study") {
                                     ::phantom::__private::Ok(v) => v,
@@ -60,7 +60,7 @@ const _: () = {
                                 };
                                 let __phantom_arg1 = match <Option<
                                     String,
-                                > as ::phantom::__private::CallParam<
+                                > as ::phantom::__private::ReadParam<
                                     '_,
                                 >>::from_call(&parts, "focus") {
                                     ::phantom::__private::Ok(v) => v,

@@ -74,7 +74,7 @@ const _: () = {
                                 Error,
                             > as ::phantom::__private::IntoToolResult>::output_schema,
                             call: |this, parts| {
-                                let __phantom_arg0 = match <String as ::phantom::__private::CallParam<
+                                let __phantom_arg0 = match <String as ::phantom::__private::ReadParam<
                                     '_,
                                 >>::from_call(&parts, "format") {
                                     ::phantom::__private::Ok(v) => v,
@@ -86,7 +86,7 @@ const _: () = {
                                         );
                                     }
                                 };
-                                let __phantom_arg1 = match <Ctx as ::phantom::__private::CallParam<
+                                let __phantom_arg1 = match <Ctx as ::phantom::__private::ReadParam<
                                     '_,
                                 >>::from_call(&parts, "ctx") {
                                     ::phantom::__private::Ok(v) => v,
@@ -100,7 +100,7 @@ const _: () = {
                                 };
                                 ::phantom::__private::tool_mapped(
                                     Self::export(this, __phantom_arg0, __phantom_arg1),
-                                    |__phantom_ret| ::phantom::__private::IntoToolResult::__into_output(
+                                    |__phantom_ret| ::phantom::__private::ToolOutput::new(
                                         __phantom_ret,
                                     ),
                                 )

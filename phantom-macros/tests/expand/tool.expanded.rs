@@ -75,7 +75,7 @@ const _: () = {
                             },
                             output: <String as ::phantom::__private::IntoToolResult>::output_schema,
                             call: |this, parts| {
-                                let __phantom_arg0 = match <String as ::phantom::__private::CallParam<
+                                let __phantom_arg0 = match <String as ::phantom::__private::ReadParam<
                                     '_,
                                 >>::from_call(&parts, "query") {
                                     ::phantom::__private::Ok(v) => v,
@@ -89,7 +89,7 @@ const _: () = {
                                 };
                                 let __phantom_arg1 = match <Option<
                                     u32,
-                                > as ::phantom::__private::CallParam<
+                                > as ::phantom::__private::ReadParam<
                                     '_,
                                 >>::from_call(&parts, "maxResults") {
                                     ::phantom::__private::Ok(v) => v,
@@ -101,7 +101,7 @@ const _: () = {
                                         );
                                     }
                                 };
-                                let __phantom_arg2 = match <&Session as ::phantom::__private::CallParam<
+                                let __phantom_arg2 = match <&Session as ::phantom::__private::ReadParam<
                                     '_,
                                 >>::from_call(&parts, "session") {
                                     ::phantom::__private::Ok(v) => v,
@@ -120,7 +120,7 @@ const _: () = {
                                         __phantom_arg1,
                                         __phantom_arg2,
                                     ),
-                                    |__phantom_ret| ::phantom::__private::IntoToolResult::__into_output(
+                                    |__phantom_ret| ::phantom::__private::ToolOutput::new(
                                         __phantom_ret,
                                     ),
                                 )
@@ -148,9 +148,7 @@ const _: () = {
                             call: |this, parts| {
                                 ::phantom::__private::tool_ready({
                                     let __phantom_ret = Self::count(this);
-                                    ::phantom::__private::IntoToolResult::__into_output(
-                                        __phantom_ret,
-                                    )
+                                    ::phantom::__private::ToolOutput::new(__phantom_ret)
                                 })
                             },
                         },

@@ -5,11 +5,16 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::{Map, json};
 
-use super::{CompleteContext, CompleteFn, Completer, Completion};
+use super::{CompleteContext, Completer, Completion};
+use crate::error::Error;
 use crate::extract::Context;
-use crate::kernel::{Body, Failure, guarded, parse_params, unknown};
+use crate::kernel::{Body, BoxFuture, Failure, guarded, parse_params, unknown};
 use crate::protocol::{ErrorObject, Method, Params, codes};
 use crate::session::Session;
+
+/// A completion function as generated code hands it over (through `phantom::__private`).
+pub type CompleteFn<S> =
+    for<'a> fn(&'a S, &'a str, &'a CompleteContext<'a>) -> BoxFuture<'a, Result<Completion, Error>>;
 
 #[derive(Deserialize)]
 #[serde(tag = "type")]

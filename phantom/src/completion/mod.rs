@@ -1,7 +1,7 @@
 //! `completion/complete`: what `#[complete(with = "…")]` functions receive and return.
 
-mod complete;
-pub(crate) use complete::{Completable, Completions, Env, complete};
+pub(crate) mod complete;
+pub(crate) use complete::{Completable, CompleteFn, Completions, Env, complete};
 
 use std::collections::BTreeMap;
 use std::fmt::Display;
@@ -12,11 +12,6 @@ use crate::error::Error;
 use crate::kernel::BoxFuture;
 use crate::session::Request;
 use crate::session::Session;
-
-/// Generated completion trampoline.
-#[doc(hidden)]
-pub type CompleteFn<S> =
-    for<'a> fn(&'a S, &'a str, &'a CompleteContext<'a>) -> BoxFuture<'a, Result<Completion, Error>>;
 
 /// The most values one completion may carry.
 pub(crate) const MAX_VALUES: usize = 100;

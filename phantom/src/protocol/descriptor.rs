@@ -4,7 +4,21 @@
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::{Icon, MetaValue};
+use super::Icon;
+
+/// A `_meta` value written in an attribute: `meta(key = "text" | 1 | true)`. Generated code
+/// names it through `phantom::__private`.
+#[derive(Debug, Clone, Copy)]
+pub enum MetaValue {
+    /// A string.
+    Str(&'static str),
+    /// An integer.
+    Int(i64),
+    /// A number with a fraction or exponent.
+    Float(f64),
+    /// A boolean.
+    Bool(bool),
+}
 
 /// A `_meta` map from the `meta(…)` pairs of an attribute.
 pub(crate) fn meta_map(meta: &[(&'static str, MetaValue)]) -> Map<String, Value> {

@@ -10,6 +10,7 @@ pub(crate) mod task;
 pub(crate) mod time;
 mod version;
 
+pub(crate) use descriptor::MetaValue;
 pub(crate) use jsonrpc::Incoming;
 pub(crate) use jsonrpc::nests_deeper_than;
 pub use jsonrpc::{ErrorObject, RequestId, codes};
@@ -28,18 +29,6 @@ pub enum Era {
     Legacy,
     /// 2026-07-28: stateless requests, each carrying its version and capabilities in `_meta`.
     Modern,
-}
-
-/// The `_meta` keys of the 2026-07-28 envelope.
-/// A `_meta` value written in an attribute: `meta(key = "text" | 1 | true)`.
-#[doc(hidden)]
-#[derive(Debug, Clone, Copy)]
-#[allow(missing_docs)]
-pub enum MetaValue {
-    Str(&'static str),
-    Int(i64),
-    Float(f64),
-    Bool(bool),
 }
 
 /// The names of the extensions phantom speaks, as clients declare them and servers advertise them.

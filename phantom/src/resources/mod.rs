@@ -77,9 +77,10 @@ pub struct Contents(pub Vec<ResourceContents>);
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Blob(pub Vec<u8>);
 
-#[doc(hidden)]
-/// Where a resource handler's value is turned into `contents`.
+/// The resource a read is for: what an [`IntoContents`] implementation writes its `contents`
+/// for (the URI each [`ResourceContents`] names, and the MIME type the template declares).
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct ReadTarget<'a> {
     /// The URI that was read.
     pub uri: &'a str,

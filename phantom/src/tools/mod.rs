@@ -3,6 +3,7 @@
 mod added;
 mod build;
 mod call;
+pub(crate) mod output;
 mod portable;
 pub(crate) mod schema;
 pub(crate) mod table;
@@ -10,6 +11,7 @@ pub(crate) mod validator;
 
 pub(crate) use added::{Added, AddedTool, Found, Table, TaskRelay};
 pub(crate) use call::{Env, call, human, run_tool};
+pub(crate) use output::{ToolFuture, ToolOutput};
 pub(crate) use table::{Declared, TaskSupport, ToolDef, ToolEntry};
 
 use std::fmt::Display;
@@ -84,55 +86,20 @@ pub trait IntoToolResult {
         None
     }
 
-    /// What the code `#[tool]` generates hands the dispatcher. Not a public API: implement
-    /// [`into_tool_result`](Self::into_tool_result) instead.
-    #[doc(hidden)]
-    fn __into_output(self) -> ToolOutput
+    /// The value as the text of one block, when that is all its result is (what
+    /// [`ToolResult::text`] holds: no other block, not an error, no structured content, no
+    /// metadata); otherwise `Err(self)`, and [`into_tool_result`](Self::into_tool_result) is
+    /// called. A text is written into the reply as it is, without the [`ToolResult`] around it
+    /// (an allocation per call).
+    ///
+    /// The provided method answers `Err(self)`: implement it only for a type that is often one
+    /// text. `String` and `&'static str` do, and a `Result` of one.
+    fn into_text(self) -> Result<String, Self>
     where
         Self: Sized,
     {
-        ToolOutput::Result(self.into_tool_result())
+        Err(self)
     }
-}
-
-/// A declared tool's handler running: a plain `fn` handler's result (or an argument error) is
-/// ready at once and kept as it is, an `async` one's future is boxed. Not a public API.
-#[doc(hidden)]
-pub enum ToolFuture<'a> {
-    /// The result, until it is taken.
-    Ready(Option<ToolOutput>),
-    /// The handler's future, its output converted.
-    Boxed(crate::kernel::BoxFuture<'a, ToolOutput>),
-}
-
-impl std::future::Future for ToolFuture<'_> {
-    type Output = ToolOutput;
-
-    fn poll(
-        self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<ToolOutput> {
-        match self.get_mut() {
-            // As `std::future::Ready`: a future is not polled after it completed.
-            Self::Ready(output) => {
-                std::task::Poll::Ready(output.take().expect("`ToolFuture` polled after completion"))
-            }
-            Self::Boxed(future) => future.as_mut().poll(cx),
-        }
-    }
-}
-
-/// A declared tool's result as its handler's trampoline hands it to the dispatcher: most tools
-/// return one text (`String`, `&'static str`), which the reply is written around
-/// ([`Body::Text`](crate::kernel::Body)) without the list of blocks of a [`ToolResult`] (an
-/// allocation per call). Not a public API.
-#[doc(hidden)]
-#[derive(Debug)]
-pub enum ToolOutput {
-    /// What [`ToolResult::text`] holds: one text block, not an error.
-    Text(String),
-    /// Any other result.
-    Result(ToolResult),
 }
 
 impl IntoToolResult for ToolResult {
@@ -146,8 +113,8 @@ impl IntoToolResult for String {
         ToolResult::text(self)
     }
 
-    fn __into_output(self) -> ToolOutput {
-        ToolOutput::Text(self)
+    fn into_text(self) -> Result<String, Self> {
+        Ok(self)
     }
 }
 
@@ -156,8 +123,8 @@ impl IntoToolResult for &'static str {
         ToolResult::text(self)
     }
 
-    fn __into_output(self) -> ToolOutput {
-        ToolOutput::Text(self.to_owned())
+    fn into_text(self) -> Result<String, Self> {
+        Ok(self.to_owned())
     }
 }
 
@@ -200,10 +167,10 @@ impl<T: IntoToolResult, E: Display> IntoToolResult for Result<T, E> {
         }
     }
 
-    fn __into_output(self) -> ToolOutput {
+    fn into_text(self) -> Result<String, Self> {
         match self {
-            Ok(v) => v.__into_output(),
-            Err(e) => ToolOutput::Result(ToolResult::error(e.to_string())),
+            Ok(v) => v.into_text().map_err(Ok),
+            Err(e) => Err(Err(e)),
         }
     }
 
