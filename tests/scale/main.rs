@@ -14,3 +14,17 @@ mod registry;
 mod replies;
 mod sessions;
 mod tasks;
+
+/// Every seam on `redis`, under `prefix` (a test's own).
+async fn backend(
+    redis: &phantom_tests::redis::RedisServer,
+    prefix: &str,
+) -> phantom::store::Backend {
+    phantom_redis::Redis::connect(&redis.url())
+        .await
+        .expect("connect")
+        .with_prefix(prefix)
+        .backend()
+        .await
+        .expect("the backend")
+}
