@@ -89,28 +89,25 @@ impl<S: Server> HttpState<S> {
 /// is given, with CORS preflight handled. `server` is served with the default
 /// [`Config`](crate::Config); for another, or a backend, make a [`Dispatcher`] with it and use
 /// [`service_dispatcher`].
-pub fn service<S: Server>(server: S, config: HttpConfig) -> axum::Router {
-    service_dispatcher(Dispatcher::new(server), config)
+pub fn service<S: Server>(server: S, http: HttpConfig) -> axum::Router {
+    service_dispatcher(Dispatcher::new(server), http)
 }
 
 /// [`service`] for a dispatcher: made with a [`Config`](crate::Config)
 /// ([`Dispatcher::with_config`]), with routers merged or mounted into it, or a clone kept for its
 /// [`registry`](Dispatcher::registry). The dispatcher's `Config` applies, its backend's session
 /// and event stores included.
-pub fn service_dispatcher<S: Server>(
-    dispatcher: Dispatcher<S>,
-    config: HttpConfig,
-) -> axum::Router {
-    axum::Router::new().fallback_service(endpoint_for(dispatcher, config))
+pub fn service_dispatcher<S: Server>(dispatcher: Dispatcher<S>, http: HttpConfig) -> axum::Router {
+    axum::Router::new().fallback_service(endpoint_for(dispatcher, http))
 }
 
 /// The endpoint of a dispatcher: CORS for browser requests, [`handle`] for the rest. The HTTP
 /// seams (sessions, events) are the dispatcher's `Config`'s, like every other seam.
 pub(super) fn endpoint_for<S: Server>(
     dispatcher: Dispatcher<S>,
-    config: HttpConfig,
+    http: HttpConfig,
 ) -> OriginAware<S> {
-    let config = config.serving(dispatcher.config());
+    let config = http.serving(dispatcher.config());
     let state = Arc::new(HttpState {
         dispatcher,
         sessions: Sessions::new(

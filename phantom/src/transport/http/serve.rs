@@ -66,7 +66,7 @@ where
 pub async fn serve_dispatcher<S, F>(
     listener: tokio::net::TcpListener,
     dispatcher: Dispatcher<S>,
-    config: HttpConfig,
+    http: HttpConfig,
     shutdown: F,
 ) -> std::io::Result<()>
 where
@@ -88,16 +88,16 @@ where
         // The response head and body are written from one buffer rather than queued for a
         // vectored write: a held SSE stream keeps no write queue besides hyper's 8 KB buffer.
         .writev(false)
-        .header_read_timeout(config.header_read_timeout);
+        .header_read_timeout(http.header_read_timeout);
     let mut http2 = hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new());
     http2.timer(hyper_util::rt::TokioTimer::new());
     let builders = Arc::new((http1, http2));
-    let header_timeout = config.header_read_timeout;
+    let header_timeout = http.header_read_timeout;
     let watch = Watch::new();
     tokio::spawn(Arc::clone(&watch).sweep(watch::sweep_every(header_timeout)));
-    let metadata = config.protected_resource.as_ref().map(metadata_body);
+    let metadata = http.protected_resource.as_ref().map(metadata_body);
     let app = AtMcp {
-        mcp: endpoint_for(dispatcher, config),
+        mcp: endpoint_for(dispatcher, http),
         metadata,
     };
     tracing::info!(%local, "serving MCP at http://{local}/mcp");
