@@ -685,7 +685,7 @@ async fn main() -> std::io::Result<()> {
         }
     }
     let listener = tokio::net::TcpListener::bind(&addr).await?;
-    let mut shared = phantom::Config::default();
+    let mut config = phantom::Config::default();
     // Nodes behind one balancer seal 2026-07-28 `requestState` with one key: a state sealed by
     // one node must open on the next (PHANTOM_STATE_KEY: 32 bytes in base64).
     if let Ok(key) = std::env::var("PHANTOM_STATE_KEY") {
@@ -695,20 +695,18 @@ async fn main() -> std::io::Result<()> {
                 format!("PHANTOM_STATE_KEY: {e}"),
             )
         })?;
-        shared = shared.state_key(key);
+        config = config.with_state_key(key);
     }
-    let mut config = phantom::http::HttpConfig::for_addr(listener.local_addr()?)
-        .preview(preview)
-        .config(shared);
+    let http = phantom::http::HttpConfig::for_addr(listener.local_addr()?).with_preview(preview);
     // With `--redis`, sessions, events, answers, changes and tasks are shared by every node on
     // that Redis (examples/cluster/ runs two behind HAProxy).
     if let Some(url) = redis {
         let backend = phantom_redis::backend(&url)
             .await
             .map_err(|e| std::io::Error::other(format!("--redis {url}: {e}")))?;
-        config = config.backend(backend);
+        config = config.with_backend(backend);
     }
-    let notifier = config.config.notifier.clone();
+    let notifier = config.notifier().clone();
     // `test://watched-resource` changes every three seconds, as the reference server's does.
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(std::time::Duration::from_secs(3));
@@ -725,5 +723,6 @@ async fn main() -> std::io::Result<()> {
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };
-    phantom::http::serve_listener(listener, Everything, config, shutdown).await
+    let dispatcher = phantom::dispatch::Dispatcher::with_config(Everything, config);
+    phantom::http::serve_dispatcher(listener, dispatcher, http, shutdown).await
 }

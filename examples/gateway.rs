@@ -134,7 +134,7 @@ async fn main() -> std::io::Result<()> {
             let info = AuthInfo::new(holder.principal.as_str()).scopes(holder.scopes.clone());
             table = table.token(token, info);
         }
-        config = config.bearer_auth(BearerAuth::new(table));
+        config = config.with_bearer_auth(BearerAuth::new(table));
     }
     let dispatcher = Dispatcher::with_config(Gateway, config);
     let registry = dispatcher.registry();

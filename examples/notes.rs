@@ -174,14 +174,18 @@ async fn main() -> std::io::Result<()> {
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };
-    phantom::http::serve_listener(listener, Notes::default(), http_config(), shutdown).await
+    let dispatcher = phantom::dispatch::Dispatcher::with_config(Notes::default(), config());
+    phantom::http::serve_dispatcher(listener, dispatcher, http_config(), shutdown).await
 }
 
-/// The transport settings: bearer tokens checked, the metadata document served beside `/mcp`.
+/// The server's settings: bearer tokens checked before `connect`.
+pub(crate) fn config() -> phantom::Config {
+    phantom::Config::default().with_bearer_auth(bearer_auth())
+}
+
+/// The transport settings: the metadata document served beside `/mcp`.
 pub(crate) fn http_config() -> HttpConfig {
-    HttpConfig::default()
-        .protected_resource(metadata())
-        .config(phantom::Config::default().bearer_auth(bearer_auth()))
+    HttpConfig::default().with_protected_resource(metadata())
 }
 
 fn usage(problem: &str) -> std::io::Error {

@@ -67,7 +67,7 @@ pub(crate) fn tokens() -> StaticTokens {
 
 /// The settings of both transports: over HTTP, every request's bearer token is verified.
 pub(crate) fn config() -> phantom::Config {
-    phantom::Config::default().bearer_auth(BearerAuth::new(tokens()))
+    phantom::Config::default().with_bearer_auth(BearerAuth::new(tokens()))
 }
 
 /// The server: the handbook's pages by name, and what stdio sessions authenticate with.
@@ -154,11 +154,12 @@ async fn main() -> std::io::Result<()> {
         }
     }
     let listener = tokio::net::TcpListener::bind(&addr).await?;
-    let http = HttpConfig::for_addr(listener.local_addr()?).config(config());
+    let http = HttpConfig::for_addr(listener.local_addr()?);
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };
-    phantom::http::serve_listener(listener, Handbook::new(None), http, shutdown).await
+    let dispatcher = phantom::dispatch::Dispatcher::with_config(Handbook::new(None), config());
+    phantom::http::serve_dispatcher(listener, dispatcher, http, shutdown).await
 }
 
 fn usage(problem: &str) -> std::io::Error {

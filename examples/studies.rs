@@ -494,9 +494,10 @@ async fn main() -> std::io::Result<()> {
     if preview {
         tracing::info!("MCP Apps preview at http://{local}/mcp/preview");
     }
-    let mut config = HttpConfig::for_addr(local)
-        .stateless(stateless)
-        .preview(preview);
+    let http = HttpConfig::for_addr(local)
+        .with_stateless(stateless)
+        .with_preview(preview);
+    let mut config = phantom::Config::default();
     let mut studies = Studies::new();
     // `--redis`: one of several nodes behind a load balancer (examples/cluster/). The framework's
     // seams go to Redis, and so do the notes, the app's own data.
@@ -513,14 +514,14 @@ async fn main() -> std::io::Result<()> {
         let key = std::env::var("PHANTOM_STATE_KEY")
             .map_err(|_| usage("--redis needs PHANTOM_STATE_KEY, the key every node seals with"))?;
         let key = phantom::input::StateKey::from_base64(&key).map_err(|e| failed(&e))?;
-        config.config = config.config.state_key(key);
-        config = config.backend(backend);
+        config = config.with_state_key(key).with_backend(backend);
         studies = studies.with_notes_in(conn);
     }
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };
-    phantom::http::serve_listener(listener, studies, config, shutdown).await
+    let dispatcher = phantom::dispatch::Dispatcher::with_config(studies, config);
+    phantom::http::serve_dispatcher(listener, dispatcher, http, shutdown).await
 }
 
 fn usage(problem: &str) -> std::io::Error {

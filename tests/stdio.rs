@@ -235,7 +235,7 @@ async fn progress_log_and_elicitation_over_stdio() {
 #[tokio::test]
 async fn list_changes_and_resource_updates_are_lines_between_requests() {
     let config = phantom::Config::default();
-    let notifier = config.notifier.clone();
+    let notifier = config.notifier().clone();
     let (task, mut lines, mut client_write) =
         pipe_to(Dispatcher::with_config(Recorder::default(), config));
     let mut send = async |msg: Value| send_json(&mut client_write, &msg).await;
@@ -287,7 +287,7 @@ async fn list_changes_and_resource_updates_are_lines_between_requests() {
 #[tokio::test]
 async fn a_listen_over_stdio_runs_beside_other_requests_until_cancelled() {
     let config = phantom::Config::default();
-    let notifier = config.notifier.clone();
+    let notifier = config.notifier().clone();
     let (task, mut lines, mut client_write) =
         pipe_to(Dispatcher::with_config(Recorder::default(), config));
     let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -354,7 +354,7 @@ const CHILD: &str = "PHANTOM_STDIO_CHILD";
 #[tokio::test]
 async fn run_with_config_serves_the_process_stdio_with_its_config() {
     if std::env::var_os(CHILD).is_some() {
-        let config = phantom::Config::default().page_size(1);
+        let config = phantom::Config::default().with_page_size(1);
         phantom::stdio::run_with_config(Recorder::default(), config)
             .await
             .expect("serves until stdin closes");

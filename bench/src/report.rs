@@ -565,7 +565,7 @@ fn notes(w: &mut String) {
         "## Notes\n\n\
          - **Stateless 2025-11-25 row.** Both servers run their legacy stateless mode and get \
          identical requests (`none 2025-11-25`: no session, no `_meta`): phantom with \
-         `MODE=stateless` (`HttpConfig::default().stateless(true)`: `initialize` returns no \
+         `MODE=stateless` (`HttpConfig::default().with_stateless(true)`: `initialize` returns no \
          `Mcp-Session-Id` and every 2025-11-25 request stands alone), rmcp with \
          `MODE=stateless JSON=1`. `modern-c1` / `modern-c32` are the 2026-07-28 stateless \
          comparison.\n\

@@ -157,7 +157,7 @@ impl Variant {
         }
     }
 
-    /// phantom in legacy stateless mode (`MODE=stateless`, i.e. `HttpConfig::stateless(true)`).
+    /// phantom in legacy stateless mode (`MODE=stateless`, i.e. `HttpConfig::with_stateless(true)`).
     pub(crate) fn phantom_stateless(mode: &'static str, args: &[String]) -> Self {
         Self {
             label: "phantom (MODE=stateless)".into(),

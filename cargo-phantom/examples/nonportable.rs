@@ -1,5 +1,5 @@
 //! A stdio MCP server whose tool schemas keep schemars' own spelling
-//! (`Config::portable_schemas(false)`): `"format": "uint32"` and a `type` array, which
+//! (`Config::with_portable_schemas(false)`): `"format": "uint32"` and a `type` array, which
 //! `cargo phantom inspect --strict` reports. The `inspect` tests run it.
 
 use phantom::prelude::*;
@@ -18,6 +18,6 @@ impl Nonportable {
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    let config = phantom::Config::default().portable_schemas(false);
+    let config = phantom::Config::default().with_portable_schemas(false);
     phantom::stdio::run_with_config(Nonportable, config).await
 }

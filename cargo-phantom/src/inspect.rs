@@ -124,7 +124,7 @@ pub(crate) async fn run(args: &InspectArgs) -> Outcome {
     if args.strict && count > 0 {
         eprintln!("error: {count} portability finding(s) (--strict)");
         eprintln!(
-            "       help: phantom lists portable schemas unless `Config::portable_schemas(false)`; otherwise spell integer ranges with `minimum`/`maximum` and unions with `anyOf`"
+            "       help: phantom lists portable schemas unless `Config::with_portable_schemas(false)`; otherwise spell integer ranges with `minimum`/`maximum` and unions with `anyOf`"
         );
         return Ok(ExitCode::FAILURE);
     }

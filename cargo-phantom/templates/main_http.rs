@@ -15,12 +15,12 @@ async fn main() -> std::io::Result<()> {
     // Both protocol eras on one endpoint, `/mcp`; `--preview` adds the MCP Apps preview host.
     let listener = tokio::net::TcpListener::bind(&addr).await?;
     let local = listener.local_addr()?;
-    let config = phantom::http::HttpConfig::for_addr(local).preview(preview);
+    let http = phantom::http::HttpConfig::for_addr(local).with_preview(preview);
     eprintln!("serving http://{local}/mcp");
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };
-    phantom::http::serve_listener(listener, {{Type}}, config, shutdown).await
+    phantom::http::serve_listener(listener, {{Type}}, http, shutdown).await
 }
 
 fn usage(problem: &str) -> std::io::Error {

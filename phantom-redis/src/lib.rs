@@ -7,15 +7,14 @@
 //! task updates and cancellations), [`RedisSubscriptions`], [`RedisTaskStore`] and
 //! [`RedisRegistryStore`] (the entries runtime registration disabled), [`RedisRateStore`] and
 //! [`RedisCacheStore`] (the rate-limit buckets and the response cache of the middleware) — and
-//! [`HttpConfig::backend`](phantom::http::HttpConfig::backend) installs them:
+//! [`Config::with_backend`](phantom::Config::with_backend) installs them, in the one place
+//! every way of serving (and a gateway's mounted upstreams) takes them from:
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! use phantom::http::HttpConfig;
-//!
 //! let backend = phantom_redis::backend("redis://127.0.0.1:6379/").await?;
-//! let config = HttpConfig::default().backend(backend);
-//! let notifier = config.config.notifier.clone(); // for background jobs: reaches every node
+//! let config = phantom::Config::default().with_backend(backend);
+//! let notifier = config.notifier().clone(); // for background jobs: reaches every node
 //! # let _ = (config, notifier); Ok(()) }
 //! ```
 //!
@@ -161,15 +160,15 @@ impl Redis {
     /// and tasks. Opens the two pub/sub connections (replies and the bus) before it returns.
     pub async fn backend(&self) -> Result<phantom::store::Backend, StoreError> {
         Ok(phantom::store::Backend::memory()
-            .sessions(RedisSessionStore::new(self.clone()))
-            .events(RedisEventStore::new(self.clone()))
-            .replies(RedisReplyBus::new(self.clone()).await?)
-            .bus(RedisBus::new(self.clone()).await?)
-            .subscriptions(RedisSubscriptions::new(self.clone()))
-            .tasks(RedisTaskStore::new(self.clone()))
-            .registry(RedisRegistryStore::new(self.clone()))
-            .rates(RedisRateStore::new(self.clone()))
-            .cache(RedisCacheStore::new(self.clone())))
+            .with_sessions(RedisSessionStore::new(self.clone()))
+            .with_events(RedisEventStore::new(self.clone()))
+            .with_replies(RedisReplyBus::new(self.clone()).await?)
+            .with_bus(RedisBus::new(self.clone()).await?)
+            .with_subscriptions(RedisSubscriptions::new(self.clone()))
+            .with_tasks(RedisTaskStore::new(self.clone()))
+            .with_registry(RedisRegistryStore::new(self.clone()))
+            .with_rates(RedisRateStore::new(self.clone()))
+            .with_cache(RedisCacheStore::new(self.clone())))
     }
 
     fn pubsub_client(&self) -> redis::Client {

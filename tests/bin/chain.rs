@@ -113,9 +113,9 @@ impl Middleware for Loud {
 /// The chain: A outermost, then B, then C, then the retry; `Loud` around `shout` only.
 pub(crate) fn config() -> phantom::Config {
     phantom::Config::default()
-        .middleware(Letter("A"))
-        .middleware(Letter("B"))
-        .middleware(Letter("C"))
-        .middleware(Retry)
-        .tool_middleware("shout", Loud)
+        .with_middleware(Letter("A"))
+        .with_middleware(Letter("B"))
+        .with_middleware(Letter("C"))
+        .with_middleware(Retry)
+        .with_tool_middleware("shout", Loud)
 }

@@ -90,13 +90,15 @@ async fn a_cached_answer_skips_the_handler_per_principal_until_invalidated() {
             Arc::clone(&app.lookups),
             Arc::clone(&app.lists),
         );
-        let config = Config::default().bearer_auth(tokens()).middleware(
-            ResponseCache::new()
-                .reads(Duration::from_secs(60))
-                .tool("lookup"),
-        );
-        let notifier = config.notifier.clone();
-        let server = TestServer::start_with(app, HttpConfig::default().config(config)).await;
+        let config = Config::default()
+            .with_bearer_auth(tokens())
+            .with_middleware(
+                ResponseCache::new()
+                    .reads(Duration::from_secs(60))
+                    .tool("lookup"),
+            );
+        let notifier = config.notifier().clone();
+        let server = TestServer::start_configured(app, config, HttpConfig::default()).await;
         let ada = client(&server, era, "ada-token").await;
         let bo = client(&server, era, "bo-token").await;
         let uri = "docs:///pages/1";

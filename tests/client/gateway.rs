@@ -445,18 +445,18 @@ impl phantom::middleware::Middleware for Rewrite {
 async fn the_fronts_middleware_applies_to_remote_tools() {
     let upstream = TestServer::start_with(Shop, HttpConfig::default()).await;
     let config = phantom::Config::default()
-        .middleware(Rewrite)
-        .tool_middleware(
+        .with_middleware(Rewrite)
+        .with_tool_middleware(
             "shop_echo",
             phantom::middleware::RateLimit::per_second(0.0, 2),
         );
-    let front = Dispatcher::with_config(Front, config.clone());
+    let front = Dispatcher::with_config(Front, config);
     Upstream::http(url(&upstream))
         .prefix("shop")
         .mount(&front.registry())
         .await
         .expect("mounted");
-    let front = TestServer::start_dispatcher(front, HttpConfig::default().config(config)).await;
+    let front = TestServer::start_dispatcher(front, HttpConfig::default()).await;
     for era in [Era::Legacy, Era::Modern] {
         let client = client_of(&front, era, &Heard::default()).await;
         for _ in 0..2 {

@@ -470,8 +470,8 @@ async fn the_test_kit_drives_a_server_in_another_process_with_its_assertions() {
 
 #[tokio::test]
 async fn lists_are_paged_with_the_servers_cursor_in_both_eras() {
-    let config = phantom::Config::default().page_size(2);
-    let server = TestServer::start_with(Jobs, HttpConfig::default().config(config)).await;
+    let config = phantom::Config::default().with_page_size(2);
+    let server = TestServer::start_configured(Jobs, config, HttpConfig::default()).await;
     for era in [Era::Legacy, Era::Modern] {
         let client = Client::http(&url(&server))
             .era(era)

@@ -50,8 +50,7 @@ async fn exercise(client: &Client, what: &str) {
 async fn the_chain_runs_in_order_retries_and_rewrites_over_http_and_stdio() {
     for era in [Era::Legacy, Era::Modern] {
         let server =
-            TestServer::start_with(Chained::default(), HttpConfig::default().config(config()))
-                .await;
+            TestServer::start_configured(Chained::default(), config(), HttpConfig::default()).await;
         let client = Client::http(&format!("http://{}/mcp", server.addr))
             .era(era)
             .connect()
@@ -107,10 +106,10 @@ fn tokens() -> BearerAuth {
 async fn a_rate_limit_refuses_a_burst_with_429_per_principal() {
     for era in ["2025-11-25", "2026-07-28"] {
         let config = Config::default()
-            .bearer_auth(tokens())
-            .middleware(RateLimit::per_second(0.01, 2).tool("echo"));
+            .with_bearer_auth(tokens())
+            .with_middleware(RateLimit::per_second(0.01, 2).tool("echo"));
         let server =
-            TestServer::start_with(Limited::default(), HttpConfig::default().config(config)).await;
+            TestServer::start_configured(Limited::default(), config, HttpConfig::default()).await;
         let call = |token: &'static str, id: u64| {
             let params = json!({"name": "echo", "arguments": {"text": "x"}});
             let server = &server;
@@ -173,9 +172,9 @@ async fn a_timeout_cuts_a_slow_tool_off_and_its_ctx_hears_it() {
     for era in [Era::Legacy, Era::Modern] {
         let limited = Limited::default();
         let told = Arc::clone(&limited.told);
-        let config =
-            Config::default().middleware(Timeout::new().tool("slow", Duration::from_millis(200)));
-        let server = TestServer::start_with(limited, HttpConfig::default().config(config)).await;
+        let config = Config::default()
+            .with_middleware(Timeout::new().tool("slow", Duration::from_millis(200)));
+        let server = TestServer::start_configured(limited, config, HttpConfig::default()).await;
         let client = Client::http(&format!("http://{}/mcp", server.addr))
             .era(era)
             .connect()

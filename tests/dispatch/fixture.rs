@@ -429,7 +429,7 @@ pub(crate) async fn legacy_lab_with(header: &str, value: &str) -> Client<Lab> {
 
 /// A legacy client of any server with a page size, initialized at 2025-11-25.
 pub(crate) async fn legacy_paged<S: Server>(server: S, page_size: usize) -> Client<S> {
-    let mut client = Client::uninitialized(server, Config::default().page_size(page_size));
+    let mut client = Client::uninitialized(server, Config::default().with_page_size(page_size));
     client.initialize("2025-11-25").await.result();
     client
 }

@@ -379,7 +379,7 @@ async fn tampered_foreign_replayed_and_expired_state_is_refused() {
             .modern()
     };
     let key = phantom::input::StateKey::random();
-    let config = || Config::default().state_key(key.clone());
+    let config = || Config::default().with_state_key(key.clone());
     let mut alice = modern("alice", config());
     let state = first_round(&mut alice).await;
 
@@ -418,7 +418,7 @@ async fn tampered_foreign_replayed_and_expired_state_is_refused() {
         .assert_error(-32602);
 
     // Expired.
-    let mut brief = modern("alice", config().state_ttl(Duration::from_secs(1)));
+    let mut brief = modern("alice", config().with_state_ttl(Duration::from_secs(1)));
     let state = first_round(&mut brief).await;
     tokio::time::sleep(Duration::from_millis(2100)).await;
     let response = brief.request("tools/call", retry("greet", &state)).await;
@@ -667,7 +667,7 @@ async fn waiting_for_the_client_does_not_count_against_the_limit() {
 #[tokio::test]
 async fn an_unanswered_client_request_ends_at_the_reply_timeout() {
     use phantom::dispatch::{Dispatcher, Frame, Outbound, SessionSlot};
-    let config = Config::default().reply_timeout(Duration::from_millis(100));
+    let config = Config::default().with_reply_timeout(Duration::from_millis(100));
     let dispatcher = Dispatcher::with_config(Asker::default(), config);
     let request = Request::default();
     let mut slot = SessionSlot::default();

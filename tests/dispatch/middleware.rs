@@ -44,7 +44,7 @@ impl Middleware for Audit {
 #[tokio::test]
 async fn middleware_sees_calls_and_can_refuse_them_in_both_eras() {
     let audit = Audit::default();
-    let config = Config::default().middleware(audit.clone());
+    let config = Config::default().with_middleware(audit.clone());
     let mut legacy = Client::uninitialized(Lab, config.clone());
     legacy.initialize("2025-11-25").await.result();
     let mut modern = Client::modern_with_config(Lab, config);

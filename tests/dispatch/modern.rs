@@ -57,8 +57,10 @@ async fn server_discover_describes_the_server() {
 
 #[tokio::test]
 async fn server_discover_carries_configured_cache_hints() {
-    let mut client =
-        Client::modern_with_config(Lab, Config::default().cache(60_000, CacheScope::Public));
+    let mut client = Client::modern_with_config(
+        Lab,
+        Config::default().with_cache(60_000, CacheScope::Public),
+    );
     let result = client
         .request("server/discover", json!({}))
         .await

@@ -68,7 +68,7 @@ async fn the_app_announces_with_the_served_notifier_and_listens_hear_it() {
     let _guard = logs.capture();
     let config = Config::default();
     let app = Jobs {
-        notifier: config.notifier.clone(),
+        notifier: config.notifier().clone(),
     };
     let mut client = Client::builder(app.clone()).config(config).modern();
     let mut listen = client.listen(json!({"toolsListChanged": true}));
@@ -127,7 +127,7 @@ async fn a_notifier_whose_server_is_gone_is_reported() {
     let logs = Logs::default();
     let _guard = logs.capture();
     let config = Config::default();
-    let notifier = config.notifier.clone();
+    let notifier = config.notifier().clone();
     let client = Client::builder(Jobs {
         notifier: notifier.clone(),
     })

@@ -109,7 +109,7 @@ async fn legacy_pages_chain_to_the_end_without_duplicates() {
 
 #[tokio::test]
 async fn modern_pages_chain_to_the_end_with_caching_hints() {
-    let mut client = Client::modern_with_config(Many, Config::default().page_size(2));
+    let mut client = Client::modern_with_config(Many, Config::default().with_page_size(2));
     for (method, key, field, want) in LISTS {
         let (pages, _) = walk(&mut client, method, key, field).await;
         assert_eq!(pages, expected(&want), "{method}");
@@ -144,7 +144,7 @@ async fn the_default_page_holds_everything() {
 #[tokio::test]
 async fn invalid_cursor_is_invalid_params() {
     let mut legacy = legacy_paged(Many, 2).await;
-    let mut modern = Client::modern_with_config(Many, Config::default().page_size(2));
+    let mut modern = Client::modern_with_config(Many, Config::default().with_page_size(2));
     for (method, ..) in LISTS {
         for cursor in [json!("not-a-cursor"), json!("dDA"), json!(""), json!("%%%")] {
             for response in [

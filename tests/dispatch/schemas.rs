@@ -1,6 +1,6 @@
 //! The schemas `tools/list` publishes: schemars' integer formats as `minimum`/`maximum`, `type`
 //! arrays as `anyOf` branches, in input and output schemas and their `$defs`; hand-written
-//! `Arguments<T>` schemas untouched; and `Config::portable_schemas(false)` keeping schemars' spelling.
+//! `Arguments<T>` schemas untouched; and `Config::with_portable_schemas(false)` keeping schemars' spelling.
 
 use std::borrow::Cow;
 
@@ -213,7 +213,7 @@ async fn only_the_hand_written_standard_formats_remain() {
 
 #[tokio::test]
 async fn the_switch_keeps_schemars_spelling() {
-    let tools = tools(Config::default().portable_schemas(false)).await;
+    let tools = tools(Config::default().with_portable_schemas(false)).await;
     let props = &find(&tools, "sizes")["inputSchema"]["properties"];
     assert_eq!(
         props["count"],

@@ -52,7 +52,7 @@ fn item(id: u64) -> String {
 /// A legacy client of `Watch` and the notifier its server announces changes with.
 async fn legacy() -> (Client<Watch>, Notifier) {
     let config = Config::default();
-    let notifier = config.notifier.clone();
+    let notifier = config.notifier().clone();
     let client = Client::builder(Watch).config(config).legacy().await;
     (client, notifier)
 }
@@ -317,8 +317,8 @@ async fn a_failing_or_wrong_subscription_store_delivers_no_update_and_keeps_the_
         inner: phantom::store::MemorySubscriptions::new(),
         mode: std::sync::atomic::AtomicU8::new(0),
     });
-    let config = Config::default().subscriptions(std::sync::Arc::clone(&store));
-    let notifier = config.notifier.clone();
+    let config = Config::default().with_subscriptions(std::sync::Arc::clone(&store));
+    let notifier = config.notifier().clone();
     let mut client = Client::builder(Watch).config(config).legacy().await;
     let mut stream = client.stream();
     subscribe(&mut client, "resources/subscribe", &item(1)).await;

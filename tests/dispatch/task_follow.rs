@@ -47,7 +47,7 @@ fn user(board: &Board, name: &str, notifier: &Notifier) -> Client<Board> {
     Client::builder(board.clone())
         .header("x-user", name)
         .capabilities(tasks_ext())
-        .config(Config::default().notifier(notifier.clone()))
+        .config(Config::default().with_notifier(notifier.clone()))
         .modern()
 }
 

@@ -229,10 +229,10 @@ struct Running {
 impl Running {
     async fn start(idle_ttl: Duration) -> Self {
         let store = Arc::new(Counting::default());
-        let config = HttpConfig::default()
-            .event_store(Arc::clone(&store) as Arc<dyn EventStore>)
-            .sessions(WAVE, idle_ttl);
-        assert_eq!(config.max_sessions, HttpConfig::default().max_sessions);
+        let config =
+            phantom::Config::default().with_event_store(Arc::clone(&store) as Arc<dyn EventStore>);
+        let http = HttpConfig::default().with_sessions(WAVE, idle_ttl);
+        assert_eq!(http.max_sessions(), HttpConfig::default().max_sessions());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind 127.0.0.1:0");
@@ -242,7 +242,8 @@ impl Running {
             let shutdown = async move {
                 let _ = stopped.await;
             };
-            phantom::http::serve_listener(listener, Quiet, config, shutdown)
+            let dispatcher = phantom::dispatch::Dispatcher::with_config(Quiet, config);
+            phantom::http::serve_dispatcher(listener, dispatcher, http, shutdown)
                 .await
                 .expect("the server runs");
         });

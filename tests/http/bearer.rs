@@ -59,7 +59,12 @@ fn token(sub: &str, scope: &str) -> String {
 }
 
 async fn server() -> TestServer {
-    TestServer::start_with(notes::Notes::default(), notes::http_config()).await
+    TestServer::start_configured(
+        notes::Notes::default(),
+        notes::config(),
+        notes::http_config(),
+    )
+    .await
 }
 
 fn call(id: u64, tool: &str, arguments: &Value) -> Value {
@@ -486,7 +491,8 @@ async fn a_panicking_verifier_refuses_the_token_and_the_server_goes_on() {
     use phantom::testing::Client;
     use phantom::{auth::WwwAuthenticate, dispatch::Status};
 
-    let config = phantom::Config::default().bearer_auth(phantom::auth::BearerAuth::new(Panics));
+    let config =
+        phantom::Config::default().with_bearer_auth(phantom::auth::BearerAuth::new(Panics));
     let mut client = Client::builder(notes::Notes::default())
         .config(config)
         .header("authorization", "Bearer anything")

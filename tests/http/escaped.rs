@@ -298,7 +298,7 @@ impl<'a> Client<'a> {
 /// A server of `Vault` with `config`, and a client of each era.
 async fn each_era(config: Config) -> (TestServer, Vault) {
     let vault = Vault::default();
-    let server = TestServer::start_with(vault.clone(), HttpConfig::default().config(config)).await;
+    let server = TestServer::start_configured(vault.clone(), config, HttpConfig::default()).await;
     (server, vault)
 }
 
@@ -315,8 +315,8 @@ async fn middleware_and_tool_middleware_see_the_unescaped_name_and_uri() {
     let refuse = Refuse::default();
     let tag = Tag::default();
     let config = Config::default()
-        .middleware(refuse.clone())
-        .tool_middleware("echo", tag.clone());
+        .with_middleware(refuse.clone())
+        .with_tool_middleware("echo", tag.clone());
     let (server, _) = each_era(config).await;
     for era in ERAS {
         let client = Client::new(&server, era, None).await;
@@ -370,8 +370,8 @@ async fn middleware_and_tool_middleware_see_the_unescaped_name_and_uri() {
 async fn rate_limits_count_both_spellings_in_one_bucket() {
     for era in ERAS {
         let config = Config::default()
-            .middleware(RateLimit::per_second(0.001, 1).tool("echo"))
-            .middleware(RateLimit::per_second(0.001, 1).method(Method::ResourcesRead));
+            .with_middleware(RateLimit::per_second(0.001, 1).tool("echo"))
+            .with_middleware(RateLimit::per_second(0.001, 1).method(Method::ResourcesRead));
         let (server, _) = each_era(config).await;
         let client = Client::new(&server, era, None).await;
         let echo = json!({"name": "echo", "arguments": {"text": "hi"}});
@@ -425,8 +425,8 @@ async fn rate_limits_count_both_spellings_in_one_bucket() {
 #[tokio::test]
 async fn a_tool_timeout_and_the_response_cache_key_on_the_unescaped_name() {
     let config = Config::default()
-        .middleware(Timeout::new().tool("slow", Duration::from_millis(100)))
-        .middleware(
+        .with_middleware(Timeout::new().tool("slow", Duration::from_millis(100)))
+        .with_middleware(
             ResponseCache::new()
                 .calls(Duration::from_secs(60))
                 .tool("count"),
@@ -645,7 +645,7 @@ async fn audit_and_telemetry_record_the_unescaped_name() {
     let captured = Captured::default();
     let subscriber = tracing_subscriber::registry().with(captured.clone());
     let _guard = tracing::subscriber::set_default(subscriber);
-    let (server, _) = each_era(Config::default().middleware(Audit::new())).await;
+    let (server, _) = each_era(Config::default().with_middleware(Audit::new())).await;
     for era in ERAS {
         let client = Client::new(&server, era, None).await;
         let echo = json!({"name": "echo", "arguments": {"text": "hi"}});
@@ -770,7 +770,7 @@ fn name_of(body: &Value) -> Option<String> {
 /// the same entries in what the middleware saw.
 async fn respelled_requests_behave_as_plain(mask: &[u8]) {
     let refuse = Refuse::default();
-    let config = Config::default().middleware(refuse.clone());
+    let config = Config::default().with_middleware(refuse.clone());
     let (server, _) = each_era(config.clone()).await;
     let legacy = Client::new(&server, Era::Legacy, None).await;
     let modern = Client::new(&server, Era::Modern, None).await;
@@ -910,7 +910,7 @@ fn respelling_escapes_keys_methods_and_envelope_keys() {
 #[tokio::test]
 async fn the_items_of_a_batch_read_escaped_names_as_plain_ones() {
     let refuse = Refuse::default();
-    let (server, _) = each_era(Config::default().middleware(refuse.clone())).await;
+    let (server, _) = each_era(Config::default().with_middleware(refuse.clone())).await;
     let session = server.initialize("2025-03-26").await;
     let calls = [
         (

@@ -273,7 +273,7 @@ async fn delete_runs_terminate_and_the_session_is_then_404() {
 
 #[tokio::test]
 async fn an_idle_session_is_evicted_after_its_ttl() {
-    let config = HttpConfig::default().sessions(10, Duration::from_millis(300));
+    let config = HttpConfig::default().with_sessions(10, Duration::from_millis(300));
     let server = TestServer::start(config).await;
     let session = server.initialize(LEGACY).await;
     // Activity keeps it alive.
@@ -293,7 +293,7 @@ async fn an_idle_session_is_evicted_after_its_ttl() {
 
 #[tokio::test]
 async fn the_session_cap_answers_503() {
-    let config = HttpConfig::default().sessions(1, Duration::from_secs(60));
+    let config = HttpConfig::default().with_sessions(1, Duration::from_secs(60));
     let server = TestServer::start(config).await;
     let first = server.initialize(LEGACY).await;
     let reply = server.post(&initialize_request(LEGACY)).send().await;
@@ -316,7 +316,7 @@ async fn the_session_cap_answers_503() {
 
 #[tokio::test]
 async fn the_session_cap_makes_room_by_evicting_idle_sessions() {
-    let config = HttpConfig::default().sessions(1, Duration::from_millis(200));
+    let config = HttpConfig::default().with_sessions(1, Duration::from_millis(200));
     let server = TestServer::start(config).await;
     let first = server.initialize(LEGACY).await;
     tokio::time::sleep(Duration::from_millis(400)).await;

@@ -189,8 +189,8 @@ async fn a_client_waiting_for_100_continue_is_refused_before_it_sends() {
 async fn past_the_drain_limit_the_413_says_the_connection_closes() {
     let server = TestServer::start(
         HttpConfig::default()
-            .body_limit(1024)
-            .drain_limit(64 * 1024),
+            .with_body_limit(1024)
+            .with_drain_limit(64 * 1024),
     )
     .await;
     let mut tcp = TcpStream::connect(server.addr).await.expect("connect");
@@ -208,8 +208,8 @@ async fn past_the_drain_limit_the_413_says_the_connection_closes() {
 
 #[tokio::test]
 async fn a_body_slower_than_the_body_timeout_is_408() {
-    let config =
-        HttpConfig::default().read_timeouts(Duration::from_secs(5), Duration::from_millis(300));
+    let config = HttpConfig::default()
+        .with_read_timeouts(Duration::from_secs(5), Duration::from_millis(300));
     let server = TestServer::start(config).await;
     let mut tcp = TcpStream::connect(server.addr).await.expect("connect");
     let head = post_head(&server, "Content-Length: 100\r\n");
@@ -231,8 +231,8 @@ async fn a_body_slower_than_the_body_timeout_is_408() {
 
 #[tokio::test]
 async fn half_sent_request_heads_are_dropped_after_the_header_timeout() {
-    let config =
-        HttpConfig::default().read_timeouts(Duration::from_millis(500), Duration::from_secs(5));
+    let config = HttpConfig::default()
+        .with_read_timeouts(Duration::from_millis(500), Duration::from_secs(5));
     let server = TestServer::start(config).await;
     let mut held = Vec::new();
     for _ in 0..200 {
@@ -284,8 +284,8 @@ async fn answered(tcp: &mut TcpStream, id: u64) {
 
 #[tokio::test]
 async fn the_header_timeout_spares_busy_connections_and_closes_one_that_goes_quiet() {
-    let config =
-        HttpConfig::default().read_timeouts(Duration::from_millis(400), Duration::from_secs(5));
+    let config = HttpConfig::default()
+        .with_read_timeouts(Duration::from_millis(400), Duration::from_secs(5));
     let server = TestServer::start_with(Slow, config).await;
     let mut tcp = TcpStream::connect(server.addr).await.expect("connect");
     // Requests every 150 ms for three timeouts: each head comes in time, so none is late.
@@ -387,9 +387,9 @@ async fn two_sessions_then(config: HttpConfig, status: StatusCode, field: &str) 
 
 #[tokio::test]
 async fn the_session_caps_answer_with_retry_after_and_ending_a_session_frees_its_place() {
-    let capped = HttpConfig::default().sessions(2, Duration::from_secs(600));
+    let capped = HttpConfig::default().with_sessions(2, Duration::from_secs(600));
     two_sessions_then(capped, StatusCode::SERVICE_UNAVAILABLE, "max_sessions").await;
-    let per_peer = HttpConfig::default().max_sessions_per_peer(2);
+    let per_peer = HttpConfig::default().with_max_sessions_per_peer(2);
     two_sessions_then(
         per_peer,
         StatusCode::TOO_MANY_REQUESTS,
@@ -406,7 +406,7 @@ async fn the_session_caps_answer_with_retry_after_and_ending_a_session_frees_its
 #[tokio::test]
 async fn a_session_past_its_requests_in_flight_gets_429_and_the_rest_complete() {
     let server =
-        TestServer::start_with(Slow, HttpConfig::default().max_requests_per_session(2)).await;
+        TestServer::start_with(Slow, HttpConfig::default().with_max_requests_per_session(2)).await;
     let session = server.initialize(LEGACY).await;
     let first = tokio::spawn(server.post_in(&session, &wait_call(1, 1500)).send());
     let second = tokio::spawn(server.post_in(&session, &wait_call(2, 1500)).send());
@@ -430,7 +430,7 @@ async fn a_session_past_its_requests_in_flight_gets_429_and_the_rest_complete() 
 
 #[tokio::test]
 async fn the_stream_cap_answers_503_and_a_closed_stream_frees_its_place() {
-    let server = TestServer::start(HttpConfig::default().max_streams(1)).await;
+    let server = TestServer::start(HttpConfig::default().with_max_streams(1)).await;
     let a = server.initialize(LEGACY).await;
     let b = server.initialize(LEGACY).await;
     let get = |id: &str| {
@@ -500,10 +500,10 @@ async fn idle_sessions_are_swept_in_the_background_without_any_traffic() {
     use phantom::store::EventStore;
 
     let store = Arc::new(crate::sse::RecordingStore::default());
-    let config = HttpConfig::default()
-        .event_store(Arc::clone(&store) as Arc<dyn EventStore>)
-        .sessions(100_000, Duration::from_secs(1));
-    let server = TestServer::start(config).await;
+    let config =
+        phantom::Config::default().with_event_store(Arc::clone(&store) as Arc<dyn EventStore>);
+    let http = HttpConfig::default().with_sessions(100_000, Duration::from_secs(1));
+    let server = TestServer::start_configured(crate::support::Lab::default(), config, http).await;
     let mut opened = Vec::new();
     for _ in 0..300 {
         opened.push(server.initialize(LEGACY).await);

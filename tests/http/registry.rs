@@ -780,7 +780,7 @@ fn desk_config() -> Config {
             "writer",
             AuthInfo::new("ada").scopes(["notes:read", "notes:write"]),
         );
-    Config::default().bearer_auth(BearerAuth::new(tokens).resource_metadata(DESK_METADATA))
+    Config::default().with_bearer_auth(BearerAuth::new(tokens).resource_metadata(DESK_METADATA))
 }
 
 /// The 403 challenge of `tool` needing `notes:write`.
@@ -799,7 +799,7 @@ async fn answer(reply: Reply) -> (StatusCode, Option<String>, Value) {
 #[tokio::test]
 async fn an_added_tool_honours_scopes() {
     let config = desk_config();
-    let dispatcher = Dispatcher::with_config(Desk, config.clone());
+    let dispatcher = Dispatcher::with_config(Desk, config);
     let draft = DynamicTool::new("draft", |note: Note| async move {
         format!("drafted {}", note.text)
     })
@@ -810,8 +810,7 @@ async fn an_added_tool_honours_scopes() {
         .add_tool(draft)
         .await
         .expect("a free name");
-    let server =
-        TestServer::start_dispatcher(dispatcher, HttpConfig::default().config(config)).await;
+    let server = TestServer::start_dispatcher(dispatcher, HttpConfig::default()).await;
     let modern = |token: &str, tool: &str| {
         server
             .post_modern(

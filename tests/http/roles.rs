@@ -15,8 +15,12 @@ use crate::support::{LEGACY, TestServer, initialize_request, notification, reque
 mod example;
 
 async fn server() -> TestServer {
-    let config = HttpConfig::default().config(example::config());
-    TestServer::start_with(example::Handbook::new(None), config).await
+    TestServer::start_configured(
+        example::Handbook::new(None),
+        example::config(),
+        HttpConfig::default(),
+    )
+    .await
 }
 
 use super::bearer::modern_call as call;

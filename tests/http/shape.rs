@@ -98,7 +98,7 @@ async fn a_session_change_made_by_a_method_is_stored() {
 
 #[tokio::test]
 async fn stateless_mode_serves_legacy_requests_without_a_session() {
-    let server = TestServer::start(HttpConfig::default().stateless(true)).await;
+    let server = TestServer::start(HttpConfig::default().with_stateless(true)).await;
     let init = server.post(&initialize_request(LEGACY)).send().await;
     assert!(
         init.session_id().is_none(),
@@ -165,7 +165,7 @@ impl Needy {
 
 #[tokio::test]
 async fn stateless_mode_refuses_tools_that_need_client_capabilities_by_name() {
-    let server = TestServer::start_with(Needy, HttpConfig::default().stateless(true)).await;
+    let server = TestServer::start_with(Needy, HttpConfig::default().with_stateless(true)).await;
     let call = request(1, "tools/call", json!({"name": "ask", "arguments": {}}));
     let body = server.post(&call).send().await.json().await;
     assert_eq!(body["error"]["code"], -32021);

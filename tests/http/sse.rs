@@ -10,10 +10,10 @@ use phantom::http::{HttpConfig, ResponseMode};
 use phantom::store::{EventStore, MemoryEventStore, Replay, StoreError, StoredEvent};
 use serde_json::json;
 
-use crate::support::{LEGACY, TestServer, echo_call, first_text, initialize_request, request};
+use crate::support::{LEGACY, Lab, TestServer, echo_call, first_text, initialize_request, request};
 
 fn sse_config() -> HttpConfig {
-    HttpConfig::default().response_mode(ResponseMode::Sse)
+    HttpConfig::default().with_response_mode(ResponseMode::Sse)
 }
 
 #[tokio::test]
@@ -189,7 +189,7 @@ async fn events_of_one_session_do_not_replay_in_another() {
 
 #[tokio::test]
 async fn get_opens_a_primed_stream_with_keep_alive_comments() {
-    let config = HttpConfig::default().sse_keep_alive(Duration::from_millis(100));
+    let config = HttpConfig::default().with_sse_keep_alive(Duration::from_millis(100));
     let server = TestServer::start(config).await;
     let session = server.initialize(LEGACY).await;
     let reply = server
@@ -217,7 +217,7 @@ async fn get_opens_a_primed_stream_with_keep_alive_comments() {
 #[tokio::test]
 async fn a_second_get_stream_on_one_session_is_409_until_the_first_closes() {
     // Keep-alives make the server write, so it notices a closed stream promptly.
-    let config = HttpConfig::default().sse_keep_alive(Duration::from_millis(100));
+    let config = HttpConfig::default().with_sse_keep_alive(Duration::from_millis(100));
     let server = TestServer::start(config).await;
     let session = server.initialize(LEGACY).await;
     let get = || {
@@ -259,18 +259,11 @@ async fn a_second_get_stream_on_one_session_is_409_until_the_first_closes() {
 #[tokio::test]
 async fn an_open_get_stream_keeps_its_session_alive_past_the_ttl() {
     let config = HttpConfig::default()
-        .sessions(10, Duration::from_millis(200))
-        .sse_keep_alive(Duration::from_millis(100));
+        .with_sessions(10, Duration::from_millis(200))
+        .with_sse_keep_alive(Duration::from_millis(100));
     let server = TestServer::start(config).await;
     let session = server.initialize(LEGACY).await;
-    let mut stream = server
-        .request(Method::GET)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &session)
-        .send()
-        .await
-        .sse();
-    assert!(stream.next().await.expect("priming").is_priming());
+    let _stream = server.get_stream(&session).await;
     tokio::time::sleep(Duration::from_millis(400)).await;
     let reply = server
         .post_in(&session, &echo_call(1, "alive"))
@@ -325,10 +318,10 @@ impl EventStore for RecordingStore {
 #[tokio::test]
 async fn stored_events_are_forgotten_on_delete_and_on_eviction() {
     let store = Arc::new(RecordingStore::default());
-    let config = sse_config()
-        .event_store(Arc::clone(&store) as Arc<dyn EventStore>)
-        .sessions(1, Duration::from_millis(200));
-    let server = TestServer::start(config).await;
+    let config =
+        phantom::Config::default().with_event_store(Arc::clone(&store) as Arc<dyn EventStore>);
+    let http = sse_config().with_sessions(1, Duration::from_millis(200));
+    let server = TestServer::start_configured(Lab::default(), config, http).await;
 
     let deleted = server.initialize(LEGACY).await;
     let reply = server

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use http::{Method, StatusCode};
+use http::StatusCode;
 use phantom::http::HttpConfig;
 use phantom::prelude::*;
 use phantom::{
@@ -93,9 +93,8 @@ struct Setup {
 async fn setup() -> Setup {
     let watch = Watch::default();
     let config = Config::default();
-    let notifier = config.notifier.clone();
-    let config = HttpConfig::default().config(config);
-    let server = TestServer::start_with(watch.clone(), config).await;
+    let notifier = config.notifier().clone();
+    let server = TestServer::start_configured(watch.clone(), config, HttpConfig::default()).await;
     Setup {
         server,
         watch,
@@ -125,16 +124,7 @@ async fn subscribe(server: &TestServer, session: &str, uri: &str) -> Value {
 
 /// Opens the session's GET stream and reads past its priming event.
 pub(crate) async fn open_stream(server: &TestServer, session: &str) -> Sse {
-    let mut stream = server
-        .request(Method::GET)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", session)
-        .send()
-        .await
-        .sse();
-    let priming = stream.next().await.expect("a priming event");
-    assert!(priming.is_priming(), "{priming:?}");
-    stream
+    server.get_stream(session).await
 }
 
 /// The next JSON-RPC message on a stream, skipping keep-alive comments.
@@ -373,9 +363,8 @@ async fn a_session_that_sees_no_tools_hears_no_tool_list_changes() {
 #[tokio::test]
 async fn an_idle_listen_stream_sends_keep_alives() {
     let watch = Watch::default();
-    let config = HttpConfig::default()
-        .config(Config::default().keep_alive(std::time::Duration::from_secs(1)));
-    let server = TestServer::start_with(watch, config).await;
+    let config = Config::default().with_keep_alive(std::time::Duration::from_secs(1));
+    let server = TestServer::start_configured(watch, config, HttpConfig::default()).await;
     let mut stream = open_listen(&server, "idle", json!({"toolsListChanged": true})).await;
     let ack = stream.next().await.expect("the acknowledgement");
     assert_eq!(

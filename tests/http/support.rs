@@ -114,9 +114,19 @@ impl TestServer {
         Self::start_with(Lab::default(), config).await
     }
 
-    pub(crate) async fn start_with<S: Server>(server: S, config: HttpConfig) -> Self {
-        let dispatcher = phantom::dispatch::Dispatcher::with_config(server, config.config.clone());
-        Self::start_dispatcher(dispatcher, config).await
+    pub(crate) async fn start_with<S: Server>(server: S, http: HttpConfig) -> Self {
+        Self::start_dispatcher(phantom::dispatch::Dispatcher::new(server), http).await
+    }
+
+    /// Serves `server` with its own `Config` (middleware, stores, a backend).
+    #[allow(dead_code)]
+    pub(crate) async fn start_configured<S: Server>(
+        server: S,
+        config: phantom::Config,
+        http: HttpConfig,
+    ) -> Self {
+        let dispatcher = phantom::dispatch::Dispatcher::with_config(server, config);
+        Self::start_dispatcher(dispatcher, http).await
     }
 
     /// Serves a dispatcher the test keeps a clone of (for its registry).
@@ -141,6 +151,20 @@ impl TestServer {
             addr,
             shutdown: Some(tx),
         }
+    }
+
+    /// The GET stream of a legacy session, past its priming event.
+    pub(crate) async fn get_stream(&self, session: &str) -> Sse {
+        let mut stream = self
+            .request(Method::GET)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", session)
+            .send()
+            .await
+            .sse();
+        let priming = stream.next().await.expect("a priming event");
+        assert!(priming.is_priming(), "{priming:?}");
+        stream
     }
 
     /// A request to `/mcp` with `Host: 127.0.0.1:<port>` and nothing else.
@@ -439,6 +463,20 @@ impl Sse {
                             .push_str(std::str::from_utf8(&data).expect("UTF-8 SSE"));
                     }
                 }
+            }
+        }
+    }
+
+    /// The next JSON-RPC message, skipping keep-alive comments; within 10 s.
+    #[allow(dead_code)] // `tests/scale/` uses it
+    pub(crate) async fn next_message(&mut self) -> Value {
+        loop {
+            let event = tokio::time::timeout(Duration::from_secs(10), self.next())
+                .await
+                .expect("a message within 10 s")
+                .expect("the stream stays open");
+            if event.data.as_deref().is_some_and(|d| !d.is_empty()) {
+                return event.json();
             }
         }
     }

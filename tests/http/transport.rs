@@ -123,7 +123,7 @@ async fn a_body_that_is_not_json_is_415() {
 
 #[tokio::test]
 async fn a_body_over_the_limit_is_413() {
-    let server = TestServer::start(HttpConfig::default().body_limit(256)).await;
+    let server = TestServer::start(HttpConfig::default().with_body_limit(256)).await;
     let big = echo_call(1, &"x".repeat(300));
     let error = server
         .post(&big)
@@ -145,7 +145,7 @@ async fn a_body_over_the_limit_is_413() {
 
 #[tokio::test]
 async fn a_chunked_body_over_the_limit_is_413() {
-    let server = TestServer::start(HttpConfig::default().body_limit(256)).await;
+    let server = TestServer::start(HttpConfig::default().with_body_limit(256)).await;
     let text = echo_call(1, &"y".repeat(400)).to_string();
     let chunks: Vec<Bytes> = text
         .as_bytes()
@@ -264,8 +264,8 @@ async fn loopback_hosts_and_origins_pass() {
 #[tokio::test]
 async fn configured_hosts_and_origins_are_allowed() {
     let config = HttpConfig::default()
-        .allowed_hosts(["mcp.example.com"])
-        .allowed_origins(["https://app.example.com"]);
+        .with_allowed_hosts(["mcp.example.com"])
+        .with_allowed_origins(["https://app.example.com"]);
     let server = TestServer::start(config).await;
     let ok = server
         .post(&initialize_request(LEGACY))

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use futures_util::StreamExt as _;
-use http::{Method, StatusCode};
+use http::StatusCode;
 use phantom::Config;
 use phantom::http::HttpConfig;
 use phantom::prelude::*;
@@ -195,24 +195,14 @@ async fn node(redis: &RedisServer, prefix: &str, board: Board) -> TestServer {
         .expect("connect")
         .with_prefix(prefix);
     let config = Config::default()
-        .notification_bus(RedisBus::new(conn.clone()).await.expect("bus"))
-        .subscriptions(RedisSubscriptions::new(conn.clone()));
-    let http = HttpConfig::default()
-        .config(config)
-        .session_store(RedisSessionStore::new(conn));
-    TestServer::start_with(board, http).await
+        .with_notification_bus(RedisBus::new(conn.clone()).await.expect("bus"))
+        .with_subscriptions(RedisSubscriptions::new(conn.clone()))
+        .with_session_store(RedisSessionStore::new(conn));
+    TestServer::start_configured(board, config, HttpConfig::default()).await
 }
 
 async fn next_message(stream: &mut Sse) -> Value {
-    loop {
-        let event = tokio::time::timeout(Duration::from_secs(10), stream.next())
-            .await
-            .expect("a message within 10 s")
-            .expect("the stream stays open");
-        if event.data.as_deref().is_some_and(|d| !d.is_empty()) {
-            return event.json();
-        }
-    }
+    stream.next_message().await
 }
 
 #[tokio::test]
@@ -232,15 +222,7 @@ async fn a_resource_update_published_on_one_node_reaches_streams_on_the_other() 
         .send()
         .await;
     assert_eq!(subscribed.status, StatusCode::OK);
-    let mut get = b
-        .request(Method::GET)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &session)
-        .send()
-        .await
-        .sse();
-    let priming = get.next().await.expect("a priming event");
-    assert!(priming.is_priming(), "{priming:?}");
+    let mut get = b.get_stream(&session).await;
 
     // A 2026-07-28 listen on B.
     let mut body = modern_request(

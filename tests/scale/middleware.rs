@@ -9,7 +9,6 @@ use phantom::Config;
 use phantom::http::HttpConfig;
 use phantom::middleware::{RateLimit, ResponseCache};
 use phantom::prelude::*;
-use phantom_redis::Redis;
 use phantom_tests::redis::RedisServer;
 use serde_json::{Value, json};
 
@@ -38,20 +37,14 @@ impl Pages {
 }
 
 /// A node on `redis` under `prefix`, with a rate limit of 3 `echo` calls (never refilled) and a
-/// response cache; its HTTP config too (for its notifier).
-async fn node(redis: &RedisServer, prefix: &str, pages: Pages) -> (TestServer, HttpConfig) {
-    let backend = Redis::connect(&redis.url())
-        .await
-        .expect("connect")
-        .with_prefix(prefix)
-        .backend()
-        .await
-        .expect("backend");
+/// response cache; its config too (for its notifier).
+async fn node(redis: &RedisServer, prefix: &str, pages: Pages) -> (TestServer, Config) {
     let config = Config::default()
-        .middleware(RateLimit::per_second(0.0, 3).tool("echo"))
-        .middleware(ResponseCache::new());
-    let http = HttpConfig::default().config(config).backend(backend);
-    (TestServer::start_with(pages, http.clone()).await, http)
+        .with_middleware(RateLimit::per_second(0.0, 3).tool("echo"))
+        .with_middleware(ResponseCache::new())
+        .with_backend(crate::backend(redis, prefix).await);
+    let node = TestServer::start_configured(pages, config.clone(), HttpConfig::default()).await;
+    (node, config)
 }
 
 async fn echo(node: &TestServer) -> u16 {
@@ -81,7 +74,7 @@ async fn the_rate_limit_and_the_cache_hold_across_nodes_and_fail_open_without_re
     let prefix = format!("middleware-{}:", uuid::Uuid::new_v4().simple());
     let pages = Pages::default();
     let (a, _) = node(&redis, &prefix, pages.clone()).await;
-    let (b, b_http) = node(&redis, &prefix, pages.clone()).await;
+    let (b, b_config) = node(&redis, &prefix, pages.clone()).await;
 
     // Anonymous 2026-07-28 callers share the peer's bucket: three tokens across both nodes.
     assert_eq!(echo(&a).await, 200);
@@ -101,9 +94,8 @@ async fn the_rate_limit_and_the_cache_hold_across_nodes_and_fail_open_without_re
         "what A kept, B answers without running the handler"
     );
     assert_eq!(pages.reads.load(Ordering::SeqCst), 1);
-    b_http
-        .config
-        .notifier
+    b_config
+        .notifier()
         .notify_resource_updated("pages:///p/1")
         .await
         .expect("notify through B");

@@ -38,8 +38,8 @@ async fn node(url: &str, prefix: &str) -> Client<Ops> {
         .with_prefix(prefix);
     let bus = RedisBus::new(redis.clone()).await.expect("bus");
     let config = Config::default()
-        .notifier(phantom::Notifier::with_bus(bus))
-        .registry_store(RedisRegistryStore::new(redis));
+        .with_notifier(phantom::Notifier::with_bus(bus))
+        .with_registry_store(RedisRegistryStore::new(redis));
     Client::builder(Ops).config(config).modern()
 }
 

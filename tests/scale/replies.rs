@@ -16,10 +16,10 @@ async fn node(redis: &RedisServer, prefix: &str) -> TestServer {
         .expect("connect")
         .with_prefix(prefix);
     let bus = RedisReplyBus::new(conn.clone()).await.expect("reply bus");
-    let config = HttpConfig::default()
-        .config(Config::default().reply_bus(bus))
-        .session_store(RedisSessionStore::new(conn));
-    TestServer::start_with(Confirmer, config).await
+    let config = Config::default()
+        .with_reply_bus(bus)
+        .with_session_store(RedisSessionStore::new(conn));
+    TestServer::start_configured(Confirmer, config, HttpConfig::default()).await
 }
 
 async fn next_message(stream: &mut crate::support::Sse) -> Value {

@@ -4,6 +4,7 @@
 use std::time::{Duration, Instant};
 
 use http::{Method, StatusCode};
+use phantom::Config;
 use phantom::http::HttpConfig;
 use phantom::protocol::LogLevel;
 use phantom::store::SessionStore as _;
@@ -12,7 +13,7 @@ use phantom_tests::redis::RedisServer;
 use serde_json::json;
 
 use crate::support::{
-    LEGACY, MODERN, TestServer, echo_call, first_text, initialize_request, request,
+    LEGACY, Lab, MODERN, TestServer, echo_call, first_text, initialize_request, request,
 };
 
 const TTL: Duration = Duration::from_secs(60);
@@ -27,10 +28,9 @@ async fn store(redis: &RedisServer, prefix: &str) -> RedisSessionStore {
 
 /// A node serving the lab router with its sessions in `redis`.
 async fn node(redis: &RedisServer, prefix: &str) -> TestServer {
-    let config = HttpConfig::default()
-        .sessions(1000, TTL)
-        .session_store(store(redis, prefix).await);
-    TestServer::start(config).await
+    let config = Config::default().with_session_store(store(redis, prefix).await);
+    let http = HttpConfig::default().with_sessions(1000, TTL);
+    TestServer::start_configured(Lab::default(), config, http).await
 }
 
 fn prefix() -> String {
@@ -117,13 +117,13 @@ async fn a_session_opened_on_one_node_is_answered_by_the_other_and_ends_on_both(
 async fn a_session_idle_past_its_ttl_expires_in_redis_and_on_every_node() {
     let redis = RedisServer::start();
     let prefix = prefix();
-    let config = |store| {
-        HttpConfig::default()
-            .sessions(1000, Duration::from_millis(800))
-            .session_store(store)
+    let node = async |store| {
+        let config = Config::default().with_session_store(store);
+        let http = HttpConfig::default().with_sessions(1000, Duration::from_millis(800));
+        TestServer::start_configured(Lab::default(), config, http).await
     };
-    let a = TestServer::start(config(store(&redis, &prefix).await)).await;
-    let b = TestServer::start(config(store(&redis, &prefix).await)).await;
+    let a = node(store(&redis, &prefix).await).await;
+    let b = node(store(&redis, &prefix).await).await;
     let session = a.initialize(LEGACY).await;
     // Used through B within the TTL, it lives on for A too.
     for _ in 0..3 {

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use phantom::Config;
 use phantom::http::HttpConfig;
 use phantom::prelude::*;
 use phantom::store::{Owner, StoredTask, TaskStore as _};
@@ -63,12 +64,8 @@ fn with_tasks(mut params: Value) -> Value {
 }
 
 async fn node(redis: &RedisServer, prefix: &str, jobs: Jobs) -> TestServer {
-    let conn = Redis::connect(&redis.url())
-        .await
-        .expect("connect")
-        .with_prefix(prefix);
-    let backend = conn.backend().await.expect("the backend");
-    TestServer::start_with(jobs, HttpConfig::default().backend(backend)).await
+    let config = Config::default().with_backend(crate::backend(redis, prefix).await);
+    TestServer::start_configured(jobs, config, HttpConfig::default()).await
 }
 
 async fn call(node: &TestServer, method: &str, params: Value) -> Value {

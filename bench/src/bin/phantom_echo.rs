@@ -7,7 +7,7 @@
 //!
 //! | env | values | default | effect |
 //! |---|---|---|---|
-//! | `MODE` | `stateful` \| `stateless` | `stateful` | `stateless`: legacy stateless mode, `HttpConfig::default().stateless(true)` (no `Mcp-Session-Id`, every 2025-11-25 request stands alone); the same switch the rmcp peer takes. 2026-07-28 requests are stateless either way. |
+//! | `MODE` | `stateful` \| `stateless` | `stateful` | `stateless`: legacy stateless mode, `HttpConfig::default().with_stateless(true)` (no `Mcp-Session-Id`, every 2025-11-25 request stands alone); the same switch the rmcp peer takes. 2026-07-28 requests are stateless either way. |
 //! | `ADDR` | `host:port` | `127.0.0.1:8940` | listen address |
 //! | `REDIS` | `redis://host:port/` | unset | every shared seam in that Redis (`phantom_redis::backend`): the scale-out benchmark (`bench/scale.py`) |
 //! | `MIDDLEWARE` | `rate`, `audit`, comma-separated | unset | that chain of built-in middleware (a rate limit no request reaches, an access log): the chain's cost |
@@ -82,15 +82,15 @@ async fn main() -> std::io::Result<()> {
             .await
             .map_err(|e| std::io::Error::other(format!("REDIS={url}: {e}")))?;
         let listener = tokio::net::TcpListener::bind(&addr).await?;
-        let config = phantom::http::HttpConfig::default()
-            .stateless(stateless)
-            .backend(backend);
+        let config = phantom::Config::default().with_backend(backend);
+        let http = phantom::http::HttpConfig::default().with_stateless(stateless);
         let shutdown = async {
             if tokio::signal::ctrl_c().await.is_err() {
                 std::future::pending::<()>().await;
             }
         };
-        return phantom::http::serve_listener(listener, Echo, config, shutdown).await;
+        let dispatcher = phantom::dispatch::Dispatcher::with_config(Echo, config);
+        return phantom::http::serve_dispatcher(listener, dispatcher, http, shutdown).await;
     }
     if std::env::var("MOUNT").as_deref() == Ok("1") {
         // Mounted in an application's own axum app, the way the docs show, with `TCP_NODELAY`
@@ -98,7 +98,7 @@ async fn main() -> std::io::Result<()> {
         use axum::serve::ListenerExt as _;
         let listener = tokio::net::TcpListener::bind(&addr).await?;
         let config =
-            phantom::http::HttpConfig::for_addr(listener.local_addr()?).stateless(stateless);
+            phantom::http::HttpConfig::for_addr(listener.local_addr()?).with_stateless(stateless);
         let app = axum::Router::new().nest_service("/mcp", phantom::http::service(Echo, config));
         let listener = listener.tap_io(|tcp| {
             if let Err(e) = tcp.set_nodelay(true) {
@@ -119,9 +119,9 @@ async fn main() -> std::io::Result<()> {
         for name in chain.split(',') {
             config = match name {
                 "rate" => {
-                    config.middleware(phantom::middleware::RateLimit::per_second(1e9, 1 << 30))
+                    config.with_middleware(phantom::middleware::RateLimit::per_second(1e9, 1 << 30))
                 }
-                "audit" => config.middleware(phantom::middleware::Audit::new()),
+                "audit" => config.with_middleware(phantom::middleware::Audit::new()),
                 other => {
                     return Err(std::io::Error::other(format!(
                         "MIDDLEWARE names `rate` and `audit`, not `{other}`"
@@ -130,22 +130,21 @@ async fn main() -> std::io::Result<()> {
             };
         }
         let listener = tokio::net::TcpListener::bind(&addr).await?;
-        let http = phantom::http::HttpConfig::default()
-            .stateless(stateless)
-            .config(config);
+        let http = phantom::http::HttpConfig::default().with_stateless(stateless);
         let shutdown = async {
             if tokio::signal::ctrl_c().await.is_err() {
                 std::future::pending::<()>().await;
             }
         };
-        return phantom::http::serve_listener(listener, Echo, http, shutdown).await;
+        let dispatcher = phantom::dispatch::Dispatcher::with_config(Echo, config);
+        return phantom::http::serve_dispatcher(listener, dispatcher, http, shutdown).await;
     }
     if !stateless {
         return phantom::serve(Echo, addr).await;
     }
     // `phantom::serve` with one setting changed: for a loopback address its config is the default.
     let listener = tokio::net::TcpListener::bind(&addr).await?;
-    let config = phantom::http::HttpConfig::default().stateless(true);
+    let config = phantom::http::HttpConfig::default().with_stateless(true);
     let shutdown = async {
         if tokio::signal::ctrl_c().await.is_err() {
             std::future::pending::<()>().await;

@@ -1,4 +1,4 @@
-//! The preview host (`HttpConfig::preview(true)`): one page, served at `GET <endpoint>/preview`,
+//! The preview host (`HttpConfig::with_preview(true)`): one page, served at `GET <endpoint>/preview`,
 //! that plays the host's part of MCP Apps in a browser. It lists the tools that have a view,
 //! calls one over the endpoint (2026-07-28, declaring the UI extension), reads the tool's
 //! `ui://` resource and renders it in an `allow-scripts`-only sandboxed frame whose document

@@ -32,7 +32,7 @@ use super::{AuthInfo, InvalidToken, TokenVerifier};
 ///     "x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}]}"#;
 /// let verifier = JwtVerifier::from_jwks_json(jwks, "https://mcp.example.com/mcp")?
 ///     .issuer("https://auth.example.com");
-/// let config = phantom::Config::default().bearer_auth(BearerAuth::new(verifier));
+/// let config = phantom::Config::default().with_bearer_auth(BearerAuth::new(verifier));
 /// # drop(config);
 /// # Ok(()) }
 /// ```

@@ -136,7 +136,7 @@ impl<T: TokenVerifier> DynVerifier for T {
 ///
 /// let tokens = StaticTokens::new()
 ///     .token("s3cr3t-reader", AuthInfo::new("ada").scopes(["notes:read"]));
-/// let config = phantom::Config::default().bearer_auth(
+/// let config = phantom::Config::default().with_bearer_auth(
 ///     BearerAuth::new(tokens)
 ///         .resource_metadata("https://mcp.example.com/.well-known/oauth-protected-resource/mcp")
 ///         .required_scopes(["notes:read"]),

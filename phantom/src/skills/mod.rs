@@ -83,7 +83,7 @@ impl Skill {
     /// How long, and by whom, a 2026-07-28 client may reuse this skill's `skills/get` (and a
     /// `skills/list` page of skills that all say so: the shortest time, `public` only when every
     /// one is and the session has no skill allow-list). Without it, the server's
-    /// [`Config::cache`](crate::Config::cache) applies.
+    /// [`Config::with_cache`](crate::Config::with_cache) applies.
     #[must_use]
     pub fn cache(
         mut self,

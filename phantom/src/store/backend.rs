@@ -1,5 +1,5 @@
 //! [`Backend`]: every seam a node shares with the other nodes behind a load balancer, in one
-//! value, installed in one call ([`HttpConfig::backend`](crate::http::HttpConfig::backend)).
+//! value, installed in one call ([`Config::with_backend`](crate::Config::with_backend)).
 
 use std::sync::Arc;
 
@@ -18,24 +18,24 @@ use super::{
 #[derive(Clone, Default)]
 #[non_exhaustive]
 pub struct Backend {
-    /// Legacy sessions ([`HttpConfig::session_store`](crate::http::HttpConfig::session_store)).
-    pub sessions: Option<Arc<dyn SessionStore>>,
+    /// Legacy sessions ([`Config::session_store`](crate::Config::session_store)).
+    pub(crate) sessions: Option<Arc<dyn SessionStore>>,
     /// SSE events for `Last-Event-ID` resumption.
-    pub events: Option<Arc<dyn EventStore>>,
+    pub(crate) events: Option<Arc<dyn EventStore>>,
     /// Clients' answers to server-to-client requests.
-    pub replies: Option<Arc<dyn ReplyBus>>,
+    pub(crate) replies: Option<Arc<dyn ReplyBus>>,
     /// Changes (list changes, resource updates, task updates, cancellations) to every node.
-    pub bus: Option<Arc<dyn NotificationBus>>,
+    pub(crate) bus: Option<Arc<dyn NotificationBus>>,
     /// Legacy sessions' resource subscriptions.
-    pub subscriptions: Option<Arc<dyn SubscriptionStore>>,
+    pub(crate) subscriptions: Option<Arc<dyn SubscriptionStore>>,
     /// Tasks.
-    pub tasks: Option<Arc<dyn TaskStore>>,
-    /// Which entries runtime registration disabled ([`Config::registry_store`](crate::Config)).
-    pub registry: Option<Arc<dyn RegistryStore>>,
-    /// [`RateLimit`](crate::middleware::RateLimit)'s token buckets ([`Config::rate_store`](crate::Config)).
-    pub rates: Option<Arc<dyn RateStore>>,
-    /// [`ResponseCache`](crate::middleware::ResponseCache)'s answers ([`Config::cache_store`](crate::Config)).
-    pub cache: Option<Arc<dyn CacheStore>>,
+    pub(crate) tasks: Option<Arc<dyn TaskStore>>,
+    /// Which entries runtime registration disabled ([`Config::registry_store`](crate::Config::registry_store)).
+    pub(crate) registry: Option<Arc<dyn RegistryStore>>,
+    /// [`RateLimit`](crate::middleware::RateLimit)'s token buckets ([`Config::rate_store`](crate::Config::rate_store)).
+    pub(crate) rates: Option<Arc<dyn RateStore>>,
+    /// [`ResponseCache`](crate::middleware::ResponseCache)'s answers ([`Config::cache_store`](crate::Config::cache_store)).
+    pub(crate) cache: Option<Arc<dyn CacheStore>>,
 }
 
 impl std::fmt::Debug for Backend {
@@ -62,64 +62,112 @@ impl Backend {
 
     /// With this session store.
     #[must_use]
-    pub fn sessions(mut self, store: impl SessionStore) -> Self {
+    pub fn with_sessions(mut self, store: impl SessionStore) -> Self {
         self.sessions = Some(Arc::new(store));
         self
     }
 
     /// With this event store.
     #[must_use]
-    pub fn events(mut self, store: impl EventStore) -> Self {
+    pub fn with_events(mut self, store: impl EventStore) -> Self {
         self.events = Some(Arc::new(store));
         self
     }
 
     /// With this reply bus.
     #[must_use]
-    pub fn replies(mut self, bus: impl ReplyBus) -> Self {
+    pub fn with_replies(mut self, bus: impl ReplyBus) -> Self {
         self.replies = Some(Arc::new(bus));
         self
     }
 
     /// With this notification bus.
     #[must_use]
-    pub fn bus(mut self, bus: impl NotificationBus) -> Self {
+    pub fn with_bus(mut self, bus: impl NotificationBus) -> Self {
         self.bus = Some(Arc::new(bus));
         self
     }
 
     /// With this subscription store.
     #[must_use]
-    pub fn subscriptions(mut self, store: impl SubscriptionStore) -> Self {
+    pub fn with_subscriptions(mut self, store: impl SubscriptionStore) -> Self {
         self.subscriptions = Some(Arc::new(store));
         self
     }
 
     /// With this task store.
     #[must_use]
-    pub fn tasks(mut self, store: impl TaskStore) -> Self {
+    pub fn with_tasks(mut self, store: impl TaskStore) -> Self {
         self.tasks = Some(Arc::new(store));
         self
     }
 
     /// With this store of what runtime registration disabled.
     #[must_use]
-    pub fn registry(mut self, store: impl RegistryStore) -> Self {
+    pub fn with_registry(mut self, store: impl RegistryStore) -> Self {
         self.registry = Some(Arc::new(store));
         self
     }
 
     /// With this store of rate-limit buckets.
     #[must_use]
-    pub fn rates(mut self, store: impl RateStore) -> Self {
+    pub fn with_rates(mut self, store: impl RateStore) -> Self {
         self.rates = Some(Arc::new(store));
         self
     }
 
     /// With this store of cached answers.
     #[must_use]
-    pub fn cache(mut self, store: impl CacheStore) -> Self {
+    pub fn with_cache(mut self, store: impl CacheStore) -> Self {
         self.cache = Some(Arc::new(store));
         self
+    }
+}
+
+/// Getters: the seams set, `None` where the in-memory default applies.
+impl Backend {
+    /// The session store, if set.
+    pub fn sessions(&self) -> Option<&Arc<dyn SessionStore>> {
+        self.sessions.as_ref()
+    }
+
+    /// The event store, if set.
+    pub fn events(&self) -> Option<&Arc<dyn EventStore>> {
+        self.events.as_ref()
+    }
+
+    /// The reply bus, if set.
+    pub fn replies(&self) -> Option<&Arc<dyn ReplyBus>> {
+        self.replies.as_ref()
+    }
+
+    /// The notification bus, if set.
+    pub fn bus(&self) -> Option<&Arc<dyn NotificationBus>> {
+        self.bus.as_ref()
+    }
+
+    /// The subscription store, if set.
+    pub fn subscriptions(&self) -> Option<&Arc<dyn SubscriptionStore>> {
+        self.subscriptions.as_ref()
+    }
+
+    /// The task store, if set.
+    pub fn tasks(&self) -> Option<&Arc<dyn TaskStore>> {
+        self.tasks.as_ref()
+    }
+
+    /// The store of what runtime registration disabled, if set.
+    pub fn registry(&self) -> Option<&Arc<dyn RegistryStore>> {
+        self.registry.as_ref()
+    }
+
+    /// The store of rate-limit buckets, if set.
+    pub fn rates(&self) -> Option<&Arc<dyn RateStore>> {
+        self.rates.as_ref()
+    }
+
+    /// The store of cached answers, if set.
+    pub fn cache(&self) -> Option<&Arc<dyn CacheStore>> {
+        self.cache.as_ref()
     }
 }

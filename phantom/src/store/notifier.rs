@@ -16,11 +16,11 @@ pub(crate) type PublishHook = Arc<dyn Fn(&Change) -> BoxFuture<'static, ()> + Se
 /// list, resource updates to the streams subscribed to the resource.
 ///
 /// Cheap to clone. The notifier to keep is the served one: take it from the [`Config`] the server
-/// runs with (`config.notifier.clone()`, before the app is built), from
+/// runs with (`config.notifier().clone()`, before the app is built), from
 /// [`Dispatcher::notifier`](crate::dispatch::Dispatcher::notifier) or
 /// [`testing::Client::notifier`](crate::testing::Client::notifier); a handler takes it as a
 /// parameter (`notifier: Notifier`, like `Ctx`). A background job keeps a clone. With a
-/// networked [`NotificationBus`] ([`Config::notification_bus`]), a change announced on one node
+/// networked [`NotificationBus`] ([`Config::with_notification_bus`]), a change announced on one node
 /// reaches the clients of every node.
 ///
 /// A change published on an in-process bus that no served router uses reaches nobody: phantom
@@ -45,15 +45,16 @@ pub(crate) type PublishHook = Arc<dyn Fn(&Change) -> BoxFuture<'static, ()> + Se
 /// # #[mcp_router] impl App {}
 /// # async fn run() -> std::io::Result<()> {
 /// let config = phantom::Config::default();
-/// let app = App { notifier: config.notifier.clone() };
+/// let app = App { notifier: config.notifier().clone() };
+/// let dispatcher = phantom::dispatch::Dispatcher::with_config(app, config);
 /// let listener = tokio::net::TcpListener::bind("127.0.0.1:4100").await?;
-/// let http = phantom::http::HttpConfig::for_addr(listener.local_addr()?).config(config);
-/// phantom::http::serve_listener(listener, app, http, std::future::pending::<()>()).await
+/// let http = phantom::http::HttpConfig::for_addr(listener.local_addr()?);
+/// phantom::http::serve_dispatcher(listener, dispatcher, http, std::future::pending::<()>()).await
 /// # }
 /// ```
 ///
 /// [`Config`]: crate::Config
-/// [`Config::notification_bus`]: crate::Config::notification_bus
+/// [`Config::with_notification_bus`]: crate::Config::with_notification_bus
 #[derive(Clone)]
 pub struct Notifier {
     shared: Arc<Shared>,
@@ -86,7 +87,7 @@ impl Notifier {
     #[deprecated(
         since = "0.2.0",
         note = "a notifier made on its own reaches no served router, so listens never hear its \
-                changes: take the served one, `config.notifier.clone()` from the `Config` you \
+                changes: take the served one, `config.notifier().clone()` from the `Config` you \
                 serve with (or `Dispatcher::notifier`, `testing::Client::notifier`, a handler's \
                 `notifier: Notifier` parameter)"
     )]
@@ -104,8 +105,8 @@ impl Notifier {
     }
 
     /// A notifier over `bus` (e.g. one shared by several nodes, or by a worker process that
-    /// serves no clients). Serve with it through [`Config::notifier`](crate::Config::notifier),
-    /// or hand the bus to [`Config::notification_bus`](crate::Config::notification_bus).
+    /// serves no clients). Serve with it through [`Config::with_notifier`](crate::Config::with_notifier),
+    /// or hand the bus to [`Config::with_notification_bus`](crate::Config::with_notification_bus).
     pub fn with_bus(bus: impl NotificationBus) -> Self {
         let in_process = (&bus as &dyn Any).is::<MemoryBus>();
         Self {
@@ -151,7 +152,7 @@ impl Notifier {
             tracing::warn!(
                 change = change.name(),
                 "a change was published on a notifier that no served router uses, so no client \
-                 hears it: announce through the served notifier (`config.notifier.clone()` \
+                 hears it: announce through the served notifier (`config.notifier().clone()` \
                  from the Config you serve with, `Dispatcher::notifier`, \
                  `testing::Client::notifier`, or a handler's `notifier: Notifier` parameter); \
                  logged once per notifier"

@@ -143,7 +143,7 @@ impl<S: Server> Client<S> {
     }
 
     /// The served notifier: what a background job of the app announces changes with, so this
-    /// client's streams hear them. (To build the app with it, take `config.notifier.clone()`
+    /// client's streams hear them. (To build the app with it, take `config.notifier().clone()`
     /// from the config given to [`Builder::config`].)
     pub fn notifier(&self) -> &crate::Notifier {
         self.dispatcher.notifier()

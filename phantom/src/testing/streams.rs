@@ -55,7 +55,7 @@ impl<S: Server> Client<S> {
     ///
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
     /// let config = Config::default();
-    /// let notifier = config.notifier.clone();
+    /// let notifier = config.notifier().clone();
     /// let mut client = Client::builder(Notes).config(config).legacy().await;
     /// client.request("resources/subscribe", json!({"uri": "notes:///1"})).await.result();
     /// let mut stream = client.stream();
@@ -127,7 +127,7 @@ impl<S: Server> Client<S> {
     ///
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
     /// let config = Config::default();
-    /// let notifier = config.notifier.clone();
+    /// let notifier = config.notifier().clone();
     /// let mut client = Client::builder(Notes).config(config).modern();
     /// // On the wire: `"params": {"notifications": {"toolsListChanged": true}, "_meta": {…}}`.
     /// let mut listen = client.listen(json!({"toolsListChanged": true}));

@@ -44,7 +44,7 @@ pub async fn run<S: Server>(server: S) -> std::io::Result<()> {
 /// #     async fn search(&self, query: String) -> String { query }
 /// # }
 /// # async fn run() -> std::io::Result<()> {
-/// let config = phantom::Config::default().page_size(20);
+/// let config = phantom::Config::default().with_page_size(20);
 /// phantom::stdio::run_with_config(Studies, config).await
 /// # }
 /// ```

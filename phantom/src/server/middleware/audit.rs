@@ -11,7 +11,7 @@ use crate::kernel::BoxFuture;
 /// [`with_arguments`](Self::with_arguments) asks for them.
 ///
 /// ```
-/// let config = phantom::Config::default().middleware(phantom::middleware::Audit::new());
+/// let config = phantom::Config::default().with_middleware(phantom::middleware::Audit::new());
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct Audit {

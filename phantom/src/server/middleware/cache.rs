@@ -32,7 +32,7 @@ use crate::store::{BusEvent, CacheStore, Cached, Change, MemoryCacheStore};
 ///   registration, …) drops that list, and for tools the cached calls, before the notify
 ///   returns. With a networked bus every node also drops what it hears of from other nodes.
 /// - **Where.** The served config's
-///   [`cache_store`](crate::Config#structfield.cache_store): in memory by default, in Redis with
+///   [`cache_store`](crate::Config::cache_store): in memory by default, in Redis with
 ///   `phantom_redis::backend` (shared by every node). When it cannot be reached the request runs
 ///   as if nothing were cached (logged once per outage at `warn`).
 ///
@@ -44,7 +44,7 @@ use crate::store::{BusEvent, CacheStore, Cached, Change, MemoryCacheStore};
 ///
 /// // Lists and reads as by default; `lookup` calls kept 10 minutes.
 /// let cache = ResponseCache::new().tool("lookup").calls(Duration::from_secs(600));
-/// let config = phantom::Config::default().middleware(cache);
+/// let config = phantom::Config::default().with_middleware(cache);
 /// ```
 #[derive(Debug)]
 pub struct ResponseCache {

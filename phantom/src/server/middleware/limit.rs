@@ -10,7 +10,7 @@ use crate::kernel::BoxFuture;
 ///
 /// ```
 /// // Results over 1 MiB become tool errors.
-/// let config = phantom::Config::default().middleware(phantom::middleware::SizeLimit::new(1 << 20));
+/// let config = phantom::Config::default().with_middleware(phantom::middleware::SizeLimit::new(1 << 20));
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct SizeLimit {

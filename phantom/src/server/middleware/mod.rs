@@ -44,11 +44,11 @@ use crate::store::{CacheStore, RateStore};
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct Attach<'a> {
-    /// The served notifier ([`Config::notifier`](crate::Config#structfield.notifier)).
+    /// The served notifier ([`Config::notifier`](crate::Config::notifier)).
     pub notifier: &'a Notifier,
-    /// [`Config::rate_store`](crate::Config#structfield.rate_store).
+    /// [`Config::rate_store`](crate::Config::rate_store).
     pub rate_store: &'a Arc<dyn RateStore>,
-    /// [`Config::cache_store`](crate::Config#structfield.cache_store).
+    /// [`Config::cache_store`](crate::Config::cache_store).
     pub cache_store: &'a Arc<dyn CacheStore>,
 }
 

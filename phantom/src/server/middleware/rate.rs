@@ -33,7 +33,7 @@ pub enum RateKey {
 ///
 /// By default every feature request counts; [`method`](Self::method) and [`tool`](Self::tool)
 /// narrow it. The buckets live in the served config's
-/// [`rate_store`](crate::Config#structfield.rate_store): in memory by default (each node counts
+/// [`rate_store`](crate::Config::rate_store): in memory by default (each node counts
 /// alone), in Redis with `phantom_redis::backend` (the limit holds across every node). When that
 /// store cannot be reached, requests are let through (the limit fails open, so an outage of the
 /// store is not an outage of the app) and a `warn` is logged once per outage.
@@ -43,7 +43,7 @@ pub enum RateKey {
 ///
 /// // 5 calls of `search` per second per principal, 10 at once.
 /// let limit = RateLimit::per_second(5.0, 10).tool("search").key(RateKey::Principal);
-/// let config = phantom::Config::default().middleware(limit);
+/// let config = phantom::Config::default().with_middleware(limit);
 /// ```
 #[derive(Debug)]
 pub struct RateLimit {

@@ -27,7 +27,7 @@ use crate::tools::human;
 ///     .all(Duration::from_secs(30))
 ///     .method(Method::ResourcesRead, Duration::from_secs(5))
 ///     .tool("export", Duration::from_secs(120));
-/// let config = phantom::Config::default().middleware(limits);
+/// let config = phantom::Config::default().with_middleware(limits);
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct Timeout {

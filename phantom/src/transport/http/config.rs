@@ -21,72 +21,54 @@ pub enum ResponseMode {
 }
 
 /// Settings of the HTTP transport. The defaults are safe for a server bound to loopback.
+///
+/// Set with the `with_…` methods, read with the getters of the same name without `with_`. What
+/// is not about HTTP — the page size, the middleware, the stores and buses a node shares with
+/// the others (sessions and SSE events included) — is in the dispatcher's
+/// [`Config`](crate::Config), the one place every way of serving takes it from.
 #[derive(Clone)]
 #[non_exhaustive]
 pub struct HttpConfig {
-    /// Hosts (`Host` header, without port) that may reach the server; `None` allows any. Default:
-    /// loopback names only, against DNS rebinding.
-    pub allowed_hosts: Option<Vec<String>>,
-    /// Extra allowed `Origin`s (e.g. `https://app.example.com`); loopback origins are allowed when the
-    /// hosts are restricted to loopback, and same-host origins otherwise.
-    pub allowed_origins: Vec<String>,
-    /// Largest request body, counted on the bytes actually read (default 4 MiB). A larger body
-    /// is answered `413` once it has been read and thrown away (up to
-    /// [`drain_limit`](#structfield.drain_limit)), so that a client which writes its whole body
-    /// reads the answer.
-    pub body_limit: usize,
-    /// How much of an oversized body is read and discarded before the `413` (default 64 MiB).
-    /// Past it the connection is closed after the answer, and a client still writing may see it
-    /// reset instead.
-    pub drain_limit: usize,
-    /// Time a client has to send a request's head, and a kept-alive connection may stay idle
-    /// between requests (default 30 s). Applies when phantom accepts the connections itself
-    /// ([`serve`](super::serve), [`serve_listener`](super::serve_listener)).
-    pub header_read_timeout: Duration,
-    /// Time a client has to send a request's whole body once its head arrived (default 30 s);
-    /// a slower body is answered `408`.
-    pub body_read_timeout: Duration,
-    /// Most legacy sessions kept at once (default 100 000).
-    pub max_sessions: usize,
-    /// Most legacy sessions one peer address may hold (default: no cap). Off by default: behind a
-    /// proxy or load balancer every client shares one address.
-    pub max_sessions_per_peer: Option<usize>,
-    /// Most requests one legacy session may have in flight at once (default 64); one more is
-    /// answered `429` with `Retry-After`.
-    pub max_requests_per_session: usize,
-    /// Most streams open at once on this endpoint: legacy GET streams and 2026-07-28
-    /// `subscriptions/listen` streams (default 20 000); one more is answered `503` with
-    /// `Retry-After`.
-    pub max_streams: usize,
-    /// A legacy session idle this long is evicted (default 30 minutes).
-    pub session_idle_ttl: Duration,
-    /// Interval of SSE keep-alive comments (default 15 s).
-    pub sse_keep_alive: Duration,
-    /// `retry` advertised in SSE priming events (default 1 s).
-    pub sse_retry: Duration,
-    /// How POST requests are answered.
-    pub response_mode: ResponseMode,
-    /// Legacy stateless mode (default off): `initialize` returns no `Mcp-Session-Id` and every
-    /// 2025-11-25 request stands alone, as for serverless or load-balanced deployments. What
-    /// needs a session (the GET stream, DELETE, `logging/setLevel`, `#[tool(requires = …)]`)
-    /// answers an error that names the mode. 2026-07-28 requests are stateless either way.
-    pub stateless: bool,
-    /// The MCP Apps preview host (default off): `GET <endpoint>/preview` serves a page that
-    /// lists the app tools, calls one and renders its view in a sandboxed frame with the
-    /// view's declared CSP. For development: turn it on where people, not clients, connect.
-    pub preview: bool,
-    /// RFC 9728 protected-resource metadata (default none): when set, `phantom::serve` and
-    /// `serve_listener` answer `GET /.well-known/oauth-protected-resource` and
-    /// `…/oauth-protected-resource/mcp` with it, next to the endpoint. (Mounted in your own axum
-    /// app, merge [`protected_resource`](super::protected_resource) instead.)
-    pub protected_resource: Option<crate::auth::ProtectedResource>,
-    /// Transport-independent settings.
-    pub config: Config,
-    /// Where SSE events are kept for resumption.
-    pub event_store: Arc<dyn EventStore>,
-    /// Where legacy sessions are shared with the other nodes behind a load balancer; `None` (the
-    /// default) keeps them in this node's table only. See [`HttpConfig::session_store`].
-    pub session_store: Option<Arc<dyn SessionStore>>,
+    /// See [`HttpConfig::allowed_hosts`].
+    pub(crate) allowed_hosts: Option<Vec<String>>,
+    /// See [`HttpConfig::allowed_origins`].
+    pub(crate) allowed_origins: Vec<String>,
+    /// See [`HttpConfig::body_limit`].
+    pub(crate) body_limit: usize,
+    /// See [`HttpConfig::drain_limit`].
+    pub(crate) drain_limit: usize,
+    /// See [`HttpConfig::header_read_timeout`].
+    pub(crate) header_read_timeout: Duration,
+    /// See [`HttpConfig::body_read_timeout`].
+    pub(crate) body_read_timeout: Duration,
+    /// See [`HttpConfig::max_sessions`].
+    pub(crate) max_sessions: usize,
+    /// See [`HttpConfig::max_sessions_per_peer`].
+    pub(crate) max_sessions_per_peer: Option<usize>,
+    /// See [`HttpConfig::max_requests_per_session`].
+    pub(crate) max_requests_per_session: usize,
+    /// See [`HttpConfig::max_streams`].
+    pub(crate) max_streams: usize,
+    /// See [`HttpConfig::session_idle_ttl`].
+    pub(crate) session_idle_ttl: Duration,
+    /// See [`HttpConfig::sse_keep_alive`].
+    pub(crate) sse_keep_alive: Duration,
+    /// See [`HttpConfig::sse_retry`].
+    pub(crate) sse_retry: Duration,
+    /// See [`HttpConfig::response_mode`].
+    pub(crate) response_mode: ResponseMode,
+    /// See [`HttpConfig::stateless`].
+    pub(crate) stateless: bool,
+    /// See [`HttpConfig::preview`].
+    pub(crate) preview: bool,
+    /// See [`HttpConfig::protected_resource`].
+    pub(crate) protected_resource: Option<crate::auth::ProtectedResource>,
+    /// The dispatcher's [`Config::event_store`], copied in when the endpoint is made
+    /// (`endpoint_for`); never set otherwise.
+    pub(crate) event_store: Arc<dyn EventStore>,
+    /// The dispatcher's [`Config::session_store`], copied in when the endpoint is made
+    /// (`endpoint_for`); never set otherwise.
+    pub(crate) session_store: Option<Arc<dyn SessionStore>>,
 }
 
 impl std::fmt::Debug for HttpConfig {
@@ -103,11 +85,12 @@ impl std::fmt::Debug for HttpConfig {
             .field("max_requests_per_session", &self.max_requests_per_session)
             .field("max_streams", &self.max_streams)
             .field("session_idle_ttl", &self.session_idle_ttl)
+            .field("sse_keep_alive", &self.sse_keep_alive)
+            .field("sse_retry", &self.sse_retry)
             .field("response_mode", &self.response_mode)
             .field("stateless", &self.stateless)
             .field("preview", &self.preview)
             .field("protected_resource", &self.protected_resource)
-            .field("session_store", &self.session_store.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -132,13 +115,13 @@ impl Default for HttpConfig {
             stateless: false,
             preview: false,
             protected_resource: None,
-            config: Config::default(),
             event_store: Arc::new(MemoryEventStore::new()),
             session_store: None,
         }
     }
 }
 
+/// Setters: each returns the settings with one changed.
 impl HttpConfig {
     /// The defaults for a server bound to `addr`: loopback hosts only when `addr` is loopback, any
     /// host otherwise.
@@ -150,30 +133,26 @@ impl HttpConfig {
         cfg
     }
 
-    /// Serves the MCP Apps preview host at `GET <endpoint>/preview` (off by default).
-    #[must_use]
-    pub fn preview(mut self, on: bool) -> Self {
-        self.preview = on;
-        self
-    }
-
     /// Allows these hosts (in addition to nothing else).
     #[must_use]
-    pub fn allowed_hosts<I: IntoIterator<Item = S>, S: Into<String>>(mut self, hosts: I) -> Self {
+    pub fn with_allowed_hosts<I: IntoIterator<Item = S>, S: Into<String>>(
+        mut self,
+        hosts: I,
+    ) -> Self {
         self.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
         self
     }
 
     /// Allows any `Host` header (put the server behind a proxy that checks it).
     #[must_use]
-    pub fn allow_any_host(mut self) -> Self {
+    pub fn with_any_host(mut self) -> Self {
         self.allowed_hosts = None;
         self
     }
 
     /// Adds allowed origins.
     #[must_use]
-    pub fn allowed_origins<I: IntoIterator<Item = S>, S: Into<String>>(
+    pub fn with_allowed_origins<I: IntoIterator<Item = S>, S: Into<String>>(
         mut self,
         origins: I,
     ) -> Self {
@@ -182,16 +161,17 @@ impl HttpConfig {
         self
     }
 
-    /// Sets the body limit in bytes.
+    /// Sets the body limit in bytes (see [`HttpConfig::body_limit`]).
     #[must_use]
-    pub fn body_limit(mut self, bytes: usize) -> Self {
+    pub fn with_body_limit(mut self, bytes: usize) -> Self {
         self.body_limit = bytes;
         self
     }
 
-    /// Sets how much of an oversized body is read and discarded before the `413`.
+    /// Sets how much of an oversized body is read and discarded before the `413` (see
+    /// [`HttpConfig::drain_limit`]).
     #[must_use]
-    pub fn drain_limit(mut self, bytes: usize) -> Self {
+    pub fn with_drain_limit(mut self, bytes: usize) -> Self {
         self.drain_limit = bytes;
         self
     }
@@ -199,135 +179,203 @@ impl HttpConfig {
     /// Sets the time a client has to send a request's head (and a connection may idle between
     /// requests) and the time it has to send the body.
     #[must_use]
-    pub fn read_timeouts(mut self, header: Duration, body: Duration) -> Self {
+    pub fn with_read_timeouts(mut self, header: Duration, body: Duration) -> Self {
         self.header_read_timeout = header;
         self.body_read_timeout = body;
         self
     }
 
+    /// Sets the cap on legacy sessions and their idle TTL.
+    #[must_use]
+    pub fn with_sessions(mut self, max: usize, idle_ttl: Duration) -> Self {
+        self.max_sessions = max;
+        self.session_idle_ttl = idle_ttl;
+        self
+    }
+
     /// Caps the legacy sessions one peer address may hold (off by default).
     #[must_use]
-    pub fn max_sessions_per_peer(mut self, max: usize) -> Self {
+    pub fn with_max_sessions_per_peer(mut self, max: usize) -> Self {
         self.max_sessions_per_peer = Some(max);
         self
     }
 
     /// Caps the requests one legacy session may have in flight at once.
     #[must_use]
-    pub fn max_requests_per_session(mut self, max: usize) -> Self {
+    pub fn with_max_requests_per_session(mut self, max: usize) -> Self {
         self.max_requests_per_session = max;
         self
     }
 
     /// Caps the GET and `subscriptions/listen` streams open at once.
     #[must_use]
-    pub fn max_streams(mut self, max: usize) -> Self {
+    pub fn with_max_streams(mut self, max: usize) -> Self {
         self.max_streams = max;
-        self
-    }
-
-    /// Sets the session cap and idle TTL.
-    #[must_use]
-    pub fn sessions(mut self, max: usize, idle_ttl: Duration) -> Self {
-        self.max_sessions = max;
-        self.session_idle_ttl = idle_ttl;
         self
     }
 
     /// Sets the SSE keep-alive interval.
     #[must_use]
-    pub fn sse_keep_alive(mut self, every: Duration) -> Self {
+    pub fn with_sse_keep_alive(mut self, every: Duration) -> Self {
         self.sse_keep_alive = every;
+        self
+    }
+
+    /// Sets the `retry` advertised in SSE priming events.
+    #[must_use]
+    pub fn with_sse_retry(mut self, retry: Duration) -> Self {
+        self.sse_retry = retry;
         self
     }
 
     /// Sets the response mode.
     #[must_use]
-    pub fn response_mode(mut self, mode: ResponseMode) -> Self {
+    pub fn with_response_mode(mut self, mode: ResponseMode) -> Self {
         self.response_mode = mode;
         self
     }
 
-    /// Turns legacy stateless mode on or off (see [`HttpConfig::stateless`](#structfield.stateless)).
+    /// Turns legacy stateless mode on or off (see [`HttpConfig::stateless`]).
     #[must_use]
-    pub fn stateless(mut self, on: bool) -> Self {
+    pub fn with_stateless(mut self, on: bool) -> Self {
         self.stateless = on;
         self
     }
 
-    /// Answers the protected-resource metadata routes with `metadata` (see
-    /// [`HttpConfig::protected_resource`](#structfield.protected_resource)).
+    /// Serves the MCP Apps preview host at `GET <endpoint>/preview` (off by default; see
+    /// [`HttpConfig::preview`]).
     #[must_use]
-    pub fn protected_resource(mut self, metadata: crate::auth::ProtectedResource) -> Self {
+    pub fn with_preview(mut self, on: bool) -> Self {
+        self.preview = on;
+        self
+    }
+
+    /// Answers the protected-resource metadata routes with `metadata` (see
+    /// [`HttpConfig::protected_resource`]).
+    #[must_use]
+    pub fn with_protected_resource(mut self, metadata: crate::auth::ProtectedResource) -> Self {
         self.protected_resource = Some(metadata);
         self
     }
+}
 
-    /// Sets the transport-independent config.
-    #[must_use]
-    pub fn config(mut self, config: Config) -> Self {
-        self.config = config;
-        self
+/// Getters: what each setting is, and its default.
+impl HttpConfig {
+    /// Hosts (`Host` header, without port) that may reach the server; `None` allows any. Default:
+    /// loopback names only, against DNS rebinding.
+    pub fn allowed_hosts(&self) -> Option<&[String]> {
+        self.allowed_hosts.as_deref()
     }
 
-    /// Sets the event store.
-    #[must_use]
-    pub fn event_store(mut self, store: Arc<dyn EventStore>) -> Self {
-        self.event_store = store;
-        self
+    /// Extra allowed `Origin`s (e.g. `https://app.example.com`); loopback origins are allowed when
+    /// the hosts are restricted to loopback, and same-host origins otherwise.
+    pub fn allowed_origins(&self) -> &[String] {
+        &self.allowed_origins
     }
 
-    /// Shares legacy sessions through `store` (for example `phantom_redis::RedisSessionStore`),
-    /// so that any node behind a load balancer answers a session another node opened.
-    ///
-    /// `initialize` creates the record, `logging/setLevel` updates it (compare-and-set), DELETE
-    /// removes it, and every other request restarts its idle timer with one
-    /// [`touch`](SessionStore::touch) (the store keeps the idle TTL,
-    /// [`HttpConfig::sessions`]'s). Each node still keeps its own table as a cache, within its own
-    /// [`max_sessions`](HttpConfig::max_sessions). When the store cannot be reached, a request on
-    /// a legacy session is answered `503` with `Retry-After` and a JSON-RPC error naming the
-    /// store; 2026-07-28 requests need no session and are served as usual.
-    #[must_use]
-    pub fn session_store(mut self, store: impl SessionStore) -> Self {
-        self.session_store = Some(Arc::new(store));
-        self
+    /// Largest request body, counted on the bytes actually read (default 4 MiB). A larger body
+    /// is answered `413` once it has been read and thrown away (up to
+    /// [`drain_limit`](Self::drain_limit)), so that a client which writes its whole body
+    /// reads the answer.
+    pub fn body_limit(&self) -> usize {
+        self.body_limit
     }
 
-    /// Installs every seam of `backend` (`phantom_redis::backend(url).await?`): sessions and
-    /// events here, the reply bus, the notification bus (a new served notifier over it), the
-    /// subscription, task, registry, rate-limit and cache stores in [`HttpConfig::config`]. Seams the backend leaves `None`
-    /// keep what is set. Call it after [`HttpConfig::config`], which replaces the whole
-    /// `Config`; take the notifier for background jobs (`config.config.notifier.clone()`)
-    /// after it.
-    #[must_use]
-    pub fn backend(mut self, backend: crate::store::Backend) -> Self {
-        if let Some(sessions) = backend.sessions {
-            self.session_store = Some(sessions);
-        }
-        if let Some(events) = backend.events {
-            self.event_store = events;
-        }
-        if let Some(replies) = backend.replies {
-            self.config.reply_bus = replies;
-        }
-        if let Some(bus) = backend.bus {
-            self.config.notifier = crate::Notifier::with_bus(bus);
-        }
-        if let Some(subscriptions) = backend.subscriptions {
-            self.config.subscriptions = subscriptions;
-        }
-        if let Some(tasks) = backend.tasks {
-            self.config.task_store = tasks;
-        }
-        if let Some(registry) = backend.registry {
-            self.config.registry_store = Some(registry);
-        }
-        if let Some(rates) = backend.rates {
-            self.config.rate_store = rates;
-        }
-        if let Some(cache) = backend.cache {
-            self.config.cache_store = cache;
-        }
+    /// How much of an oversized body is read and discarded before the `413` (default 64 MiB).
+    /// Past it the connection is closed after the answer, and a client still writing may see it
+    /// reset instead.
+    pub fn drain_limit(&self) -> usize {
+        self.drain_limit
+    }
+
+    /// Time a client has to send a request's head, and a kept-alive connection may stay idle
+    /// between requests (default 30 s). Applies when phantom accepts the connections itself
+    /// ([`serve`](super::serve), [`serve_listener`](super::serve_listener),
+    /// [`serve_dispatcher`](super::serve_dispatcher)).
+    pub fn header_read_timeout(&self) -> Duration {
+        self.header_read_timeout
+    }
+
+    /// Time a client has to send a request's whole body once its head arrived (default 30 s);
+    /// a slower body is answered `408`.
+    pub fn body_read_timeout(&self) -> Duration {
+        self.body_read_timeout
+    }
+
+    /// Most legacy sessions kept at once (default 100 000).
+    pub fn max_sessions(&self) -> usize {
+        self.max_sessions
+    }
+
+    /// Most legacy sessions one peer address may hold (default: no cap). Off by default: behind a
+    /// proxy or load balancer every client shares one address.
+    pub fn max_sessions_per_peer(&self) -> Option<usize> {
+        self.max_sessions_per_peer
+    }
+
+    /// Most requests one legacy session may have in flight at once (default 64); one more is
+    /// answered `429` with `Retry-After`.
+    pub fn max_requests_per_session(&self) -> usize {
+        self.max_requests_per_session
+    }
+
+    /// Most streams open at once on this endpoint: legacy GET streams and 2026-07-28
+    /// `subscriptions/listen` streams (default 20 000); one more is answered `503` with
+    /// `Retry-After`.
+    pub fn max_streams(&self) -> usize {
+        self.max_streams
+    }
+
+    /// A legacy session idle this long is evicted (default 30 minutes).
+    pub fn session_idle_ttl(&self) -> Duration {
+        self.session_idle_ttl
+    }
+
+    /// Interval of SSE keep-alive comments (default 15 s).
+    pub fn sse_keep_alive(&self) -> Duration {
+        self.sse_keep_alive
+    }
+
+    /// `retry` advertised in SSE priming events (default 1 s).
+    pub fn sse_retry(&self) -> Duration {
+        self.sse_retry
+    }
+
+    /// How POST requests are answered (default [`ResponseMode::Auto`]).
+    pub fn response_mode(&self) -> ResponseMode {
+        self.response_mode
+    }
+
+    /// Legacy stateless mode (default off): `initialize` returns no `Mcp-Session-Id` and every
+    /// 2025-11-25 request stands alone, as for serverless or load-balanced deployments. What
+    /// needs a session (the GET stream, DELETE, `logging/setLevel`, `#[tool(requires = …)]`)
+    /// answers an error that names the mode. 2026-07-28 requests are stateless either way.
+    pub fn stateless(&self) -> bool {
+        self.stateless
+    }
+
+    /// The MCP Apps preview host (default off): `GET <endpoint>/preview` serves a page that
+    /// lists the app tools, calls one and renders its view in a sandboxed frame with the
+    /// view's declared CSP. For development: turn it on where people, not clients, connect.
+    pub fn preview(&self) -> bool {
+        self.preview
+    }
+
+    /// RFC 9728 protected-resource metadata (default none): when set, `phantom::serve`,
+    /// `serve_listener` and `serve_dispatcher` answer `GET /.well-known/oauth-protected-resource`
+    /// and `…/oauth-protected-resource/mcp` with it, next to the endpoint. (Mounted in your own
+    /// axum app, merge [`protected_resource`](super::protected_resource) instead.)
+    pub fn protected_resource(&self) -> Option<&crate::auth::ProtectedResource> {
+        self.protected_resource.as_ref()
+    }
+}
+
+impl HttpConfig {
+    /// These settings with the dispatcher's HTTP seams (`config`'s session and event stores)
+    /// copied in: the one place they reach the transport.
+    pub(super) fn serving(mut self, config: &Config) -> Self {
+        self.session_store = config.session_store.clone();
+        self.event_store = Arc::clone(&config.event_store);
         self
     }
 

@@ -88,32 +88,28 @@ impl<S: Server> HttpState<S> {
 
 /// The MCP endpoint as an axum [`Router`](axum::Router) (a tower `Service`): nest it at any path
 /// with `nest_service("/mcp", …)` and keep your own middleware around it. It answers every path it
-/// is given, with CORS preflight handled.
-pub fn service<S: Server>(server: S, config: HttpConfig) -> axum::Router {
-    axum::Router::new().fallback_service(endpoint(server, config))
+/// is given, with CORS preflight handled. `server` is served with the default
+/// [`Config`](crate::Config); for another, or a backend, make a [`Dispatcher`] with it and use
+/// [`service_dispatcher`].
+pub fn service<S: Server>(server: S, http: HttpConfig) -> axum::Router {
+    service_dispatcher(Dispatcher::new(server), http)
 }
 
-/// [`service`] for a dispatcher made beforehand (with routers merged or mounted into it, or a
-/// clone kept for its [`registry`](Dispatcher::registry)). The dispatcher's own `Config`
-/// applies; `config.config` is not used.
-pub fn service_dispatcher<S: Server>(
-    dispatcher: Dispatcher<S>,
-    config: HttpConfig,
-) -> axum::Router {
-    axum::Router::new().fallback_service(endpoint_for(dispatcher, config))
+/// [`service`] for a dispatcher: made with a [`Config`](crate::Config)
+/// ([`Dispatcher::with_config`]), with routers merged or mounted into it, or a clone kept for its
+/// [`registry`](Dispatcher::registry). The dispatcher's `Config` applies, its backend's session
+/// and event stores included.
+pub fn service_dispatcher<S: Server>(dispatcher: Dispatcher<S>, http: HttpConfig) -> axum::Router {
+    axum::Router::new().fallback_service(endpoint_for(dispatcher, http))
 }
 
-/// The endpoint without a router around it: CORS for browser requests, [`handle`] for the rest.
-fn endpoint<S: Server>(server: S, config: HttpConfig) -> OriginAware<S> {
-    let dispatcher = Dispatcher::with_config(server, config.config.clone());
-    endpoint_for(dispatcher, config)
-}
-
-/// The endpoint of a dispatcher made beforehand (its own `Config` applies, not `config.config`).
+/// The endpoint of a dispatcher: CORS for browser requests, [`handle`] for the rest. The HTTP
+/// seams (sessions, events) are the dispatcher's `Config`'s, like every other seam.
 pub(super) fn endpoint_for<S: Server>(
     dispatcher: Dispatcher<S>,
-    config: HttpConfig,
+    http: HttpConfig,
 ) -> OriginAware<S> {
+    let config = http.serving(dispatcher.config());
     let state = Arc::new(HttpState {
         dispatcher,
         sessions: Sessions::new(
@@ -370,7 +366,7 @@ mod tests {
         let cfg = HttpConfig::default();
         assert!(cfg.origin_allowed("http://localhost:3000", Some("localhost")));
         assert!(!cfg.origin_allowed("http://evil.example.com", Some("localhost")));
-        let open = HttpConfig::default().allow_any_host();
+        let open = HttpConfig::default().with_any_host();
         assert!(open.origin_allowed("https://mcp.example.com", Some("mcp.example.com")));
         assert!(!open.origin_allowed("https://evil.example.com", Some("mcp.example.com")));
     }

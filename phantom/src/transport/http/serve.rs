@@ -10,40 +10,63 @@ use super::{AtMcp, HttpConfig, endpoint_for, metadata_body};
 use crate::dispatch::Dispatcher;
 use crate::server::Server;
 
-/// Serves `server` at `http://<addr>/mcp` until Ctrl-C, with `TCP_NODELAY` on every socket and the
-/// safe defaults of [`HttpConfig::for_addr`].
+/// Serves `server` at `http://<addr>/mcp` until Ctrl-C, with `TCP_NODELAY` on every socket, the
+/// default [`Config`](crate::Config) and the safe defaults of [`HttpConfig::for_addr`]: what
+/// [`serve_dispatcher`] does for `Dispatcher::new(server)`.
 pub async fn serve<S: Server>(
     server: S,
     addr: impl tokio::net::ToSocketAddrs,
 ) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
-    let cfg = HttpConfig::for_addr(listener.local_addr()?);
-    serve_listener(listener, server, cfg, shutdown_signal()).await
+    let http = HttpConfig::for_addr(listener.local_addr()?);
+    serve_dispatcher(listener, Dispatcher::new(server), http, shutdown_signal()).await
 }
 
-/// Serves on a bound listener at `/mcp` until `shutdown` completes (tests bind `127.0.0.1:0`).
+/// Serves `server` with the default [`Config`](crate::Config) on a bound listener at `/mcp` until
+/// `shutdown` completes (tests bind `127.0.0.1:0`): what [`serve_dispatcher`] does for
+/// `Dispatcher::new(server)`.
 pub async fn serve_listener<S, F>(
     listener: tokio::net::TcpListener,
     server: S,
-    config: HttpConfig,
+    http: HttpConfig,
     shutdown: F,
 ) -> std::io::Result<()>
 where
     S: Server,
     F: std::future::Future<Output = ()> + Send + 'static,
 {
-    let dispatcher = Dispatcher::with_config(server, config.config.clone());
-    serve_dispatcher(listener, dispatcher, config, shutdown).await
+    serve_dispatcher(listener, Dispatcher::new(server), http, shutdown).await
 }
 
-/// [`serve_listener`] for a dispatcher made beforehand: keep a clone of it to reach the served
-/// instance while it runs (its [`registry`](Dispatcher::registry), its
-/// [`notifier`](Dispatcher::notifier)). The dispatcher's own `Config` applies; `config.config`
-/// is not used.
+/// Serves a dispatcher on a bound listener at `/mcp` until `shutdown` completes: the one way
+/// phantom serves HTTP on its own sockets ([`serve`] and [`serve_listener`] come here).
+///
+/// The dispatcher carries the server's [`Config`](crate::Config) ([`Dispatcher::with_config`]),
+/// backend included: its session and event stores serve the HTTP sessions and streams, its other
+/// seams the requests, so the two cannot disagree. Make it beforehand to mount upstreams or
+/// merge routers into it, and keep a clone to reach the served instance while it runs (its
+/// [`registry`](Dispatcher::registry), its [`notifier`](Dispatcher::notifier)).
+///
+/// ```no_run
+/// # use phantom::prelude::*;
+/// # #[derive(Clone)] struct App;
+/// # #[mcp_router(name = "app", version = "1.0.0")] impl App {}
+/// # async fn run(backend: phantom::store::Backend) -> Result<(), Box<dyn std::error::Error>> {
+/// use phantom::dispatch::Dispatcher;
+/// use phantom::http::HttpConfig;
+///
+/// // `backend`: `phantom_redis::backend("redis://…").await?`, shared by every node.
+/// let config = phantom::Config::default().with_backend(backend);
+/// let dispatcher = Dispatcher::with_config(App, config);
+/// let listener = tokio::net::TcpListener::bind("0.0.0.0:4000").await?;
+/// let http = HttpConfig::for_addr(listener.local_addr()?);
+/// phantom::http::serve_dispatcher(listener, dispatcher, http, async { /* a signal */ }).await?;
+/// # Ok(()) }
+/// ```
 pub async fn serve_dispatcher<S, F>(
     listener: tokio::net::TcpListener,
     dispatcher: Dispatcher<S>,
-    config: HttpConfig,
+    http: HttpConfig,
     shutdown: F,
 ) -> std::io::Result<()>
 where
@@ -65,16 +88,16 @@ where
         // The response head and body are written from one buffer rather than queued for a
         // vectored write: a held SSE stream keeps no write queue besides hyper's 8 KB buffer.
         .writev(false)
-        .header_read_timeout(config.header_read_timeout);
+        .header_read_timeout(http.header_read_timeout);
     let mut http2 = hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new());
     http2.timer(hyper_util::rt::TokioTimer::new());
     let builders = Arc::new((http1, http2));
-    let header_timeout = config.header_read_timeout;
+    let header_timeout = http.header_read_timeout;
     let watch = Watch::new();
     tokio::spawn(Arc::clone(&watch).sweep(watch::sweep_every(header_timeout)));
-    let metadata = config.protected_resource.as_ref().map(metadata_body);
+    let metadata = http.protected_resource.as_ref().map(metadata_body);
     let app = AtMcp {
-        mcp: endpoint_for(dispatcher, config),
+        mcp: endpoint_for(dispatcher, http),
         metadata,
     };
     tracing::info!(%local, "serving MCP at http://{local}/mcp");

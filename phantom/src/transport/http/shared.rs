@@ -1,4 +1,4 @@
-//! Legacy sessions shared through [`HttpConfig::session_store`](super::HttpConfig::session_store):
+//! Legacy sessions shared through [`Config::session_store`](crate::Config::session_store):
 //! the node's table is a cache of the store's records, and the store has the last word.
 
 use std::sync::Arc;
