@@ -330,7 +330,9 @@ impl<S: Server> Dispatcher<S> {
             };
             bodies.extend(reply.map(|r| r.body));
         }
-        self.request_ended(ends, slot).await;
+        if ends && let Some(session) = slot.get() {
+            self.disconnect(session).await;
+        }
         if bodies.is_empty() {
             return None;
         }
@@ -362,13 +364,6 @@ impl<S: Server> Dispatcher<S> {
         request.transport == crate::session::Transport::Http
             && !slot.stateless
             && slot.get().is_some()
-    }
-
-    /// `disconnect` on the slot's session, when [`ends_a_request`](Self::ends_a_request) said so.
-    async fn request_ended(&self, ends: bool, slot: &SessionSlot) {
-        if ends && let Some(session) = slot.get() {
-            self.disconnect(session).await;
-        }
     }
 
     /// One message; `disconnect` after it when `own_request` (a batch runs it once, at its end).
@@ -469,7 +464,9 @@ impl<S: Server> Dispatcher<S> {
                 }
             }
         };
-        self.request_ended(ends, slot).await;
+        if ends && let Some(session) = slot.get() {
+            self.disconnect(session).await;
+        }
         reply
     }
 

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use serde_json::json;
 
 use super::Dispatcher;
-use crate::kernel::{Body, Reply, ResultType, Status};
+use crate::kernel::{Body, Reply, ResultType, Status, Written};
 use crate::protocol::{Era, ErrorObject, Method, RequestId, codes, meta};
 use crate::server::Server;
 use crate::session::Session;
@@ -115,13 +115,25 @@ impl<S: Server> Dispatcher<S> {
         let no_members = len == 0;
         pieces.before(|piece| len += piece.len());
         pieces.after(no_members, |piece| len += piece.len());
-        let mut out = Vec::with_capacity(len);
-        pieces.before(|piece| out.extend_from_slice(piece.as_bytes()));
-        members.write(&mut out);
-        pieces.after(no_members, |piece| out.extend_from_slice(piece.as_bytes()));
+        // A span of text is copied as text; a text block is escaped into bytes (all of it text).
+        let body = match &members {
+            Written::Span { text, range } => {
+                let mut out = String::with_capacity(len);
+                pieces.before(|piece| out.push_str(piece));
+                out.push_str(&text[range.clone()]);
+                pieces.after(no_members, |piece| out.push_str(piece));
+                out
+            }
+            Written::TextBlock { .. } => {
+                let mut out = Vec::with_capacity(len);
+                pieces.before(|piece| out.extend_from_slice(piece.as_bytes()));
+                members.write(&mut out);
+                pieces.after(no_members, |piece| out.extend_from_slice(piece.as_bytes()));
+                String::from_utf8(out).unwrap_or_default()
+            }
+        };
         Reply {
-            // Every piece is text.
-            body: String::from_utf8(out).unwrap_or_default(),
+            body,
             status: Status::Ok,
             era,
         }

@@ -29,7 +29,9 @@ pub(crate) use named::named_arguments;
 pub(crate) use outbound::Frames;
 pub use outbound::{Frame, Outbound};
 pub use page::{Cursor, Page};
-pub(crate) use reply::{Body, ResultType, members, members_of, text_members_len, text_object};
+pub(crate) use reply::{
+    Body, ResultType, Written, members, members_of, text_members_len, text_object,
+};
 pub use reply::{Reply, Status};
 
 /// A boxed, sendable future: what object-safe traits (the store and bus seams, the tables'

@@ -40,8 +40,8 @@ pub(super) async fn post<S: Server, B: RequestBody>(
         },
         Posted::Read(bytes) => bytes,
     };
-    let session = trimmed_value(headers.session).filter(|_| !st.cfg.stateless);
     if sends_first(&st, &headers) {
+        let session = trimmed_value(headers.session).filter(|_| !st.cfg.stateless);
         return streamed(&st, request, bytes, session).await;
     }
     // The common case read here rather than through `decode`: a value less to move.
@@ -58,6 +58,7 @@ pub(super) async fn post<S: Server, B: RequestBody>(
             Some(_) => {}
         }
     }
+    let session = trimmed_value(headers.session).filter(|_| !st.cfg.stateless);
     streamed(&st, request, bytes, session).await
 }
 
