@@ -12,7 +12,7 @@ use axum::response::Response;
 
 use super::HttpState;
 use super::body::RequestBody;
-use super::body::{Posted, read};
+use super::body::{Posted, acceptable, read_body};
 use super::headers::{PostHeaders, header_mismatch};
 use super::message::{Inspected, inspect};
 use super::post::{post, sends_first};
@@ -30,10 +30,13 @@ pub(super) async fn listen<S: Server, B: RequestBody>(
     body: B,
 ) -> Response {
     let headers = PostHeaders::of(&request.headers);
-    let bytes = match read(&st.cfg, &request, &headers, body).await {
+    let bytes = match read_body(body, &headers, &st.cfg).await {
         Ok(bytes) => bytes,
         Err(refused) => return refused,
     };
+    if let Err(refused) = acceptable(&request, &headers) {
+        return refused;
+    }
     if !sends_first(&st, &headers)
         && let Ok(text) = std::str::from_utf8(&bytes)
         && !text.trim_start().starts_with('[')

@@ -152,15 +152,12 @@ fn too_slow(timeout: std::time::Duration) -> Response {
     resp
 }
 
-/// Reads the body, then checks `Accept` and `Content-Type` (read first, so that a refusal reaches
-/// a client that writes its whole body).
-pub(super) async fn read<B: RequestBody>(
-    cfg: &super::HttpConfig,
-    request: &Request,
-    headers: &PostHeaders<'_>,
-    body: B,
-) -> Result<Bytes, Response> {
-    let bytes = read_body(body, headers, cfg).await?;
+/// `Accept` and `Content-Type` checked, once the body is read (so that a refusal reaches a client
+/// that writes its whole body). Not part of [`read_body`]'s future: what a POST's future holds
+/// while the body arrives stays as small as it was.
+// The refusal as it is sent: boxing it would cost the refused an allocation.
+#[allow(clippy::result_large_err)]
+pub(super) fn acceptable(request: &Request, headers: &PostHeaders<'_>) -> Result<(), Response> {
     if !headers.accepts_all(&request.headers, &["application/json", "text/event-stream"]) {
         return Err(plain(
             StatusCode::NOT_ACCEPTABLE,
@@ -180,5 +177,5 @@ pub(super) async fn read<B: RequestBody>(
             "Unsupported Media Type: the body must be application/json",
         ));
     }
-    Ok(bytes)
+    Ok(())
 }

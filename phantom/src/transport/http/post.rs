@@ -15,7 +15,7 @@ use http::header::HeaderValue;
 
 use super::HttpState;
 use super::arms::post_listen;
-use super::body::{Posted, RequestBody, read};
+use super::body::{Posted, RequestBody, acceptable, read_body};
 use super::headers::{
     PostHeaders, check_param_headers, header_mismatch, trimmed_value, value_str, version_refused,
 };
@@ -34,8 +34,11 @@ pub(super) async fn post<S: Server, B: RequestBody>(
 ) -> Response {
     let headers = PostHeaders::of(&request.headers);
     let bytes = match body {
-        Posted::Unread(body) => match read(&st.cfg, &request, &headers, body).await {
-            Ok(bytes) => bytes,
+        Posted::Unread(body) => match read_body(body, &headers, &st.cfg).await {
+            Ok(bytes) => match acceptable(&request, &headers) {
+                Ok(()) => bytes,
+                Err(refused) => return refused,
+            },
             Err(refused) => return refused,
         },
         Posted::Read(bytes) => bytes,
