@@ -720,9 +720,8 @@ async fn main() -> std::io::Result<()> {
             }
         }
     });
-    let shutdown = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+    // SIGTERM or SIGINT: readiness turns 503, then the server drains and returns.
+    let shutdown = phantom::shutdown_signal();
     let dispatcher = phantom::dispatch::Dispatcher::with_config(Everything, config);
     phantom::http::serve_dispatcher(listener, dispatcher, http, shutdown).await
 }

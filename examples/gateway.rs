@@ -152,8 +152,7 @@ async fn main() -> std::io::Result<()> {
     }
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let http = HttpConfig::for_addr(listener.local_addr()?);
-    let shutdown = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+    // SIGTERM or SIGINT: readiness turns 503, then the server drains and returns.
+    let shutdown = phantom::shutdown_signal();
     phantom::http::serve_dispatcher(listener, dispatcher, http, shutdown).await
 }

@@ -171,9 +171,8 @@ async fn main() -> std::io::Result<()> {
         }
     }
     let listener = tokio::net::TcpListener::bind(&addr).await?;
-    let shutdown = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+    // SIGTERM or SIGINT: readiness turns 503, then the server drains and returns.
+    let shutdown = phantom::shutdown_signal();
     let dispatcher = phantom::dispatch::Dispatcher::with_config(Notes::default(), config());
     phantom::http::serve_dispatcher(listener, dispatcher, http_config(), shutdown).await
 }

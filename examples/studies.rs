@@ -517,9 +517,8 @@ async fn main() -> std::io::Result<()> {
         config = config.with_state_key(key).with_backend(backend);
         studies = studies.with_notes_in(conn);
     }
-    let shutdown = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+    // SIGTERM or SIGINT: readiness turns 503, then the server drains and returns.
+    let shutdown = phantom::shutdown_signal();
     let dispatcher = phantom::dispatch::Dispatcher::with_config(studies, config);
     phantom::http::serve_dispatcher(listener, dispatcher, http, shutdown).await
 }

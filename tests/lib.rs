@@ -1,4 +1,6 @@
 //! Shared fixtures of phantom's integration tests.
 
+pub mod child;
 pub mod fuzzing;
 pub mod redis;
+pub mod slow;

@@ -360,22 +360,34 @@ async fn run_with_config_serves_the_process_stdio_with_its_config() {
             .expect("serves until stdin closes");
         return;
     }
-    use std::io::{BufRead as _, Write as _};
-    let mut child = std::process::Command::new(std::env::current_exe().expect("this test"))
-        .args([
-            "run_with_config_serves_the_process_stdio_with_its_config",
-            "--exact",
-            "--quiet",
-        ])
-        .env(CHILD, "1")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("the child starts");
-    let mut stdin = child.stdin.take().expect("stdin");
+    let mut child = phantom_tests::child::rerun(
+        "run_with_config_serves_the_process_stdio_with_its_config",
+        CHILD,
+    );
+    let (mut stdin, mut recv) = json_lines(&mut child);
+    write_lines(
+        &mut stdin,
+        &opened_then(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})),
+    );
+    assert_eq!(recv()["result"]["serverInfo"]["name"], "recorder");
+    let page = recv();
+    assert_eq!(page["id"], 2);
+    let tools = page["result"]["tools"].as_array().expect("tools");
+    assert_eq!(tools.len(), 1, "one tool a page: {page}");
+    assert!(page["result"]["nextCursor"].is_string(), "{page}");
+    drop(stdin);
+    assert!(child.wait().expect("the child ends").success());
+}
+
+/// The child's stdin, and a reader of the JSON lines on its stdout (the lines its test harness
+/// prints around them skipped: none is JSON).
+fn json_lines(
+    child: &mut std::process::Child,
+) -> (std::process::ChildStdin, impl FnMut() -> Value + use<>) {
+    use std::io::BufRead as _;
+    let stdin = child.stdin.take().expect("stdin");
     let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
-    let mut recv = move || loop {
+    let recv = move || loop {
         let mut line = String::new();
         assert_ne!(
             stdout.read_line(&mut line).expect("read"),
@@ -386,21 +398,61 @@ async fn run_with_config_serves_the_process_stdio_with_its_config() {
             return serde_json::from_str::<Value>(&line).expect("a JSON reply");
         }
     };
-    for msg in [
+    (stdin, recv)
+}
+
+/// A 2025-11-25 session's opening (`initialize` as id 1, `notifications/initialized`), then
+/// `request`.
+fn opened_then(request: Value) -> [Value; 3] {
+    [
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "parent", "version": "1"}}}),
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
-    ] {
+        request,
+    ]
+}
+
+/// Writes each message as a line, then flushes.
+fn write_lines(stdin: &mut std::process::ChildStdin, messages: &[Value]) {
+    use std::io::Write as _;
+    for msg in messages {
         writeln!(stdin, "{msg}").expect("write");
     }
     stdin.flush().expect("flush");
-    assert_eq!(recv()["result"]["serverInfo"]["name"], "recorder");
-    let page = recv();
-    assert_eq!(page["id"], 2);
-    let tools = page["result"]["tools"].as_array().expect("tools");
-    assert_eq!(tools.len(), 1, "one tool a page: {page}");
-    assert!(page["result"]["nextCursor"].is_string(), "{page}");
+}
+
+/// Set in the child process of [`sigterm_finishes_the_request_in_flight_and_exits_0`].
+const SIGTERM_CHILD: &str = "PHANTOM_STDIO_SIGTERM_CHILD";
+
+/// `stdio::run` on `SIGTERM`: the child (this test binary again, as above) is sent `SIGTERM`
+/// while a tool call takes 1 s; it writes the call's answer and exits 0, though its stdin is
+/// still open.
+#[tokio::test]
+async fn sigterm_finishes_the_request_in_flight_and_exits_0() {
+    if std::env::var_os(SIGTERM_CHILD).is_some() {
+        phantom::stdio::run(phantom_tests::slow::Slow)
+            .await
+            .expect("serves until SIGTERM");
+        return;
+    }
+    let mut child = phantom_tests::child::rerun(
+        "sigterm_finishes_the_request_in_flight_and_exits_0",
+        SIGTERM_CHILD,
+    );
+    let (mut stdin, mut recv) = json_lines(&mut child);
+    write_lines(
+        &mut stdin,
+        &opened_then(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "wait", "arguments": {"ms": 1000}}})),
+    );
+    assert_eq!(recv()["result"]["serverInfo"]["name"], "slow");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    phantom_tests::child::terminate(&child);
+    let answer = recv();
+    assert_eq!(answer["id"], 2, "{answer}");
+    assert_eq!(answer["result"]["content"][0]["text"], "done", "{answer}");
+    // stdin is still open: the child ends anyway.
+    let status = phantom_tests::child::exit_status(&mut child, std::time::Duration::from_secs(10));
+    assert!(status.success(), "the child exited with {status}");
     drop(stdin);
-    assert!(child.wait().expect("the child ends").success());
 }

@@ -72,7 +72,7 @@ fn files(args: &NewArgs) -> Result<Vec<(&'static str, String)>, Failure> {
     let (main, extra_features) = if args.stdio_only {
         (MAIN_STDIO, "")
     } else {
-        (MAIN_HTTP, ", \"net\", \"signal\"")
+        (MAIN_HTTP, ", \"net\"")
     };
     let fill = |template: &str| {
         template
@@ -80,7 +80,7 @@ fn files(args: &NewArgs) -> Result<Vec<(&'static str, String)>, Failure> {
             .replace("{{Type}}", &type_name(name))
             .replace("{{scheme}}", &name.replace('_', "-").to_ascii_lowercase())
             .replace("{{phantom}}", &phantom)
-            .replace("{{signal}}", extra_features)
+            .replace("{{tokio_features}}", extra_features)
             .replace("{{name}}", name)
     };
     let mut manifest = fill(MANIFEST);

@@ -17,10 +17,8 @@ async fn main() -> std::io::Result<()> {
     let local = listener.local_addr()?;
     let http = phantom::http::HttpConfig::for_addr(local).with_preview(preview);
     eprintln!("serving http://{local}/mcp");
-    let shutdown = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    phantom::http::serve_listener(listener, {{Type}}, http, shutdown).await
+    // On SIGTERM or SIGINT the server drains (requests in flight finish) and returns.
+    phantom::http::serve_listener(listener, {{Type}}, http, phantom::shutdown_signal()).await
 }
 
 fn usage(problem: &str) -> std::io::Error {

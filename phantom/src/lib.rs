@@ -36,6 +36,7 @@ mod transport;
 pub use transport::http;
 #[cfg(feature = "http")]
 pub use transport::http::serve;
+pub use transport::shutdown_signal;
 pub use transport::stdio;
 
 /// Middleware: code that runs around every feature request, in both eras

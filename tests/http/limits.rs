@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use http::{Method, StatusCode};
 use phantom::http::HttpConfig;
-use phantom::prelude::*;
+use phantom_tests::slow::Slow;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
@@ -336,20 +336,6 @@ async fn shutting_down_answers_the_request_in_flight_and_closes_idle_connections
         "the answered connection is still open"
     );
     assert!(TcpStream::connect(addr).await.is_err(), "still accepting");
-}
-
-/// A router with a tool that waits, for the caps on requests in flight.
-#[derive(Clone)]
-struct Slow;
-
-#[mcp_router(name = "slow", version = "1.0.0")]
-impl Slow {
-    /// Waits `ms` milliseconds.
-    #[tool]
-    async fn wait(&self, ms: u64) -> String {
-        tokio::time::sleep(Duration::from_millis(ms)).await;
-        "done".into()
-    }
 }
 
 fn wait_call(id: u64, ms: u64) -> Value {

@@ -23,12 +23,15 @@
 //!   revocation, list changes, and 2026-07-28 `subscriptions/listen`;
 //! - `telemetry`: the dispatch span (trace context from `_meta`, method, session, outcome) and
 //!   the connect, disconnect, terminate and exception events;
+//! - `drain`: `/healthz` and `/readyz`, readiness `503` before the listener closes, streams ended
+//!   with a `retry:` hint, and `SIGTERM` to a server process finishing its request in flight;
 //! - `transport`: 403 (Host, Origin), 405, 406, 413, 415, CORS, and `connect` (401, 403).
 
 mod bad_input;
 mod bearer;
 mod callbacks;
 mod cancel_and_auth;
+mod drain;
 mod escaped;
 mod interactive;
 mod legacy;

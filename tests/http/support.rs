@@ -153,6 +153,24 @@ impl TestServer {
         }
     }
 
+    /// A server this test did not start (a child process's), at `addr`.
+    #[allow(dead_code)] // `tests/scale/` shares this file
+    pub(crate) fn at(addr: SocketAddr) -> Self {
+        Self {
+            addr,
+            shutdown: None,
+        }
+    }
+
+    /// Begins the server's shutdown, as its signal would; the server stays reachable for as
+    /// long as it still accepts.
+    #[allow(dead_code)] // `tests/scale/` shares this file
+    pub(crate) fn shut_down(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+    }
+
     /// The GET stream of a legacy session, past its priming event.
     pub(crate) async fn get_stream(&self, session: &str) -> Sse {
         let mut stream = self

@@ -227,6 +227,32 @@ impl<S: Server> Dispatcher<S> {
         self.inner.node.hub.close();
     }
 
+    /// Marks this node as shutting down: from now on its readiness probe answers `503`
+    /// ([`http::probes`](crate::http::probes()), and `/readyz` on phantom's own listener), so that
+    /// a load balancer sends it no new work; requests keep being served. The HTTP server calls
+    /// it as its shutdown begins; an app that mounts phantom in its own server calls it when
+    /// its own shutdown begins. It cannot be undone.
+    pub fn drain(&self) {
+        self.inner
+            .node
+            .draining
+            .store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    /// Whether this node is shutting down ([`drain`](Self::drain)).
+    pub fn draining(&self) -> bool {
+        self.inner
+            .node
+            .draining
+            .load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// The flag [`drain`](Self::drain) sets, for the readiness probe.
+    #[cfg(feature = "http")]
+    pub(crate) fn drain_flag(&self) -> Arc<std::sync::atomic::AtomicBool> {
+        Arc::clone(&self.inner.node.draining)
+    }
+
     /// The streams open on this node that hear of changes (legacy GET streams, stdio, listens).
     #[cfg(feature = "http")]
     pub(crate) fn open_listeners(&self) -> usize {

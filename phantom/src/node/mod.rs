@@ -27,6 +27,8 @@ pub(crate) struct Node {
     pub(crate) hub: Hub,
     /// The tasks running on this node.
     pub(crate) running: Running,
+    /// Set once this node began to shut down (`Dispatcher::drain`): its readiness answers 503.
+    pub(crate) draining: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Node {
@@ -38,6 +40,7 @@ impl Node {
             inflight: InFlight::default(),
             hub: Hub::default(),
             running: Running::default(),
+            draining: Arc::new(std::sync::atomic::AtomicBool::new(false)),
         }
     }
 }

@@ -4,6 +4,9 @@
 pub mod http;
 #[cfg(feature = "http")]
 mod sessions;
+mod signal;
 #[cfg(feature = "http")]
 pub mod sse;
 pub mod stdio;
+
+pub use signal::shutdown_signal;

@@ -349,6 +349,18 @@ impl Sessions {
         });
     }
 
+    /// Ends every open GET stream (the server is shutting down): each row drops its stream's
+    /// sender, which the stream watches.
+    pub(crate) fn close_streams(&self) {
+        for shard in &self.shards {
+            for row in shard.locked().rows.values_mut() {
+                if row.stream.take().is_some() {
+                    row.last_seen = Instant::now();
+                }
+            }
+        }
+    }
+
     fn sweep_shard(&self, shard: &mut Shard) {
         let now = Instant::now();
         let idle: Vec<Arc<str>> = shard

@@ -31,6 +31,12 @@ pub fn priming(id: &str, retry_ms: u64) -> Bytes {
     Bytes::from(format!("id: {id}\nretry: {retry_ms}\ndata: \n\n"))
 }
 
+/// The last frame of a stream the server ends as it shuts down: `retry` alone (no data, so no
+/// event), telling the client when to reconnect, which a balancer then sends to another node.
+pub fn retry(retry_ms: u64) -> Bytes {
+    Bytes::from(format!("retry: {retry_ms}\n\n"))
+}
+
 /// A keep-alive comment line.
 pub fn keep_alive() -> Bytes {
     Bytes::from_static(b": keep-alive\n\n")
@@ -49,6 +55,7 @@ mod tests {
             b"data: a\ndata: b\ndata: c\ndata: \n\n"
         );
         assert_eq!(&priming("g.1", 500)[..], b"id: g.1\nretry: 500\ndata: \n\n");
+        assert_eq!(&retry(1000)[..], b"retry: 1000\n\n");
     }
 
     #[test]

@@ -16,16 +16,22 @@ use crate::session::SessionSlot;
 use crate::session::{Request, Transport};
 use crate::subscriptions::{Changes, Kind, Registration};
 
-/// Serves `server` on the process's stdin and stdout until stdin closes. Logs go to stderr (set up
-/// `tracing_subscriber` with `with_writer(std::io::stderr)`).
+/// Serves `server` on the process's stdin and stdout until stdin closes or the process gets
+/// `SIGTERM` or `SIGINT` ([`shutdown_signal`](crate::shutdown_signal)). Logs go to stderr (set
+/// up `tracing_subscriber` with `with_writer(std::io::stderr)`).
 ///
-/// At end of input the session's `disconnect` and `terminate` callbacks run. With a
+/// At end of input the session's `disconnect` and `terminate` callbacks run. On a signal the
+/// server reads no more input, finishes the requests it has read (their answers are written),
+/// ends its `subscriptions/listen` streams with their final results, runs the same callbacks and
+/// returns `Ok`, so that a `main` returning it exits 0 — even while the host keeps stdin open
+/// (stdin is read on a thread of its own, which does not hold the runtime's shutdown). With a
 /// [`Config`](crate::Config): [`run_with_config`].
 pub async fn run<S: Server>(server: S) -> std::io::Result<()> {
-    serve(
+    serve_until(
         Dispatcher::new(server),
-        tokio::io::stdin(),
+        process_stdin(),
         tokio::io::stdout(),
+        crate::shutdown_signal(),
     )
     .await
 }
@@ -49,24 +55,77 @@ pub async fn run<S: Server>(server: S) -> std::io::Result<()> {
 /// # }
 /// ```
 pub async fn run_with_config<S: Server>(server: S, config: crate::Config) -> std::io::Result<()> {
-    serve(
+    serve_until(
         Dispatcher::with_config(server, config),
-        tokio::io::stdin(),
+        process_stdin(),
         tokio::io::stdout(),
+        crate::shutdown_signal(),
     )
     .await
 }
 
-/// Serves a dispatcher on any reader and writer pair (used by [`run`] and by tests).
+/// The process's stdin, read by a thread of its own. tokio's `stdin()` reads on the runtime's
+/// blocking pool, and a runtime waits for its blocking pool as it shuts down: a host that keeps
+/// stdin open after `SIGTERM` would keep the process alive. A plain thread ends with the process.
+fn process_stdin() -> impl AsyncRead + Unpin {
+    use std::io::Read as _;
+    // A duplex pipe rather than a simplex one: dropping its writing end ends the input.
+    let (mut writer, reader) = tokio::io::duplex(64 * 1024);
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        // Outside a runtime nothing can be served anyway: the input is empty.
+        return reader;
+    };
+    let spawned = std::thread::Builder::new()
+        .name("phantom-stdin".into())
+        .spawn(move || {
+            let mut stdin = std::io::stdin().lock();
+            let mut buf = vec![0u8; 8 * 1024];
+            loop {
+                let n = match stdin.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => n,
+                };
+                if runtime.block_on(writer.write_all(&buf[..n])).is_err() {
+                    break;
+                }
+            }
+            // Dropping the writer ends the input.
+        });
+    if let Err(error) = spawned {
+        tracing::warn!(%error, "cannot start the thread that reads stdin");
+    }
+    reader
+}
+
+/// Serves a dispatcher on any reader and writer pair (used by [`run`] and by tests), until the
+/// input ends.
 pub async fn serve<S: Server, R, W>(
     dispatcher: Dispatcher<S>,
     input: R,
-    mut output: W,
+    output: W,
 ) -> std::io::Result<()>
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
+    serve_until(dispatcher, input, output, std::future::pending()).await
+}
+
+/// [`serve`] until the input ends or `stop` completes: then no more input is read, the requests
+/// read already are answered and the listens end with their final results.
+async fn serve_until<S: Server, R, W>(
+    dispatcher: Dispatcher<S>,
+    input: R,
+    mut output: W,
+    stop: impl std::future::Future<Output = ()>,
+) -> std::io::Result<()>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    tokio::pin!(stop);
+    // Set once `stop` completed: it is not polled again.
+    let mut stopped = false;
     let request = Request {
         transport: Transport::Stdio,
         ..Request::default()
@@ -89,6 +148,10 @@ where
             Some(line) => line,
             None if eof => break,
             None => tokio::select! {
+                () = &mut stop, if !stopped => {
+                    stopped = true;
+                    break;
+                }
                 next = lines.next_line() => match next? {
                     Some(line) => line,
                     None => break,
@@ -138,6 +201,11 @@ where
                     Some(message) = streamed.recv() => {
                         write_line(&mut output, message).await?;
                     }
+                    // No more input: this request finishes, and the ones read already.
+                    () = &mut stop, if !stopped => {
+                        stopped = true;
+                        eof = true;
+                    }
                     next = lines.next_line(), if !eof => match next? {
                         None => eof = true,
                         Some(next) if cancels_listen(&next, &mut listens) => {}
@@ -170,8 +238,24 @@ where
             changes = Some(dispatcher.listen_for_changes(Arc::new(s.clone()), Kind::Session));
         }
     }
-    for task in listens.into_values() {
-        task.abort();
+    if stopped {
+        // The listens end with their final results, written before the process goes.
+        dispatcher.close_listens();
+        for task in listens.into_values() {
+            if tokio::time::timeout(LISTENS_END_WITHIN, task)
+                .await
+                .is_err()
+            {
+                tracing::warn!("a listen did not end in time");
+            }
+        }
+        while let Ok(message) = streamed.try_recv() {
+            write_line(&mut output, message).await?;
+        }
+    } else {
+        for task in listens.into_values() {
+            task.abort();
+        }
     }
     if let Some(session) = session.get() {
         let server = dispatcher.server();
@@ -185,6 +269,9 @@ where
     }
     Ok(())
 }
+
+/// How long the listens have to write their final results once the server stops.
+const LISTENS_END_WITHIN: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Whether a line is a request (it has a method and an id), as opposed to a response or a
 /// notification.

@@ -9,6 +9,12 @@ use crate::store::{EventStore, MemoryEventStore, SessionStore};
 
 const LOOPBACK: [&str; 4] = ["localhost", "127.0.0.1", "[::1]", "::1"];
 
+/// The default of [`HttpConfig::grace`].
+const DEFAULT_GRACE: Duration = Duration::from_secs(20);
+
+/// The drain delay of a server bound to a non-loopback address ([`HttpConfig::for_addr`]).
+const BALANCED_DRAIN_DELAY: Duration = Duration::from_secs(1);
+
 /// How POST requests are answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
@@ -63,6 +69,14 @@ pub struct HttpConfig {
     pub(crate) preview: bool,
     /// See [`HttpConfig::protected_resource`].
     pub(crate) protected_resource: Option<crate::auth::ProtectedResource>,
+    /// See [`HttpConfig::drain_delay`].
+    pub(crate) drain_delay: Duration,
+    /// See [`HttpConfig::grace`].
+    pub(crate) grace: Duration,
+    /// See [`HttpConfig::health_path`].
+    pub(crate) health_path: String,
+    /// See [`HttpConfig::ready_path`].
+    pub(crate) ready_path: String,
     /// The dispatcher's [`Config::event_store`], copied in when the endpoint is made
     /// (`endpoint_for`); never set otherwise.
     pub(crate) event_store: Arc<dyn EventStore>,
@@ -91,6 +105,10 @@ impl std::fmt::Debug for HttpConfig {
             .field("stateless", &self.stateless)
             .field("preview", &self.preview)
             .field("protected_resource", &self.protected_resource)
+            .field("drain_delay", &self.drain_delay)
+            .field("grace", &self.grace)
+            .field("health_path", &self.health_path)
+            .field("ready_path", &self.ready_path)
             .finish_non_exhaustive()
     }
 }
@@ -115,6 +133,10 @@ impl Default for HttpConfig {
             stateless: false,
             preview: false,
             protected_resource: None,
+            drain_delay: Duration::ZERO,
+            grace: DEFAULT_GRACE,
+            health_path: "/healthz".to_owned(),
+            ready_path: "/readyz".to_owned(),
             event_store: Arc::new(MemoryEventStore::new()),
             session_store: None,
         }
@@ -124,11 +146,13 @@ impl Default for HttpConfig {
 /// Setters: each returns the settings with one changed.
 impl HttpConfig {
     /// The defaults for a server bound to `addr`: loopback hosts only when `addr` is loopback, any
-    /// host otherwise.
+    /// host otherwise. A server bound to a non-loopback address is taken to sit behind a load
+    /// balancer: its [`drain_delay`](Self::drain_delay) is one second rather than none.
     pub fn for_addr(addr: SocketAddr) -> Self {
         let mut cfg = Self::default();
         if !addr.ip().is_loopback() {
             cfg.allowed_hosts = None;
+            cfg.drain_delay = BALANCED_DRAIN_DELAY;
         }
         cfg
     }
@@ -257,6 +281,40 @@ impl HttpConfig {
         self.protected_resource = Some(metadata);
         self
     }
+
+    /// Sets how long a shutting-down server keeps accepting connections after its readiness
+    /// turned `503` (see [`HttpConfig::drain_delay`]).
+    #[must_use]
+    pub fn with_drain_delay(mut self, delay: Duration) -> Self {
+        self.drain_delay = delay;
+        self
+    }
+
+    /// Sets how long requests in flight may take to finish once a shutting-down server stopped
+    /// accepting (see [`HttpConfig::grace`]).
+    #[must_use]
+    pub fn with_grace(mut self, grace: Duration) -> Self {
+        self.grace = grace;
+        self
+    }
+
+    /// Sets the paths of the liveness and readiness probes (see [`HttpConfig::health_path`]
+    /// and [`HttpConfig::ready_path`]). A path that does not start with `/` gets one.
+    #[must_use]
+    pub fn with_probe_paths(mut self, health: impl Into<String>, ready: impl Into<String>) -> Self {
+        self.health_path = rooted(health.into());
+        self.ready_path = rooted(ready.into());
+        self
+    }
+}
+
+/// `path` with a leading `/`.
+fn rooted(path: String) -> String {
+    if path.starts_with('/') {
+        path
+    } else {
+        format!("/{path}")
+    }
 }
 
 /// Getters: what each setting is, and its default.
@@ -367,6 +425,44 @@ impl HttpConfig {
     /// axum app, merge [`protected_resource`](super::protected_resource) instead.)
     pub fn protected_resource(&self) -> Option<&crate::auth::ProtectedResource> {
         self.protected_resource.as_ref()
+    }
+
+    /// How long a server that was asked to shut down keeps accepting connections after its
+    /// readiness probe turned `503`, so that a load balancer checking the probe takes it out
+    /// before it stops listening (default none; one second from
+    /// [`for_addr`](Self::for_addr) with a non-loopback address). Requests keep being served
+    /// meanwhile. Applies when phantom accepts the connections itself.
+    pub fn drain_delay(&self) -> Duration {
+        self.drain_delay
+    }
+
+    /// How long requests in flight may take to finish once a shutting-down server stopped
+    /// accepting (default 20 s). Open streams end at the start of it (GET streams and
+    /// `subscriptions/listen` with a `retry:` hint, so clients resume on another node); a
+    /// request still running at its end is dropped, and the server returns. With
+    /// [`drain_delay`](Self::drain_delay) it bounds the whole shutdown: keep the two below the
+    /// time your orchestrator waits before it kills the process (Kubernetes'
+    /// `terminationGracePeriodSeconds`, 30 s by default).
+    pub fn grace(&self) -> Duration {
+        self.grace
+    }
+
+    /// The path of the liveness probe on phantom's own listener (default `/healthz`): `GET`
+    /// answers `200` while the process serves, draining or not. Not an MCP request: no
+    /// authentication, no session, no `connect`. Keep it outside `/mcp`, which the endpoint
+    /// answers. For an app that mounts phantom, see [`probes`](super::probes()).
+    pub fn health_path(&self) -> &str {
+        &self.health_path
+    }
+
+    /// The path of the readiness probe on phantom's own listener (default `/readyz`): `GET`
+    /// answers `200` while this node takes new work and `503` from the moment it begins to
+    /// shut down ([`Dispatcher::drain`](crate::dispatch::Dispatcher::drain)). It reflects this
+    /// node alone: a shared backend that is down does not make it `503` (2026-07-28 requests
+    /// that need nothing shared are still served), but its JSON body says so. Not an MCP
+    /// request, like [`health_path`](Self::health_path).
+    pub fn ready_path(&self) -> &str {
+        &self.ready_path
     }
 }
 

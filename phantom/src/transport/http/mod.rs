@@ -35,6 +35,7 @@ mod headers;
 mod legacy;
 mod message;
 mod post;
+mod probes;
 mod response;
 mod route;
 mod serve;
@@ -57,6 +58,7 @@ pub use config::{HttpConfig, ResponseMode};
 #[cfg(feature = "fuzzing")]
 pub(crate) use headers::decode_header as decode_header_for_fuzzing;
 use headers::{SESSION_HEADER, VERSION_HEADER};
+pub use probes::probes;
 use response::{empty, json_response, plain};
 pub use serve::{serve, serve_dispatcher, serve_listener};
 
@@ -71,9 +73,19 @@ pub(super) struct HttpState<S: Server> {
     cfg: HttpConfig,
     /// Whether the shared session store failed last time (its outage is logged once).
     store_down: std::sync::atomic::AtomicBool,
+    /// The liveness and readiness probes (held here, shared, rather than by each connection).
+    probes: probes::Probes,
 }
 
 impl<S: Server> HttpState<S> {
+    /// The last frame of a stream this endpoint ends: a `retry:` hint while the node shuts
+    /// down (the client reconnects, through the balancer, to another node), nothing otherwise.
+    pub(super) fn retry_hint(&self) -> Option<bytes::Bytes> {
+        self.dispatcher
+            .draining()
+            .then(|| crate::transport::sse::retry(millis(self.cfg.sse_retry)))
+    }
+
     /// The `503` for a stream past [`HttpConfig::max_streams`], if this endpoint has that many.
     pub(super) fn streams_full(&self) -> Option<Response> {
         let max = self.cfg.max_streams;
@@ -110,7 +122,9 @@ pub(super) fn endpoint_for<S: Server>(
     http: HttpConfig,
 ) -> OriginAware<S> {
     let config = http.serving(dispatcher.config());
+    let probes = probes::Probes::of(&dispatcher, &config);
     let state = Arc::new(HttpState {
+        probes,
         dispatcher,
         sessions: Sessions::new(
             config.max_sessions,
@@ -164,6 +178,11 @@ fn sweep_sessions<S: Server>(state: &Arc<HttpState<S>>) {
             session::forget_evicted(&st).await;
         }
     });
+}
+
+/// `d` in whole milliseconds, as SSE's `retry:` takes it.
+fn millis(d: Duration) -> u64 {
+    d.as_millis().try_into().unwrap_or(u64::MAX)
 }
 
 /// A refusal that asks the client to come back: `status`, `Retry-After: 1` and a JSON-RPC error.
@@ -234,7 +253,8 @@ impl<S: Server> AtMcp<S> {
     /// Answers a request on a connection phantom accepted from `peer`, without the tower layers:
     /// the body stays hyper's own (not boxed into axum's), the service is not cloned per request,
     /// and `Host` and `Origin` are found in one pass. Browser requests go through the CORS layer
-    /// as with [`service`].
+    /// as with [`service`]. The probes are looked for only outside `/mcp`, so MCP requests pay
+    /// nothing for them.
     pub(super) fn answer(
         &self,
         peer: SocketAddr,
@@ -251,6 +271,13 @@ impl<S: Server> AtMcp<S> {
                     browser.map(axum::body::Body::new),
                 ))),
             };
+        }
+        if req.method() == Method::GET
+            && let Some(probe) = self.mcp.plain.st.probes.probe(path)
+        {
+            let st = Arc::clone(&self.mcp.plain.st);
+            let answering: BoxResponse = Box::pin(async move { Ok(st.probes.answer(probe).await) });
+            return Either::Left(answering);
         }
         let resp = if let Some(body) = &self.metadata
             && req.method() == Method::GET

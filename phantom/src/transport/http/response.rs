@@ -283,7 +283,12 @@ impl<S: Server> futures_util::Stream for ListenBody<S> {
                 };
                 this.ending = Some(Box::pin(async move {
                     let reply = st.dispatcher.end_listen(&id, listening, &session).await;
-                    sse::event(None, &reply.body)
+                    let last = sse::event(None, &reply.body);
+                    // At shutdown the client learns when to listen again (on another node).
+                    match st.retry_hint() {
+                        Some(hint) => Bytes::from([&hint[..], &last[..]].concat()),
+                        None => last,
+                    }
                 }));
                 return Pin::new(this).poll_next(cx);
             }

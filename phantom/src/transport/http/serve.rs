@@ -1,5 +1,5 @@
-//! Serving on a TCP listener: [`serve`], [`serve_listener`] and [`serve_dispatcher`], with graceful
-//! shutdown.
+//! Serving on a TCP listener: [`serve`], [`serve_listener`] and [`serve_dispatcher`], with the
+//! liveness and readiness probes and a drain on shutdown.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -9,10 +9,12 @@ use super::watch::{self, Watch};
 use super::{AtMcp, HttpConfig, endpoint_for, metadata_body};
 use crate::dispatch::Dispatcher;
 use crate::server::Server;
+use crate::transport::shutdown_signal;
 
-/// Serves `server` at `http://<addr>/mcp` until Ctrl-C, with `TCP_NODELAY` on every socket, the
-/// default [`Config`](crate::Config) and the safe defaults of [`HttpConfig::for_addr`]: what
-/// [`serve_dispatcher`] does for `Dispatcher::new(server)`.
+/// Serves `server` at `http://<addr>/mcp` until `SIGTERM` or `SIGINT`
+/// ([`shutdown_signal`](crate::shutdown_signal)), then drains, with `TCP_NODELAY` on every
+/// socket, the default [`Config`](crate::Config) and the safe defaults of
+/// [`HttpConfig::for_addr`]: what [`serve_dispatcher`] does for `Dispatcher::new(server)`.
 pub async fn serve<S: Server>(
     server: S,
     addr: impl tokio::net::ToSocketAddrs,
@@ -23,7 +25,8 @@ pub async fn serve<S: Server>(
 }
 
 /// Serves `server` with the default [`Config`](crate::Config) on a bound listener at `/mcp` until
-/// `shutdown` completes (tests bind `127.0.0.1:0`): what [`serve_dispatcher`] does for
+/// `shutdown` completes ([`shutdown_signal`](crate::shutdown_signal) in a deployment; tests bind
+/// `127.0.0.1:0` and pass a channel), then drains: what [`serve_dispatcher`] does for
 /// `Dispatcher::new(server)`.
 pub async fn serve_listener<S, F>(
     listener: tokio::net::TcpListener,
@@ -38,8 +41,22 @@ where
     serve_dispatcher(listener, Dispatcher::new(server), http, shutdown).await
 }
 
-/// Serves a dispatcher on a bound listener at `/mcp` until `shutdown` completes: the one way
-/// phantom serves HTTP on its own sockets ([`serve`] and [`serve_listener`] come here).
+/// Serves a dispatcher on a bound listener at `/mcp` until `shutdown` completes, then drains:
+/// the one way phantom serves HTTP on its own sockets ([`serve`] and [`serve_listener`] come
+/// here).
+///
+/// Beside the endpoint the listener answers `GET /healthz` and `GET /readyz`
+/// ([`HttpConfig::health_path`], [`HttpConfig::ready_path`]). Once `shutdown` completes:
+///
+/// 1. readiness answers `503` ([`Dispatcher::drain`]), and the listener keeps accepting and
+///    serving for [`HttpConfig::drain_delay`], so that a load balancer checking it stops
+///    sending new work before the port closes;
+/// 2. the listener closes; open `subscriptions/listen` streams end with
+///    `notifications/cancelled` and their final result, and GET streams end, each with a
+///    `retry:` hint, so that clients listen again or resume (`Last-Event-ID`) on another node;
+///    kept-alive connections close once their current answer is written;
+/// 3. requests in flight have [`HttpConfig::grace`] to finish; then the function returns, and
+///    what still runs is dropped with the runtime.
 ///
 /// The dispatcher carries the server's [`Config`](crate::Config) ([`Dispatcher::with_config`]),
 /// backend included: its session and event stores serve the HTTP sessions and streams, its other
@@ -89,6 +106,7 @@ where
         // vectored write: a held SSE stream keeps no write queue besides hyper's 8 KB buffer.
         .writev(false)
         .header_read_timeout(http.header_read_timeout);
+    let (drain_delay, grace) = (http.drain_delay, http.grace);
     let mut http2 = hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new());
     http2.timer(hyper_util::rt::TokioTimer::new());
     let builders = Arc::new((http1, http2));
@@ -100,10 +118,25 @@ where
         mcp: endpoint_for(dispatcher, http),
         metadata,
     };
+    let st = Arc::clone(&app.mcp.plain.st);
     tracing::info!(%local, "serving MCP at http://{local}/mcp");
     let mut shutdown = std::pin::pin!(shutdown);
+    // When the listener closes, once the shutdown began.
+    let mut closing: Option<tokio::time::Instant> = None;
     loop {
         let (tcp, peer) = tokio::select! {
+            biased;
+            () = tokio::time::sleep_until(closing.unwrap_or_else(tokio::time::Instant::now)),
+                if closing.is_some() => break,
+            () = &mut shutdown, if closing.is_none() => {
+                st.dispatcher.drain();
+                tracing::info!(
+                    ?drain_delay,
+                    "shutting down: readiness answers 503; accepting for the drain delay"
+                );
+                closing = Some(tokio::time::Instant::now() + drain_delay);
+                continue;
+            }
             accepted = listener.accept() => match accepted {
                 Ok(a) => a,
                 Err(e) => {
@@ -113,7 +146,6 @@ where
                     continue;
                 }
             },
-            () = &mut shutdown => break,
         };
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::warn!(error = %e, "could not set TCP_NODELAY");
@@ -159,11 +191,22 @@ where
             }
         });
     }
-    // Stop accepting, end the listen streams (each with its final result), then let open
-    // connections finish their requests (as `axum::serve` does).
+    // Stop accepting, end the streams (listens with their final result, each with a `retry:`
+    // hint), then let open connections finish their requests (as `axum::serve` does), for at
+    // most the grace period.
     drop(listener);
-    app.mcp.plain.st.dispatcher.close_listens();
-    watch.shutdown().await;
+    st.dispatcher.close_listens();
+    st.sessions.close_streams();
+    tracing::info!(
+        ?grace,
+        "stopped accepting; finishing the requests in flight"
+    );
+    if tokio::time::timeout(grace, watch.shutdown()).await.is_err() {
+        tracing::warn!(
+            ?grace,
+            "requests still in flight at the end of the grace period are dropped"
+        );
+    }
     Ok(())
 }
 
@@ -204,11 +247,5 @@ async fn sent_a_version(tcp: &tokio::net::TcpStream, within: Duration) -> Option
             .await;
         }
         seen = n;
-    }
-}
-
-async fn shutdown_signal() {
-    if tokio::signal::ctrl_c().await.is_err() {
-        std::future::pending::<()>().await;
     }
 }

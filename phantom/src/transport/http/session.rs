@@ -220,6 +220,7 @@ pub(super) async fn get<S: Server>(st: &Arc<HttpState<S>>, request: Request) -> 
         guard,
         tick: tokio::time::interval_at(tokio::time::Instant::now() + keep_alive, keep_alive),
         resumable,
+        ended: false,
         session: Arc::from(id.as_str()),
         storing: None,
     };
@@ -242,6 +243,9 @@ struct Live<S: Server> {
     guard: StreamGuard<S>,
     tick: tokio::time::Interval,
     resumable: bool,
+    /// The stream is over (its row dropped the sender, or the changes ended): nothing is polled
+    /// again.
+    ended: bool,
     /// The session's id, shared by the futures that store its events.
     session: Arc<str>,
     storing: Option<Pin<Box<dyn Future<Output = Bytes> + Send>>>,
@@ -257,11 +261,18 @@ impl<S: Server> futures_util::Stream for Live<S> {
             this.storing = None;
             return Poll::Ready(Some(frame));
         }
-        if Pin::new(&mut this.row).poll(cx).is_ready() {
+        if this.ended {
             return Poll::Ready(None);
         }
+        if Pin::new(&mut this.row).poll(cx).is_ready() {
+            this.ended = true;
+            return Poll::Ready(this.guard.st.retry_hint());
+        }
         match this.changes.poll_next_unpin(cx) {
-            Poll::Ready(None) => return Poll::Ready(None),
+            Poll::Ready(None) => {
+                this.ended = true;
+                return Poll::Ready(this.guard.st.retry_hint());
+            }
             Poll::Ready(Some(message)) if !this.resumable => {
                 return Poll::Ready(Some(sse::event(None, &message)));
             }
