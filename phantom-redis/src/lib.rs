@@ -5,7 +5,8 @@
 //! sessions), [`RedisEventStore`] (SSE events for `Last-Event-ID`), [`RedisReplyBus`] (clients'
 //! answers to elicitation, sampling and roots), [`RedisBus`] (list changes, resource updates,
 //! task updates and cancellations), [`RedisSubscriptions`], [`RedisTaskStore`] and
-//! [`RedisRegistryStore`] (the entries runtime registration disabled), [`RedisRateStore`] and
+//! [`RedisRegistryStore`] (the entries runtime registration disabled), [`RedisKeyringStore`]
+//! (the tags of the `requestState` keys the nodes hold), [`RedisRateStore`] and
 //! [`RedisCacheStore`] (the rate-limit buckets and the response cache of the middleware) — and
 //! [`Config::with_backend`](phantom::Config::with_backend) installs them, in the one place
 //! every way of serving (and a gateway's mounted upstreams) takes them from:
@@ -40,6 +41,7 @@ use redis::cluster_async::ClusterConnection;
 mod bus;
 mod cache;
 mod events;
+mod keyring;
 mod pubsub;
 mod rates;
 mod registry;
@@ -50,6 +52,7 @@ mod tasks;
 pub use bus::{RedisBus, RedisSubscriptions};
 pub use cache::RedisCacheStore;
 pub use events::RedisEventStore;
+pub use keyring::RedisKeyringStore;
 pub use rates::RedisRateStore;
 pub use registry::RedisRegistryStore;
 pub use replies::RedisReplyBus;
@@ -168,7 +171,8 @@ impl Redis {
             .with_tasks(RedisTaskStore::new(self.clone()))
             .with_registry(RedisRegistryStore::new(self.clone()))
             .with_rates(RedisRateStore::new(self.clone()))
-            .with_cache(RedisCacheStore::new(self.clone())))
+            .with_cache(RedisCacheStore::new(self.clone()))
+            .with_keyring(RedisKeyringStore::new(self.clone())))
     }
 
     fn pubsub_client(&self) -> redis::Client {

@@ -143,6 +143,12 @@ async fn the_memory_registry_store_keeps_the_contract() {
 }
 
 #[tokio::test]
+async fn the_memory_keyring_store_keeps_the_contract() {
+    let store = Arc::new(phantom::store::MemoryKeyringStore::new());
+    phantom::testing::contract::keyring_store(Arc::clone(&store), store).await;
+}
+
+#[tokio::test]
 async fn the_memory_rate_store_keeps_the_contract() {
     let store = Arc::new(phantom::store::MemoryRateStore::new());
     phantom::testing::contract::rate_store(Arc::clone(&store), store).await;

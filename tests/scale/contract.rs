@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use phantom_redis::{
-    Redis, RedisCacheStore, RedisEventStore, RedisRateStore, RedisRegistryStore, RedisReplyBus,
-    RedisSessionStore, RedisTaskStore,
+    Redis, RedisCacheStore, RedisEventStore, RedisKeyringStore, RedisRateStore, RedisRegistryStore,
+    RedisReplyBus, RedisSessionStore, RedisTaskStore,
 };
 use phantom_tests::redis::{RedisCluster, RedisServer};
 
@@ -43,6 +43,11 @@ async fn contracts(a: Redis, b: Redis) {
     phantom::testing::contract::cache_store(
         RedisCacheStore::new(a.clone()),
         RedisCacheStore::new(b.clone()),
+    )
+    .await;
+    phantom::testing::contract::keyring_store(
+        RedisKeyringStore::new(a.clone()),
+        RedisKeyringStore::new(b.clone()),
     )
     .await;
     phantom::testing::contract::reply_bus(

@@ -83,6 +83,7 @@ async fn node(
 ) -> TestServer {
     let config = Config::default()
         .with_middleware(RateLimit::per_second(0.0, 3).tool("shop_echo"))
+        .with_state_key(crate::state_key())
         .with_backend(crate::backend(redis, prefix).await);
     let dispatcher = Dispatcher::with_config(front, config);
     Upstream::http(format!("http://{}/mcp", upstream.addr))

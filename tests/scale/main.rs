@@ -10,11 +10,17 @@ mod support;
 mod changes;
 mod contract;
 mod gateway;
+mod keyring;
 mod middleware;
 mod registry;
 mod replies;
 mod sessions;
 mod tasks;
+
+/// The `requestState` key the nodes of a test share (nodes keyed differently refuse to start).
+fn state_key() -> phantom::input::StateKey {
+    phantom::input::StateKey::from_bytes([42; 32])
+}
 
 /// Every seam on `redis`, under `prefix` (a test's own).
 async fn backend(

@@ -42,6 +42,7 @@ async fn node(redis: &RedisServer, prefix: &str, pages: Pages) -> (TestServer, C
     let config = Config::default()
         .with_middleware(RateLimit::per_second(0.0, 3).tool("echo"))
         .with_middleware(ResponseCache::new())
+        .with_state_key(crate::state_key())
         .with_backend(crate::backend(redis, prefix).await);
     let node = TestServer::start_configured(pages, config.clone(), HttpConfig::default()).await;
     (node, config)

@@ -64,7 +64,9 @@ fn with_tasks(mut params: Value) -> Value {
 }
 
 async fn node(redis: &RedisServer, prefix: &str, jobs: Jobs) -> TestServer {
-    let config = Config::default().with_backend(crate::backend(redis, prefix).await);
+    let config = Config::default()
+        .with_state_key(crate::state_key())
+        .with_backend(crate::backend(redis, prefix).await);
     TestServer::start_configured(jobs, config, HttpConfig::default()).await
 }
 

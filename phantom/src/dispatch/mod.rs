@@ -41,6 +41,36 @@ pub(crate) use read::read_message_within;
 #[cfg(any(test, feature = "fuzzing"))]
 pub(crate) use read::same_as_serde;
 
+/// How long a node's key tags stay published without being published again.
+const KEYRING_TTL: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Publishes this node's key tags every third of [`KEYRING_TTL`] while its dispatcher lives; a
+/// keyring the others no longer share is logged (the node keeps serving).
+async fn renew_keyring<S: Server>(
+    inner: std::sync::Weak<Inner<S>>,
+    store: Arc<dyn crate::store::KeyringStore>,
+) {
+    let every = KEYRING_TTL / 3;
+    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    loop {
+        tick.tick().await;
+        let Some(tags) = inner.upgrade().map(|inner| inner.config.state_key.tags()) else {
+            return;
+        };
+        match store.publish(&tags, KEYRING_TTL).await {
+            Ok(crate::store::Published::Accepted) => {}
+            Ok(crate::store::Published::Disjoint(_)) => {
+                tracing::error!(
+                    "this node's `requestState` key no longer matches the other nodes' keys: their input rounds fail here"
+                );
+            }
+            Err(error) => {
+                tracing::debug!(%error, "this node's state key tags could not be published");
+            }
+        }
+    }
+}
+
 /// `params.arguments` as read with the params (`Some`), or to be read again from the params a
 /// middleware rewrote (`None`).
 pub(crate) type Arguments<'a> = Option<Option<&'a RawValue>>;
@@ -67,6 +97,8 @@ pub(crate) struct Inner<S: 'static> {
     registry_loaded: tokio::sync::OnceCell<()>,
     /// Whether a failed load was logged (once per outage).
     registry_warned: std::sync::atomic::AtomicBool,
+    /// Set once this node's key tags are being published again and again.
+    keyring_renewed: std::sync::atomic::AtomicBool,
 }
 
 impl<S> Inner<S> {
@@ -139,6 +171,7 @@ impl<S: Server> Dispatcher<S> {
                 _attached: attached,
                 registry_loaded: tokio::sync::OnceCell::new(),
                 registry_warned: std::sync::atomic::AtomicBool::new(false),
+                keyring_renewed: std::sync::atomic::AtomicBool::new(false),
             }),
         }
     }
@@ -225,6 +258,50 @@ impl<S: Server> Dispatcher<S> {
     /// `notifications/cancelled` and its final result): the server is shutting down.
     pub fn close_listens(&self) {
         self.inner.node.hub.close();
+    }
+
+    /// Compares this node's `requestState` keyring ([`Config::state_key`]) with the keys the
+    /// other nodes sharing its backend hold ([`Config::keyring_store`]; nothing to compare
+    /// without one), and keeps this node's published while the dispatcher lives.
+    ///
+    /// A keyring that shares no key with the others is an `Err` saying what to set: every
+    /// 2026-07-28 input round sealed on one node would fail on the other. A keyring that shares
+    /// one is accepted, so [`StateKey::rotated_from`](crate::input::StateKey::rotated_from)
+    /// rotates keys node by node. When the store cannot be reached the node starts unchecked
+    /// (logged), as it serves requests that need nothing shared. `serve_dispatcher` calls it
+    /// before it accepts; call it before serving a dispatcher otherwise (mounted in your own
+    /// server, or over stdio).
+    pub async fn check_state_key(&self) -> std::io::Result<()> {
+        use crate::store::Published;
+        let Some(store) = self.inner.config.keyring_store.clone() else {
+            return Ok(());
+        };
+        let key = &self.inner.config.state_key;
+        match store.publish(&key.tags(), KEYRING_TTL).await {
+            Ok(Published::Accepted) => {}
+            Ok(Published::Disjoint(others)) => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!(
+                        "this node's `requestState` key (id {}) shares no key with the {} published by the nodes on this backend: a 2026-07-28 input round sealed on one node would fail on the other\n  help: give every node the key the others hold (`Config::with_state_key`; the examples read `PHANTOM_STATE_KEY`), or rotate node by node with `StateKey::rotated_from(old, grace)`; the key of nodes that all stopped stops counting 30 s after the last one",
+                        key.id(),
+                        others.len()
+                    ),
+                ));
+            }
+            Err(error) => {
+                tracing::warn!(%error, "the other nodes' state keys could not be read; starting unchecked");
+            }
+        }
+        if !self
+            .inner
+            .keyring_renewed
+            .swap(true, std::sync::atomic::Ordering::AcqRel)
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(renew_keyring(Arc::downgrade(&self.inner), store));
+        }
+        Ok(())
     }
 
     /// Marks this node as shutting down: from now on its readiness probe answers `503`

@@ -8,9 +8,9 @@ use crate::input::StateKey;
 use crate::protocol::cache::CacheScope;
 use crate::store::notifier::Notifier;
 use crate::store::{
-    Backend, CacheStore, EventStore, MemoryCacheStore, MemoryEventStore, MemoryRateStore,
-    MemoryReplyBus, MemorySubscriptions, RateStore, RegistryStore, ReplyBus, SessionStore,
-    SubscriptionStore,
+    Backend, CacheStore, EventStore, KeyringStore, MemoryCacheStore, MemoryEventStore,
+    MemoryRateStore, MemoryReplyBus, MemorySubscriptions, RateStore, RegistryStore, ReplyBus,
+    SessionStore, SubscriptionStore,
 };
 
 /// The default of [`Config::json_depth`].
@@ -82,6 +82,8 @@ pub struct Config {
     pub(crate) session_store: Option<Arc<dyn SessionStore>>,
     /// See [`Config::event_store`].
     pub(crate) event_store: Arc<dyn EventStore>,
+    /// See [`Config::keyring_store`].
+    pub(crate) keyring_store: Option<Arc<dyn KeyringStore>>,
 }
 
 impl std::fmt::Debug for Config {
@@ -100,6 +102,7 @@ impl std::fmt::Debug for Config {
             .field("bearer_auth", &self.bearer_auth)
             .field("registry_store", &self.registry_store.is_some())
             .field("session_store", &self.session_store.is_some())
+            .field("keyring_store", &self.keyring_store.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -129,6 +132,7 @@ impl Default for Config {
             cache_store: Arc::new(MemoryCacheStore::new()),
             session_store: None,
             event_store: Arc::new(MemoryEventStore::new()),
+            keyring_store: None,
         }
     }
 }
@@ -322,6 +326,16 @@ impl Config {
         self
     }
 
+    /// Compares this node's [`state_key`](Self::state_key) with the keys of the other nodes
+    /// through `store` (for example `phantom_redis::RedisKeyringStore`): a node whose keyring
+    /// shares no key with theirs refuses to start
+    /// ([`Dispatcher::check_state_key`](crate::dispatch::Dispatcher::check_state_key)).
+    #[must_use]
+    pub fn with_keyring_store(mut self, store: impl KeyringStore) -> Self {
+        self.keyring_store = Some(Arc::new(store));
+        self
+    }
+
     /// Installs every seam of `backend` (`phantom_redis::backend(url).await?`): the session and
     /// event stores of the HTTP transport, the reply bus, the notification bus (a new
     /// [`notifier`](Self::notifier) over it), the subscription, task, registry, rate-limit and
@@ -344,6 +358,7 @@ impl Config {
             registry,
             rates,
             cache,
+            keyring,
         } = backend;
         if let Some(sessions) = sessions {
             self.session_store = Some(sessions);
@@ -371,6 +386,9 @@ impl Config {
         }
         if let Some(cache) = cache {
             self.cache_store = cache;
+        }
+        if let Some(keyring) = keyring {
+            self.keyring_store = Some(keyring);
         }
         self
     }
@@ -504,5 +522,11 @@ impl Config {
     /// memory).
     pub fn event_store(&self) -> &Arc<dyn EventStore> {
         &self.event_store
+    }
+
+    /// Where the nodes sharing a backend compare their `requestState` keys; `None` (the
+    /// default) compares nothing. See [`Config::with_keyring_store`].
+    pub fn keyring_store(&self) -> Option<&Arc<dyn KeyringStore>> {
+        self.keyring_store.as_ref()
     }
 }

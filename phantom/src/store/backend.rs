@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use super::{
-    CacheStore, EventStore, NotificationBus, RateStore, RegistryStore, ReplyBus, SessionStore,
-    SubscriptionStore, TaskStore,
+    CacheStore, EventStore, KeyringStore, NotificationBus, RateStore, RegistryStore, ReplyBus,
+    SessionStore, SubscriptionStore, TaskStore,
 };
 
 /// The shared seams of a node. A seam left `None` keeps the in-memory default, which serves one
@@ -36,6 +36,8 @@ pub struct Backend {
     pub(crate) rates: Option<Arc<dyn RateStore>>,
     /// [`ResponseCache`](crate::middleware::ResponseCache)'s answers ([`Config::cache_store`](crate::Config::cache_store)).
     pub(crate) cache: Option<Arc<dyn CacheStore>>,
+    /// The tags of the nodes' `requestState` keys ([`Config::keyring_store`](crate::Config::keyring_store)).
+    pub(crate) keyring: Option<Arc<dyn KeyringStore>>,
 }
 
 impl std::fmt::Debug for Backend {
@@ -50,6 +52,7 @@ impl std::fmt::Debug for Backend {
             .field("registry", &self.registry.is_some())
             .field("rates", &self.rates.is_some())
             .field("cache", &self.cache.is_some())
+            .field("keyring", &self.keyring.is_some())
             .finish()
     }
 }
@@ -113,6 +116,13 @@ impl Backend {
     #[must_use]
     pub fn with_rates(mut self, store: impl RateStore) -> Self {
         self.rates = Some(Arc::new(store));
+        self
+    }
+
+    /// With this store of the tags of the nodes' `requestState` keys.
+    #[must_use]
+    pub fn with_keyring(mut self, store: impl KeyringStore) -> Self {
+        self.keyring = Some(Arc::new(store));
         self
     }
 

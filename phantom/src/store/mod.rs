@@ -4,7 +4,8 @@
 //! in-memory implementation (the default) and a contract suite
 //! ([`testing::contract`](crate::testing::contract)): [`SessionStore`], [`EventStore`],
 //! [`ReplyBus`], [`NotificationBus`], [`SubscriptionStore`], [`TaskStore`], [`RegistryStore`],
-//! and the middleware's [`RateStore`] and [`CacheStore`]. The
+//! [`KeyringStore`] (which `requestState` keys the nodes hold), and the middleware's
+//! [`RateStore`] and [`CacheStore`]. The
 //! `phantom-redis` crate implements them on Redis.
 
 use crate::kernel::Locked as _;
@@ -17,6 +18,7 @@ mod backend;
 mod bus;
 mod cache;
 mod events;
+mod keyring;
 pub(crate) mod notifier;
 
 mod rates;
@@ -30,6 +32,7 @@ pub use bus::{
 };
 pub use cache::{CacheStore, Cached, MemoryCacheStore};
 pub use events::{EventStore, MemoryEventStore, Replay, StoredEvent};
+pub use keyring::{KeyringStore, MemoryKeyringStore, Published};
 pub use rates::{Bucket, MemoryRateStore, RateStore};
 pub use registry::{MemoryRegistryStore, RegistryStore};
 pub use sessions::{MemorySessionStore, SessionRecord, SessionStore};

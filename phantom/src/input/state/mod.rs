@@ -26,6 +26,8 @@ const NONCE_LEN: usize = 12;
 /// A sealed state starts with the id of the key that sealed it.
 const KEY_ID_LEN: usize = 4;
 const CONTEXT: &[u8] = b"phantom/requestState/1";
+/// What a key's tag is the HMAC of ([`StateKey::tags`]).
+const TAG_LABEL: &[u8] = b"phantom/requestState/key-check/1";
 
 /// The keys that seal `requestState` (2026-07-28 input rounds): the current one, which seals, and
 /// the keys it was rotated from, which still open states for a grace period.
@@ -45,6 +47,8 @@ pub struct StateKey {
 
 struct Key {
     id: [u8; KEY_ID_LEN],
+    /// HMAC-SHA256 of [`TAG_LABEL`] under the key: what nodes publish to compare keyrings.
+    tag: [u8; 32],
     cipher: Aes256Gcm,
 }
 
@@ -64,6 +68,7 @@ impl StateKey {
             // The key schedule is computed once here, not per seal.
             current: Arc::new(Key {
                 id,
+                tag: hmac_sha256(&bytes, TAG_LABEL),
                 cipher: Aes256Gcm::new(&bytes.into()),
             }),
             previous: Vec::new(),
@@ -85,6 +90,22 @@ impl StateKey {
     /// key).
     pub fn id(&self) -> String {
         self.current.id.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// The tag of each key that opens states now (the current one first), in hex: an HMAC of a
+    /// fixed label under the key, which names the key to the other nodes sharing a backend
+    /// without revealing it ([`KeyringStore`](crate::store::KeyringStore)).
+    pub(crate) fn tags(&self) -> Vec<String> {
+        let now = SystemTime::now();
+        std::iter::once(&self.current)
+            .chain(
+                self.previous
+                    .iter()
+                    .filter(|(_, until)| now <= *until)
+                    .map(|(k, _)| k),
+            )
+            .map(|k| k.tag.iter().map(|b| format!("{b:02x}")).collect())
+            .collect()
     }
 
     /// The key with this id, if it still opens states now.
@@ -121,6 +142,23 @@ impl fmt::Debug for StateKey {
             .field("previous", &self.previous.len())
             .finish_non_exhaustive()
     }
+}
+
+/// HMAC-SHA256 (RFC 2104) of `message` under `key` (at most one block, 64 bytes, long).
+fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
+    use sha2::Digest as _;
+    let mut block = [0u8; 64];
+    block[..key.len()].copy_from_slice(key);
+    let mut inner = sha2::Sha256::new();
+    inner.update(block.map(|b| b ^ 0x36));
+    inner.update(message);
+    let inner = inner.finalize();
+    let mut outer = sha2::Sha256::new();
+    outer.update(block.map(|b| b ^ 0x5c));
+    outer.update(&inner[..]);
+    let mut mac = [0u8; 32];
+    mac.copy_from_slice(&outer.finalize()[..]);
+    mac
 }
 
 /// Why [`StateKey::from_base64`] refused a key.

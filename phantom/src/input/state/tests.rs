@@ -197,3 +197,43 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn hmac_sha256_is_rfc_4231s() {
+    // RFC 4231, test case 2.
+    let mac = hmac_sha256(b"Jefe", b"what do ya want for nothing?");
+    let hex: String = mac.iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(
+        hex,
+        "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+    );
+}
+
+#[test]
+fn a_keyring_tags_each_key_that_opens_states_and_never_shows_a_key() {
+    let old = StateKey::from_bytes([1; 32]);
+    let new = StateKey::from_bytes([2; 32]);
+    let (old_tag, new_tag) = (old.tags()[0].clone(), new.tags()[0].clone());
+    assert_eq!(old.tags(), vec![old_tag.clone()]);
+    assert_eq!(old_tag.len(), 64);
+    assert_ne!(old_tag, new_tag);
+    // The same key gives the same tag on every node.
+    assert_eq!(StateKey::from_bytes([1; 32]).tags(), vec![old_tag.clone()]);
+    let rotated = new
+        .clone()
+        .rotated_from(old.clone(), Duration::from_secs(60));
+    assert_eq!(rotated.tags(), vec![new_tag.clone(), old_tag]);
+    // Past its grace the old key is no longer published.
+    let lapsed = new.rotated_from(old, Duration::ZERO);
+    std::thread::sleep(Duration::from_millis(5));
+    assert_eq!(lapsed.tags(), vec![new_tag]);
+    // Neither the key nor its plain SHA-256 is the tag.
+    let plain: String = {
+        use sha2::Digest as _;
+        sha2::Sha256::digest([1u8; 32])
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    };
+    assert!(!StateKey::from_bytes([1; 32]).tags().contains(&plain));
+}

@@ -1,7 +1,8 @@
 //! Contract suites for the store seams: what every backend promises, checked the same way for the
 //! in-memory stores, `phantom-redis`, and a third party's Postgres or NATS backend. One suite per
 //! seam: [`session_store`], [`event_store`], [`reply_bus`], [`notification_bus`],
-//! [`subscription_store`], [`task_store`], [`registry_store`], [`rate_store`], [`cache_store`].
+//! [`subscription_store`], [`task_store`], [`registry_store`], [`rate_store`], [`cache_store`],
+//! [`keyring_store`].
 //!
 //! Each suite takes two handles onto one and the same backend (for the in-memory stores, clones
 //! of one `Arc`; for a networked one, two connections), so that what one node writes is checked
@@ -19,6 +20,7 @@
 
 mod bus;
 mod events;
+mod keyring;
 mod middleware;
 mod registry;
 mod replies;
@@ -27,6 +29,7 @@ mod tasks;
 
 pub use bus::{notification_bus, subscription_store};
 pub use events::event_store;
+pub use keyring::keyring_store;
 pub use middleware::{cache_store, rate_store};
 pub use registry::registry_store;
 pub use replies::reply_bus;

@@ -90,6 +90,8 @@ where
     S: Server,
     F: std::future::Future<Output = ()> + Send + 'static,
 {
+    // A node keyed differently from the others sharing its backend does not start.
+    dispatcher.check_state_key().await?;
     // hyper serves each connection directly (no axum `serve`, no router): the peer address
     // travels in the connection's endpoint rather than in a per-request extension.
     let local = listener.local_addr()?;
