@@ -76,3 +76,74 @@ async fn a_task_outlives_the_connection_that_created_it() {
     assert_eq!(mismatched.status, http::StatusCode::BAD_REQUEST);
     assert_eq!(mismatched.json().await["error"]["code"], -32020);
 }
+
+/// A shutdown's end for tasks: a node that is draining starts none (the client hears so at once,
+/// while another node can take the call); one still running at the end of the grace period is
+/// stored `failed`, saying the node shut down, rather than `working` for ever.
+#[tokio::test]
+async fn a_draining_node_starts_no_task_and_fails_the_running_ones_at_the_end_of_the_grace() {
+    use phantom::store::TaskStore as _;
+    let store = std::sync::Arc::new(phantom::store::MemoryTaskStore::default());
+    let http = HttpConfig::default()
+        .with_drain_delay(Duration::from_millis(600))
+        .with_grace(Duration::from_millis(300));
+    let config = phantom::Config::default().with_task_store(std::sync::Arc::clone(&store));
+    let mut server = TestServer::start_configured(Slow, config, http).await;
+    let call = |server: &TestServer, ms: u64| {
+        server.post_modern(
+            "tools/call",
+            with_tasks(json!({"name": "finish", "arguments": {"ms": ms}})),
+        )
+    };
+    let created: Value = call(&server, 60_000).send().await.json().await;
+    let id = created["result"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {created}"))
+        .to_owned();
+    let quick: Value = call(&server, 10).send().await.json().await;
+    let quick = quick["result"]["taskId"]
+        .as_str()
+        .expect("taskId")
+        .to_owned();
+
+    server.shut_down();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    // Still accepting (the drain delay), but no new task starts here.
+    let refused: Value = call(&server, 10).send().await.json().await;
+    assert_eq!(refused["error"]["code"], -32603, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("shutting down") && message.contains("send the call again"),
+        "{refused}"
+    );
+    // The running task is still working during the delay and the grace.
+    let working: Value = server
+        .post_modern("tasks/get", with_tasks(json!({ "taskId": id })))
+        .send()
+        .await
+        .json()
+        .await;
+    assert_eq!(working["result"]["status"], "working", "{working}");
+
+    // Delay (600 ms) + grace (300 ms): then the task is stored failed, with the reason.
+    let mut stored = None;
+    for _ in 0..60 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let task = store.get(&id).await.expect("the store").expect("the task");
+        if task.task.status.is_terminal() {
+            stored = Some(task.task);
+            break;
+        }
+    }
+    let task = stored.expect("the task ended within the grace period");
+    assert_eq!(task.status, phantom::tasks::TaskStatus::Failed, "{task:?}");
+    let said = serde_json::to_string(&task).expect("JSON");
+    assert!(said.contains("shut down before it finished"), "{said}");
+    // The task that ended by itself kept its result.
+    let done = store
+        .get(&quick)
+        .await
+        .expect("the store")
+        .expect("the task");
+    assert_eq!(done.task.status, phantom::tasks::TaskStatus::Completed);
+}

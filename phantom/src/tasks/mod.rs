@@ -11,8 +11,8 @@ mod serve;
 pub(crate) use follow::{Recorder, authorize_tasks, find_task};
 pub(crate) use input::TaskInput;
 pub(crate) use serve::{
-    EXTENSION, Env, Running, cancel, declares_tasks, deliver_input, escalate, escalates, get,
-    needs_tasks, runs_as_task, served, start_call, stop_if_ended, update,
+    EXTENSION, Env, Running, cancel, declares_tasks, deliver_input, escalate, escalates, finish,
+    get, needs_tasks, runs_as_task, served, start_call, stop_if_ended, update,
 };
 
 pub use crate::protocol::task::{Task, TaskStatus};

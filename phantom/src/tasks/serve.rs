@@ -24,9 +24,14 @@ use crate::session::{Request, Session};
 pub(crate) const EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 /// The tasks running on this node, by id: what `tasks/cancel` and expiry stop, and where
-/// `tasks/update` delivers answers.
+/// `tasks/update` delivers answers; with the node's name in leases, and a signal each time a
+/// handler ends (for [`Running::finished`]).
 #[derive(Debug, Default)]
-pub(crate) struct Running(Mutex<RunningMap>, std::sync::OnceLock<String>);
+pub(crate) struct Running(
+    Mutex<RunningMap>,
+    std::sync::OnceLock<String>,
+    tokio::sync::Notify,
+);
 
 type RunningMap = HashMap<String, (tokio::task::AbortHandle, Arc<TaskInput>)>;
 
@@ -47,6 +52,7 @@ impl Running {
             handle.abort();
             input.stop();
         }
+        self.2.notify_waiters();
     }
 
     /// Whether a task's handler runs on this node.
@@ -57,6 +63,21 @@ impl Running {
     /// Forgets a task whose handler ended.
     fn forget(&self, task_id: &str) {
         self.map().remove(task_id);
+        self.2.notify_waiters();
+    }
+
+    /// Waits until no task's handler runs on this node.
+    async fn finished(&self) {
+        loop {
+            let ended = self.2.notified();
+            tokio::pin!(ended);
+            // Registered before the map is read: an end between the two is not missed.
+            ended.as_mut().enable();
+            if self.map().is_empty() {
+                return;
+            }
+            ended.await;
+        }
     }
 
     /// The input side of a task running on this node.
@@ -134,6 +155,8 @@ pub(crate) trait Env: crate::tools::Env + Clone + Send + Sync + 'static {
     fn notifier(&self) -> &crate::Notifier;
     /// The tasks running on this node.
     fn running(&self) -> &Running;
+    /// Whether this node is shutting down (`Dispatcher::drain`): it starts no new task.
+    fn draining(&self) -> bool;
     /// Whether the impl overrides `callback`.
     fn defines(&self, callback: Callback) -> bool;
     /// The app's `get_task`.
@@ -219,6 +242,14 @@ async fn start<E: Env>(
     cx: Context<'_>,
     answers: Map<String, Value>,
 ) -> Result<Body, Failure> {
+    if env.draining() {
+        // It would be failed at the end of the grace period: the client hears it now, while
+        // another node can take the call.
+        return Err(Failure::from(ErrorObject::new(
+            codes::INTERNAL_ERROR,
+            "Internal error: this node is shutting down and starts no new task; send the call again (another node takes it)",
+        )));
+    }
     let index = env
         .tools()
         .declared
@@ -308,6 +339,56 @@ async fn start<E: Env>(
     running.insert(id, (handle.abort_handle(), input));
     drop(running);
     Ok(Body::Task(task_map(&task)?))
+}
+
+/// A shutdown's end for the tasks running on this node: they have `within` to finish; those still
+/// running then are stopped and stored `failed` with a reason that says the node shut down, and
+/// their leases released, so that every node reports them so at once (instead of `working`
+/// until the lease lapses). A task is not handed to another node: its handler's state (the
+/// future, what it awaits) lives only here, and running it again elsewhere could run its
+/// effects twice.
+pub(crate) async fn finish<E: Env>(env: &E, within: std::time::Duration) {
+    if tokio::time::timeout(within, env.running().finished())
+        .await
+        .is_ok()
+    {
+        return;
+    }
+    let stopped: Vec<_> = env.running().map().drain().collect();
+    env.running().2.notify_waiters();
+    let store = env.task_store();
+    for (id, (handle, input)) in stopped {
+        handle.abort();
+        input.stop();
+        match store.get(&id).await {
+            Ok(Some(current)) if !current.task.status.is_terminal() => {
+                let error = ErrorObject::new(
+                    codes::INTERNAL_ERROR,
+                    "The node running this task shut down before it finished; start it again",
+                );
+                let failed = StoredTask {
+                    task: current
+                        .task
+                        .failed(error)
+                        .message("the node running this task shut down before it finished"),
+                    ..current
+                };
+                if let Err(e) = recorder(env).record(failed).await {
+                    tracing::warn!(task = %id, error = %e, "a task stopped by the shutdown could not be stored failed");
+                }
+            }
+            Ok(_) => {}
+            Err(e) => {
+                tracing::warn!(task = %id, error = %e, "a task stopped by the shutdown could not be read; its lease lapses");
+            }
+        }
+        if store.lease_ttl().is_some()
+            && let Err(e) = store.release(&id).await
+        {
+            tracing::debug!(task = %id, error = %e, "a stopped task's lease is left to lapse");
+        }
+        tracing::info!(task = %id, "a task still running at the end of the grace period was stopped and stored failed");
+    }
 }
 
 /// Runs a task's handler to its end and stores the outcome: `completed` with the tool's

@@ -55,8 +55,10 @@ where
 ///    `notifications/cancelled` and their final result, and GET streams end, each with a
 ///    `retry:` hint, so that clients listen again or resume (`Last-Event-ID`) on another node;
 ///    kept-alive connections close once their current answer is written;
-/// 3. requests in flight have [`HttpConfig::grace`] to finish; then the function returns, and
-///    what still runs is dropped with the runtime.
+/// 3. requests in flight have [`HttpConfig::grace`] to finish, and so have the tasks running
+///    on this node (a draining node starts none); tasks still running then are stored `failed`
+///    with a message saying the node shut down ([`Dispatcher::finish_tasks`]); then the
+///    function returns, and what still runs is dropped with the runtime.
 ///
 /// The dispatcher carries the server's [`Config`](crate::Config) ([`Dispatcher::with_config`]),
 /// backend included: its session and event stores serve the HTTP sessions and streams, its other
@@ -203,7 +205,12 @@ where
         ?grace,
         "stopped accepting; finishing the requests in flight"
     );
-    if tokio::time::timeout(grace, watch.shutdown()).await.is_err() {
+    // Tasks running here have the same grace; those still running then are stored failed.
+    let (requests, ()) = tokio::join!(
+        tokio::time::timeout(grace, watch.shutdown()),
+        st.dispatcher.finish_tasks(grace)
+    );
+    if requests.is_err() {
         tracing::warn!(
             ?grace,
             "requests still in flight at the end of the grace period are dropped"
