@@ -12,6 +12,17 @@
 //! `resources/subscribe`, 2026-07-28 `subscriptions/listen`). The tasks fixtures are
 //! `#[task_handler]` tools and the skills fixture a `#[skill]`; the expected-failures files are
 //! empty.
+//!
+//! ```text
+//! everything [--addr HOST:PORT] [--preview] [--redis redis://HOST:PORT/]
+//!            [--drain-delay MS] [--grace MS] [--executions FILE]
+//! ```
+//!
+//! `--redis` shares sessions, events, changes and tasks with the other nodes on that Redis
+//! (`examples/cluster/`). `--drain-delay` and `--grace` set `HttpConfig::with_drain_delay` and
+//! `HttpConfig::with_grace` (a node behind a balancer on loopback gets no drain delay
+//! otherwise); `--executions FILE` appends a line per `tools/call` executed (the rolling
+//! restart test counts them).
 
 use std::borrow::Cow;
 
@@ -417,6 +428,22 @@ impl Everything {
         Ok("tools/list_changed sent")
     }
 
+    /// Announces that the resource at `uri` was updated (to the sessions subscribed to it and
+    /// the listens that name it): a change whose every event can be told apart, for the rolling
+    /// restart test.
+    #[tool]
+    async fn test_trigger_resource_update(
+        &self,
+        notifier: Notifier,
+        uri: String,
+    ) -> Result<String, Error> {
+        notifier
+            .notify_resource_updated(uri.clone())
+            .await
+            .map_err(|e| Error::new(-32603, e.to_string()))?;
+        Ok(format!("notifications/resources/updated sent for {uri}"))
+    }
+
     /// Announces that the prompt list changed.
     #[tool]
     async fn test_trigger_prompt_change(&self, notifier: Notifier) -> Result<&'static str, Error> {
@@ -648,6 +675,80 @@ async fn ask_name(ctx: &Ctx, key: &str, message: &str) -> String {
         .unwrap_or_else(|| "stranger".into())
 }
 
+/// The usage line, for a wrong argument.
+const USAGE: &str = "usage: everything [--addr HOST:PORT] [--preview] [--redis redis://HOST:PORT/] \
+[--drain-delay MS] [--grace MS] [--executions FILE]";
+
+/// `--executions FILE`: one line per `tools/call` this node executes, appended to `FILE` (one
+/// `write` each, unbuffered, so a line is on disk before the tool runs, and nodes sharing the
+/// file do not split each other's lines) — `{"node": "<addr> <pid>", "session": …, "tool": …,
+/// "arguments": …}`, the session id `null` in 2026-07-28. The rolling restart test
+/// (`tests/harness/rolling/`) gives each call an argument naming it, and counts the lines of
+/// every node generation: each call must have run exactly once.
+struct Executions {
+    file: std::sync::Mutex<std::fs::File>,
+    /// This node (its address and process id), on every line.
+    node: String,
+}
+
+impl phantom::middleware::Middleware for Executions {
+    fn on_call_tool<'a>(
+        &'a self,
+        call: phantom::middleware::Call<'a>,
+        next: phantom::middleware::Next<'a>,
+    ) -> phantom::BoxFuture<'a, phantom::middleware::Answer> {
+        let line = json!({
+            "node": self.node,
+            "session": call.session.id.as_deref(),
+            "tool": call.name,
+            "arguments": call.arguments(),
+        });
+        let line = format!("{line}\n");
+        let written = {
+            use std::io::Write as _;
+            let mut file = self
+                .file
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            file.write_all(line.as_bytes())
+        };
+        if let Err(e) = written {
+            tracing::error!(error = %e, "--executions: could not record a call");
+        }
+        next.run(call)
+    }
+}
+
+/// The value after a flag.
+fn value(
+    args: &mut impl Iterator<Item = String>,
+    flag: &str,
+    what: &str,
+) -> std::io::Result<String> {
+    args.next().ok_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("{flag} needs {what}; {USAGE}"),
+        )
+    })
+}
+
+/// A flag's value in milliseconds.
+fn millis(
+    args: &mut impl Iterator<Item = String>,
+    flag: &str,
+) -> std::io::Result<std::time::Duration> {
+    let text = value(args, flag, "a number of milliseconds")?;
+    text.parse()
+        .map(std::time::Duration::from_millis)
+        .map_err(|_| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("{flag} needs a number of milliseconds, not `{text}`; {USAGE}"),
+            )
+        })
+}
+
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     tracing_subscriber::fmt()
@@ -658,28 +759,19 @@ async fn main() -> std::io::Result<()> {
     let mut addr = String::from("127.0.0.1:4100");
     let mut preview = false;
     let mut redis = None;
+    let (mut drain_delay, mut grace, mut executions) = (None, None, None);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--preview" => preview = true,
-            "--redis" => {
-                redis = Some(args.next().ok_or_else(|| {
-                    std::io::Error::new(
-                        std::io::ErrorKind::InvalidInput,
-                        "--redis needs a URL (redis://HOST:PORT/)",
-                    )
-                })?);
-            }
-            "--addr" => {
-                addr = args.next().ok_or_else(|| {
-                    std::io::Error::new(std::io::ErrorKind::InvalidInput, "--addr needs HOST:PORT")
-                })?;
-            }
+            "--redis" => redis = Some(value(&mut args, "--redis", "a URL (redis://HOST:PORT/)")?),
+            "--addr" => addr = value(&mut args, "--addr", "HOST:PORT")?,
+            "--drain-delay" => drain_delay = Some(millis(&mut args, "--drain-delay")?),
+            "--grace" => grace = Some(millis(&mut args, "--grace")?),
+            "--executions" => executions = Some(value(&mut args, "--executions", "a file")?),
             other => {
                 return Err(std::io::Error::new(
                     std::io::ErrorKind::InvalidInput,
-                    format!(
-                        "unknown argument `{other}`; usage: everything [--addr HOST:PORT] [--preview] [--redis redis://HOST:PORT/]"
-                    ),
+                    format!("unknown argument `{other}`; {USAGE}"),
                 ));
             }
         }
@@ -697,7 +789,27 @@ async fn main() -> std::io::Result<()> {
         })?;
         config = config.with_state_key(key);
     }
-    let http = phantom::http::HttpConfig::for_addr(listener.local_addr()?).with_preview(preview);
+    if let Some(path) = executions {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(|e| std::io::Error::other(format!("--executions {path}: {e}")))?;
+        config = config.with_middleware(Executions {
+            file: std::sync::Mutex::new(file),
+            node: format!("{} {}", listener.local_addr()?, std::process::id()),
+        });
+    }
+    let mut http =
+        phantom::http::HttpConfig::for_addr(listener.local_addr()?).with_preview(preview);
+    // Behind a balancer on loopback (examples/cluster), the drain delay must outlast the
+    // balancer's checks of `/readyz`: `for_addr` gives loopback none.
+    if let Some(delay) = drain_delay {
+        http = http.with_drain_delay(delay);
+    }
+    if let Some(grace) = grace {
+        http = http.with_grace(grace);
+    }
     // With `--redis`, sessions, events, answers, changes and tasks are shared by every node on
     // that Redis (examples/cluster/ runs two behind HAProxy).
     if let Some(url) = redis {

@@ -9,6 +9,13 @@
 # starts everything, prints `url=…`, `dir=…` and the pids, and returns (stop them with
 # `kill $(cat "$dir"/pids)`); the test command uses that to run the conformance suites through
 # the balancer (and `node-A.pid`, `node-A.port`, … in "$dir" name each node, for the failover test).
+#
+# CLUSTER_NODE_ARGS adds arguments to every node's command line (e.g. `--drain-delay 1000
+# --executions FILE`, for the rolling restart test). Each node's command line and the environment
+# it needs are written to "$dir"/node-A.cmd (JSON: `{"argv": […], "env": {…}}`), so that a test
+# can start a node again as it was; when a node
+# started here exits, its exit status is written to "$dir"/node-A.exit. "$dir"/redis.port names
+# Redis's port.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -44,13 +51,27 @@ bin="${CARGO_TARGET_DIR:-$root/target}/debug/$app"
 redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --dir "$CLUSTER_DIR" \
   >"$CLUSTER_DIR/redis.log" 2>&1 &
 echo $! >"$CLUSTER_DIR/pids"
+echo "$redis_port" >"$CLUSTER_DIR/redis.port"
 wait_port "$redis_port" redis-server
+# shellcheck disable=SC2206 # the extra arguments are words
+extra=(${CLUSTER_NODE_ARGS:-})
 for node in A B; do
   port_var="NODE_${node}_PORT"
-  "$bin" --addr "127.0.0.1:${!port_var}" --redis "redis://127.0.0.1:$redis_port/" \
-    >"$CLUSTER_DIR/node-$node.log" 2>&1 &
-  echo $! >>"$CLUSTER_DIR/pids"
-  echo $! >"$CLUSTER_DIR/node-$node.pid"
+  cmd=("$bin" --addr "127.0.0.1:${!port_var}" --redis "redis://127.0.0.1:$redis_port/" ${extra[@]+"${extra[@]}"})
+  python3 -c 'import json, os, sys; print(json.dumps({"argv": sys.argv[1:], "env": {"PHANTOM_STATE_KEY": os.environ["PHANTOM_STATE_KEY"]}}))' \
+    "${cmd[@]}" >"$CLUSTER_DIR/node-$node.cmd"
+  rm -f "$CLUSTER_DIR/node-$node.pid" "$CLUSTER_DIR/node-$node.exit"
+  # The node runs under a subshell that waits for it, to write its exit status.
+  (
+    "${cmd[@]}" >"$CLUSTER_DIR/node-$node.log" 2>&1 &
+    echo $! >"$CLUSTER_DIR/node-$node.pid.new"
+    mv "$CLUSTER_DIR/node-$node.pid.new" "$CLUSTER_DIR/node-$node.pid"
+    status=0
+    wait $! || status=$?
+    echo "$status" >"$CLUSTER_DIR/node-$node.exit"
+  ) </dev/null >/dev/null 2>&1 &
+  for _ in $(seq 1 100); do [ -e "$CLUSTER_DIR/node-$node.pid" ] && break; sleep 0.02; done
+  cat "$CLUSTER_DIR/node-$node.pid" >>"$CLUSTER_DIR/pids"
   echo "${!port_var}" >"$CLUSTER_DIR/node-$node.port"
   wait_port "${!port_var}" "node $node"
 done
