@@ -6,6 +6,7 @@
 # ui, doc), the README quickstart built as a new crate, rustdoc, `cargo package` of the publishable
 # crates (it needs a committed working tree), the official conformance suites against
 # examples/everything (one node, then two nodes on one Redis behind HAProxy), a node's failover,
+# a rolling restart of that cluster under load,
 # the MCP Inspector CLI against both examples, MCP Apps in headless Chromium, phantom's own MCP
 # client against the reference server-everything (npm) and a FastMCP server (PyPI),
 # and a real Python MCP client against examples/studies.
@@ -134,6 +135,9 @@ if ! $only_rust; then
 
   step "failover: a node killed (SIGKILL) with a legacy stream open; the client resumes on the other node"
   bash tests/harness/failover/run.sh
+
+  step "rolling restart: each node of the cluster (HAProxy checking /readyz) gets SIGTERM, then SIGINT, and is started again under load; 0 failed requests, every call run once"
+  bash tests/harness/rolling/run.sh
 
   step "MCP Inspector CLI 2.12.0: lists, calls and --strict schema checks of studies and everything"
   bash tests/harness/inspector/run.sh
