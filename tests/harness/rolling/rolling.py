@@ -45,7 +45,7 @@ from mcp import Client, types
 # `resources/subscribe` is deprecated in 2026-07-28 but is how a 2025-11-25 session subscribes.
 warnings.filterwarnings("ignore", message="resources/(un)?subscribe is removed")
 
-DRAIN_DELAY = 1.0
+DRAIN_DELAY = int(os.environ.get("ROLLING_DRAIN_DELAY_MS", "1000")) / 1000
 GRACE = 20.0
 # A node has its drain delay and its grace to stop; this much more for the process to start
 # its shutdown and exit.

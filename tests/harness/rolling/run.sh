@@ -26,9 +26,11 @@ dir="$(mktemp -d)"
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 trap 'kill $(cat "$dir/pids") 2>/dev/null || true; rm -rf "$dir"' EXIT
 # A drain delay above HAProxy's check interval (300 ms), so a node leaves the balancer before
-# its port closes; every `tools/call` recorded, to count executions.
+# its port closes (ROLLING_DRAIN_DELAY_MS=0 shows what happens without); every `tools/call`
+# recorded, to count executions.
+export ROLLING_DRAIN_DELAY_MS="${ROLLING_DRAIN_DELAY_MS:-1000}"
 CLUSTER_DIR="$dir" CLUSTER_PORT="$port" \
-  CLUSTER_NODE_ARGS="--drain-delay 1000 --executions $dir/executions" \
+  CLUSTER_NODE_ARGS="--drain-delay $ROLLING_DRAIN_DELAY_MS --executions $dir/executions" \
   bash "$root/examples/cluster/run.sh" --detach >/dev/null
 status=0
 CLUSTER_PORT="$port" "$venv/bin/python" "$here/rolling.py" "$dir" "$listen" || status=$?
