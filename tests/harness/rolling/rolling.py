@@ -5,7 +5,7 @@ gets SIGTERM and is started again, then each gets SIGINT and is started again, u
     python rolling.py CLUSTER_DIR ROLLING_LISTEN_BIN
 
 Run with the Python that has `mcp` 2.3.0 (run.sh beside this script sets it up). The nodes run
-`everything --redis … --drain-delay 1000 --executions FILE`; HAProxy retries only what failed to
+`everything --redis … --drain-delay 1000 --grace 5000 --executions FILE`; HAProxy retries only what failed to
 connect (`retry-on conn-failure`) and balances round-robin without stickiness. Meanwhile:
 
 - four 2025-11-25 sessions (raw HTTP) and two 2026-07-28 clients (raw HTTP) call `greet`
@@ -16,14 +16,15 @@ connect (`retry-on conn-failure`) and balances round-robin without stickiness. M
   and announces its update (`test_trigger_resource_update`): every event has its own URI;
 - `rolling-listen` (`phantom::client`, 2026-07-28) keeps a `subscriptions/listen` open, and
   opens it again by itself when a node ends it;
-- a 2026-07-28 task (`slow_compute`, 12 s) runs.
+- two 2026-07-28 tasks run (`slow_compute`): one of 6 s, one of 60 s.
 
 Checked: every node exits 0 within its drain delay plus its grace (plus a margin); no request
 failed (each got HTTP 200 and its result); no session was lost (no 404); every call ran exactly
 once over all node generations (the executions files); the GET stream delivered every event
 stored for it exactly once, in order (compared with Redis); after each restart a tool-list change
-reaches the listen; the task is `completed`, or `failed` with a message saying the node shut
-down. Exits non-zero on any failure, after a summary.
+reaches the listen; the 6 s task is `completed` (its node waits for it within the grace), the
+60 s one `failed` with a message saying the node shut down (at the end of its node's grace).
+Exits non-zero on any failure, after a summary.
 """
 import asyncio
 import collections
@@ -46,11 +47,13 @@ from mcp import Client, types
 warnings.filterwarnings("ignore", message="resources/(un)?subscribe is removed")
 
 DRAIN_DELAY = int(os.environ.get("ROLLING_DRAIN_DELAY_MS", "1000")) / 1000
-GRACE = 20.0
+GRACE = int(os.environ.get("ROLLING_GRACE_MS", "5000")) / 1000
 # A node has its drain delay and its grace to stop; this much more for the process to start
 # its shutdown and exit.
 EXIT_MARGIN = 5.0
-TASK_SECONDS = 12
+# Two tasks: one that ends within its node's grace (it completes: the node waits for it), one
+# that cannot (it is stored failed, saying the node shut down, as the grace ends).
+TASKS = {"short": 6, "long": 60}
 
 STARTED = time.monotonic()
 failures = []
@@ -337,12 +340,16 @@ async def main():
 
     ports = ", ".join(f"{n} on {v['port']}" for n, v in cluster.nodes.items())
     log(f"cluster at {cluster.url}; nodes {ports}")
-    status, task = modern(cluster, "tools/call", {"name": "slow_compute", "arguments": {"seconds": TASK_SECONDS, "label": "rolling"}}, "slow_compute")
-    task_id = (task or {}).get("result", {}).get("taskId") if isinstance(task, dict) else None
-    if not task_id:
-        print(f"FAIL slow_compute did not start a task: HTTP {status} {task}")
-        return 1
-    log(f"task {task_id} started ({TASK_SECONDS} s)")
+    tasks = {}
+    for label, seconds in TASKS.items():
+        status, task = modern(cluster, "tools/call", {"name": "slow_compute", "arguments": {"seconds": seconds, "label": label}},
+                              "slow_compute")
+        task_id = (task or {}).get("result", {}).get("taskId") if isinstance(task, dict) else None
+        if not task_id:
+            print(f"FAIL slow_compute did not start a task: HTTP {status} {task}")
+            return 1
+        tasks[label] = task_id
+        log(f"task {label} ({seconds} s): {task_id}")
 
     callers = [Caller(cluster, f"L{i}", True, stop) for i in range(4)] + \
               [Caller(cluster, f"M{i}", False, stop) for i in range(2)]
@@ -428,21 +435,24 @@ async def main():
     listen.close()
     acks = listen.count("notifications/subscriptions/acknowledged")
 
-    # The task.
-    deadline = time.monotonic() + GRACE + 15
-    state = {}
-    while time.monotonic() < deadline:
-        status, reply = modern(cluster, "tasks/get", {"taskId": task_id}, task_id)
-        state = (reply or {}).get("result", {}) if isinstance(reply, dict) else {}
-        if state.get("status") in ("completed", "failed", "cancelled"):
-            break
-        await asyncio.sleep(0.5)
-    if state.get("status") == "completed":
-        log(f"the task completed: {state.get('statusMessage')}")
-    elif state.get("status") == "failed" and "shut down" in (state.get("statusMessage") or ""):
-        log(f"the task failed because its node shut down: {state['statusMessage']}")
-    else:
-        failure(f"the task should be completed, or failed with a message saying its node shut down: {state}")
+    # The tasks.
+    for label, task_id in tasks.items():
+        deadline = time.monotonic() + GRACE + 15
+        state = {}
+        while time.monotonic() < deadline:
+            status, reply = modern(cluster, "tasks/get", {"taskId": task_id}, task_id)
+            state = (reply or {}).get("result", {}) if isinstance(reply, dict) else {}
+            if state.get("status") in ("completed", "failed", "cancelled"):
+                break
+            await asyncio.sleep(0.5)
+        message = state.get("statusMessage") or ""
+        if label == "short" and state.get("status") == "completed":
+            log(f"task {label}: completed (its node waited for it)")
+        elif label == "long" and state.get("status") == "failed" and "shut down" in message:
+            log(f"task {label}: failed: {message}")
+        else:
+            expected = "completed" if label == "short" else "failed, with a message saying its node shut down"
+            failure(f"task {label} ({TASKS[label]} s, grace {GRACE} s) should be {expected}: {state}")
 
     # Executions, over every node generation.
     executions = [json.loads(line) for line in open(os.path.join(cluster.dir, "executions"))]
@@ -466,9 +476,9 @@ async def main():
     not_once = [call for call in sent if per_call[call] != 1]
     if not_once:
         failure(f"{len(not_once)} sent calls did not run exactly once: {[(c, per_call[c]) for c in not_once[:10]]}")
-    task_runs = sum(1 for e in executions if e["tool"] == "slow_compute")
-    if task_runs != 1:
-        failure(f"slow_compute ran {task_runs} times")
+    task_runs = collections.Counter(e["arguments"]["label"] for e in executions if e["tool"] == "slow_compute")
+    if task_runs != collections.Counter(list(TASKS)):
+        failure(f"each slow_compute task should have run once: {dict(task_runs)}")
     trigger_runs = collections.Counter(e["arguments"]["uri"] for e in executions if e["tool"] == "test_trigger_resource_update")
     if any(n != 1 for n in trigger_runs.values()) or set(trigger_runs) != set(triggers):
         failure(f"test_trigger_resource_update: each call should run once: {[(u, n) for u, n in trigger_runs.items() if n != 1][:10]}")

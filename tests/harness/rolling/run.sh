@@ -28,9 +28,10 @@ trap 'kill $(cat "$dir/pids") 2>/dev/null || true; rm -rf "$dir"' EXIT
 # A drain delay above HAProxy's check interval (300 ms), so a node leaves the balancer before
 # its port closes (ROLLING_DRAIN_DELAY_MS=0 shows what happens without); every `tools/call`
 # recorded, to count executions.
-export ROLLING_DRAIN_DELAY_MS="${ROLLING_DRAIN_DELAY_MS:-1000}"
+# A grace of 5 s, so that the task that outlasts it is stopped soon.
+export ROLLING_DRAIN_DELAY_MS="${ROLLING_DRAIN_DELAY_MS:-1000}" ROLLING_GRACE_MS="${ROLLING_GRACE_MS:-5000}"
 CLUSTER_DIR="$dir" CLUSTER_PORT="$port" \
-  CLUSTER_NODE_ARGS="--drain-delay $ROLLING_DRAIN_DELAY_MS --executions $dir/executions" \
+  CLUSTER_NODE_ARGS="--drain-delay $ROLLING_DRAIN_DELAY_MS --grace $ROLLING_GRACE_MS --executions $dir/executions" \
   bash "$root/examples/cluster/run.sh" --detach >/dev/null
 status=0
 CLUSTER_PORT="$port" "$venv/bin/python" "$here/rolling.py" "$dir" "$listen" || status=$?
