@@ -601,3 +601,54 @@ async fn task_id_is_none_for_a_plain_tool_and_a_task_handler_run_inline() {
         .await
         .assert_tool_text("none");
 }
+
+/// A node shutting down starts tasks while it drains (a balancer may still send it some before
+/// it sees the readiness turn 503), and none once its grace began (`Dispatcher::finish_tasks`):
+/// a late call is refused `-32603` at once, so that its client sends it again, to another node.
+#[tokio::test]
+async fn a_draining_node_starts_tasks_and_refuses_them_once_its_grace_began() {
+    let dispatcher = phantom::dispatch::Dispatcher::new(Jobs::default());
+    let call = |ms: u64| {
+        let params = phantom::testing::with_envelope(
+            json!({"name": "work", "arguments": {"ms": ms}}),
+            &tasks_ext(),
+        );
+        let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+        let dispatcher = dispatcher.clone();
+        async move {
+            let mut slot = phantom::dispatch::SessionSlot::default();
+            let reply = dispatcher
+                .handle(
+                    &message.to_string(),
+                    &Request::default(),
+                    &mut slot,
+                    &phantom::dispatch::Outbound::none(),
+                )
+                .await
+                .expect("a reply");
+            serde_json::from_str::<Value>(&reply.body).expect("JSON")
+        }
+    };
+
+    dispatcher.drain();
+    let started = call(300).await;
+    assert!(started["result"]["taskId"].is_string(), "{started}");
+
+    let finishing = tokio::spawn({
+        let dispatcher = dispatcher.clone();
+        async move { dispatcher.finish_tasks(Duration::from_secs(5)).await }
+    });
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let refused = call(10).await;
+    assert_eq!(refused["error"]["code"], -32603, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("shutting down") && message.contains("send the call again"),
+        "{refused}"
+    );
+    // The task started while draining completes within the grace.
+    tokio::time::timeout(Duration::from_secs(5), finishing)
+        .await
+        .expect("the tasks finished within the grace")
+        .expect("finish_tasks");
+}

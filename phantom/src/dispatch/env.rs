@@ -120,9 +120,6 @@ impl<S: Server> tasks::Env for Dispatcher<S> {
     fn running(&self) -> &Running {
         &self.inner.node.running
     }
-    fn draining(&self) -> bool {
-        Dispatcher::draining(self)
-    }
     fn defines(&self, callback: Callback) -> bool {
         self.inner.router.overrides(callback)
     }

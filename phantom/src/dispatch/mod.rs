@@ -316,12 +316,15 @@ impl<S: Server> Dispatcher<S> {
             .store(true, std::sync::atomic::Ordering::Release);
     }
 
-    /// The last step of a shutdown for the tasks running on this node: it waits up to `within`
-    /// for their handlers to end; those still running then are stopped and stored `failed`,
-    /// with a message saying the node shut down, and their leases released, so that every node
-    /// reports them so at once. A node that is [draining](Self::drain) already refuses to start
-    /// new tasks. The HTTP server calls it with its grace period once the listener closed; an
-    /// app that mounts phantom in its own server calls it when its own shutdown ends.
+    /// The last step of a shutdown for the tasks running on this node: from the call on, the
+    /// node starts no new task (a task-augmented `tools/call` is answered `-32603`, "send the
+    /// call again"); it waits up to `within` for the running handlers to end; those still
+    /// running then are stopped and stored `failed`, with a message saying the node shut down,
+    /// and their leases released, so that every node reports them so at once. A node that is
+    /// only [draining](Self::drain) starts tasks as it serves every request: a balancer may
+    /// still send it some before it sees the readiness turn `503`. The HTTP server calls it with
+    /// its grace period once the listener closed; an app that mounts phantom in its own server
+    /// calls it when it stops accepting.
     pub async fn finish_tasks(&self, within: std::time::Duration) {
         crate::tasks::finish(self, within).await;
     }

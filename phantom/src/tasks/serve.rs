@@ -24,13 +24,15 @@ use crate::session::{Request, Session};
 pub(crate) const EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 /// The tasks running on this node, by id: what `tasks/cancel` and expiry stop, and where
-/// `tasks/update` delivers answers; with the node's name in leases, and a signal each time a
-/// handler ends (for [`Running::finished`]).
+/// `tasks/update` delivers answers; with the node's name in leases, a signal each time a
+/// handler ends (for [`Running::finished`]), and whether the shutdown's grace began (set by
+/// [`finish`], read under the map's lock: from then on no task starts here).
 #[derive(Debug, Default)]
 pub(crate) struct Running(
     Mutex<RunningMap>,
     std::sync::OnceLock<String>,
     tokio::sync::Notify,
+    std::sync::atomic::AtomicBool,
 );
 
 type RunningMap = HashMap<String, (tokio::task::AbortHandle, Arc<TaskInput>)>;
@@ -38,6 +40,11 @@ type RunningMap = HashMap<String, (tokio::task::AbortHandle, Arc<TaskInput>)>;
 impl Running {
     fn map(&self) -> std::sync::MutexGuard<'_, RunningMap> {
         self.0.locked()
+    }
+
+    /// Whether the shutdown's grace began ([`finish`]): no task starts here any more.
+    fn finishing(&self) -> bool {
+        self.3.load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// This node's name in task leases.
@@ -155,8 +162,6 @@ pub(crate) trait Env: crate::tools::Env + Clone + Send + Sync + 'static {
     fn notifier(&self) -> &crate::Notifier;
     /// The tasks running on this node.
     fn running(&self) -> &Running;
-    /// Whether this node is shutting down (`Dispatcher::drain`): it starts no new task.
-    fn draining(&self) -> bool;
     /// Whether the impl overrides `callback`.
     fn defines(&self, callback: Callback) -> bool;
     /// The app's `get_task`.
@@ -242,13 +247,12 @@ async fn start<E: Env>(
     cx: Context<'_>,
     answers: Map<String, Value>,
 ) -> Result<Body, Failure> {
-    if env.draining() {
-        // It would be failed at the end of the grace period: the client hears it now, while
-        // another node can take the call.
-        return Err(Failure::from(ErrorObject::new(
-            codes::INTERNAL_ERROR,
-            "Internal error: this node is shutting down and starts no new task; send the call again (another node takes it)",
-        )));
+    // During the drain delay (`Dispatcher::drain` before the listener closes) tasks start as
+    // every request is served: the balancer may not have seen the readiness turn 503 yet, and a
+    // refusal would reach the client as a failed request, which no balancer retries. Once the
+    // grace began (`finish`), a task would have only what is left of it: refused.
+    if env.running().finishing() {
+        return Err(shutting_down());
     }
     let index = env
         .tools()
@@ -341,13 +345,24 @@ async fn start<E: Env>(
     Ok(Body::Task(task_map(&task)?))
 }
 
-/// A shutdown's end for the tasks running on this node: they have `within` to finish; those still
-/// running then are stopped and stored `failed` with a reason that says the node shut down, and
-/// their leases released, so that every node reports them so at once (instead of `working`
+/// The refusal of a task-augmented call once the shutdown's grace began.
+fn shutting_down() -> Failure {
+    Failure::from(ErrorObject::new(
+        codes::INTERNAL_ERROR,
+        "Internal error: this node is shutting down and starts no new task; send the call again (another node takes it)",
+    ))
+}
+
+/// A shutdown's end for the tasks running on this node: from now on none starts here (see
+/// [`start`]); those running have `within` to finish; those still running then are stopped and
+/// stored `failed` with a reason that says the node shut down, and their leases released, so that every node reports them so at once (instead of `working`
 /// until the lease lapses). A task is not handed to another node: its handler's state (the
 /// future, what it awaits) lives only here, and running it again elsewhere could run its
 /// effects twice.
 pub(crate) async fn finish<E: Env>(env: &E, within: std::time::Duration) {
+    env.running()
+        .3
+        .store(true, std::sync::atomic::Ordering::Release);
     if tokio::time::timeout(within, env.running().finished())
         .await
         .is_ok()

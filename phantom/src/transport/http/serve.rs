@@ -56,7 +56,7 @@ where
 ///    `retry:` hint, so that clients listen again or resume (`Last-Event-ID`) on another node;
 ///    kept-alive connections close once their current answer is written;
 /// 3. requests in flight have [`HttpConfig::grace`] to finish, and so have the tasks running
-///    on this node (a draining node starts none); tasks still running then are stored `failed`
+///    on this node (it starts no new one from then on); tasks still running then are stored `failed`
 ///    with a message saying the node shut down ([`Dispatcher::finish_tasks`]); then the
 ///    function returns, and what still runs is dropped with the runtime.
 ///
