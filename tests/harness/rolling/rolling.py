@@ -5,12 +5,14 @@ gets SIGTERM and is started again, then each gets SIGINT and is started again, u
     python rolling.py CLUSTER_DIR ROLLING_LISTEN_BIN
 
 Run with the Python that has `mcp` 2.3.0 (run.sh beside this script sets it up). The nodes run
-`everything --redis … --drain-delay 1000 --grace 5000 --executions FILE`; HAProxy retries only what failed to
-connect (`retry-on conn-failure`) and balances round-robin without stickiness. Meanwhile:
+`everything --redis … --drain-delay 1000 --grace 5000 --executions FILE`; HAProxy retries only
+what failed to connect (`retry-on conn-failure`) and balances round-robin without stickiness.
+Meanwhile:
 
 - four 2025-11-25 sessions (raw HTTP) and two 2026-07-28 clients (raw HTTP) call `greet`
-  continuously, each call named by its JSON-RPC id, passed as the `name` argument too (the
-  nodes' `--executions` lines carry the arguments);
+  continuously, and a third 2026-07-28 client starts tasks (`slow_compute` of 0 s)
+  continuously, each call named by its JSON-RPC id, passed as an argument too (the nodes'
+  `--executions` lines carry the arguments);
 - a 2025-11-25 session of the Python `mcp` client keeps its GET stream open (the client resumes
   it by itself with `Last-Event-ID`), subscribes to a new resource every few tenths of a second
   and announces its update (`test_trigger_resource_update`): every event has its own URI;
@@ -169,16 +171,15 @@ def sse_or_json(resp):
 
 
 class Caller(threading.Thread):
-    """One client calling `greet` continuously through the balancer, by raw HTTP."""
+    """One client calling continuously through the balancer, by raw HTTP: `greet` on a 2025-11-25
+    session (kind `legacy`) or in 2026-07-28 (`modern`), or starting `slow_compute` tasks of 0 s
+    in 2026-07-28 (`task`). Each call is named by its JSON-RPC id, which is also its `name` (or
+    `label`) argument, so that the executions lines name it."""
 
-    MODERN_META = {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-    }
-
-    def __init__(self, cluster, label, legacy, stop):
+    def __init__(self, cluster, label, kind, stop):
         super().__init__(daemon=True)
-        self.cluster, self.label, self.legacy, self.stop_flag = cluster, label, legacy, stop
+        self.cluster, self.label, self.kind, self.stop_flag = cluster, label, kind, stop
+        self.legacy = kind == "legacy"
         self.session = None
         self.conn = None
         self.sent, self.answered = [], []
@@ -223,18 +224,26 @@ class Caller(threading.Thread):
         while not self.stop_flag.is_set():
             n += 1
             call = f"{self.label}-{n}"
-            params = {"name": "greet", "arguments": {"name": call}}
+            if self.kind == "task":
+                params = {"name": "slow_compute", "arguments": {"seconds": 0, "label": call}}
+            else:
+                params = {"name": "greet", "arguments": {"name": call}}
             if self.legacy:
                 headers = {"mcp-session-id": self.session, "mcp-protocol-version": "2025-11-25"}
             else:
-                params["_meta"] = self.MODERN_META
-                headers = {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "greet"}
+                tasks = {"extensions": {"io.modelcontextprotocol/tasks": {}}} if self.kind == "task" else {}
+                params["_meta"] = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                                   "io.modelcontextprotocol/clientCapabilities": tasks}
+                headers = {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": params["name"]}
             self.sent.append(call)
             status, _, reply = self.post({"jsonrpc": "2.0", "id": call, "method": "tools/call", "params": params}, headers)
-            expected = f"Hello, {call}!"
-            ok = (status == 200 and isinstance(reply, dict) and reply.get("id") == call
-                  and "result" in reply and not reply["result"].get("isError")
-                  and [c.get("text") for c in reply["result"].get("content", [])] == [expected])
+            result = reply.get("result") if isinstance(reply, dict) and reply.get("id") == call else None
+            if status != 200 or not isinstance(result, dict) or result.get("isError"):
+                ok = False
+            elif self.kind == "task":
+                ok = result.get("resultType") == "task" and isinstance(result.get("taskId"), str)
+            else:
+                ok = [c.get("text") for c in result.get("content", [])] == [f"Hello, {call}!"]
             if ok:
                 self.answered.append(call)
             else:
@@ -351,8 +360,8 @@ async def main():
         tasks[label] = task_id
         log(f"task {label} ({seconds} s): {task_id}")
 
-    callers = [Caller(cluster, f"L{i}", True, stop) for i in range(4)] + \
-              [Caller(cluster, f"M{i}", False, stop) for i in range(2)]
+    callers = [Caller(cluster, f"L{i}", "legacy", stop) for i in range(4)] + \
+              [Caller(cluster, f"M{i}", "modern", stop) for i in range(2)] + [Caller(cluster, "T0", "task", stop)]
     for c in callers:
         if c.legacy:
             c.initialize()
@@ -462,6 +471,8 @@ async def main():
         per_node[e["node"]] += 1
         if e["tool"] == "greet":
             per_call[e["arguments"]["name"]] += 1
+        elif e["tool"] == "slow_compute" and e["arguments"]["label"] not in TASKS:
+            per_call[e["arguments"]["label"]] += 1
     sent = [call for c in callers for call in c.sent]
     answered = {call for c in callers for call in c.answered}
     twice = {call: n for call, n in per_call.items() if n > 1}
@@ -476,7 +487,8 @@ async def main():
     not_once = [call for call in sent if per_call[call] != 1]
     if not_once:
         failure(f"{len(not_once)} sent calls did not run exactly once: {[(c, per_call[c]) for c in not_once[:10]]}")
-    task_runs = collections.Counter(e["arguments"]["label"] for e in executions if e["tool"] == "slow_compute")
+    task_runs = collections.Counter(e["arguments"]["label"] for e in executions
+                                    if e["tool"] == "slow_compute" and e["arguments"]["label"] in TASKS)
     if task_runs != collections.Counter(list(TASKS)):
         failure(f"each slow_compute task should have run once: {dict(task_runs)}")
     trigger_runs = collections.Counter(e["arguments"]["uri"] for e in executions if e["tool"] == "test_trigger_resource_update")
@@ -506,7 +518,9 @@ async def main():
     lost = sum(c.lost_session for c in callers)
     elapsed = time.monotonic() - STARTED
     print()
-    print(f"summary: {elapsed:.1f} s; {len(sent)} greet calls ({len(answered)} answered), "
+    starts = sum(len(c.sent) for c in callers if c.kind == "task")
+    print(f"summary: {elapsed:.1f} s; {len(sent)} calls ({len(sent) - starts} of `greet`, {starts} task starts; "
+          f"{len(answered)} answered), "
           f"{len(triggers)} events triggered through the Python client, {len(failures)} failures, {lost} lost sessions")
     by_address = collections.Counter()
     for node, n in per_node.items():
