@@ -13,9 +13,8 @@
 # CLUSTER_NODE_ARGS adds arguments to every node's command line (e.g. `--drain-delay 1000
 # --executions FILE`, for the rolling restart test). Each node's command line and the environment
 # it needs are written to "$dir"/node-A.cmd (JSON: `{"argv": […], "env": {…}}`), so that a test
-# can start a node again as it was; when a node
-# started here exits, its exit status is written to "$dir"/node-A.exit. "$dir"/redis.port names
-# Redis's port.
+# can start a node again as it was; when a node started here exits, its exit status is written
+# to "$dir"/node-A.exit. "$dir"/redis.port names Redis's port.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
