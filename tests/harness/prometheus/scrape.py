@@ -158,7 +158,7 @@ def main():
         for name, port in nodes.items():
             log = open(os.path.join(work, f"node-{name}.log"), "w")
             children.append(subprocess.Popen(
-                [binary, "--addr", f"127.0.0.1:{port}", "--metrics"], stdout=log, stderr=log))
+                [binary, "--addr", f"127.0.0.1:{port}"], stdout=log, stderr=log))
         for name, port in nodes.items():
             wait_http(f"http://127.0.0.1:{port}/readyz", f"node {name}")
         config = os.path.join(work, "prometheus.yml")
