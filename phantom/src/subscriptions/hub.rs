@@ -219,6 +219,7 @@ pub(crate) fn start_fan_out<E: Env>(env: &E) {
                     }
                     // What was missed is unknown: every list may have changed.
                     BusEvent::Gap => {
+                        crate::telemetry::metrics::bus_gap();
                         env.resync().await;
                         for change in [
                             Change::ToolsChanged { names: Vec::new() },

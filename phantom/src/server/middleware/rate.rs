@@ -179,6 +179,7 @@ impl Middleware for RateLimit {
 
 impl RateLimit {
     fn refusal(&self, wait: std::time::Duration) -> Answer {
+        crate::telemetry::metrics::refusal("rate_limited");
         let key = match self.key {
             RateKey::Principal => "principal",
             RateKey::Session => "session",
