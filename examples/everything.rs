@@ -12,6 +12,10 @@
 //! `resources/subscribe`, 2026-07-28 `subscriptions/listen`). The tasks fixtures are
 //! `#[task_handler]` tools and the skills fixture a `#[skill]`; the expected-failures files are
 //! empty.
+//!
+//! Its metrics are served in the Prometheus text format at `http://ADDR/metrics` (phantom's
+//! `prometheus` feature, the recorder installed at start), or only at `http://ADMIN/metrics`
+//! with `--admin ADMIN`, which serves `/healthz` and `/readyz` there too.
 
 use std::borrow::Cow;
 
@@ -658,9 +662,19 @@ async fn main() -> std::io::Result<()> {
     let mut addr = String::from("127.0.0.1:4100");
     let mut preview = false;
     let mut redis = None;
+    let mut admin = None;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--preview" => preview = true,
+            "--admin" => {
+                let value = args.next().unwrap_or_default();
+                admin = Some(value.parse::<std::net::SocketAddr>().map_err(|e| {
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidInput,
+                        format!("--admin needs IP:PORT ({e})"),
+                    )
+                })?);
+            }
             "--redis" => {
                 redis = Some(args.next().ok_or_else(|| {
                     std::io::Error::new(
@@ -678,12 +692,14 @@ async fn main() -> std::io::Result<()> {
                 return Err(std::io::Error::new(
                     std::io::ErrorKind::InvalidInput,
                     format!(
-                        "unknown argument `{other}`; usage: everything [--addr HOST:PORT] [--preview] [--redis redis://HOST:PORT/]"
+                        "unknown argument `{other}`; usage: everything [--addr HOST:PORT] [--preview] [--redis redis://HOST:PORT/] [--admin IP:PORT]"
                     ),
                 ));
             }
         }
     }
+    // Every request, session and stream recorded, read at `/metrics` by Prometheus.
+    phantom::http::install_prometheus()?;
     let listener = tokio::net::TcpListener::bind(&addr).await?;
     let mut config = phantom::Config::default();
     // Nodes behind one balancer seal 2026-07-28 `requestState` with one key: a state sealed by
@@ -697,7 +713,11 @@ async fn main() -> std::io::Result<()> {
         })?;
         config = config.with_state_key(key);
     }
-    let http = phantom::http::HttpConfig::for_addr(listener.local_addr()?).with_preview(preview);
+    let mut http =
+        phantom::http::HttpConfig::for_addr(listener.local_addr()?).with_preview(preview);
+    if let Some(admin) = admin {
+        http = http.with_admin_addr(admin);
+    }
     // With `--redis`, sessions, events, answers, changes and tasks are shared by every node on
     // that Redis (examples/cluster/ runs two behind HAProxy).
     if let Some(url) = redis {
