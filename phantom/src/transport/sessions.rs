@@ -145,7 +145,7 @@ impl Sessions {
             }
         }
         self.count.fetch_sub(n, Ordering::Relaxed);
-        crate::telemetry::metrics::sessions_removed(n as u64, idle);
+        crate::telemetry::metrics::sessions_removed(n, idle);
     }
 
     fn shard(&self, id: &str) -> std::sync::MutexGuard<'_, Shard> {

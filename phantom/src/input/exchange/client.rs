@@ -56,9 +56,10 @@ impl Shared {
         let mut pending: Vec<String> = waits.iter().map(|(_, id, _)| id.clone()).collect();
         for (key, id, waiter) in waits {
             self.wait_starts();
-            let counted = crate::telemetry::metrics::InputWait::new();
-            let answer = tokio::time::timeout(replies.timeout(), waiter).await;
-            drop(counted);
+            let answer = {
+                let _counted = crate::telemetry::metrics::InputWait::new();
+                tokio::time::timeout(replies.timeout(), waiter).await
+            };
             self.wait_ends();
             pending.retain(|p| *p != id);
             let Ok(answer) = answer else {

@@ -191,7 +191,23 @@ fn answer(status: StatusCode, body: String) -> Response {
 ///     .merge(phantom::http::probes(&dispatcher, &http));
 /// ```
 pub fn probes<S: Server>(dispatcher: &Dispatcher<S>, http: &HttpConfig) -> axum::Router {
-    router(Probes::with_metrics(dispatcher, http, false))
+    let probes = Probes::with_metrics(dispatcher, http, false);
+    let handler = |probe: Probe| {
+        let probes = probes.clone();
+        move || {
+            let probes = probes.clone();
+            async move { probes.answer(probe).await }
+        }
+    };
+    axum::Router::new()
+        .route(
+            &probes.inner.health_path,
+            axum::routing::get(handler(Probe::Health)),
+        )
+        .route(
+            &probes.inner.ready_path,
+            axum::routing::get(handler(Probe::Ready)),
+        )
 }
 
 /// The admin listener's routes ([`HttpConfig::admin_addr`]): the probes, and the metrics with
@@ -210,23 +226,4 @@ pub(super) fn admin<S: Server>(dispatcher: &Dispatcher<S>, http: &HttpConfig) ->
             }
         }
     })
-}
-
-fn router(probes: Probes) -> axum::Router {
-    let handler = |probe: Probe| {
-        let probes = probes.clone();
-        move || {
-            let probes = probes.clone();
-            async move { probes.answer(probe).await }
-        }
-    };
-    axum::Router::new()
-        .route(
-            &probes.inner.health_path,
-            axum::routing::get(handler(Probe::Health)),
-        )
-        .route(
-            &probes.inner.ready_path,
-            axum::routing::get(handler(Probe::Ready)),
-        )
 }
