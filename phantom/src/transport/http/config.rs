@@ -504,7 +504,7 @@ impl HttpConfig {
     /// The address of the admin listener (default none): when set,
     /// [`serve_dispatcher`](super::serve_dispatcher) binds it too and answers there the
     /// liveness and readiness probes and, with the `prometheus` feature, the metrics at
-    /// [`metrics_path`](Self::metrics_path), which the MCP listener then does not serve. Bind it
+    /// `metrics_path()`, which the MCP listener then does not serve. Bind it
     /// to an address only the operator's network reaches (loopback, a pod's port that no
     /// Service exposes).
     pub fn admin_addr(&self) -> Option<SocketAddr> {

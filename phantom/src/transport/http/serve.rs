@@ -47,8 +47,7 @@ where
 ///
 /// Beside the endpoint the listener answers `GET /healthz` and `GET /readyz`
 /// ([`HttpConfig::health_path`], [`HttpConfig::ready_path`]), and, with the `prometheus`
-/// feature and [`install_prometheus`](super::install_prometheus), `GET /metrics`
-/// ([`HttpConfig::metrics_path`]); with an [`HttpConfig::admin_addr`] it binds that address too
+/// feature and `install_prometheus()`, `GET /metrics` (`HttpConfig::metrics_path`); with an [`HttpConfig::admin_addr`] it binds that address too
 /// and answers the probes and the metrics there, the metrics there alone. Once `shutdown`
 /// completes:
 ///
