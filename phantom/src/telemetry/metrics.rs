@@ -159,33 +159,35 @@ impl Table {
         })
     }
 
-    fn histogram(&self, op: &Operation<'_>, registered: impl FnOnce(&str) -> bool) -> Handle<'_> {
+    /// Records a successful request into its handle: the table's for its method and version,
+    /// or, for a `tools/call` of a registered tool, that tool's (read under the map's read lock,
+    /// not cloned out of it).
+    fn record_ok(&self, op: &Operation<'_>, registered: impl FnOnce(&str) -> bool, seconds: f64) {
         let (m, method) = method_label(op.method);
         let (v, version) = version_label(op.version);
         if let Some(tool) = op.tool.filter(|_| m == Method::ToolsCall as usize) {
-            if let Some(row) = self
-                .tools
-                .read()
-                .ok()
-                .and_then(|t| t.get(tool).map(|r| r[v].get().cloned()))
+            if let Ok(tools) = self.tools.read()
+                && let Some(histogram) = tools.get(tool).and_then(|row| row[v].get())
             {
-                return match row {
-                    Some(h) => Handle::Owned(h),
-                    None => Handle::Owned(self.tool_histogram(tool, v, method, version)),
-                };
+                histogram.record(seconds);
+                return;
             }
             if registered(tool) {
-                return Handle::Owned(self.tool_histogram(tool, v, method, version));
+                self.tool_histogram(tool, v, method, version)
+                    .record(seconds);
+                return;
             }
         }
-        Handle::Borrowed(self.ok[m][v].get_or_init(|| {
-            metrics::histogram!(
-                names::OPERATION_DURATION,
-                names::METHOD => method,
-                names::VERSION => version,
-                names::OUTCOME => "ok",
-            )
-        }))
+        self.ok[m][v]
+            .get_or_init(|| {
+                metrics::histogram!(
+                    names::OPERATION_DURATION,
+                    names::METHOD => method,
+                    names::VERSION => version,
+                    names::OUTCOME => "ok",
+                )
+            })
+            .record(seconds);
     }
 
     fn tool_histogram(
@@ -211,23 +213,6 @@ impl Table {
             .entry(Box::from(tool))
             .or_insert_with(|| std::array::from_fn(|_| OnceLock::new()));
         row[v].get_or_init(make).clone()
-    }
-}
-
-/// A histogram handle, held by the table or cloned out of the tools' map.
-#[cfg(feature = "metrics")]
-enum Handle<'a> {
-    Borrowed(&'a metrics::Histogram),
-    Owned(metrics::Histogram),
-}
-
-#[cfg(feature = "metrics")]
-impl Handle<'_> {
-    fn record(&self, value: f64) {
-        match self {
-            Self::Borrowed(h) => h.record(value),
-            Self::Owned(h) => h.record(value),
-        }
     }
 }
 
@@ -263,7 +248,7 @@ impl Timer<'_> {
         {
             let seconds = self.started.elapsed().as_secs_f64();
             match reply.and_then(|r| error_code(&r.body)) {
-                None => self.table.histogram(&op, registered).record(seconds),
+                None => self.table.record_ok(&op, registered, seconds),
                 Some(code) => record_error(&op, registered, code, seconds),
             }
         }
