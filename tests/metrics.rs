@@ -95,7 +95,7 @@ fn free_addr() -> std::net::SocketAddr {
 #[tokio::test]
 async fn requests_are_counted_by_method_version_and_outcome() {
     install();
-    let server = TestServer::start(HttpConfig::default()).await;
+    let server = TestServer::start(HttpConfig::default().with_body_limit(64 * 1024)).await;
     // 2026-07-28: three calls of a registered tool, one of a tool nobody registered.
     for text in ["a", "b", "c"] {
         let reply = server
@@ -128,7 +128,29 @@ async fn requests_are_counted_by_method_version_and_outcome() {
     let other: Value = other.json().await;
     assert_eq!(other["error"]["code"], json!(-32601));
 
+    // A GET stream held open while the metrics are read; a body over the limit refused.
+    let stream = server.get_stream(&session).await;
+    let big = json!({"jsonrpc": "2.0", "id": 9, "method": "ping", "padding": "x".repeat(70_000)});
+    let refused = server.post_in(&session, &big).send().await;
+    assert_eq!(refused.status, StatusCode::PAYLOAD_TOO_LARGE);
+
     let text = scrape(&server).await;
+    assert_eq!(
+        value(&text, "phantom_streams_open", &[("kind", "get")], true),
+        Some(1.0),
+        "{text}"
+    );
+    assert_eq!(
+        value(
+            &text,
+            "phantom_middleware_refusals",
+            &[("reason", "too_large")],
+            true
+        ),
+        Some(1.0),
+        "{text}"
+    );
+    drop(stream);
     let count = "mcp_server_operation_duration_count";
     let call = |version, outcome| {
         vec![
