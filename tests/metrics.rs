@@ -303,10 +303,23 @@ async fn with_redis_stopped_readiness_stays_200_and_the_backend_gauge_says_down(
         ready.json().await,
         json!({"status": "ready", "draining": false, "backend": "down"})
     );
+    // A session looked up in the store that is down: `503`, counted by seam.
+    let lookup = server
+        .request(Method::GET)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", "no-such-session")
+        .send()
+        .await;
+    assert_eq!(lookup.status, StatusCode::SERVICE_UNAVAILABLE);
     let text = scrape(&server).await;
     assert_eq!(
         value(&text, "phantom_backend_up", &[], true),
         Some(0.0),
         "{text}"
     );
+    assert!(
+        value(&text, "phantom_store_errors", &[("seam", "sessions")], true) >= Some(1.0),
+        "{text}"
+    );
+    assert!(!text.contains("no-such-session"), "{text}");
 }

@@ -388,6 +388,7 @@ async fn updated<E: Env>(env: &E, listeners: &[Arc<Listener>], uris: Vec<String>
             Vec::new()
         }
         Err(e) => {
+            crate::telemetry::metrics::store_error("subscriptions");
             tracing::warn!(error = %e, sessions = keys.len(), "subscription store failed; updates not delivered to legacy sessions");
             Vec::new()
         }

@@ -348,7 +348,8 @@ counter!(
     reason
 );
 counter!(
-    /// A store operation failed (`seam`: `sessions`, `events`, `tasks`, `subscriptions`, …).
+    /// A store operation failed (`seam`: `sessions`, `events`, `tasks`, `subscriptions`,
+    /// `replies`, `registry`, `rate`, `cache`).
     store_error,
     names::STORE_ERRORS,
     seam

@@ -26,6 +26,7 @@ impl Shared {
             let waiter = match replies.expect(session, &id).await {
                 Ok(w) => w,
                 Err(e) => {
+                    crate::telemetry::metrics::store_error("replies");
                     tracing::warn!(error = %e, "could not wait for a client answer");
                     let error = ErrorObject::new(codes::INTERNAL_ERROR, "Internal error");
                     return self.halt(Interrupt::Failed(Failure::from(error))).await;

@@ -139,6 +139,7 @@ impl RateLimit {
                 wait
             }
             Err(e) => {
+                crate::telemetry::metrics::store_error("rate");
                 if !self.warned.swap(true, Ordering::Relaxed) {
                     tracing::warn!(error = %e, "rate limit store unavailable: requests are let through until it is back");
                 }
