@@ -219,7 +219,7 @@ impl Table {
 /// The `mcp.method.name` of a method as sent, and its row.
 #[cfg(feature = "metrics")]
 fn method_label(method: &str) -> (usize, &'static str) {
-    // Most requests are calls: one comparison instead of the parser's match.
+    // Most requests are calls: one comparison before the parser (bench/NOTES.md round 22).
     if method == "tools/call" {
         return (Method::ToolsCall as usize, "tools/call");
     }
