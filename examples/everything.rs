@@ -15,7 +15,7 @@
 //!
 //! ```text
 //! everything [--addr HOST:PORT] [--preview] [--redis redis://HOST:PORT/]
-//!            [--drain-delay MS] [--grace MS] [--executions FILE]
+//!            [--drain-delay MS] [--grace MS] [--executions FILE] [--admin IP:PORT]
 //! ```
 //!
 //! `--redis` shares sessions, events, changes and tasks with the other nodes on that Redis
@@ -23,6 +23,10 @@
 //! `HttpConfig::with_grace` (a node behind a balancer on loopback gets no drain delay
 //! otherwise); `--executions FILE` appends a line per `tools/call` executed (the rolling
 //! restart test counts them).
+//!
+//! Its metrics are served in the Prometheus text format at `http://ADDR/metrics` (phantom's
+//! `prometheus` feature, the recorder installed at start), or only at `http://ADMIN/metrics`
+//! with `--admin ADMIN`, which serves `/healthz` and `/readyz` there too.
 
 use std::borrow::Cow;
 
@@ -677,7 +681,7 @@ async fn ask_name(ctx: &Ctx, key: &str, message: &str) -> String {
 
 /// The usage line, for a wrong argument.
 const USAGE: &str = "usage: everything [--addr HOST:PORT] [--preview] [--redis redis://HOST:PORT/] \
-[--drain-delay MS] [--grace MS] [--executions FILE]";
+[--drain-delay MS] [--grace MS] [--executions FILE] [--admin IP:PORT]";
 
 /// `--executions FILE`: one line per `tools/call` this node executes, appended to `FILE` (one
 /// `write` each, unbuffered, so a line is on disk before the tool runs, and nodes sharing the
@@ -759,7 +763,7 @@ async fn main() -> std::io::Result<()> {
     let mut addr = String::from("127.0.0.1:4100");
     let mut preview = false;
     let mut redis = None;
-    let (mut drain_delay, mut grace, mut executions) = (None, None, None);
+    let (mut drain_delay, mut grace, mut executions, mut admin) = (None, None, None, None);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--preview" => preview = true,
@@ -768,6 +772,15 @@ async fn main() -> std::io::Result<()> {
             "--drain-delay" => drain_delay = Some(millis(&mut args, "--drain-delay")?),
             "--grace" => grace = Some(millis(&mut args, "--grace")?),
             "--executions" => executions = Some(value(&mut args, "--executions", "a file")?),
+            "--admin" => {
+                let text = value(&mut args, "--admin", "IP:PORT")?;
+                admin = Some(text.parse::<std::net::SocketAddr>().map_err(|e| {
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidInput,
+                        format!("--admin needs IP:PORT, not `{text}` ({e}); {USAGE}"),
+                    )
+                })?);
+            }
             other => {
                 return Err(std::io::Error::new(
                     std::io::ErrorKind::InvalidInput,
@@ -776,6 +789,8 @@ async fn main() -> std::io::Result<()> {
             }
         }
     }
+    // Every request, session and stream recorded, read at `/metrics` by Prometheus.
+    phantom::http::install_prometheus()?;
     let listener = tokio::net::TcpListener::bind(&addr).await?;
     let mut config = phantom::Config::default();
     // Nodes behind one balancer seal 2026-07-28 `requestState` with one key: a state sealed by
@@ -809,6 +824,9 @@ async fn main() -> std::io::Result<()> {
     }
     if let Some(grace) = grace {
         http = http.with_grace(grace);
+    }
+    if let Some(admin) = admin {
+        http = http.with_admin_addr(admin);
     }
     // With `--redis`, sessions, events, answers, changes and tasks are shared by every node on
     // that Redis (examples/cluster/ runs two behind HAProxy).

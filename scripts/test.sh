@@ -61,7 +61,7 @@ cargo clippy --workspace --all-targets -- -D warnings
 
 # Users leave out what they do not use: the runtime must build (lint-clean) with no default
 # feature and with each feature alone.
-step "phantom-mcp features: none, http alone, validation alone, fuzzing without http, jwt alone, otel alone, client alone"
+step "phantom-mcp features: none, http alone, validation alone, fuzzing without http, jwt alone, otel alone, client alone, metrics alone, prometheus"
 cargo clippy -p phantom-mcp --no-default-features -- -D warnings
 cargo clippy -p phantom-mcp --no-default-features --features http -- -D warnings
 cargo clippy -p phantom-mcp --no-default-features --features validation -- -D warnings
@@ -69,7 +69,10 @@ cargo clippy -p phantom-mcp --no-default-features --features fuzzing -- -D warni
 cargo clippy -p phantom-mcp --no-default-features --features jwt -- -D warnings
 cargo clippy -p phantom-mcp --no-default-features --features otel -- -D warnings
 cargo clippy -p phantom-mcp --no-default-features --features client -- -D warnings
+cargo clippy -p phantom-mcp --no-default-features --features metrics -- -D warnings
+cargo clippy -p phantom-mcp --no-default-features --features prometheus -- -D warnings
 cargo clippy -p phantom-tests --features otel --test otel -- -D warnings
+cargo clippy -p phantom-tests --features prometheus --test metrics -- -D warnings
 
 # The benchmark package (rmcp peer, load driver, report) is built and run by its smoke mode below,
 # in release; its debug build would only slow this step down.
@@ -85,6 +88,11 @@ $lean && rm -rf "$target_dir/tests" "$target_dir/cargo-phantom-tests"
 # trace id and parent with phantom's `otel` feature, through OpenTelemetry's in-memory exporter.
 step "OpenTelemetry parents (feature otel)"
 cargo test -p phantom-tests --features otel --test otel
+
+# Off by default too: `/metrics` read back with phantom's `prometheus` feature, on the admin
+# address, and the backend gauge with a real redis-server stopped.
+step "metrics (feature prometheus)"
+cargo test -p phantom-tests --features prometheus --test metrics
 
 step "doc tests"
 cargo test --workspace --exclude phantom-bench --doc

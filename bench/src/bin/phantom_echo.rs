@@ -11,6 +11,7 @@
 //! | `ADDR` | `host:port` | `127.0.0.1:8940` | listen address |
 //! | `REDIS` | `redis://host:port/` | unset | every shared seam in that Redis (`phantom_redis::backend`): the scale-out benchmark (`bench/scale.py`) |
 //! | `MIDDLEWARE` | `rate`, `audit`, comma-separated | unset | that chain of built-in middleware (a rate limit no request reaches, an access log): the chain's cost |
+//! | `METRICS` | `1` | unset | with phantom-bench's `metrics` feature (phantom's `prometheus`): `phantom::http::install_prometheus()` before serving, so every request is recorded and `/metrics` answers; without the feature phantom's metrics are not compiled at all. Round 22's off/on rows of `phantom-bench instructions` |
 //! | `MOUNT` | `1` | unset | phantom mounted in an axum app (`nest_service("/mcp", phantom::http::service(..))` under `axum::serve`) instead of `phantom::serve`: the `mounted-call` row of `phantom-bench instructions` |
 
 use phantom::prelude::*;
@@ -72,6 +73,14 @@ async fn main() -> std::io::Result<()> {
             )));
         }
     };
+    if std::env::var("METRICS").as_deref() == Ok("1") {
+        #[cfg(feature = "metrics")]
+        phantom::http::install_prometheus()?;
+        #[cfg(not(feature = "metrics"))]
+        return Err(std::io::Error::other(
+            "METRICS=1 needs phantom-bench built with `--features metrics`",
+        ));
+    }
     eprintln!(
         "phantom-echo listening on http://{addr}/mcp mode={}",
         if stateless { "stateless" } else { "stateful" }

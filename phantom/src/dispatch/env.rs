@@ -193,6 +193,7 @@ impl<S: Server> subscriptions::Env for Dispatcher<S> {
     }
     async fn resync(&self) {
         if let Err(e) = self.registry().sync().await {
+            crate::telemetry::metrics::store_error("registry");
             tracing::warn!(error = %e, "could not reload the disabled entries from the registry store");
         }
     }
@@ -225,6 +226,7 @@ impl<S: Server> Dispatcher<S> {
                 }
             }
             Err(e) => {
+                crate::telemetry::metrics::store_error("registry");
                 if !self.inner.registry_warned.swap(true, Ordering::Relaxed) {
                     tracing::warn!(error = %e, "could not load the disabled entries from the registry store; this node serves its own until it can");
                 }

@@ -99,6 +99,8 @@ pub(crate) struct Inner<S: 'static> {
     registry_warned: std::sync::atomic::AtomicBool,
     /// Set once this node's key tags are being published again and again.
     keyring_renewed: std::sync::atomic::AtomicBool,
+    /// The request metrics' handles (nothing without the `metrics` feature).
+    metrics: crate::telemetry::metrics::Requests,
 }
 
 impl<S> Inner<S> {
@@ -172,6 +174,7 @@ impl<S: Server> Dispatcher<S> {
                 registry_loaded: tokio::sync::OnceCell::new(),
                 registry_warned: std::sync::atomic::AtomicBool::new(false),
                 keyring_renewed: std::sync::atomic::AtomicBool::new(false),
+                metrics: crate::telemetry::metrics::Requests::default(),
             }),
         }
     }
@@ -314,6 +317,7 @@ impl<S: Server> Dispatcher<S> {
             .node
             .draining
             .store(true, std::sync::atomic::Ordering::Release);
+        crate::telemetry::metrics::draining(true);
     }
 
     /// The last step of a shutdown for the tasks running on this node: from the call on, the
@@ -522,6 +526,8 @@ impl<S: Server> Dispatcher<S> {
         };
         let reply = match msg {
             Incoming::Request { id, method, params } => {
+                let timer = self.inner.metrics.start();
+                let modern = claim.is_some();
                 let (span, ended) = crate::telemetry::request_span(
                     &method,
                     &id,
@@ -556,6 +562,15 @@ impl<S: Server> Dispatcher<S> {
                 if let Some(ended) = ended {
                     ended.record(reply.as_ref());
                 }
+                let op = crate::telemetry::metrics::Operation {
+                    method: &method,
+                    version: match modern {
+                        true => Some(ProtocolVersion::V2026_07_28),
+                        false => slot.get().map(|s| s.protocol_version),
+                    },
+                    tool: head.target.name(),
+                };
+                timer.end(op, |tool| self.inner.tables.tools.has(tool), reply.as_ref());
                 reply
             }
             Incoming::Notification { method, params } => {

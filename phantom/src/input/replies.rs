@@ -61,6 +61,7 @@ impl Replies {
         match self.bus.deliver(session, id, answer).await {
             Ok(delivered) => delivered,
             Err(e) => {
+                crate::telemetry::metrics::store_error("replies");
                 tracing::warn!(error = %e, "could not deliver a client answer");
                 false
             }

@@ -23,6 +23,18 @@ impl TaskStatus {
     pub fn is_terminal(self) -> bool {
         matches!(self, Self::Completed | Self::Failed | Self::Cancelled)
     }
+
+    /// The wire name (`working`, `input_required`, …).
+    #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::Working => "working",
+            Self::InputRequired => "input_required",
+            Self::Completed => "completed",
+            Self::Failed => "failed",
+            Self::Cancelled => "cancelled",
+        }
+    }
 }
 
 /// A task as `tasks/get` returns it and `notifications/tasks` carries it: the extension's

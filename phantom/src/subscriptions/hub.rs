@@ -219,6 +219,7 @@ pub(crate) fn start_fan_out<E: Env>(env: &E) {
                     }
                     // What was missed is unknown: every list may have changed.
                     BusEvent::Gap => {
+                        crate::telemetry::metrics::bus_gap();
                         env.resync().await;
                         for change in [
                             Change::ToolsChanged { names: Vec::new() },
@@ -387,6 +388,7 @@ async fn updated<E: Env>(env: &E, listeners: &[Arc<Listener>], uris: Vec<String>
             Vec::new()
         }
         Err(e) => {
+            crate::telemetry::metrics::store_error("subscriptions");
             tracing::warn!(error = %e, sessions = keys.len(), "subscription store failed; updates not delivered to legacy sessions");
             Vec::new()
         }

@@ -42,9 +42,14 @@ impl Recorder {
     /// `tasks/get` sees the change anyway.
     pub(crate) async fn record(&self, stored: StoredTask) -> Result<bool, StoreError> {
         let task_id = stored.task.task_id.clone();
-        if !self.store.put_unless_ended(stored).await? {
+        let status = stored.task.status;
+        let stored = self.store.put_unless_ended(stored).await.inspect_err(|_| {
+            crate::telemetry::metrics::store_error("tasks");
+        })?;
+        if !stored {
             return Ok(false);
         }
+        crate::telemetry::metrics::task(status.as_str());
         if let Err(e) = self.notifier.publish(Change::TaskUpdated { task_id }).await {
             tracing::warn!(error = %e, "a task's change could not be announced");
         }

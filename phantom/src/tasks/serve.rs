@@ -273,11 +273,13 @@ async fn start<E: Env>(
     }
     let stored = StoredTask::new(task.clone(), cx.session.task_owner());
     env.task_store().put(stored.clone()).await.map_err(|e| {
+        crate::telemetry::metrics::store_error("tasks");
         Failure::from(ErrorObject::new(
             codes::INTERNAL_ERROR,
             format!("Internal error: the task could not be stored: {e}"),
         ))
     })?;
+    crate::telemetry::metrics::task(stored.task.status.as_str());
     let input = Arc::new(TaskInput::new(id.clone(), recorder(env), answers));
     let engine_input = Arc::clone(&input);
     let runner = env.clone();

@@ -69,6 +69,13 @@ impl<S: 'static> Table<S> {
         .ok_or_else(|| unknown("tool", "name", name))
     }
 
+    /// Whether a tool of this name is declared or added (for any session): the metrics name a
+    /// tool only then.
+    #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
+    pub(crate) fn has(&self, name: &str) -> bool {
+        self.declared.get(name).is_some() || self.added.load().get(name).is_some()
+    }
+
     /// The `(argument, header)` pairs of a tool's `Mcp-Param-*` headers; empty for unknown tools.
     #[cfg(feature = "http")]
     pub(crate) fn headers(&self, name: &str) -> Vec<(Cow<'static, str>, Cow<'static, str>)> {

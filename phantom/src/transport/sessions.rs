@@ -128,8 +128,9 @@ impl Sessions {
         Some((*max, peers.locked()))
     }
 
-    /// Counts removed rows off their peers and the total.
-    fn forget_rows<'r>(&self, rows: impl IntoIterator<Item = &'r Row>) {
+    /// Counts removed rows off their peers and the total; `idle` says why idle rows went
+    /// (`expired` or `evicted`, for the metrics).
+    fn forget_rows<'r>(&self, rows: impl IntoIterator<Item = &'r Row>, idle: Option<&'static str>) {
         let mut n = 0;
         let mut peers = self.peers();
         for row in rows {
@@ -144,6 +145,7 @@ impl Sessions {
             }
         }
         self.count.fetch_sub(n, Ordering::Relaxed);
+        crate::telemetry::metrics::sessions_removed(n, idle);
     }
 
     fn shard(&self, id: &str) -> std::sync::MutexGuard<'_, Shard> {
@@ -157,7 +159,9 @@ impl Sessions {
 
     /// Inserts a new session opened by `peer`; evicts idle rows first when the table is full.
     pub(crate) fn insert(&self, session: Session, peer: Option<IpAddr>) -> Result<(), Refused> {
-        self.insert_at(session, peer, 0)
+        self.insert_at(session, peer, 0)?;
+        crate::telemetry::metrics::session_created();
+        Ok(())
     }
 
     /// Holds a session another node opened (read from the shared store at `revision`): replaces
@@ -234,13 +238,14 @@ impl Sessions {
         // scan of every row per new session would make opening n sessions cost n² / 16.
         if now >= shard.next_sweep {
             shard.next_sweep = now + self.sweep_every;
-            self.sweep_shard(&mut shard);
+            self.sweep_shard(&mut shard, "expired");
         }
         let replaced = shard.rows.insert(id, row);
         drop(shard);
         self.count.fetch_add(1, Ordering::Relaxed);
+        crate::telemetry::metrics::session_held();
         if let Some(old) = replaced {
-            self.forget_rows([&old]);
+            self.forget_rows([&old], None);
         }
         Ok(())
     }
@@ -301,7 +306,7 @@ impl Sessions {
         };
         if expired && let Some((key, row)) = shard.rows.remove_entry(id) {
             drop(shard);
-            self.forget_rows([&row]);
+            self.forget_rows([&row], Some("expired"));
             self.evicted_ids().push(key);
         }
         Err(Lookup::Unknown)
@@ -318,7 +323,7 @@ impl Sessions {
     /// Removes a session (DELETE or eviction). Returns it if it existed.
     pub(crate) fn remove(&self, id: &str) -> Option<Arc<Session>> {
         let row = self.shard(id).rows.remove(id)?;
-        self.forget_rows([&row]);
+        self.forget_rows([&row], None);
         Some(row.session)
     }
 
@@ -361,7 +366,7 @@ impl Sessions {
         }
     }
 
-    fn sweep_shard(&self, shard: &mut Shard) {
+    fn sweep_shard(&self, shard: &mut Shard, why: &'static str) {
         let now = Instant::now();
         let idle: Vec<Arc<str>> = shard
             .rows
@@ -373,7 +378,7 @@ impl Sessions {
             return;
         }
         let rows: Vec<Row> = idle.iter().filter_map(|id| shard.rows.remove(id)).collect();
-        self.forget_rows(&rows);
+        self.forget_rows(&rows, Some(why));
         self.evicted_ids().extend(idle);
     }
 
@@ -398,15 +403,21 @@ impl Sessions {
                 .compare_exchange(due, now + EVERY_MS, Ordering::Relaxed, Ordering::Relaxed)
                 .is_ok()
         {
-            self.sweep();
+            self.sweep_all("evicted");
         }
     }
 
     /// Evicts every idle row.
     pub(crate) fn sweep(&self) {
+        self.sweep_all("expired");
+    }
+
+    /// Evicts every idle row, counted as `why` (`expired`: their time ran out; `evicted`: to
+    /// make room).
+    fn sweep_all(&self, why: &'static str) {
         for shard in &self.shards {
             let mut shard = shard.locked();
-            self.sweep_shard(&mut shard);
+            self.sweep_shard(&mut shard, why);
         }
     }
 }

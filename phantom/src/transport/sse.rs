@@ -4,6 +4,17 @@ use bytes::Bytes;
 
 /// `id: <id>\ndata: <data>\n\n` (the JSON text has no raw newlines, so one `data:` line suffices).
 pub fn event(id: Option<&str>, data: &str) -> Bytes {
+    crate::telemetry::metrics::sse_event("sent");
+    frame(id, data)
+}
+
+/// [`event`] for a stored event sent again after a `Last-Event-ID` (counted apart).
+pub fn replayed(id: &str, data: &str) -> Bytes {
+    crate::telemetry::metrics::sse_event("replayed");
+    frame(Some(id), data)
+}
+
+fn frame(id: Option<&str>, data: &str) -> Bytes {
     // Sized exactly for the usual text (one line): `Bytes` then takes the buffer as it is,
     // with no shared header allocated beside it.
     let id_line = id.map_or(0, |id| "id: \n".len() + id.len());

@@ -26,6 +26,7 @@ impl Shared {
             let waiter = match replies.expect(session, &id).await {
                 Ok(w) => w,
                 Err(e) => {
+                    crate::telemetry::metrics::store_error("replies");
                     tracing::warn!(error = %e, "could not wait for a client answer");
                     let error = ErrorObject::new(codes::INTERNAL_ERROR, "Internal error");
                     return self.halt(Interrupt::Failed(Failure::from(error))).await;
@@ -56,7 +57,10 @@ impl Shared {
         let mut pending: Vec<String> = waits.iter().map(|(_, id, _)| id.clone()).collect();
         for (key, id, waiter) in waits {
             self.wait_starts();
-            let answer = tokio::time::timeout(replies.timeout(), waiter).await;
+            let answer = {
+                let _counted = crate::telemetry::metrics::InputWait::new();
+                tokio::time::timeout(replies.timeout(), waiter).await
+            };
             self.wait_ends();
             pending.retain(|p| *p != id);
             let Ok(answer) = answer else {

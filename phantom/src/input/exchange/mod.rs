@@ -424,7 +424,10 @@ impl Shared {
             } => self.ask_client(&requests, outbound, session, replies).await,
             Engine::Task(input) => {
                 self.wait_starts();
-                let answers = input.ask(&requests).await;
+                let answers = {
+                    let _counted = crate::telemetry::metrics::InputWait::new();
+                    input.ask(&requests).await
+                };
                 self.wait_ends();
                 match answers {
                     Ok(answers) => answers,

@@ -167,6 +167,7 @@ impl ResponseCache {
 
     /// Logs a store failure once per outage.
     fn unavailable(&self, e: &crate::store::StoreError) {
+        crate::telemetry::metrics::store_error("cache");
         if !self.warned.swap(true, Ordering::Relaxed) {
             tracing::warn!(error = %e, "response cache store unavailable: requests run uncached until it is back");
         }
@@ -214,9 +215,11 @@ fn stale(change: &Change) -> Vec<String> {
 
 async fn invalidate(store: &dyn CacheStore, tags: &[String], warned: &AtomicBool) {
     for tag in tags {
-        if let Err(e) = store.invalidate(tag).await
-            && !warned.swap(true, Ordering::Relaxed)
-        {
+        let Err(e) = store.invalidate(tag).await else {
+            continue;
+        };
+        crate::telemetry::metrics::store_error("cache");
+        if !warned.swap(true, Ordering::Relaxed) {
             tracing::warn!(error = %e, tag = %tag, "response cache store unavailable: an invalidation was lost");
         }
     }

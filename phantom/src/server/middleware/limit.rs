@@ -33,6 +33,7 @@ impl Middleware for SizeLimit {
             if !answer.is_result() || size <= self.max {
                 return answer;
             }
+            crate::telemetry::metrics::refusal("too_large");
             let text = format!(
                 "The result of tool `{name}` is {size} bytes, over this server's limit of {} bytes",
                 self.max

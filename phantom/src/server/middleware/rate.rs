@@ -139,6 +139,7 @@ impl RateLimit {
                 wait
             }
             Err(e) => {
+                crate::telemetry::metrics::store_error("rate");
                 if !self.warned.swap(true, Ordering::Relaxed) {
                     tracing::warn!(error = %e, "rate limit store unavailable: requests are let through until it is back");
                 }
@@ -179,6 +180,7 @@ impl Middleware for RateLimit {
 
 impl RateLimit {
     fn refusal(&self, wait: std::time::Duration) -> Answer {
+        crate::telemetry::metrics::refusal("rate_limited");
         let key = match self.key {
             RateKey::Principal => "principal",
             RateKey::Session => "session",

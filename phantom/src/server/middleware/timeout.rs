@@ -85,7 +85,11 @@ impl Middleware for Timeout {
         };
         Box::pin(async move {
             let (method, name) = (call.method, call.name);
-            match tokio::time::timeout(limit, next.run(call)).await {
+            let answered = tokio::time::timeout(limit, next.run(call)).await;
+            if answered.is_err() {
+                crate::telemetry::metrics::refusal("timed_out");
+            }
+            match answered {
                 Ok(answer) => answer,
                 Err(_) if method == Method::ToolsCall => {
                     let text = format!(

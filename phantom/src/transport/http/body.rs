@@ -125,6 +125,7 @@ async fn drain<B: RequestBody>(
 
 /// `413`; `Connection: close` when the body was not read to its end.
 fn too_large(limit: usize, drained: bool) -> Response {
+    crate::telemetry::metrics::refusal("too_large");
     let mut resp = plain(
         StatusCode::PAYLOAD_TOO_LARGE,
         codes::INVALID_REQUEST,

@@ -77,6 +77,11 @@ pub struct HttpConfig {
     pub(crate) health_path: String,
     /// See [`HttpConfig::ready_path`].
     pub(crate) ready_path: String,
+    /// See [`HttpConfig::metrics_path`].
+    #[cfg(feature = "prometheus")]
+    pub(crate) metrics_path: String,
+    /// See [`HttpConfig::admin_addr`].
+    pub(crate) admin_addr: Option<SocketAddr>,
     /// The dispatcher's [`Config::event_store`], copied in when the endpoint is made
     /// (`endpoint_for`); never set otherwise.
     pub(crate) event_store: Arc<dyn EventStore>,
@@ -109,6 +114,7 @@ impl std::fmt::Debug for HttpConfig {
             .field("grace", &self.grace)
             .field("health_path", &self.health_path)
             .field("ready_path", &self.ready_path)
+            .field("admin_addr", &self.admin_addr)
             .finish_non_exhaustive()
     }
 }
@@ -137,6 +143,9 @@ impl Default for HttpConfig {
             grace: DEFAULT_GRACE,
             health_path: "/healthz".to_owned(),
             ready_path: "/readyz".to_owned(),
+            #[cfg(feature = "prometheus")]
+            metrics_path: "/metrics".to_owned(),
+            admin_addr: None,
             event_store: Arc::new(MemoryEventStore::new()),
             session_store: None,
         }
@@ -306,6 +315,23 @@ impl HttpConfig {
         self.ready_path = rooted(ready.into());
         self
     }
+
+    /// Sets the path of the metrics endpoint (see [`HttpConfig::metrics_path`]). A path that
+    /// does not start with `/` gets one.
+    #[cfg(feature = "prometheus")]
+    #[must_use]
+    pub fn with_metrics_path(mut self, path: impl Into<String>) -> Self {
+        self.metrics_path = rooted(path.into());
+        self
+    }
+
+    /// Serves the probes and the metrics on a listener of their own at `addr` (see
+    /// [`HttpConfig::admin_addr`]), so that `/metrics` need not be public.
+    #[must_use]
+    pub fn with_admin_addr(mut self, addr: SocketAddr) -> Self {
+        self.admin_addr = Some(addr);
+        self
+    }
 }
 
 /// `path` with a leading `/`.
@@ -463,6 +489,26 @@ impl HttpConfig {
     /// request, like [`health_path`](Self::health_path).
     pub fn ready_path(&self) -> &str {
         &self.ready_path
+    }
+
+    /// The path of the Prometheus/OpenMetrics text (feature `prometheus`; default `/metrics`):
+    /// `GET` answers what the recorder [`install_prometheus`](super::install_prometheus)
+    /// installed holds, `404` when it was not installed. Served on phantom's own listener, or
+    /// only on the [`admin_addr`](Self::admin_addr) when one is set. Not an MCP request: no
+    /// authentication, no session, like [`health_path`](Self::health_path).
+    #[cfg(feature = "prometheus")]
+    pub fn metrics_path(&self) -> &str {
+        &self.metrics_path
+    }
+
+    /// The address of the admin listener (default none): when set,
+    /// [`serve_dispatcher`](super::serve_dispatcher) binds it too and answers there the
+    /// liveness and readiness probes and, with the `prometheus` feature, the metrics at
+    /// `metrics_path()`, which the MCP listener then does not serve. Bind it
+    /// to an address only the operator's network reaches (loopback, a pod's port that no
+    /// Service exposes).
+    pub fn admin_addr(&self) -> Option<SocketAddr> {
+        self.admin_addr
     }
 }
 

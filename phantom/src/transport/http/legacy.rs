@@ -99,7 +99,7 @@ pub(super) async fn keep<S: Server>(
         && let Some(store) = &st.cfg.session_store
         && let Err(e) = super::shared::persist(st, store.as_ref(), &s).await
     {
-        return Err(super::shared::store_failed(&e, seen));
+        return Err(super::shared::store_failed(&e, "sessions", seen));
     }
     Ok(())
 }
@@ -151,7 +151,7 @@ pub(super) async fn initialize<S: Server>(
         && let Err(e) = super::shared::create(st, store.as_ref(), session).await
     {
         st.sessions.remove(&id);
-        return super::shared::store_failed(&e, None);
+        return super::shared::store_failed(&e, "sessions", None);
     }
     match inserted {
         Ok(()) => {}

@@ -36,6 +36,8 @@ mod legacy;
 mod message;
 mod post;
 mod probes;
+#[cfg(feature = "prometheus")]
+mod prometheus;
 mod response;
 mod route;
 mod serve;
@@ -59,6 +61,8 @@ pub use config::{HttpConfig, ResponseMode};
 pub(crate) use headers::decode_header as decode_header_for_fuzzing;
 use headers::{SESSION_HEADER, VERSION_HEADER};
 pub use probes::probes;
+#[cfg(feature = "prometheus")]
+pub use prometheus::{install_prometheus, render_metrics};
 use response::{empty, json_response, plain};
 pub use serve::{serve, serve_dispatcher, serve_listener};
 

@@ -36,6 +36,9 @@ const CHECK_ID: &str = "phantom-readiness-check";
 pub(super) enum Probe {
     Health,
     Ready,
+    /// The Prometheus text (feature `prometheus`).
+    #[cfg(feature = "prometheus")]
+    Metrics,
 }
 
 /// The probes of one served dispatcher. Cheap to clone.
@@ -50,18 +53,37 @@ struct State {
     store: Option<Arc<dyn SessionStore>>,
     health_path: String,
     ready_path: String,
+    /// Where the metrics are answered on this listener (none: on the admin listener alone).
+    #[cfg(feature = "prometheus")]
+    metrics_path: Option<String>,
     /// The last check of the store, and when it was made.
     checked: Mutex<Option<(Instant, bool)>>,
 }
 
 impl Probes {
+    /// The probes of phantom's MCP listener: the metrics too, unless an admin listener
+    /// serves them.
     pub(super) fn of<S: Server>(dispatcher: &Dispatcher<S>, http: &HttpConfig) -> Self {
+        Self::with_metrics(dispatcher, http, http.admin_addr.is_none())
+    }
+
+    /// The probes, and the metrics when `metrics` (and the feature) say so.
+    pub(super) fn with_metrics<S: Server>(
+        dispatcher: &Dispatcher<S>,
+        http: &HttpConfig,
+        metrics: bool,
+    ) -> Self {
+        crate::telemetry::metrics::draining(dispatcher.draining());
+        #[cfg(not(feature = "prometheus"))]
+        let _ = metrics;
         Self {
             inner: Arc::new(State {
                 draining: dispatcher.drain_flag(),
                 store: dispatcher.config().session_store.clone(),
                 health_path: http.health_path.clone(),
                 ready_path: http.ready_path.clone(),
+                #[cfg(feature = "prometheus")]
+                metrics_path: metrics.then(|| http.metrics_path.clone()),
                 checked: Mutex::new(None),
             }),
         }
@@ -74,6 +96,10 @@ impl Probes {
         } else if path == self.inner.ready_path {
             Some(Probe::Ready)
         } else {
+            #[cfg(feature = "prometheus")]
+            if self.inner.metrics_path.as_deref() == Some(path) {
+                return Some(Probe::Metrics);
+            }
             None
         }
     }
@@ -83,6 +109,14 @@ impl Probes {
         match probe {
             Probe::Health => answer(StatusCode::OK, r#"{"status":"alive"}"#.to_owned()),
             Probe::Ready => self.ready().await,
+            #[cfg(feature = "prometheus")]
+            Probe::Metrics => {
+                // The backend's gauge as fresh as the readiness check (at most a second old).
+                if let Some(store) = &self.inner.store {
+                    self.backend_up(store.as_ref()).await;
+                }
+                super::prometheus::answer()
+            }
         }
     }
 
@@ -123,6 +157,7 @@ impl Probes {
             Ok(Ok(_))
         );
         *self.inner.checked.locked() = Some((Instant::now(), up));
+        crate::telemetry::metrics::backend_up(up);
         up
     }
 }
@@ -156,7 +191,7 @@ fn answer(status: StatusCode, body: String) -> Response {
 ///     .merge(phantom::http::probes(&dispatcher, &http));
 /// ```
 pub fn probes<S: Server>(dispatcher: &Dispatcher<S>, http: &HttpConfig) -> axum::Router {
-    let probes = Probes::of(dispatcher, http);
+    let probes = Probes::with_metrics(dispatcher, http, false);
     let handler = |probe: Probe| {
         let probes = probes.clone();
         move || {
@@ -173,4 +208,22 @@ pub fn probes<S: Server>(dispatcher: &Dispatcher<S>, http: &HttpConfig) -> axum:
             &probes.inner.ready_path,
             axum::routing::get(handler(Probe::Ready)),
         )
+}
+
+/// The admin listener's routes ([`HttpConfig::admin_addr`]): the probes, and the metrics with
+/// the `prometheus` feature; `404` elsewhere.
+pub(super) fn admin<S: Server>(dispatcher: &Dispatcher<S>, http: &HttpConfig) -> axum::Router {
+    let probes = Probes::with_metrics(dispatcher, http, true);
+    axum::Router::new().fallback(move |req: axum::extract::Request| {
+        let probes = probes.clone();
+        async move {
+            let probe = (req.method() == http::Method::GET)
+                .then(|| probes.probe(req.uri().path()))
+                .flatten();
+            match probe {
+                Some(probe) => probes.answer(probe).await,
+                None => super::response::empty(StatusCode::NOT_FOUND),
+            }
+        }
+    })
 }

@@ -24,6 +24,7 @@ use crate::protocol::{ProtocolVersion, RequestId};
 use crate::server::Server;
 use crate::session::Session;
 use crate::subscriptions::{Listening, Next};
+use crate::telemetry::metrics::{OpenStream, StreamKind};
 use crate::transport::sse;
 
 fn rpc_error_body(code: i32, message: &str) -> String {
@@ -129,6 +130,7 @@ pub(super) async fn store_event<S: Server>(
     match st.cfg.event_store.append(session, stream, data).await {
         Ok(id) => Some(id),
         Err(e) => {
+            crate::telemetry::metrics::store_error("events");
             tracing::warn!(error = %e, session, "an SSE event could not be stored; it is sent without an id");
             None
         }
@@ -183,11 +185,13 @@ pub(super) fn streaming(
         first: Option<Frame>,
         rx: Frames,
         handling: Option<Handling>,
+        _open: OpenStream,
     }
     let state = State {
         first: Some(first),
         rx,
         handling: Some(handling),
+        _open: OpenStream::new(StreamKind::Post),
     };
     // A stream without event ids cannot be resumed, so a request to close it early
     // (`Frame::Close`) is ignored: it becomes an empty frame.
@@ -244,6 +248,7 @@ pub(super) fn listen_response<S: Server>(
     let body = ListenBody {
         open: Some((listening, st, id, session)),
         ending: None,
+        _open: OpenStream::new(StreamKind::Listen),
     };
     let mut resp = Response::new(Body::from_stream(body));
     sse_headers(&mut resp);
@@ -259,6 +264,8 @@ type OpenListen<S> = (Listening, Arc<HttpState<S>>, RequestId, Arc<Session>);
 struct ListenBody<S: Server> {
     open: Option<OpenListen<S>>,
     ending: Option<Pin<Box<dyn Future<Output = Bytes> + Send>>>,
+    /// Counts the stream open (nothing without the `metrics` feature).
+    _open: OpenStream,
 }
 
 impl<S: Server> futures_util::Stream for ListenBody<S> {
@@ -333,10 +340,11 @@ pub(super) fn resumable<S: Server>(
             }
         }
     });
-    let body = futures_util::stream::unfold(body, |mut rx| async move {
+    let open = (body, OpenStream::new(StreamKind::Post));
+    let body = futures_util::stream::unfold(open, |(mut rx, open)| async move {
         rx.recv()
             .await
-            .map(|frame| (Ok::<_, Infallible>(frame), rx))
+            .map(|frame| (Ok::<_, Infallible>(frame), (rx, open)))
     });
     let mut resp = Response::new(Body::from_stream(body));
     sse_headers(&mut resp);

@@ -46,7 +46,10 @@ where
 /// here).
 ///
 /// Beside the endpoint the listener answers `GET /healthz` and `GET /readyz`
-/// ([`HttpConfig::health_path`], [`HttpConfig::ready_path`]). Once `shutdown` completes:
+/// ([`HttpConfig::health_path`], [`HttpConfig::ready_path`]), and, with the `prometheus`
+/// feature and `install_prometheus()`, `GET /metrics` (`HttpConfig::metrics_path`); with an [`HttpConfig::admin_addr`] it binds that address too
+/// and answers the probes and the metrics there, the metrics there alone. Once `shutdown`
+/// completes:
 ///
 /// 1. readiness answers `503` ([`Dispatcher::drain`]), and the listener keeps accepting and
 ///    serving for [`HttpConfig::drain_delay`], so that a load balancer checking it stops
@@ -118,6 +121,21 @@ where
     let watch = Watch::new();
     tokio::spawn(Arc::clone(&watch).sweep(watch::sweep_every(header_timeout)));
     let metadata = http.protected_resource.as_ref().map(metadata_body);
+    // The probes and the metrics on an address of their own, if one is set; it is served
+    // until this function returns (the probes answer through the drain).
+    let admin = match http.admin_addr {
+        Some(addr) => {
+            let admin_listener = tokio::net::TcpListener::bind(addr).await?;
+            let router = super::probes::admin(&dispatcher, &http);
+            tracing::info!(addr = %admin_listener.local_addr()?, "serving the probes and metrics");
+            Some(AbortOnDrop(tokio::spawn(async move {
+                if let Err(e) = axum::serve(admin_listener, router).await {
+                    tracing::warn!(error = %e, "the admin listener stopped");
+                }
+            })))
+        }
+        None => None,
+    };
     let app = AtMcp {
         mcp: endpoint_for(dispatcher, http),
         metadata,
@@ -216,7 +234,17 @@ where
             "requests still in flight at the end of the grace period are dropped"
         );
     }
+    drop(admin);
     Ok(())
+}
+
+/// Stops a spawned task when dropped (the admin listener, when serving ends however it ends).
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// The HTTP version a connection speaks, told by its first bytes.

@@ -24,6 +24,7 @@ use crate::server::Server;
 use crate::session::{Request, Session};
 use crate::store::StoredEvent;
 use crate::subscriptions::{Kind, Registration};
+use crate::telemetry::metrics::{OpenStream, StreamKind};
 use crate::transport::sse;
 
 /// The stored session `id`, or the 404 that unknown, terminated and evicted ids all get (with the
@@ -127,6 +128,8 @@ struct StreamGuard<S: Server> {
     st: Arc<HttpState<S>>,
     session: String,
     generation: u64,
+    /// Counts the stream open (nothing without the `metrics` feature).
+    _open: OpenStream,
 }
 
 impl<S: Server> Drop for StreamGuard<S> {
@@ -176,7 +179,7 @@ pub(super) async fn get<S: Server>(st: &Arc<HttpState<S>>, request: Request) -> 
             Ok(None) => {}
             Err(e) => {
                 tracing::warn!(error = %e, session = %id, "stored events could not be read");
-                return shared::store_failed(&e, None);
+                return shared::store_failed(&e, "events", None);
             }
         }
     }
@@ -195,6 +198,7 @@ pub(super) async fn get<S: Server>(st: &Arc<HttpState<S>>, request: Request) -> 
         st: Arc::clone(st),
         session: id.clone(),
         generation,
+        _open: OpenStream::new(StreamKind::Get),
     };
     let mut first = Vec::new();
     if session.protocol_version >= ProtocolVersion::V2025_11_25
@@ -205,7 +209,7 @@ pub(super) async fn get<S: Server>(st: &Arc<HttpState<S>>, request: Request) -> 
             st.cfg.sse_retry.as_millis().try_into().unwrap_or(u64::MAX),
         ));
     }
-    first.extend(replayed.iter().map(|e| sse::event(Some(&e.id), &e.data)));
+    first.extend(replayed.iter().map(|e| sse::replayed(&e.id, &e.data)));
     // Change notifications (list changes, updates of subscribed resources) come while the stream
     // is open; a session without an open stream misses them (they are not kept).
     let (registration, changes) = st
@@ -311,7 +315,7 @@ pub(super) async fn delete<S: Server>(st: &Arc<HttpState<S>>, request: Request) 
     if let Some(store) = &st.cfg.session_store
         && let Err(e) = shared::delete(st, store.as_ref(), &id).await
     {
-        return shared::store_failed(&e, None);
+        return shared::store_failed(&e, "sessions", None);
     }
     st.sessions.remove(&id);
     forget_events(st, &id).await;
@@ -351,7 +355,7 @@ fn resume_post_stream<S: Server>(
     let from = events.last().map(|e| e.id.clone()).unwrap_or_default();
     let mut frames = Vec::new();
     for e in events.iter().skip(1) {
-        frames.extend_from_slice(&sse::event(Some(&e.id), &e.data));
+        frames.extend_from_slice(&sse::replayed(&e.id, &e.data));
     }
     let head = futures_util::stream::iter((!frames.is_empty()).then(|| Bytes::from(frames)));
     let deadline = tokio::time::Instant::now() + RESUME_WAIT;

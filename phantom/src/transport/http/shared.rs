@@ -42,7 +42,12 @@ fn session_of(record: SessionRecord) -> Option<Session> {
 
 /// The answer to a store that failed: `503` with `Retry-After: 1` when it is unavailable, `500`
 /// otherwise, and a JSON-RPC error that names the session store.
-pub(super) fn store_failed(error: &StoreError, head: Option<&Inspected<'_>>) -> Response {
+pub(super) fn store_failed(
+    error: &StoreError,
+    seam: &'static str,
+    head: Option<&Inspected<'_>>,
+) -> Response {
+    crate::telemetry::metrics::store_error(seam);
     let unavailable = error.kind() == StoreErrorKind::Unavailable;
     let (status, what) = if unavailable {
         (StatusCode::SERVICE_UNAVAILABLE, "Service unavailable")
@@ -117,7 +122,7 @@ pub(super) async fn find<S: Server>(
             }
             Err(e) => {
                 log_failure(st, &e);
-                return Found::Failed(store_failed(&e, head));
+                return Found::Failed(store_failed(&e, "sessions", head));
             }
         }
     }
@@ -144,7 +149,7 @@ pub(super) async fn find<S: Server>(
         }
         Err(e) => {
             log_failure(st, &e);
-            Found::Failed(store_failed(&e, head))
+            Found::Failed(store_failed(&e, "sessions", head))
         }
     }
 }

@@ -8,6 +8,11 @@
 //! W3C `TraceContextPropagator` reads `_meta.traceparent` and `_meta.tracestate`, and the context
 //! goes to `tracing-opentelemetry` (`OpenTelemetrySpanExt::set_parent`), so a span exported
 //! through its layer has the client's trace id and parent span id.
+//!
+//! With the `metrics` feature, requests, sessions, streams, refusals, store errors, tasks, the
+//! drain and the backend's health are recorded on the `metrics` facade (`metrics.rs`).
+
+pub(crate) mod metrics;
 
 use std::time::Instant;
 
