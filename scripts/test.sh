@@ -2,11 +2,12 @@
 # The project's test command (README "Run the tests"). On a fresh machine it installs what the tests
 # need (redis-server and redis-cli from Debian's packages, for the scale-out tests; Node 22, the
 # pinned MCP conformance suites, MCP Inspector, playwright-core and @modelcontextprotocol/ext-apps
-# from npm into .cache/, Python `mcp` from PyPI, Chromium from Debian's packages) and then runs: format check, clippy, every Rust test (unit, integration, trybuild
+# from npm into .cache/, Python `mcp` from PyPI, Chromium, HAProxy and Prometheus from Debian's
+# packages) and then runs: format check, clippy, every Rust test (unit, integration, trybuild
 # ui, doc), the README quickstart built as a new crate, rustdoc, `cargo package` of the publishable
 # crates (it needs a committed working tree), the official conformance suites against
 # examples/everything (one node, then two nodes on one Redis behind HAProxy), a node's failover,
-# a rolling restart of that cluster under load,
+# a rolling restart of that cluster under load, a real Prometheus scraping two nodes,
 # the MCP Inspector CLI against both examples, MCP Apps in headless Chromium, phantom's own MCP
 # client against the reference server-everything (npm) and a FastMCP server (PyPI),
 # and a real Python MCP client against examples/studies.
@@ -146,6 +147,9 @@ if ! $only_rust; then
 
   step "rolling restart: each node of the cluster (HAProxy checking /readyz) gets SIGTERM, then SIGINT, and is started again under load; 0 failed requests, every call run once"
   bash tests/harness/rolling/run.sh
+
+  step "Prometheus (Debian's package) scrapes two nodes under a known load: each node's rate within ±10 %, the p99 of tools/call from histogram_quantile"
+  bash tests/harness/prometheus/run.sh
 
   step "MCP Inspector CLI 2.12.0: lists, calls and --strict schema checks of studies and everything"
   bash tests/harness/inspector/run.sh
