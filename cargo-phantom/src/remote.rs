@@ -78,6 +78,27 @@ pub(crate) async fn connect(target: &Target<'_>, conn: &Connection) -> Result<Cl
     let no_input = conn.no_input;
     builder = builder.on_elicit(move |params| elicit::answer(params, no_input));
     builder.connect().await.map_err(|e| {
+        if let Some(status @ (401 | 403)) = e.status() {
+            let challenge = e
+                .www_authenticate()
+                .map(|c| format!(" (WWW-Authenticate: {c})"))
+                .unwrap_or_default();
+            let (what, help) = if status == 401 {
+                (
+                    "wants a token",
+                    "give it with `--bearer TOKEN` (or `--header Authorization:…`)",
+                )
+            } else {
+                (
+                    "refused the token",
+                    "give a token with the scopes it asks for (`--bearer TOKEN`)",
+                )
+            };
+            return Failure::new(format!(
+                "cannot connect to {target}: the server {what} (HTTP {status}){challenge}"
+            ))
+            .help(help);
+        }
         Failure::new(format!("cannot connect to {target}: {e}")).help(match target {
             Target::Url(_) => "check the URL (phantom serves at `/mcp`) and that the server runs; `--era legacy` or `--era modern` pins the era",
             Target::Command(..) => "check that the command starts an MCP server on stdin/stdout (phantom's examples take `--stdio`)",

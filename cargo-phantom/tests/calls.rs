@@ -229,3 +229,67 @@ fn server_everything_over_stdio() {
     let got = json_of(&stdio(&["prompt", &prompt, "--json"]));
     assert!(got["messages"].is_array(), "{got}");
 }
+
+/// A server that wants a bearer token: every request is answered `401` with a challenge and an
+/// OAuth error body (not JSON-RPC), as a server behind bearer authentication answers.
+fn wants_a_token() -> String {
+    use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("address").port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { continue };
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream);
+                loop {
+                    // One request: its head, then its body (Content-Length).
+                    let mut length = 0usize;
+                    loop {
+                        let mut line = String::new();
+                        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                            return;
+                        }
+                        if line == "\r\n" {
+                            break;
+                        }
+                        if let Some((name, value)) = line.split_once(':')
+                            && name.eq_ignore_ascii_case("content-length")
+                        {
+                            length = value.trim().parse().unwrap_or(0);
+                        }
+                    }
+                    let mut body = vec![0; length];
+                    if reader.read_exact(&mut body).is_err() {
+                        return;
+                    }
+                    let answer = r#"{"error":"invalid_token","error_description":"no token"}"#;
+                    let response = format!(
+                        "HTTP/1.1 401 Unauthorized\r\nwww-authenticate: Bearer resource_metadata=\"http://127.0.0.1:{port}/.well-known/oauth-protected-resource\"\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{answer}",
+                        answer.len()
+                    );
+                    if reader.get_mut().write_all(response.as_bytes()).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    format!("http://127.0.0.1:{port}/mcp")
+}
+
+#[test]
+fn a_server_that_wants_a_token_says_so() {
+    let sandbox = Sandbox::new("token");
+    let url = wants_a_token();
+    for era in ["auto", "legacy", "modern"] {
+        let out = sandbox.run(&["list", "--era", era, &url]);
+        assert_eq!(out.status.code(), Some(1), "{}", both(&out));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("the server wants a token (HTTP 401)")
+                && stderr.contains("resource_metadata=")
+                && stderr.contains("--bearer TOKEN"),
+            "{era}: {stderr}"
+        );
+    }
+}

@@ -12,6 +12,7 @@ mod chain;
 
 mod asks;
 mod cache;
+mod defects;
 mod gateway;
 mod middleware;
 mod others;

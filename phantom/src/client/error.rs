@@ -12,11 +12,18 @@ pub enum ClientError {
     #[error("transport: {0}")]
     Transport(String),
     /// The server answered over HTTP with a status that is not a JSON-RPC answer (`401`, `403`,
-    /// `404` for an unknown session, `503`, …), with the body it sent.
+    /// `404` for an unknown session, `429`, `503`, …), with the headers and body it sent. A `401`,
+    /// or any answer with a `WWW-Authenticate` challenge (a `403` for a missing scope), is always
+    /// this, whatever its body (an OAuth error such as `{"error":"invalid_token"}` is not a
+    /// JSON-RPC answer, and a JSON-RPC one would hide the challenge); read the challenge with
+    /// [`www_authenticate`](Self::www_authenticate), a `429`'s wait with
+    /// [`retry_after`](Self::retry_after).
     #[error("HTTP {status}: {body}")]
     Http {
         /// The HTTP status code.
         status: u16,
+        /// The response's headers (`WWW-Authenticate`, `Retry-After`, …).
+        headers: http::HeaderMap,
         /// The response body, as text.
         body: String,
     },
@@ -47,6 +54,39 @@ impl ClientError {
     pub fn code(&self) -> Option<i64> {
         match self {
             Self::Rpc { code, .. } => Some(*code),
+            _ => None,
+        }
+    }
+
+    /// The HTTP status, when the server answered with one that is not a JSON-RPC answer
+    /// ([`ClientError::Http`]).
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            Self::Http { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+
+    /// The `WWW-Authenticate` challenge of an HTTP answer (`401`, or `403` for a scope the token
+    /// lacks), e.g. `Bearer error="invalid_token", resource_metadata="…"`.
+    pub fn www_authenticate(&self) -> Option<&str> {
+        self.header(http::header::WWW_AUTHENTICATE)
+    }
+
+    /// How long an HTTP answer (`429`, `503`) asks to wait before trying again: its
+    /// `Retry-After` in seconds (an HTTP date is not read).
+    pub fn retry_after(&self) -> Option<std::time::Duration> {
+        let seconds = self
+            .header(http::header::RETRY_AFTER)?
+            .trim()
+            .parse()
+            .ok()?;
+        Some(std::time::Duration::from_secs(seconds))
+    }
+
+    fn header(&self, name: http::header::HeaderName) -> Option<&str> {
+        match self {
+            Self::Http { headers, .. } => headers.get(name)?.to_str().ok(),
             _ => None,
         }
     }

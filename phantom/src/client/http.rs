@@ -54,8 +54,10 @@ impl Http {
         self.session.locked().clone()
     }
 
-    pub(super) fn set_version(&self, version: &str) {
-        *self.version.locked() = Some(version.to_owned());
+    /// The `MCP-Protocol-Version` sent on every later request (none: not sent, as for
+    /// `initialize`).
+    pub(super) fn set_version(&self, version: Option<&str>) {
+        *self.version.locked() = version.map(str::to_owned);
     }
 
     fn build(
@@ -121,17 +123,26 @@ impl Http {
                 return Ok(futures_util::stream::empty().boxed());
             }
             if !status.is_success() && !sse {
-                let body = response.into_body().collect().await.map(|b| b.to_bytes());
+                let (parts, body) = response.into_parts();
+                let body = body.collect().await.map(|b| b.to_bytes());
                 let body = body.unwrap_or_default();
                 let text = String::from_utf8_lossy(&body).into_owned();
-                // A JSON-RPC error sent with a 4xx status is still a JSON-RPC answer.
-                if let Ok(value) = serde_json::from_str::<Value>(&text)
-                    && value.get("error").is_some()
+                // A JSON-RPC error sent with a 4xx status is still a JSON-RPC answer. A 401, or
+                // any answer with an authentication challenge (a 403 for a missing scope), is
+                // the HTTP layer's whatever its body — the caller needs the challenge — and so
+                // is a body that is not a JSON-RPC error response (an OAuth error's
+                // `{"error":"invalid_token"}`).
+                let challenged = status == StatusCode::UNAUTHORIZED
+                    || parts.headers.contains_key(header::WWW_AUTHENTICATE);
+                if !challenged
+                    && let Ok(value) = serde_json::from_str::<Value>(&text)
+                    && is_rpc_error(&value)
                 {
                     return Ok(futures_util::stream::iter([Ok(value)]).boxed());
                 }
                 return Err(ClientError::Http {
                     status: status.as_u16(),
+                    headers: parts.headers,
                     body: text,
                 });
             }
@@ -165,6 +176,7 @@ impl Http {
             s if s.is_success() => Ok(Some(events(response.into_body()))),
             s => Err(ClientError::Http {
                 status: s.as_u16(),
+                headers: response.headers().clone(),
                 body: String::new(),
             }),
         }
@@ -306,11 +318,22 @@ impl Http {
         if !response.status().is_success() {
             return Err(ClientError::Http {
                 status: response.status().as_u16(),
+                headers: response.headers().clone(),
                 body: String::new(),
             });
         }
         Ok(response.into_body())
     }
+}
+
+/// Whether `value` is a JSON-RPC error response: `"jsonrpc": "2.0"` and an `error` object with
+/// an integer `code`.
+fn is_rpc_error(value: &Value) -> bool {
+    value.get("jsonrpc").and_then(Value::as_str) == Some("2.0")
+        && value
+            .get("error")
+            .and_then(|e| e.get("code"))
+            .is_some_and(Value::is_i64)
 }
 
 /// One SSE event: its `id`, `retry` and the JSON of its `data` lines.

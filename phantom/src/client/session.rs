@@ -13,6 +13,14 @@ use super::{
 
 const LEGACY: &str = "2025-11-25";
 const MODERN: &str = "2026-07-28";
+
+/// Whether a `server/discover` result lists the 2026-07-28 version among its
+/// `supportedVersions`.
+fn speaks_modern(found: &Value) -> bool {
+    found["supportedVersions"]
+        .as_array()
+        .is_some_and(|versions| versions.iter().any(|v| v.as_str() == Some(MODERN)))
+}
 /// Rounds of `input_required` one request may take before the client gives up.
 const MAX_ROUNDS: usize = 16;
 
@@ -151,10 +159,12 @@ impl Client {
         };
         if builder.era != Era::Legacy {
             if let Link::Http(h) = &*client.link {
-                h.set_version(MODERN);
+                h.set_version(Some(MODERN));
             }
             match client.request("server/discover", json!({})).await {
-                Ok(found) => {
+                // Any result is not enough: a legacy server may answer methods it does not
+                // know with `{}`. It must list a 2026-07-28 version this client speaks.
+                Ok(found) if speaks_modern(&found) => {
                     // 2026-07-28 results carry it in `_meta`.
                     let info = &found["_meta"]["io.modelcontextprotocol/serverInfo"];
                     client.server_info = if info.is_null() {
@@ -166,7 +176,23 @@ impl Client {
                     client.follow();
                     return Ok(client);
                 }
+                Ok(found) if builder.era == Era::Modern => {
+                    return Err(ClientError::protocol(format!(
+                        "the server's `server/discover` lists no version this client speaks ({MODERN}): {}",
+                        found["supportedVersions"]
+                    )));
+                }
+                Ok(_) => tracing::debug!(
+                    "server/discover lists no 2026-07-28 version: initializing a session"
+                ),
                 Err(e) if builder.era == Era::Modern => return Err(e),
+                // Refused for want of credentials: initializing would be refused too, and the
+                // caller needs this answer (its challenge), not the next one's.
+                Err(
+                    e @ ClientError::Http {
+                        status: 401 | 403, ..
+                    },
+                ) => return Err(e),
                 Err(e) => tracing::debug!(error = %e, "no server/discover: initializing a session"),
             }
         }
@@ -178,6 +204,11 @@ impl Client {
     async fn initialize(&mut self) -> Result<(), ClientError> {
         self.era = Era::Legacy;
         self.version = LEGACY.into();
+        // `initialize` carries its version in its params, not in the header (a 2026-07-28
+        // header left from `server/discover` would be refused).
+        if let Link::Http(h) = &*self.link {
+            h.set_version(None);
+        }
         let params = json!({
             "protocolVersion": LEGACY,
             "capabilities": self.capabilities,
@@ -188,7 +219,7 @@ impl Client {
             self.version = version.to_owned();
         }
         if let Link::Http(h) = &*self.link {
-            h.set_version(&self.version);
+            h.set_version(Some(&self.version));
         }
         self.server_info = result["serverInfo"].clone();
         self.server_capabilities = result["capabilities"].clone();

@@ -1,0 +1,155 @@
+//! Client defects found by the official client suite, each against a small scripted server
+//! (axum) that answers as the suite's servers do: a `401` with an OAuth error body, a legacy
+//! server that answers any method with `{}`, a `429` with `Retry-After`.
+
+use std::sync::{Arc, Mutex};
+
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use phantom::client::{Client, ClientError, Era};
+use serde_json::{Value, json};
+
+/// What the scripted server saw: each POST's JSON-RPC method and `MCP-Protocol-Version`.
+type Seen = Arc<Mutex<Vec<(String, Option<String>)>>>;
+
+/// Serves `answer` for every POST (given the method, the id and the body), and `405` for GET;
+/// returns the URL and what it saw.
+async fn scripted(
+    answer: impl Fn(&str, &Value) -> Response + Clone + Send + Sync + 'static,
+) -> (String, Seen) {
+    let seen: Seen = Arc::default();
+    let log = Arc::clone(&seen);
+    let app = axum::Router::new().route(
+        "/mcp",
+        axum::routing::post(move |headers: HeaderMap, body: String| {
+            let answer = answer.clone();
+            let log = Arc::clone(&log);
+            async move {
+                let message: Value = serde_json::from_str(&body).unwrap_or_default();
+                let method = message["method"].as_str().unwrap_or_default().to_owned();
+                let version = headers
+                    .get("mcp-protocol-version")
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_owned);
+                log.lock().unwrap().push((method.clone(), version));
+                answer(&method, &message)
+            }
+        })
+        .get(|| async { StatusCode::METHOD_NOT_ALLOWED }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("address");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (format!("http://{addr}/mcp"), seen)
+}
+
+/// A JSON body.
+fn json_body(
+    status: StatusCode,
+    value: &Value,
+) -> (StatusCode, [(&'static str, &'static str); 1], String) {
+    (
+        status,
+        [("content-type", "application/json")],
+        value.to_string(),
+    )
+}
+
+/// The error `builder` fails to connect with.
+async fn refused(builder: phantom::client::Builder) -> ClientError {
+    match builder.connect().await {
+        Ok(_) => panic!("connected"),
+        Err(error) => error,
+    }
+}
+
+fn result(message: &Value, result: &Value) -> Response {
+    let body = json!({"jsonrpc": "2.0", "id": message["id"], "result": result});
+    json_body(StatusCode::OK, &body).into_response()
+}
+
+#[tokio::test]
+async fn a_401_is_an_http_error_with_its_challenge_in_every_era() {
+    let (url, _) = scripted(|_, _| {
+        let body = json!({"error": "invalid_token", "error_description": "expired"});
+        (
+            [(
+                "www-authenticate",
+                r#"Bearer error="invalid_token", resource_metadata="http://x/.well-known/oauth-protected-resource""#,
+            )],
+            json_body(StatusCode::UNAUTHORIZED, &body),
+        )
+            .into_response()
+    })
+    .await;
+    for era in [Era::Auto, Era::Legacy, Era::Modern] {
+        let error = refused(Client::http(&url).era(era)).await;
+        assert!(
+            matches!(&error, ClientError::Http { status: 401, body, .. } if body.contains("invalid_token")),
+            "{era:?}: {error:?}"
+        );
+        assert_eq!(error.status(), Some(401));
+        assert_eq!(
+            error.www_authenticate(),
+            Some(
+                r#"Bearer error="invalid_token", resource_metadata="http://x/.well-known/oauth-protected-resource""#
+            ),
+            "{era:?}"
+        );
+    }
+}
+
+/// A legacy server that answers methods it does not know with an empty result (as the official
+/// suite's `initialize` scenario does): `server/discover`'s `{}` lists no 2026-07-28 version, so
+/// `Era::Auto` initializes a session, without the 2026-07-28 header.
+#[tokio::test]
+async fn auto_initializes_a_server_that_answers_anything_with_an_empty_result() {
+    let (url, seen) = scripted(|method, message| match method {
+        "initialize" => result(
+            message,
+            &json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "anything", "version": "1"},
+            }),
+        ),
+        m if m.starts_with("notifications/") => StatusCode::ACCEPTED.into_response(),
+        _ => result(message, &json!({})),
+    })
+    .await;
+    let client = Client::http(&url).connect().await.expect("connects");
+    assert_eq!(client.era(), Era::Legacy);
+    let seen = seen.lock().unwrap().clone();
+    let initialize = seen
+        .iter()
+        .find(|(method, _)| method == "initialize")
+        .unwrap_or_else(|| panic!("no initialize: {seen:?}"));
+    assert_eq!(initialize.1, None, "{seen:?}");
+    // A client that insists on 2026-07-28 hears why it cannot have it.
+    let error = refused(Client::http(&url).era(Era::Modern)).await;
+    assert!(
+        error
+            .to_string()
+            .contains("lists no version this client speaks"),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn a_429_says_how_long_to_wait() {
+    let (url, _) = scripted(|_, _| {
+        (
+            StatusCode::TOO_MANY_REQUESTS,
+            [("retry-after", "3")],
+            "slow down",
+        )
+            .into_response()
+    })
+    .await;
+    let error = refused(Client::http(&url).era(Era::Legacy)).await;
+    assert_eq!(error.status(), Some(429), "{error:?}");
+    assert_eq!(error.retry_after(), Some(std::time::Duration::from_secs(3)));
+    assert_eq!(error.www_authenticate(), None);
+}
