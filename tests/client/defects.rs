@@ -153,3 +153,40 @@ async fn a_429_says_how_long_to_wait() {
     assert_eq!(error.retry_after(), Some(std::time::Duration::from_secs(3)));
     assert_eq!(error.www_authenticate(), None);
 }
+
+/// `close(&self)`: a client shared through an `Arc` is closed by any holder — its legacy session
+/// deleted, a stdio server's process killed — and a second close does
+/// nothing. (`close(self)` could not be called through an `Arc`.)
+#[tokio::test]
+async fn a_shared_client_is_closed_by_any_holder() {
+    use crate::support::TestServer;
+    use phantom::http::HttpConfig;
+    let server = TestServer::start(HttpConfig::default()).await;
+    let client = Arc::new(
+        Client::http(&format!("http://{}/mcp", server.addr))
+            .era(Era::Legacy)
+            .connect()
+            .await
+            .expect("connects"),
+    );
+    let other = Arc::clone(&client);
+    other.list_tools(None).await.expect("a session");
+    client.close().await;
+    client.close().await;
+    assert!(other.list_tools(None).await.is_err(), "the session is gone");
+
+    let stdio = Arc::new(
+        Client::stdio(env!("CARGO_BIN_EXE_stdio-server"), Vec::<String>::new())
+            .era(Era::Legacy)
+            .connect()
+            .await
+            .expect("starts"),
+    );
+    let holder = Arc::clone(&stdio);
+    holder.list_tools(None).await.expect("the process answers");
+    stdio.close().await;
+    let after = tokio::time::timeout(std::time::Duration::from_secs(5), holder.list_tools(None))
+        .await
+        .expect("an answer, not a wait");
+    assert!(after.is_err(), "the process is gone");
+}

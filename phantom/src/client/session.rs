@@ -513,10 +513,13 @@ impl Client {
     }
 
     /// Ends the connection: `DELETE` of a legacy HTTP session; a stdio server's process is
-    /// killed.
-    pub async fn close(self) {
-        if let Link::Http(h) = &*self.link {
-            h.close().await;
+    /// killed. It takes `&self`, so that a client shared through an `Arc` can be closed by any
+    /// holder; a request made after it fails (the session is gone, or the process). A second
+    /// call does nothing.
+    pub async fn close(&self) {
+        match &*self.link {
+            Link::Http(h) => h.close().await,
+            Link::Stdio(s) => s.close(),
         }
     }
 }

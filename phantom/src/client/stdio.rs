@@ -21,7 +21,8 @@ pub(super) struct Stdio {
     stdin: tokio::sync::Mutex<ChildStdin>,
     /// The requests waiting for their responses, by id (as JSON text).
     pending: Arc<Mutex<Senders>>,
-    _child: Child,
+    /// Killed when the client closes or is dropped (`kill_on_drop`).
+    child: Mutex<Child>,
 }
 
 impl Stdio {
@@ -63,8 +64,15 @@ impl Stdio {
         Ok(Self {
             stdin: tokio::sync::Mutex::new(stdin),
             pending,
-            _child: child,
+            child: Mutex::new(child),
         })
+    }
+
+    /// Kills the server's process (once: a second call finds it killed).
+    pub(super) fn close(&self) {
+        if let Err(error) = self.child.locked().start_kill() {
+            tracing::debug!(%error, "the stdio server's process could not be killed");
+        }
     }
 
     /// Writes one message; for a request (`id` given), the messages that answer it: server

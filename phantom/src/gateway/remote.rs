@@ -257,11 +257,7 @@ impl Remote {
                 if let Some(gone) = sessions.insert(id, Arc::clone(&cell))
                     && let Some(client) = gone.get().cloned()
                 {
-                    tokio::spawn(async move {
-                        if let Ok(client) = Arc::try_unwrap(client) {
-                            client.close().await;
-                        }
-                    });
+                    tokio::spawn(async move { client.close().await });
                 }
                 cell
             }
