@@ -9,8 +9,8 @@ use axum::response::{IntoResponse, Response};
 use phantom::client::{Client, ClientError, Era};
 use serde_json::{Value, json};
 
-/// What the scripted server saw: each POST's JSON-RPC method and `MCP-Protocol-Version`.
-type Seen = Arc<Mutex<Vec<(String, Option<String>)>>>;
+/// What the scripted server saw: each POST's JSON-RPC method, `MCP-Protocol-Version` and message.
+type Seen = Arc<Mutex<Vec<(String, Option<String>, Value)>>>;
 
 /// Serves `answer` for every POST (given the method, the id and the body), and `405` for GET;
 /// returns the URL and what it saw.
@@ -31,7 +31,9 @@ async fn scripted(
                     .get("mcp-protocol-version")
                     .and_then(|v| v.to_str().ok())
                     .map(str::to_owned);
-                log.lock().unwrap().push((method.clone(), version));
+                log.lock()
+                    .unwrap()
+                    .push((method.clone(), version, message.clone()));
                 answer(&method, &message)
             }
         })
@@ -124,7 +126,7 @@ async fn auto_initializes_a_server_that_answers_anything_with_an_empty_result() 
     let seen = seen.lock().unwrap().clone();
     let initialize = seen
         .iter()
-        .find(|(method, _)| method == "initialize")
+        .find(|(method, _, _)| method == "initialize")
         .unwrap_or_else(|| panic!("no initialize: {seen:?}"));
     assert_eq!(initialize.1, None, "{seen:?}");
     // A client that insists on 2026-07-28 hears why it cannot have it.
@@ -189,4 +191,86 @@ async fn a_shared_client_is_closed_by_any_holder() {
         .await
         .expect("an answer, not a wait");
     assert!(after.is_err(), "the process is gone");
+}
+
+/// `clientInfo` and the version `initialize` offers are the caller's to set; a server that
+/// answers `initialize` with a version the client does not speak is refused, not believed.
+#[tokio::test]
+async fn client_info_and_the_legacy_version_are_set_by_the_caller() {
+    use phantom::protocol::{Implementation, ProtocolVersion};
+    let answering = |version: &'static str| {
+        move |method: &str, message: &Value| match method {
+            "initialize" => result(
+                message,
+                &json!({
+                    "protocolVersion": version,
+                    "capabilities": {},
+                    "serverInfo": {"name": "old", "version": "1"},
+                }),
+            ),
+            m if m.starts_with("notifications/") => StatusCode::ACCEPTED.into_response(),
+            _ => result(message, &json!({"tools": []})),
+        }
+    };
+    let (url, seen) = scripted(answering("2025-06-18")).await;
+    let info = Implementation {
+        name: "desk-agent".into(),
+        version: "3.1.0".into(),
+        ..Implementation::default()
+    };
+    let client = Client::http(&url)
+        .era(Era::Legacy)
+        .client_info(info.clone())
+        .legacy_version(ProtocolVersion::V2025_06_18)
+        .connect()
+        .await
+        .expect("connects");
+    client.list_tools(None).await.expect("tools/list");
+    let seen = seen.lock().unwrap().clone();
+    let (_, _, initialize) = &seen[0];
+    assert_eq!(initialize["params"]["protocolVersion"], "2025-06-18");
+    assert_eq!(initialize["params"]["clientInfo"]["name"], "desk-agent");
+    assert_eq!(initialize["params"]["clientInfo"]["version"], "3.1.0");
+    // Later requests carry the version the server chose.
+    let (method, header, _) = &seen[2];
+    assert_eq!(
+        (method.as_str(), header.as_deref()),
+        ("tools/list", Some("2025-06-18"))
+    );
+
+    // 2026-07-28: in every request's `_meta`.
+    let (url, seen) = scripted(|method, message| match method {
+        "server/discover" => result(
+            message,
+            &json!({"supportedVersions": ["2026-07-28"], "capabilities": {}}),
+        ),
+        _ => result(message, &json!({"tools": []})),
+    })
+    .await;
+    let client = Client::http(&url)
+        .era(Era::Modern)
+        .client_info(info)
+        .connect()
+        .await
+        .expect("connects");
+    client.list_tools(None).await.expect("tools/list");
+    for (method, _, message) in seen.lock().unwrap().iter() {
+        assert_eq!(
+            message["params"]["_meta"]["io.modelcontextprotocol/clientInfo"]["name"], "desk-agent",
+            "{method}"
+        );
+    }
+
+    // A version the client does not speak, answered to `initialize`: refused.
+    let (url, _) = scripted(answering("1999-01-01")).await;
+    let error = refused(Client::http(&url).era(Era::Legacy)).await;
+    assert!(error.to_string().contains("`1999-01-01`"), "{error}");
+    // A 2026-07-28 version has no `initialize`.
+    let error = refused(
+        Client::http(&url)
+            .era(Era::Legacy)
+            .legacy_version(ProtocolVersion::V2026_07_28),
+    )
+    .await;
+    assert!(error.to_string().contains("has no `initialize`"), "{error}");
 }

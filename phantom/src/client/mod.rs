@@ -111,6 +111,8 @@ pub struct Builder {
     tasks: bool,
     capabilities: Option<Value>,
     log_level: Option<String>,
+    client_info: Option<crate::protocol::Implementation>,
+    legacy_version: crate::protocol::ProtocolVersion,
 }
 
 impl std::fmt::Debug for Builder {
@@ -144,6 +146,8 @@ impl Builder {
             tasks: false,
             capabilities: None,
             log_level: None,
+            client_info: None,
+            legacy_version: crate::protocol::ProtocolVersion::LATEST_LEGACY,
         }
     }
 
@@ -242,6 +246,23 @@ impl Builder {
     /// [`on_log`](Self::on_log).
     pub fn log_level(mut self, level: &str) -> Self {
         self.log_level = Some(level.to_owned());
+        self
+    }
+
+    /// How this client names itself to servers: `clientInfo` in `initialize` and in every
+    /// 2026-07-28 request's `_meta` (default: `phantom-client` and this crate's version).
+    pub fn client_info(mut self, info: crate::protocol::Implementation) -> Self {
+        self.client_info = Some(info);
+        self
+    }
+
+    /// The protocol version a legacy session offers in `initialize` (default
+    /// [`ProtocolVersion::LATEST_LEGACY`](crate::protocol::ProtocolVersion::LATEST_LEGACY),
+    /// 2025-11-25), for a server that speaks an older one. A 2026-07-28 version here is refused
+    /// by [`connect`](Self::connect): that era has no `initialize` (choose it with
+    /// [`era`](Self::era)).
+    pub fn legacy_version(mut self, version: crate::protocol::ProtocolVersion) -> Self {
+        self.legacy_version = version;
         self
     }
 

@@ -11,7 +11,6 @@ use super::{
     Builder, ClientError, Era, Handler, Listener, Messages, Responder, Target, http, stdio,
 };
 
-const LEGACY: &str = "2025-11-25";
 const MODERN: &str = "2026-07-28";
 
 /// Whether a `server/discover` result lists the 2026-07-28 version among its
@@ -71,6 +70,10 @@ pub struct Client {
     timeout: std::time::Duration,
     /// The log level asked for ([`Builder::log_level`]).
     log_level: Option<String>,
+    /// `clientInfo` ([`Builder::client_info`]).
+    client_info: Value,
+    /// The version `initialize` offers ([`Builder::legacy_version`]).
+    legacy_version: crate::protocol::ProtocolVersion,
     /// The resource URIs subscribed to (a 2026-07-28 listen is opened again when they change).
     pub(super) watched: tokio::sync::watch::Sender<std::collections::BTreeSet<String>>,
     /// The `x-mcp-header` arguments of each listed tool: `(argument, header)`.
@@ -111,6 +114,13 @@ impl Client {
     }
 
     pub(super) async fn connect(builder: Builder) -> Result<Self, ClientError> {
+        if builder.legacy_version.is_modern() {
+            return Err(ClientError::protocol(format!(
+                "Builder::legacy_version({}): {} has no `initialize`; choose it with `.era(Era::Modern)`",
+                builder.legacy_version.as_str(),
+                builder.legacy_version.as_str()
+            )));
+        }
         let link = Arc::new(match &builder.target {
             Target::Http { url, headers } => {
                 Link::Http(Arc::new(http::Http::new(url, headers.clone())?))
@@ -154,6 +164,12 @@ impl Client {
             listener: builder.listener,
             timeout: builder.timeout,
             log_level: builder.log_level,
+            client_info: match &builder.client_info {
+                Some(info) => serde_json::to_value(info)
+                    .map_err(|e| ClientError::protocol(format!("clientInfo: {e}")))?,
+                None => json!({"name": "phantom-client", "version": env!("CARGO_PKG_VERSION")}),
+            },
+            legacy_version: builder.legacy_version,
             param_names: std::sync::Mutex::default(),
             watched: tokio::sync::watch::Sender::new(std::collections::BTreeSet::new()),
         };
@@ -203,20 +219,28 @@ impl Client {
 
     async fn initialize(&mut self) -> Result<(), ClientError> {
         self.era = Era::Legacy;
-        self.version = LEGACY.into();
+        self.version = self.legacy_version.as_str().into();
         // `initialize` carries its version in its params, not in the header (a 2026-07-28
         // header left from `server/discover` would be refused).
         if let Link::Http(h) = &*self.link {
             h.set_version(None);
         }
         let params = json!({
-            "protocolVersion": LEGACY,
+            "protocolVersion": self.version,
             "capabilities": self.capabilities,
-            "clientInfo": {"name": "phantom-client", "version": env!("CARGO_PKG_VERSION")},
+            "clientInfo": self.client_info,
         });
         let result = self.request("initialize", params).await?;
         if let Some(version) = result["protocolVersion"].as_str() {
-            self.version = version.to_owned();
+            // The server answers the version it chose: one this client must speak.
+            match crate::protocol::ProtocolVersion::parse(version) {
+                Some(v) if !v.is_modern() => self.version = version.to_owned(),
+                _ => {
+                    return Err(ClientError::protocol(format!(
+                        "the server answered `initialize` with protocol version `{version}`, which this client does not speak in a session"
+                    )));
+                }
+            }
         }
         if let Link::Http(h) = &*self.link {
             h.set_version(Some(&self.version));
@@ -459,7 +483,7 @@ impl Client {
             .or_insert_with(|| self.capabilities.clone());
         meta.insert(
             "io.modelcontextprotocol/clientInfo".into(),
-            json!({"name": "phantom-client", "version": env!("CARGO_PKG_VERSION")}),
+            self.client_info.clone(),
         );
         if let Some(level) = &self.log_level {
             meta.entry("io.modelcontextprotocol/logLevel")
