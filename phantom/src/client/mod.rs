@@ -42,6 +42,7 @@
 mod calls;
 mod error;
 mod follow;
+mod handlers;
 mod http;
 mod responder;
 mod session;
@@ -54,7 +55,7 @@ use std::sync::Arc;
 use futures_util::stream::BoxStream;
 use serde_json::Value;
 
-pub(crate) use calls::param_headers_of;
+pub(crate) use calls::x_mcp_headers;
 pub use error::ClientError;
 pub use responder::Responder;
 pub use session::Client;
