@@ -584,3 +584,47 @@ async fn tools_with_invalid_x_mcp_headers_are_left_out() {
         .collect();
     assert_eq!(calls, [json!("valid")]);
 }
+
+/// A stdio server's request that comes with no request of the client in flight (here: right
+/// after `notifications/initialized`) is answered by the handlers; it was dropped, and the server
+/// waited for ever.
+#[tokio::test]
+async fn a_stdio_servers_request_outside_any_call_reaches_the_handler() {
+    // A stdio server in a few lines of Python: it asks once initialized, and tells what it got
+    // in a log notification.
+    const SERVER: &str = r#"
+import json, sys
+def send(m):
+    sys.stdout.write(json.dumps(m) + "\n"); sys.stdout.flush()
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("method") == "initialize":
+        send({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": "2025-11-25",
+              "capabilities": {"logging": {}}, "serverInfo": {"name": "asker", "version": "1"}}})
+    elif m.get("method") == "notifications/initialized":
+        send({"jsonrpc": "2.0", "id": "ask-1", "method": "elicitation/create", "params": {
+              "message": "Who?", "requestedSchema": {"type": "object", "properties": {
+              "name": {"type": "string", "default": "John Doe"}}}}})
+    elif m.get("id") == "ask-1":
+        send({"jsonrpc": "2.0", "method": "notifications/message",
+              "params": {"level": "info", "data": m.get("result") or m.get("error")}})
+"#;
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let _client = Client::stdio("python3", ["-c", SERVER])
+        .era(Era::Legacy)
+        .on_elicit(|_| async { json!({"action": "accept", "content": {}}) })
+        .on_log(move |params| {
+            let _ = tx.send(params["data"].clone());
+        })
+        .connect()
+        .await
+        .expect("starts");
+    let answered = tokio::time::timeout(std::time::Duration::from_secs(5), rx.recv())
+        .await
+        .expect("the server heard an answer")
+        .expect("a log");
+    assert_eq!(
+        answered,
+        json!({"action": "accept", "content": {"name": "John Doe"}})
+    );
+}
