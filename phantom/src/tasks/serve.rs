@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use super::lookup::{named, relay_of};
+use super::lookup::{named, node_gone, relay_of};
 use super::{StoredTask, Task, TaskInput, TaskStatus, new_task_id};
 use crate::extract::Context;
 use crate::input::{Engine, Exchange};
@@ -379,17 +379,11 @@ pub(crate) async fn finish<E: Env>(env: &E, within: std::time::Duration) {
         input.stop();
         match store.get(&id).await {
             Ok(Some(current)) if !current.task.status.is_terminal() => {
-                let error = ErrorObject::new(
-                    codes::INTERNAL_ERROR,
+                let failed = node_gone(
+                    current,
+                    "shut down before it finished",
                     "The node running this task shut down before it finished; start it again",
                 );
-                let failed = StoredTask {
-                    task: current
-                        .task
-                        .failed(error)
-                        .message("the node running this task shut down before it finished"),
-                    ..current
-                };
                 if let Err(e) = recorder(env).record(failed).await {
                     tracing::warn!(task = %id, error = %e, "a task stopped by the shutdown could not be stored failed");
                 }
