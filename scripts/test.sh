@@ -6,7 +6,8 @@
 # packages) and then runs: format check, clippy, every Rust test (unit, integration, trybuild
 # ui, doc), the README quickstart built as a new crate, rustdoc, `cargo package` of the publishable
 # crates (it needs a committed working tree), the official conformance suites against
-# examples/everything (one node, then two nodes on one Redis behind HAProxy), a node's failover,
+# examples/everything (one node, then two nodes on one Redis behind HAProxy), their client
+# scenarios against phantom::client (tests/bin/conformance_client.rs), a node's failover,
 # a rolling restart of that cluster under load, a real Prometheus scraping two nodes,
 # the MCP Inspector CLI against both examples, MCP Apps in headless Chromium, phantom's own MCP
 # client against the reference server-everything (npm) and a FastMCP server (PyPI),
@@ -141,6 +142,9 @@ cargo run -p phantom-bench --release -- smoke
 if ! $only_rust; then
   step "official MCP conformance suites (strict expected failures)"
   bash tests/harness/conformance/run.sh
+
+  step "official MCP conformance suites, client side: phantom::client in every scenario of 0.1.16 and 0.2.0-alpha.12 (--suite all, --requirements 2026-07-28; sse-retry alone)"
+  bash tests/harness/conformance/client.sh
 
   step "failover: a node killed (SIGKILL) with a legacy stream open; the client resumes on the other node"
   bash tests/harness/failover/run.sh
