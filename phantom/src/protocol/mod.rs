@@ -4,6 +4,7 @@ pub(crate) mod cache;
 pub(crate) mod descriptor;
 pub(crate) mod jsonrpc;
 mod method;
+mod model;
 pub(crate) mod scan;
 mod target;
 pub(crate) mod task;
@@ -17,6 +18,7 @@ pub use jsonrpc::{ErrorObject, RequestId, codes};
 pub(crate) use jsonrpc::{Key, Members, Params, raw_str};
 pub(crate) use method::Capability;
 pub use method::Method;
+pub use model::{Resource, ToolAnnotations};
 #[cfg(feature = "http")]
 pub(crate) use method::NameField;
 pub(crate) use target::{Target, TargetMember};
