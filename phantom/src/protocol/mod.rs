@@ -18,7 +18,10 @@ pub use jsonrpc::{ErrorObject, RequestId, codes};
 pub(crate) use jsonrpc::{Key, Members, Params, raw_str};
 pub(crate) use method::Capability;
 pub use method::Method;
-pub use model::{Resource, ToolAnnotations};
+pub use model::{
+    Prompt, PromptArgument, Resource, ResourceTemplate, SkillEntry, SkillFile, SkillFiles, Tool,
+    ToolAnnotations, ToolHints,
+};
 #[cfg(feature = "http")]
 pub(crate) use method::NameField;
 pub(crate) use target::{Target, TargetMember};
