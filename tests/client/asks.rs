@@ -89,13 +89,13 @@ async fn roots_and_sampling_are_answered_by_the_handlers_in_both_eras() {
             .expect("connects");
         let roots = client.call_tool("roots", json!({})).await.expect("roots");
         assert_eq!(
-            roots.text(),
+            roots.text_content(),
             "src=file:///src,docs=file:///docs",
             "{era:?}: the on_roots handler's answer"
         );
         let word = client.call_tool("word", json!({})).await.expect("word");
         assert_eq!(
-            word.text(),
+            word.text_content(),
             "echo-model: heard Say one word",
             "{era:?}: the on_sample handler's answer"
         );
@@ -160,7 +160,7 @@ async fn progress_and_logs_reach_their_listeners_and_close_ends_the_session() {
             .await
             .expect("connects");
         let counted = client.call_tool("count", json!({})).await.expect("count");
-        assert_eq!(counted.text(), "3", "{era:?}");
+        assert_eq!(counted.text_content(), "3", "{era:?}");
         assert_eq!(
             *progress.lock().unwrap(),
             vec![json!(1.0), json!(2.0), json!(3.0)],

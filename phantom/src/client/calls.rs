@@ -4,9 +4,13 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::types::{CallToolResult, Page, Prompt, Resource, Tool};
 use super::{Client, ClientError, Era};
+use crate::Page;
+use crate::content::ResourceContents;
 use crate::kernel::Locked as _;
+use crate::prompts::PromptReply;
+use crate::protocol::{Prompt, Resource, ResourceTemplate, SkillEntry, Tool};
+use crate::tools::ToolResult;
 
 impl Client {
     /// Runs `call` (any call of this client) until it answers or `cancel` resolves, whichever
@@ -64,12 +68,9 @@ impl Client {
         self.page("tools/list", "tools", cursor).await
     }
 
-    /// `tools/call`. A tool that failed is `Ok` with `is_error`.
-    pub async fn call_tool(
-        &self,
-        name: &str,
-        arguments: Value,
-    ) -> Result<CallToolResult, ClientError> {
+    /// `tools/call`. A tool that failed is `Ok` with `is_error`; its text is
+    /// [`ToolResult::text_content`].
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<ToolResult, ClientError> {
         self.typed("tools/call", json!({"name": name, "arguments": arguments}))
             .await
     }
@@ -79,9 +80,13 @@ impl Client {
         self.page("prompts/list", "prompts", cursor).await
     }
 
-    /// `prompts/get`: the prompt's `description` and `messages`, as sent.
-    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<Value, ClientError> {
-        self.request("prompts/get", json!({"name": name, "arguments": arguments}))
+    /// `prompts/get`: the prompt's `description` and `messages`.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<PromptReply, ClientError> {
+        self.typed("prompts/get", json!({"name": name, "arguments": arguments}))
             .await
     }
 
@@ -97,13 +102,13 @@ impl Client {
     pub async fn list_resource_templates(
         &self,
         cursor: Option<&str>,
-    ) -> Result<Page<Resource>, ClientError> {
+    ) -> Result<Page<ResourceTemplate>, ClientError> {
         self.page("resources/templates/list", "resourceTemplates", cursor)
             .await
     }
 
-    /// `resources/read`: the `contents`, as sent (`uri`, `mimeType`, `text` or `blob`).
-    pub async fn read_resource(&self, uri: &str) -> Result<Vec<Value>, ClientError> {
+    /// `resources/read`: the `contents` (`uri`, `mimeType`, `text` or `blob`).
+    pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContents>, ClientError> {
         let mut result = self.request("resources/read", json!({"uri": uri})).await?;
         serde_json::from_value(result["contents"].take())
             .map_err(|e| ClientError::protocol(format!("the contents of `{uri}` do not read: {e}")))
@@ -142,20 +147,21 @@ impl Client {
             .map_err(|e| ClientError::protocol(format!("the completion values do not read: {e}")))
     }
 
-    /// `skills/list` (the Skills extension), one page: each skill's listing as sent (`uri`,
-    /// `name`, `description`, …).
-    pub async fn list_skills(&self, cursor: Option<&str>) -> Result<Page<Value>, ClientError> {
+    /// `skills/list` (the Skills extension), one page: each skill's listing (the URI of its
+    /// `SKILL.md`, its frontmatter, its files with digests and sizes).
+    pub async fn list_skills(&self, cursor: Option<&str>) -> Result<Page<SkillEntry>, ClientError> {
         self.page("skills/list", "skills", cursor).await
     }
 
     /// `skills/get`: the listing of the skill whose `SKILL.md` is at `uri`.
-    pub async fn get_skill(&self, uri: &str) -> Result<Value, ClientError> {
+    pub async fn get_skill(&self, uri: &str) -> Result<SkillEntry, ClientError> {
         let mut result = self.request("skills/get", json!({"uri": uri})).await?;
-        Ok(result["skill"].take())
+        serde_json::from_value(result["skill"].take())
+            .map_err(|e| ClientError::protocol(format!("the skill `{uri}` does not read: {e}")))
     }
 
-    /// `resources/directory/read`: the children of a skill's directory, as sent.
-    pub async fn read_directory(&self, uri: &str) -> Result<Vec<Value>, ClientError> {
+    /// `resources/directory/read`: the children of a skill's directory.
+    pub async fn read_directory(&self, uri: &str) -> Result<Vec<Resource>, ClientError> {
         let mut result = self
             .request("resources/directory/read", json!({"uri": uri}))
             .await?;

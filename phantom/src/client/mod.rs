@@ -12,7 +12,7 @@
 //!     .await?;
 //! let tools = client.list_tools(None).await?;
 //! let result = client.call_tool("search", json!({"query": "memory"})).await?;
-//! println!("{} tools; search says {}", tools.items.len(), result.text());
+//! println!("{} tools; search says {}", tools.items.len(), result.text_content());
 //! client.close().await;
 //! # Ok(()) }
 //! ```
@@ -47,19 +47,39 @@ mod responder;
 mod session;
 mod stdio;
 mod tasks;
-mod types;
 
 use std::sync::Arc;
 
 use futures_util::stream::BoxStream;
 use serde_json::Value;
 
+pub use crate::Page;
 pub(crate) use calls::param_headers_of;
 pub use error::ClientError;
 pub use responder::Responder;
 pub use session::Client;
 pub use tasks::ToolCall;
-pub use types::{CallToolResult, Page, Prompt, Resource, Tool};
+
+/// A tool as `tools/list` describes it.
+#[deprecated(note = "use `phantom::protocol::Tool`, which the client returns")]
+pub type Tool = crate::protocol::Tool;
+
+/// A prompt as `prompts/list` describes it.
+#[deprecated(note = "use `phantom::protocol::Prompt`, which the client returns")]
+pub type Prompt = crate::protocol::Prompt;
+
+/// A resource as `resources/list` describes it (a template is now
+/// [`protocol::ResourceTemplate`](crate::protocol::ResourceTemplate)).
+#[deprecated(
+    note = "use `phantom::protocol::Resource` (`resources/list`) or `phantom::protocol::ResourceTemplate` (`resources/templates/list`)"
+)]
+pub type Resource = crate::protocol::Resource;
+
+/// What `tools/call` returns.
+#[deprecated(
+    note = "use `phantom::tools::ToolResult`, which the client returns; `text()` is `text_content()`"
+)]
+pub type CallToolResult = crate::tools::ToolResult;
 
 use crate::kernel::BoxFuture;
 

@@ -5,8 +5,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::{CallToolResult, Client, ClientError};
+use super::{Client, ClientError};
 use crate::tasks::{Task, TaskStatus};
+use crate::tools::ToolResult;
 
 /// What a `tools/call` made by a client that declares the Tasks extension
 /// ([`Builder::tasks`](super::Builder::tasks)) answers: the result, or a task to follow.
@@ -14,7 +15,7 @@ use crate::tasks::{Task, TaskStatus};
 #[non_exhaustive]
 pub enum ToolCall {
     /// The tool ran inline.
-    Done(CallToolResult),
+    Done(ToolResult),
     /// The tool runs as a task: poll it with [`Client::get_task`] or [`Client::wait_task`].
     Task(Task),
 }

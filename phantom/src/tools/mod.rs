@@ -65,6 +65,12 @@ impl ToolResult {
         }
     }
 
+    /// The text of every text block, joined by newlines (what a client shows of a result).
+    pub fn text_content(&self) -> String {
+        let texts: Vec<&str> = self.content.iter().filter_map(Content::as_text).collect();
+        texts.join("\n")
+    }
+
     /// A successful result whose `structuredContent` is `value`, with a text copy.
     pub fn structured(value: Value) -> Self {
         let text = value.to_string();
