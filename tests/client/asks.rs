@@ -9,9 +9,10 @@ use std::time::Duration;
 
 use phantom::client::{Client, ClientError, Era};
 use phantom::http::HttpConfig;
-use phantom::input::Sample;
+use phantom::input::{Root, Sample, Sampled};
 use phantom::prelude::*;
-use serde_json::{Value, json};
+use phantom::protocol::{CreateMessageRequest, ErrorObject};
+use serde_json::json;
 
 use crate::support::TestServer;
 
@@ -76,13 +77,26 @@ async fn roots_and_sampling_are_answered_by_the_handlers_in_both_eras() {
     for era in [Era::Legacy, Era::Modern] {
         let client = Client::http(&format!("http://{}/mcp", server.addr))
             .era(era)
-            .on_roots(|_| async {
-                json!({"roots": [{"uri": "file:///src", "name": "src"}, {"uri": "file:///docs", "name": "docs"}]})
+            .on_roots(|| async {
+                vec![
+                    Root {
+                        uri: "file:///src".into(),
+                        name: Some("src".into()),
+                    },
+                    Root {
+                        uri: "file:///docs".into(),
+                        name: Some("docs".into()),
+                    },
+                ]
             })
-            .on_sample(|request: Value| async move {
-                let asked = request["messages"][0]["content"]["text"].clone();
-                json!({"role": "assistant", "model": "echo-model",
-                       "content": {"type": "text", "text": format!("heard {}", asked.as_str().unwrap_or("?"))}})
+            .on_sample(|request: CreateMessageRequest| async move {
+                let asked = request.messages[0].as_text().unwrap_or("?").to_owned();
+                Ok::<_, ErrorObject>(Sampled {
+                    role: "assistant".into(),
+                    model: "echo-model".into(),
+                    content: json!({"type": "text", "text": format!("heard {asked}")}),
+                    stop_reason: None,
+                })
             })
             .connect()
             .await

@@ -10,6 +10,7 @@ use phantom::dispatch::Dispatcher;
 use phantom::gateway::Upstream;
 use phantom::http::HttpConfig;
 use phantom::prelude::*;
+use phantom::protocol::ElicitResult;
 use phantom::registry::DynamicTool;
 use serde_json::{Value, json};
 
@@ -103,7 +104,7 @@ async fn client_of(front: &TestServer, era: Era, heard: &Heard) -> Client {
     let heard = heard.clone();
     Client::http(&url(front))
         .era(era)
-        .on_elicit(|_| async { json!({"action": "accept", "content": {"name": "Ada"}}) })
+        .on_elicit(|_| async { ElicitResult::accept(crate::content(json!({"name": "Ada"}))) })
         .on_notification(move |method, params| {
             heard
                 .0

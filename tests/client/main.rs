@@ -23,7 +23,8 @@ use std::sync::{Arc, Mutex};
 use phantom::client::{Client, ClientError, Era};
 use phantom::http::HttpConfig;
 use phantom::prelude::*;
-use serde_json::{Value, json};
+use phantom::protocol::{ElicitRequest, ElicitResult};
+use serde_json::{Map, Value, json};
 
 use crate::support::{Confirmer, Dropped, TestServer};
 
@@ -104,8 +105,16 @@ fn url(server: &TestServer) -> String {
     format!("http://{}/mcp", server.addr)
 }
 
-async fn accept(_request: Value) -> Value {
-    json!({"action": "accept", "content": {"ok": true}})
+async fn accept(_request: ElicitRequest) -> ElicitResult {
+    ElicitResult::accept(content(json!({"ok": true})))
+}
+
+/// A JSON object as an accepted form's content.
+fn content(object: Value) -> Map<String, Value> {
+    match object {
+        Value::Object(map) => map,
+        other => panic!("content is an object, not {other}"),
+    }
 }
 
 #[tokio::test]
@@ -218,8 +227,8 @@ async fn the_handler_answers_elicitation_in_both_eras() {
         let seen = Arc::clone(&asked);
         let client = Client::http(&url(&server))
             .era(era)
-            .on_elicit(move |request: Value| {
-                seen.lock().unwrap().push(request["message"].clone());
+            .on_elicit(move |request: ElicitRequest| {
+                seen.lock().unwrap().push(json!(request.message()));
                 accept(request)
             })
             .connect()
@@ -253,7 +262,7 @@ async fn a_stdio_server_as_a_child_process_in_both_eras() {
         let heard = Arc::clone(&notified);
         let client = Client::stdio(env!("CARGO_BIN_EXE_stdio-server"), Vec::<String>::new())
             .era(era)
-            .on_elicit(|_| async { json!({"action": "accept", "content": {"name": "Ada"}}) })
+            .on_elicit(|_| async { ElicitResult::accept(content(json!({"name": "Ada"}))) })
             .on_notification(move |method, _| heard.lock().unwrap().push(method.to_owned()))
             .connect()
             .await

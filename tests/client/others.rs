@@ -8,6 +8,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use phantom::client::{Builder, Client, Era};
+use phantom::input::Sampled;
+use phantom::protocol::{CreateMessageRequest, ElicitRequest, ElicitResult, ErrorObject};
 use serde_json::{Value, json};
 
 fn node() -> (String, String) {
@@ -53,15 +55,19 @@ fn with_handlers(builder: Builder, seen: &Seen) -> Builder {
         Arc::clone(&seen.notified),
     );
     builder
-        .on_elicit(move |request: Value| {
-            e.lock().unwrap().push(request);
-            async { json!({"action": "accept", "content": {"name": "Ada", "check": true}}) }
+        .on_elicit(move |request: ElicitRequest| {
+            e.lock().unwrap().push(json!(request));
+            async { ElicitResult::accept(crate::content(json!({"name": "Ada", "check": true}))) }
         })
-        .on_sample(move |request: Value| {
-            s.lock().unwrap().push(request);
+        .on_sample(move |request: CreateMessageRequest| {
+            s.lock().unwrap().push(json!(request));
             async {
-                json!({"role": "assistant", "model": "phantom-test",
-                       "content": {"type": "text", "text": "sampled by phantom"}})
+                Ok::<_, ErrorObject>(Sampled {
+                    role: "assistant".into(),
+                    model: "phantom-test".into(),
+                    content: json!({"type": "text", "text": "sampled by phantom"}),
+                    stop_reason: None,
+                })
             }
         })
         .on_notification(move |method, _| n.lock().unwrap().push(method.to_owned()))
@@ -304,7 +310,7 @@ async fn pantry(client: &Client, era: Era) {
 }
 
 fn answers_ada(builder: Builder) -> Builder {
-    builder.on_elicit(|_| async { json!({"action": "accept", "content": {"value": "Ada"}}) })
+    builder.on_elicit(|_| async { ElicitResult::accept(crate::content(json!({"value": "Ada"}))) })
 }
 
 #[tokio::test]

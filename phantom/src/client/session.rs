@@ -528,7 +528,7 @@ impl Client {
             _ => None,
         };
         match handler {
-            Some(handler) => Ok(handler(params).await),
+            Some(handler) => handler(params).await,
             None => Err(json!({
                 "code": -32601,
                 "message": format!("Method not found: this client has no handler for `{method}`"),

@@ -2,9 +2,11 @@
 
 pub(crate) mod cache;
 pub(crate) mod descriptor;
+mod elicit;
 pub(crate) mod jsonrpc;
 mod method;
 mod model;
+pub(crate) mod sampling;
 pub(crate) mod scan;
 mod target;
 pub(crate) mod task;
@@ -12,18 +14,20 @@ pub(crate) mod time;
 mod version;
 
 pub(crate) use descriptor::MetaValue;
+pub use elicit::{ElicitAction, ElicitRequest, ElicitResult};
 pub(crate) use jsonrpc::Incoming;
 pub(crate) use jsonrpc::nests_deeper_than;
 pub use jsonrpc::{ErrorObject, RequestId, codes};
 pub(crate) use jsonrpc::{Key, Members, Params, raw_str};
 pub(crate) use method::Capability;
 pub use method::Method;
+#[cfg(feature = "http")]
+pub(crate) use method::NameField;
 pub use model::{
     Prompt, PromptArgument, Resource, ResourceTemplate, SkillEntry, SkillFile, SkillFiles, Tool,
     ToolAnnotations, ToolHints,
 };
-#[cfg(feature = "http")]
-pub(crate) use method::NameField;
+pub use sampling::{CreateMessageRequest, CreateMessageResult, SamplingMessage};
 pub(crate) use target::{Target, TargetMember};
 pub use version::ProtocolVersion;
 
