@@ -67,6 +67,7 @@ mod follow;
 mod http;
 mod responder;
 mod session;
+mod skills;
 mod stdio;
 mod tasks;
 
@@ -82,6 +83,7 @@ pub(crate) use calls::param_headers_of;
 pub use error::ClientError;
 pub use responder::Responder;
 pub use session::Client;
+pub use skills::LoadedSkill;
 pub use tasks::ToolCall;
 
 /// A tool as `tools/list` describes it.
