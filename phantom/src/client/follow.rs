@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 
 use super::session::Link;
 use super::{Client, ClientError, Era};
+use crate::protocol::Method;
 
 impl Client {
     /// With a listener, over HTTP: keeps a stream open for what the server sends outside any
@@ -24,7 +25,11 @@ impl Client {
         let modern = self.era == Era::Modern;
         let mut base = Map::new();
         let mut headers = Vec::new();
-        self.envelope("subscriptions/listen", &mut base, &mut headers);
+        self.envelope(
+            Method::SubscriptionsListen.as_str(),
+            &mut base,
+            &mut headers,
+        );
         let mut watched = self.watched.subscribe();
         tokio::spawn(async move {
             for round in 0u64.. {
@@ -45,7 +50,7 @@ impl Client {
                     let message = json!({
                         "jsonrpc": "2.0",
                         "id": format!("listen-{round}"),
-                        "method": "subscriptions/listen",
+                        "method": Method::SubscriptionsListen.as_str(),
                         "params": params,
                     });
                     h.post(message.to_string(), &headers).await.map(Some)
@@ -98,7 +103,7 @@ impl Client {
     /// again with every change of the subscriptions). Without a listener nothing hears them.
     pub async fn subscribe(&self, uri: &str) -> Result<(), ClientError> {
         if self.era != Era::Modern || matches!(*self.link, Link::Stdio(_)) {
-            self.request("resources/subscribe", json!({"uri": uri}))
+            self.call(Method::ResourcesSubscribe, json!({"uri": uri}))
                 .await?;
         }
         self.watched.send_modify(|uris| {
@@ -110,7 +115,7 @@ impl Client {
     /// Ends a [subscription](Self::subscribe).
     pub async fn unsubscribe(&self, uri: &str) -> Result<(), ClientError> {
         if self.era != Era::Modern || matches!(*self.link, Link::Stdio(_)) {
-            self.request("resources/unsubscribe", json!({"uri": uri}))
+            self.call(Method::ResourcesUnsubscribe, json!({"uri": uri}))
                 .await?;
         }
         self.watched.send_modify(|uris| {

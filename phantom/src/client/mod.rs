@@ -341,7 +341,7 @@ impl Builder {
     /// `message`) of the client's calls.
     pub fn on_progress(self, listener: impl Fn(&Value) + Send + Sync + 'static) -> Self {
         self.on_notification(move |method, params| {
-            if method == "notifications/progress" {
+            if method == Method::Progress.as_str() {
                 listener(params);
             }
         })
@@ -377,7 +377,7 @@ impl Builder {
     /// `data`).
     pub fn on_log(self, listener: impl Fn(&Value) + Send + Sync + 'static) -> Self {
         self.on_notification(move |method, params| {
-            if method == "notifications/message" {
+            if method == Method::LogMessage.as_str() {
                 listener(params);
             }
         })

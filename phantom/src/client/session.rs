@@ -10,6 +10,7 @@ use super::responder::Cancel;
 use super::{
     Builder, ClientError, Era, Handler, Listener, Messages, Responder, Target, http, stdio,
 };
+use crate::protocol::Method;
 
 const MODERN: &str = "2026-07-28";
 
@@ -177,7 +178,7 @@ impl Client {
             if let Link::Http(h) = &*client.link {
                 h.set_version(Some(MODERN));
             }
-            match client.request("server/discover", json!({})).await {
+            match client.call(Method::ServerDiscover, json!({})).await {
                 // Any result is not enough: a legacy server may answer methods it does not
                 // know with `{}`. It must list a 2026-07-28 version this client speaks.
                 Ok(found) if speaks_modern(&found) => {
@@ -230,7 +231,7 @@ impl Client {
             "capabilities": self.capabilities,
             "clientInfo": self.client_info,
         });
-        let result = self.request("initialize", params).await?;
+        let result = self.call(Method::Initialize, params).await?;
         if let Some(version) = result["protocolVersion"].as_str() {
             // The server answers the version it chose: one this client must speak.
             match crate::protocol::ProtocolVersion::parse(version) {
@@ -247,9 +248,9 @@ impl Client {
         }
         self.server_info = result["serverInfo"].clone();
         self.server_capabilities = result["capabilities"].clone();
-        self.notify("notifications/initialized", None).await?;
+        self.notify(Method::Initialized.as_str(), None).await?;
         if let Some(level) = self.log_level.clone() {
-            self.request("logging/setLevel", json!({"level": level}))
+            self.call(Method::LoggingSetLevel, json!({"level": level}))
                 .await?;
         }
         Ok(())
@@ -329,7 +330,7 @@ impl Client {
         for _ in 0..MAX_ROUNDS {
             let result = self.exchange(method, &params, responder, &asked).await?;
             if self.era != Era::Modern || result["resultType"] != "input_required" {
-                if method == "tools/list" {
+                if method == Method::ToolsList.as_str() {
                     self.learn_param_headers(&result);
                 }
                 return Ok(result);
@@ -388,7 +389,8 @@ impl Client {
     ) -> Result<Value, ClientError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let mut params = params.clone();
-        if (responder.is_some() || self.listener.is_some()) && method == "tools/call" {
+        if (responder.is_some() || self.listener.is_some()) && method == Method::ToolsCall.as_str()
+        {
             // Progress comes back to the responder (or the listener) only if the server has a
             // token to send it with.
             let meta = params.entry("_meta").or_insert_with(|| json!({}));
@@ -491,15 +493,17 @@ impl Client {
         }
         params.insert("_meta".into(), Value::Object(meta));
         headers.push(("mcp-method".into(), method.to_owned()));
-        let name = match method {
-            "tools/call" | "prompts/get" => params.get("name"),
-            "resources/read" => params.get("uri"),
-            "tasks/get" | "tasks/update" | "tasks/cancel" => params.get("taskId"),
+        let name = match Method::parse(method) {
+            Some(Method::ToolsCall | Method::PromptsGet) => params.get("name"),
+            Some(Method::ResourcesRead) => params.get("uri"),
+            Some(Method::TasksGet | Method::TasksUpdate | Method::TasksCancel) => {
+                params.get("taskId")
+            }
             _ => None,
         };
         if let Some(name) = name.and_then(Value::as_str) {
             headers.push(("mcp-name".into(), name.to_owned()));
-            if method == "tools/call" {
+            if method == Method::ToolsCall.as_str() {
                 let arguments = params.get("arguments").unwrap_or(&Value::Null);
                 self.param_headers(name, arguments, headers);
             }
@@ -516,15 +520,15 @@ impl Client {
         key: &str,
     ) -> Result<Value, Value> {
         if let Some(responder) = responder
-            && method != "ping"
+            && method != Method::Ping.as_str()
         {
             return responder.answer(method, params, key).await;
         }
-        let handler = match method {
-            "ping" => return Ok(json!({})),
-            "elicitation/create" => self.elicit.as_ref(),
-            "sampling/createMessage" => self.sample.as_ref(),
-            "roots/list" => self.roots.as_ref(),
+        let handler = match Method::parse(method) {
+            Some(Method::Ping) => return Ok(json!({})),
+            Some(Method::ElicitationCreate) => self.elicit.as_ref(),
+            Some(Method::SamplingCreateMessage) => self.sample.as_ref(),
+            Some(Method::RootsList) => self.roots.as_ref(),
             _ => None,
         };
         match handler {

@@ -6,6 +6,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::{Client, ClientError};
+use crate::protocol::Method;
 use crate::tasks::{Task, TaskStatus};
 use crate::tools::ToolResult;
 
@@ -31,7 +32,10 @@ impl Client {
         arguments: Value,
     ) -> Result<ToolCall, ClientError> {
         let result = self
-            .request("tools/call", json!({"name": name, "arguments": arguments}))
+            .call(
+                Method::ToolsCall,
+                json!({"name": name, "arguments": arguments}),
+            )
             .await?;
         let is_task = result.get("taskId").is_some() && result.get("status").is_some();
         let read = |what: &str, e: serde_json::Error| {
@@ -53,7 +57,7 @@ impl Client {
     /// `tasks/get`.
     pub async fn get_task(&self, task_id: &str) -> Result<Task, ClientError> {
         let result = self
-            .request("tasks/get", json!({"taskId": task_id}))
+            .call(Method::TasksGet, json!({"taskId": task_id}))
             .await?;
         serde_json::from_value(result)
             .map_err(|e| ClientError::protocol(format!("the task {task_id} does not read: {e}")))
@@ -65,8 +69,8 @@ impl Client {
         task_id: &str,
         input_responses: Value,
     ) -> Result<(), ClientError> {
-        self.request(
-            "tasks/update",
+        self.call(
+            Method::TasksUpdate,
             json!({"taskId": task_id, "inputResponses": input_responses}),
         )
         .await
@@ -75,7 +79,7 @@ impl Client {
 
     /// `tasks/cancel`.
     pub async fn cancel_task(&self, task_id: &str) -> Result<(), ClientError> {
-        self.request("tasks/cancel", json!({"taskId": task_id}))
+        self.call(Method::TasksCancel, json!({"taskId": task_id}))
             .await
             .map(|_| ())
     }
