@@ -38,7 +38,7 @@ pub use crate::session::{SessionSlot, Transport};
 pub(crate) use envelope::MetaProbe;
 pub(crate) use envelope::ParamsHead;
 pub(crate) use read::read_message_within;
-#[cfg(any(test, feature = "fuzzing"))]
+#[cfg(feature = "fuzzing")]
 pub(crate) use read::same_as_serde;
 
 /// How long a node's key tags stay published without being published again.
