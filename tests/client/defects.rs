@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use phantom::client::{Client, ClientError, Era};
+use phantom::protocol::ElicitResult;
 use serde_json::{Value, json};
 
 /// What the scripted server saw: each POST's JSON-RPC method, `MCP-Protocol-Version` and message.
@@ -444,4 +445,358 @@ async fn a_skill_file_is_read_only_as_listed() {
         .count();
     assert_eq!(reads, 1, "the unlisted file is never read");
     client.close().await;
+}
+
+/// A legacy server that sends its request on the session's GET stream, as a server with no
+/// request to attach it to does (the TypeScript SDK's `server.request` without
+/// `relatedRequestId`; the suite's `elicitation-sep1034-client-defaults`): `tools/call` sends an
+/// `elicitation/create` there — and drops it when no GET stream is open — then answers with the
+/// content the client accepted. `listener` adds a notification listener to the client.
+async fn elicits_on_the_get_stream(listener: bool) -> Result<Value, ClientError> {
+    use axum::response::sse::{Event, Sse};
+    use tokio::sync::{mpsc, oneshot};
+    type Stream = Arc<Mutex<Option<mpsc::UnboundedSender<Value>>>>;
+    type Answer = Arc<Mutex<Option<oneshot::Sender<Value>>>>;
+    let stream: Stream = Arc::default();
+    let answer: Answer = Arc::default();
+    let (on_get, on_post, on_answer) = (
+        Arc::clone(&stream),
+        Arc::clone(&stream),
+        Arc::clone(&answer),
+    );
+    let app = axum::Router::new().route(
+        "/mcp",
+        axum::routing::get(move || {
+            let stream = Arc::clone(&on_get);
+            async move {
+                let (tx, rx) = mpsc::unbounded_channel::<Value>();
+                *stream.lock().unwrap() = Some(tx);
+                let events = futures_util::stream::unfold(rx, |mut rx| async move {
+                    let message = rx.recv().await?;
+                    Some((
+                        Ok::<_, std::convert::Infallible>(
+                            Event::default().data(message.to_string()),
+                        ),
+                        rx,
+                    ))
+                });
+                Sse::new(events)
+            }
+        })
+        .post(move |body: String| {
+            let (stream, answer) = (Arc::clone(&on_post), Arc::clone(&on_answer));
+            async move {
+                let message: Value = serde_json::from_str(&body).unwrap_or_default();
+                let session = [("mcp-session-id", "s-1")];
+                match message["method"].as_str() {
+                    Some("initialize") => (
+                        session,
+                        result(
+                            &message,
+                            &json!({
+                                "protocolVersion": "2025-11-25",
+                                "capabilities": {"tools": {}},
+                                "serverInfo": {"name": "asker", "version": "1"},
+                            }),
+                        ),
+                    )
+                        .into_response(),
+                    Some("tools/call") => {
+                        let (tx, rx) = oneshot::channel();
+                        *answer.lock().unwrap() = Some(tx);
+                        let request = json!({
+                            "jsonrpc": "2.0", "id": "e-1", "method": "elicitation/create",
+                            "params": {
+                                "message": "Who?",
+                                "requestedSchema": {"type": "object", "properties": {
+                                    "name": {"type": "string", "default": "John Doe"},
+                                    "age": {"type": "integer", "default": 30},
+                                    "given": {"type": "string"},
+                                }},
+                            },
+                        });
+                        // No GET stream open: the request is lost, as the SDK loses it.
+                        if let Some(tx) = stream.lock().unwrap().as_ref() {
+                            let _ = tx.send(request);
+                        }
+                        let content = rx.await.unwrap_or_default();
+                        let text = content.to_string();
+                        result(
+                            &message,
+                            &json!({"content": [{"type": "text", "text": text}]}),
+                        )
+                    }
+                    Some(_) => StatusCode::ACCEPTED.into_response(),
+                    // The client's answer to `e-1`.
+                    None => {
+                        if let Some(tx) = answer.lock().unwrap().take() {
+                            let _ = tx.send(message["result"]["content"].clone());
+                        }
+                        StatusCode::ACCEPTED.into_response()
+                    }
+                }
+            }
+        }),
+    );
+    let server = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let url = format!("http://{}/mcp", server.local_addr().expect("address"));
+    tokio::spawn(async move { axum::serve(server, app).await });
+    let mut builder = Client::http(&url)
+        .era(Era::Legacy)
+        .timeout(std::time::Duration::from_secs(3))
+        .on_elicit(|_| async { ElicitResult::accept(crate::content(json!({"given": "Ada"}))) });
+    if listener {
+        builder = builder.on_notification(|_, _| {});
+    }
+    let client = builder.connect().await?;
+    let called = client.call_tool("ask", json!({})).await?;
+    Ok(serde_json::from_str(&called.text_content()).expect("the content as JSON"))
+}
+
+/// A request on a legacy session's GET stream reaches the client's handler (it was answered
+/// `{}`, or never heard: the stream opened only with a listener, after `connect` returned), and
+/// an accepted form carries the defaults of the fields the user left out (SEP-1034).
+#[tokio::test]
+async fn a_request_on_the_legacy_get_stream_reaches_the_handler_with_the_forms_defaults() {
+    for listener in [false, true] {
+        let content = elicits_on_the_get_stream(listener)
+            .await
+            .unwrap_or_else(|e| panic!("listener {listener}: {e}"));
+        assert_eq!(
+            content,
+            json!({"given": "Ada", "name": "John Doe", "age": 30}),
+            "listener {listener}"
+        );
+    }
+}
+
+/// A form's defaults fill what an accepted answer leaves out in both eras, against a phantom
+/// server (a legacy request on the call's stream, a 2026-07-28 `input_required` round).
+#[tokio::test]
+async fn an_accepted_elicitation_gets_the_forms_defaults_in_both_eras() {
+    use crate::support::TestServer;
+    use phantom::http::HttpConfig;
+    use phantom::prelude::*;
+
+    #[derive(Clone)]
+    struct Profile;
+    #[mcp_router(name = "profile", version = "1.0.0")]
+    impl Profile {
+        /// Asks for a profile and says what it got.
+        #[tool]
+        async fn profile(&self, ctx: Ctx) -> String {
+            let form = Form::new()
+                .field("name", Field::string().default("John Doe"))
+                .field("score", Field::number().default(95.5))
+                .field("verified", Field::boolean().default(true))
+                .field("nickname", Field::string());
+            let answer: Elicitation<Value> = ctx.elicit("profile", "Who are you?", form).await;
+            answer.accepted().unwrap_or_default().to_string()
+        }
+    }
+    let server = TestServer::start_with(Profile, HttpConfig::default()).await;
+    for era in [Era::Legacy, Era::Modern] {
+        let client = Client::http(&format!("http://{}/mcp", server.addr))
+            .era(era)
+            .on_elicit(|_| async { ElicitResult::accept(crate::content(json!({"score": 12}))) })
+            .connect()
+            .await
+            .expect("connects");
+        let text = client
+            .call_tool("profile", json!({}))
+            .await
+            .expect("called")
+            .text_content();
+        let got: Value = serde_json::from_str(&text).expect("JSON");
+        assert_eq!(
+            got,
+            json!({"name": "John Doe", "score": 12, "verified": true}),
+            "{era:?}"
+        );
+    }
+}
+
+/// SEP-2575: a server that refuses the version of a request (`-32022`) and lists 2026-07-28
+/// among those it supports gets the request once more, with a new id.
+#[tokio::test]
+async fn a_refused_version_that_the_server_lists_is_sent_again() {
+    let refusals = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = Arc::clone(&refusals);
+    let (url, seen) = scripted(move |method, message| {
+        if count.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+            let body = json!({"jsonrpc": "2.0", "id": message["id"], "error": {
+                "code": -32022, "message": "Unsupported protocol version",
+                "data": {"supported": ["2026-07-28"], "requested": "2026-07-28"},
+            }});
+            return json_body(StatusCode::BAD_REQUEST, &body).into_response();
+        }
+        match method {
+            "server/discover" => result(
+                message,
+                &json!({"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}}),
+            ),
+            _ => result(message, &json!({"tools": []})),
+        }
+    })
+    .await;
+    let client = Client::http(&url)
+        .era(Era::Modern)
+        .connect()
+        .await
+        .expect("connects after the refusal");
+    client.list_tools(None).await.expect("tools/list");
+    let seen = seen.lock().unwrap().clone();
+    let (first, again) = (&seen[0], &seen[1]);
+    assert_eq!(
+        (first.0.as_str(), again.0.as_str()),
+        ("server/discover", "server/discover")
+    );
+    assert_ne!(first.2["id"], again.2["id"], "a new id");
+    assert_eq!(again.1.as_deref(), Some("2026-07-28"));
+    assert_eq!(
+        again.2["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+        "2026-07-28"
+    );
+    // Refused again: the error comes back (one retry, not a loop).
+    let (url, seen) = scripted(|_, message| {
+        let body = json!({"jsonrpc": "2.0", "id": message["id"], "error": {
+            "code": -32022, "message": "Unsupported protocol version",
+            "data": {"supported": ["2026-07-28"]},
+        }});
+        json_body(StatusCode::BAD_REQUEST, &body).into_response()
+    })
+    .await;
+    let error = refused(Client::http(&url).era(Era::Modern)).await;
+    assert_eq!(error.code(), Some(-32022), "{error}");
+    assert_eq!(seen.lock().unwrap().len(), 2);
+}
+
+/// SEP-2243: a listed tool whose `x-mcp-header` annotations are invalid is left out of the
+/// listing, and calling it by name fails without reaching the server; the valid ones stay.
+#[tokio::test]
+async fn tools_with_invalid_x_mcp_headers_are_left_out() {
+    let tool = |name: &str, properties: Value| json!({"name": name, "inputSchema": {"type": "object", "properties": properties}});
+    let tools = json!([
+        tool(
+            "valid",
+            json!({"region": {"type": "string", "x-mcp-header": "Region"},
+                             "n": {"type": ["integer", "null"], "x-mcp-header": "N"}})
+        ),
+        tool(
+            "empty",
+            json!({"v": {"type": "string", "x-mcp-header": ""}})
+        ),
+        tool(
+            "object",
+            json!({"v": {"type": "object", "x-mcp-header": "V"}})
+        ),
+        tool(
+            "number",
+            json!({"v": {"type": "number", "x-mcp-header": "V"}})
+        ),
+        tool(
+            "twice",
+            json!({"a": {"type": "string", "x-mcp-header": "Same"},
+                             "b": {"type": "string", "x-mcp-header": "same"}})
+        ),
+        tool(
+            "colon",
+            json!({"v": {"type": "string", "x-mcp-header": "A:B"}})
+        ),
+        tool(
+            "space",
+            json!({"v": {"type": "string", "x-mcp-header": "A B"}})
+        ),
+        tool(
+            "accent",
+            json!({"v": {"type": "string", "x-mcp-header": "Région"}})
+        ),
+    ]);
+    let (url, seen) = scripted(move |method, message| match method {
+        "server/discover" => result(
+            message,
+            &json!({"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}}),
+        ),
+        "tools/list" => result(message, &json!({"tools": tools})),
+        _ => result(message, &json!({"content": []})),
+    })
+    .await;
+    let client = Client::http(&url)
+        .era(Era::Modern)
+        .connect()
+        .await
+        .expect("connects");
+    let listed: Vec<String> = client
+        .list_tools(None)
+        .await
+        .expect("tools/list")
+        .items
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(listed, ["valid"]);
+    for name in [
+        "empty", "object", "number", "twice", "colon", "space", "accent",
+    ] {
+        let error = client.call_tool(name, json!({})).await.expect_err(name);
+        assert!(error.to_string().contains("left out"), "{name}: {error}");
+    }
+    client
+        .call_tool("valid", json!({"region": "eu", "n": 2}))
+        .await
+        .expect("the valid tool");
+    let calls: Vec<Value> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(method, _, _)| method == "tools/call")
+        .map(|(_, _, message)| message["params"]["name"].clone())
+        .collect();
+    assert_eq!(calls, [json!("valid")]);
+}
+
+/// A stdio server's request that comes with no request of the client in flight (here: right
+/// after `notifications/initialized`) is answered by the handlers; it was dropped, and the server
+/// waited for ever.
+#[tokio::test]
+async fn a_stdio_servers_request_outside_any_call_reaches_the_handler() {
+    // A stdio server in a few lines of Python: it asks once initialized, and tells what it got
+    // in a log notification.
+    const SERVER: &str = r#"
+import json, sys
+def send(m):
+    sys.stdout.write(json.dumps(m) + "\n"); sys.stdout.flush()
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("method") == "initialize":
+        send({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": "2025-11-25",
+              "capabilities": {"logging": {}}, "serverInfo": {"name": "asker", "version": "1"}}})
+    elif m.get("method") == "notifications/initialized":
+        send({"jsonrpc": "2.0", "id": "ask-1", "method": "elicitation/create", "params": {
+              "message": "Who?", "requestedSchema": {"type": "object", "properties": {
+              "name": {"type": "string", "default": "John Doe"}}}}})
+    elif m.get("id") == "ask-1":
+        send({"jsonrpc": "2.0", "method": "notifications/message",
+              "params": {"level": "info", "data": m.get("result") or m.get("error")}})
+"#;
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let _client = Client::stdio("python3", ["-c", SERVER])
+        .era(Era::Legacy)
+        .on_elicit(|_| async { ElicitResult::accept(serde_json::Map::new()) })
+        .on_log(move |params| {
+            let _ = tx.send(params["data"].clone());
+        })
+        .connect()
+        .await
+        .expect("starts");
+    let answered = tokio::time::timeout(std::time::Duration::from_secs(5), rx.recv())
+        .await
+        .expect("the server heard an answer")
+        .expect("a log");
+    assert_eq!(
+        answered,
+        json!({"action": "accept", "content": {"name": "John Doe"}})
+    );
 }

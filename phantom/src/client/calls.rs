@@ -206,7 +206,9 @@ impl Client {
     ) {
         use base64::Engine as _;
         let known = self.param_names.locked();
-        let Some(pairs) = known.get(tool) else { return };
+        let Some(Ok(pairs)) = known.get(tool) else {
+            return;
+        };
         for (arg, header) in pairs {
             let text = match &arguments[arg.as_str()] {
                 Value::String(s) => s.clone(),
@@ -225,38 +227,85 @@ impl Client {
         }
     }
 
-    /// Remembers the `x-mcp-header` arguments of the tools a `tools/list` page lists.
-    pub(super) fn learn_param_headers(&self, page: &Value) {
-        let Some(tools) = page["tools"].as_array() else {
+    /// Remembers the `x-mcp-header` arguments of the tools a `tools/list` page lists, and leaves
+    /// out of the page every tool whose annotations are invalid (SEP-2243: a client must not call
+    /// them; the others stay usable). A left-out tool is remembered, so that calling it by name
+    /// fails here without reaching the server.
+    pub(super) fn learn_param_headers(&self, page: &mut Value) {
+        let Some(tools) = page.get_mut("tools").and_then(Value::as_array_mut) else {
             return;
         };
         let mut known = self.param_names.locked();
-        for tool in tools {
+        tools.retain(|tool| {
             let Some(name) = tool["name"].as_str() else {
-                continue;
+                return true;
             };
-            let pairs = param_headers_of(tool);
-            if pairs.is_empty() {
-                known.remove(name);
-            } else {
-                known.insert(name.to_owned(), pairs);
+            match x_mcp_headers(tool) {
+                Ok(pairs) => {
+                    known.insert(name.to_owned(), Ok(pairs));
+                    true
+                }
+                Err(why) => {
+                    tracing::warn!(tool = name, "a listed tool is left out: {why}");
+                    known.insert(name.to_owned(), Err(why));
+                    false
+                }
             }
+        });
+    }
+
+    /// Why the tool `name` was left out of its listing, if it was.
+    pub(super) fn left_out(&self, name: &str) -> Option<String> {
+        match self.param_names.locked().get(name) {
+            Some(Err(why)) => Some(why.clone()),
+            _ => None,
         }
     }
 }
 
-/// The `(argument, header)` pairs of a listed tool's `x-mcp-header` arguments.
-pub(crate) fn param_headers_of(tool: &Value) -> Vec<(String, String)> {
-    tool["inputSchema"]["properties"]
-        .as_object()
-        .map(|props| {
-            props
-                .iter()
-                .filter_map(|(arg, schema)| {
-                    let header = schema["x-mcp-header"].as_str()?;
-                    Some((arg.clone(), header.to_owned()))
-                })
-                .collect()
-        })
-        .unwrap_or_default()
+/// The `(argument, header)` pairs of a listed tool's `x-mcp-header` arguments, or why the tool
+/// must be left out (SEP-2243): a header name that is empty, not an HTTP token (a space, a colon,
+/// a control or non-ASCII character), or the same as another's ignoring case; or an annotated
+/// property that is not a string, an integer or a boolean.
+pub(crate) fn x_mcp_headers(tool: &Value) -> Result<Vec<(String, String)>, String> {
+    let Some(props) = tool["inputSchema"]["properties"].as_object() else {
+        return Ok(Vec::new());
+    };
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for (arg, schema) in props {
+        let Some(header) = schema.get("x-mcp-header") else {
+            continue;
+        };
+        let Some(header) = header.as_str().filter(|h| !h.is_empty()) else {
+            return Err(format!(
+                "the `x-mcp-header` of `{arg}` is empty or not a string"
+            ));
+        };
+        let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+        if !header.bytes().all(token) {
+            return Err(format!(
+                "the `x-mcp-header` of `{arg}` ({header:?}) is not an HTTP header name"
+            ));
+        }
+        if let Some((other, _)) = pairs.iter().find(|(_, h)| h.eq_ignore_ascii_case(header)) {
+            return Err(format!(
+                "`{arg}` and `{other}` have the same `x-mcp-header` ({header:?}, ignoring case)"
+            ));
+        }
+        let primitive = |t: &Value| matches!(t.as_str(), Some("string" | "integer" | "boolean"));
+        let ok = match &schema["type"] {
+            Value::Array(types) => {
+                types.iter().any(primitive) && types.iter().all(|t| primitive(t) || t == "null")
+            }
+            t => primitive(t),
+        };
+        if !ok {
+            return Err(format!(
+                "`{arg}` has an `x-mcp-header` but its type ({}) is not string, integer or boolean",
+                schema["type"]
+            ));
+        }
+        pairs.push((arg.clone(), header.to_owned()));
+    }
+    Ok(pairs)
 }

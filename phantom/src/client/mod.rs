@@ -64,6 +64,7 @@
 mod calls;
 mod error;
 mod follow;
+mod handlers;
 mod http;
 mod responder;
 mod session;
@@ -79,7 +80,7 @@ use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::Value;
 
 pub use crate::Page;
-pub(crate) use calls::param_headers_of;
+pub(crate) use calls::x_mcp_headers;
 pub use error::ClientError;
 pub use responder::Responder;
 pub use session::Client;

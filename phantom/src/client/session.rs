@@ -6,11 +6,11 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use futures_util::StreamExt as _;
 use serde_json::{Map, Value, json};
 
+use super::handlers::Handlers;
 use super::responder::Cancel;
-use super::{
-    Builder, ClientError, Era, Handler, Listener, Messages, Responder, Target, http, stdio,
-};
+use super::{Builder, ClientError, Era, Listener, Messages, Responder, Target, http, stdio};
 use crate::protocol::Method;
+use crate::protocol::codes::UNSUPPORTED_PROTOCOL_VERSION;
 
 const MODERN: &str = "2026-07-28";
 
@@ -21,6 +21,16 @@ fn speaks_modern(found: &Value) -> bool {
         .as_array()
         .is_some_and(|versions| versions.iter().any(|v| v.as_str() == Some(MODERN)))
 }
+/// Whether the `data` of a `-32022` error lists the 2026-07-28 version among the versions the
+/// server supports (`supported`).
+fn supports_modern(data: Option<&Value>) -> bool {
+    data.and_then(|d| d["supported"].as_array())
+        .is_some_and(|versions| versions.iter().any(|v| v.as_str() == Some(MODERN)))
+}
+
+/// A listed tool's `x-mcp-header` arguments, `(argument, header)`, or why it was left out.
+pub(super) type ParamHeaders = Result<Vec<(String, String)>, String>;
+
 /// Rounds of `input_required` one request may take before the client gives up.
 const MAX_ROUNDS: usize = 16;
 
@@ -64,11 +74,11 @@ pub struct Client {
     server_capabilities: Value,
     capabilities: Value,
     next_id: AtomicI64,
-    elicit: Option<Handler>,
-    sample: Option<Handler>,
-    roots: Option<Handler>,
+    /// The answers to the server's requests (shared with the stream [`follow`](Self::follow)
+    /// keeps open).
+    pub(super) handlers: Arc<Handlers>,
     pub(super) listener: Option<Listener>,
-    timeout: std::time::Duration,
+    pub(super) timeout: std::time::Duration,
     /// The log level asked for ([`Builder::log_level`]).
     log_level: Option<String>,
     /// `clientInfo` ([`Builder::client_info`]).
@@ -77,9 +87,9 @@ pub struct Client {
     legacy_version: crate::protocol::ProtocolVersion,
     /// The resource URIs subscribed to (a 2026-07-28 listen is opened again when they change).
     pub(super) watched: tokio::sync::watch::Sender<std::collections::BTreeSet<String>>,
-    /// The `x-mcp-header` arguments of each listed tool: `(argument, header)`.
-    pub(super) param_names:
-        std::sync::Mutex<std::collections::HashMap<String, Vec<(String, String)>>>,
+    /// The `x-mcp-header` arguments of each listed tool, `(argument, header)`, or why the tool
+    /// was left out of its listing.
+    pub(super) param_names: std::sync::Mutex<std::collections::HashMap<String, ParamHeaders>>,
 }
 
 impl std::fmt::Debug for Client {
@@ -122,6 +132,11 @@ impl Client {
                 builder.legacy_version.as_str()
             )));
         }
+        let handlers = Arc::new(Handlers {
+            elicit: builder.elicit,
+            sample: builder.sample,
+            roots: builder.roots,
+        });
         let link = Arc::new(match &builder.target {
             Target::Http { url, headers } => {
                 Link::Http(Arc::new(http::Http::new(url, headers.clone())?))
@@ -130,13 +145,14 @@ impl Client {
                 program,
                 args,
                 builder.listener.clone(),
+                Arc::clone(&handlers),
             )?),
         });
         let mut capabilities = Map::new();
         for (name, handler) in [
-            ("elicitation", &builder.elicit),
-            ("sampling", &builder.sample),
-            ("roots", &builder.roots),
+            ("elicitation", &handlers.elicit),
+            ("sampling", &handlers.sample),
+            ("roots", &handlers.roots),
         ] {
             if handler.is_some() {
                 capabilities.insert(name.into(), json!({}));
@@ -159,9 +175,7 @@ impl Client {
                 .clone()
                 .unwrap_or(Value::Object(capabilities)),
             next_id: AtomicI64::new(1),
-            elicit: builder.elicit,
-            sample: builder.sample,
-            roots: builder.roots,
+            handlers,
             listener: builder.listener,
             timeout: builder.timeout,
             log_level: builder.log_level,
@@ -190,7 +204,7 @@ impl Client {
                         info.clone()
                     };
                     client.server_capabilities = found["capabilities"].clone();
-                    client.follow();
+                    client.follow().await;
                     return Ok(client);
                 }
                 Ok(found) if builder.era == Era::Modern => {
@@ -214,7 +228,7 @@ impl Client {
             }
         }
         client.initialize().await?;
-        client.follow();
+        client.follow().await;
         Ok(client)
     }
 
@@ -326,12 +340,38 @@ impl Client {
                 )));
             }
         };
+        if method == Method::ToolsCall.as_str()
+            && let Some(name) = params.get("name").and_then(Value::as_str)
+            && let Some(why) = self.left_out(name)
+        {
+            return Err(ClientError::protocol(format!(
+                "the tool `{name}` was left out of the server's listing, so it is not called: {why}"
+            )));
+        }
         let asked = AtomicI64::new(0);
+        let mut retried = false;
         for _ in 0..MAX_ROUNDS {
-            let result = self.exchange(method, &params, responder, &asked).await?;
+            let mut result = match self.exchange(method, &params, responder, &asked).await {
+                // SEP-2575: the version was refused, and the server lists the ones it takes. When
+                // this client's is among them (a server that refused a request's version without
+                // looking, or changed its mind), the request is sent once more, with a new id.
+                Err(ClientError::Rpc { code, data, .. })
+                    if code == i64::from(UNSUPPORTED_PROTOCOL_VERSION)
+                        && self.era == Era::Modern
+                        && !retried
+                        && supports_modern(data.as_ref()) =>
+                {
+                    retried = true;
+                    tracing::debug!(
+                        "`{method}`: version refused, the server lists {MODERN}; sent again"
+                    );
+                    self.exchange(method, &params, responder, &asked).await?
+                }
+                other => other?,
+            };
             if self.era != Era::Modern || result["resultType"] != "input_required" {
                 if method == Method::ToolsList.as_str() {
-                    self.learn_param_headers(&result);
+                    self.learn_param_headers(&mut result);
                 }
                 return Ok(result);
             }
@@ -524,20 +564,7 @@ impl Client {
         {
             return responder.answer(method, params, key).await;
         }
-        let handler = match Method::parse(method) {
-            Some(Method::Ping) => return Ok(json!({})),
-            Some(Method::ElicitationCreate) => self.elicit.as_ref(),
-            Some(Method::SamplingCreateMessage) => self.sample.as_ref(),
-            Some(Method::RootsList) => self.roots.as_ref(),
-            _ => None,
-        };
-        match handler {
-            Some(handler) => handler(params).await,
-            None => Err(json!({
-                "code": -32601,
-                "message": format!("Method not found: this client has no handler for `{method}`"),
-            })),
-        }
+        self.handlers.answer(method, params).await
     }
 
     /// Ends the connection: `DELETE` of a legacy HTTP session; a stdio server's process is

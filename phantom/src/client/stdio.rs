@@ -6,11 +6,12 @@ use std::process::Stdio as Pipes;
 use std::sync::{Arc, Mutex};
 
 use futures_util::StreamExt as _;
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 
+use super::handlers::Handlers;
 use super::{ClientError, Listener, Messages};
 use crate::kernel::{BoxFuture, Locked as _};
 use crate::protocol::Method;
@@ -19,7 +20,7 @@ type Senders = HashMap<String, mpsc::UnboundedSender<Result<Value, ClientError>>
 
 /// A running server process.
 pub(super) struct Stdio {
-    stdin: tokio::sync::Mutex<ChildStdin>,
+    stdin: Arc<tokio::sync::Mutex<ChildStdin>>,
     /// The requests waiting for their responses, by id (as JSON text).
     pending: Arc<Mutex<Senders>>,
     /// Killed when the client closes or is dropped (`kill_on_drop`).
@@ -27,11 +28,13 @@ pub(super) struct Stdio {
 }
 
 impl Stdio {
-    /// Spawns `program` with `args`; notifications that belong to no request reach `listener`.
+    /// Spawns `program` with `args`; notifications that belong to no request reach `listener`,
+    /// requests that belong to none are answered by `handlers`.
     pub(super) fn spawn(
         program: &str,
         args: &[String],
         listener: Option<Listener>,
+        handlers: Arc<Handlers>,
     ) -> Result<Self, ClientError> {
         let mut child = Command::new(program)
             .args(args)
@@ -46,6 +49,8 @@ impl Stdio {
         };
         let pending: Arc<Mutex<Senders>> = Arc::default();
         let routes = Arc::clone(&pending);
+        let stdin = Arc::new(tokio::sync::Mutex::new(stdin));
+        let replies = Arc::downgrade(&stdin);
         tokio::spawn(async move {
             let mut lines = BufReader::new(stdout).lines();
             while let Ok(Some(line)) = lines.next_line().await {
@@ -53,7 +58,9 @@ impl Stdio {
                     tracing::warn!("the server wrote a line that is not JSON; skipped");
                     continue;
                 };
-                route(&routes, message, listener.as_ref());
+                if let Some(request) = route(&routes, message, listener.as_ref()) {
+                    tokio::spawn(reply(Arc::clone(&handlers), request, replies.clone()));
+                }
             }
             // The process ended: every waiting request hears it.
             for (_, tx) in routes.locked().drain() {
@@ -63,7 +70,7 @@ impl Stdio {
             }
         });
         Ok(Self {
-            stdin: tokio::sync::Mutex::new(stdin),
+            stdin,
             pending,
             child: Mutex::new(child),
         })
@@ -109,12 +116,35 @@ impl Stdio {
     }
 }
 
+/// Answers a server request that came with no request of the client in flight (a task's
+/// elicitation, a `ping`) through the client's handlers.
+async fn reply(
+    handlers: Arc<Handlers>,
+    request: Value,
+    stdin: std::sync::Weak<tokio::sync::Mutex<ChildStdin>>,
+) {
+    let method = request["method"].as_str().unwrap_or_default();
+    let reply = match handlers.answer(method, request["params"].clone()).await {
+        Ok(result) => json!({"jsonrpc": "2.0", "id": request["id"], "result": result}),
+        Err(error) => json!({"jsonrpc": "2.0", "id": request["id"], "error": error}),
+    };
+    let Some(stdin) = stdin.upgrade() else { return };
+    let mut stdin = stdin.lock().await;
+    let mut line = reply.to_string();
+    line.push('\n');
+    if let Err(error) = stdin.write_all(line.as_bytes()).await {
+        tracing::debug!(%error, "the answer to a server request could not be written");
+    }
+    let _ = stdin.flush().await;
+}
+
 /// Hands a message to the request it answers. A change the server announces
 /// (`notifications/…/list_changed`, `notifications/resources/updated`, …) belongs to no request
 /// and goes to `listener`; progress goes to the request whose id is its token; other server
 /// requests and notifications go to a request in flight (whichever: stdio does not say which),
-/// or to `listener` when none is.
-fn route(pending: &Mutex<Senders>, message: Value, listener: Option<&Listener>) {
+/// or to `listener` when none is; a server request with none in flight is given back, to be
+/// answered by the handlers.
+fn route(pending: &Mutex<Senders>, message: Value, listener: Option<&Listener>) -> Option<Value> {
     let mut pending = pending.locked();
     let method = message.get("method").and_then(Value::as_str);
     let Some(method) = method else {
@@ -122,7 +152,7 @@ fn route(pending: &Mutex<Senders>, message: Value, listener: Option<&Listener>) 
         if let Some(tx) = pending.remove(&id) {
             let _ = tx.send(Ok(message));
         }
-        return;
+        return None;
     };
     pending.retain(|_, tx| !tx.is_closed());
     let is_request = message.get("id").is_some();
@@ -140,10 +170,12 @@ fn route(pending: &Mutex<Senders>, message: Value, listener: Option<&Listener>) 
         (Some(tx), _) => {
             let _ = tx.send(Ok(message));
         }
-        (None, Some(listener)) if !is_request => listener(method, &message["params"]),
-        _ => tracing::debug!(
+        (None, _) if is_request => return Some(message),
+        (None, Some(listener)) => listener(method, &message["params"]),
+        (None, None) => tracing::debug!(
             method,
-            "a server message with no request in flight; dropped"
+            "a server notification with no request in flight and no listener; dropped"
         ),
     }
+    None
 }

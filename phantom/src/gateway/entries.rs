@@ -162,7 +162,9 @@ fn arguments_of(arguments: Option<&RawValue>) -> Value {
 fn tool(remote: &Arc<Remote>, item: Value) -> Option<Arc<AddedTool>> {
     let remote_name = item["name"].as_str()?.to_owned();
     let name = local_name(remote, &remote_name)?;
-    let headers = crate::client::param_headers_of(&item)
+    // The client leaves out a tool whose `x-mcp-header`s are invalid; never mounted either.
+    let headers = crate::client::x_mcp_headers(&item)
+        .ok()?
         .into_iter()
         .map(|(arg, header)| (Cow::Owned(arg), Cow::Owned(header)))
         .collect();

@@ -58,6 +58,21 @@ pub(super) fn relay_of<E: Env>(
     env.tools().task_relay(cx.target.task_id()?, cx.session)
 }
 
+/// `stored`, failed because the node running it is gone: the status message says what became
+/// of the node (`the node running this task {what}`), the error tells the caller (`error`).
+/// Both ways a node goes — it died (its lease lapsed), or it shut down with the task running —
+/// leave the task so.
+pub(super) fn node_gone(stored: StoredTask, what: &str, error: &'static str) -> StoredTask {
+    let error = ErrorObject::new(codes::INTERNAL_ERROR, error);
+    StoredTask {
+        task: stored
+            .task
+            .failed(error)
+            .message(format!("the node running this task {what}")),
+        ..stored
+    }
+}
+
 /// A task the store has running while no node holds its lease — the node running it died — is
 /// stored `failed`, with a reason. Without leases (one process) it is returned as it is.
 async fn orphaned<E: Env>(env: &E, stored: StoredTask) -> Result<StoredTask, Failure> {
@@ -72,17 +87,11 @@ async fn orphaned<E: Env>(env: &E, stored: StoredTask) -> Result<StoredTask, Fai
     {
         return Ok(stored);
     }
-    let error = ErrorObject::new(
-        codes::INTERNAL_ERROR,
+    let failed = node_gone(
+        stored,
+        "stopped before it finished",
         "The node running this task stopped before it finished (its lease lapsed)",
     );
-    let failed = StoredTask {
-        task: stored
-            .task
-            .failed(error)
-            .message("the node running this task stopped before it finished"),
-        ..stored
-    };
     let written = recorder(env)
         .record(failed.clone())
         .await

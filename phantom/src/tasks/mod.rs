@@ -3,16 +3,18 @@
 //! methods `tasks/get`, `tasks/update` and `tasks/cancel`. The task store seam is
 //! [`phantom::store::TaskStore`](crate::store::TaskStore).
 
+mod existing;
 mod follow;
 mod input;
 mod lookup;
 mod serve;
 
+pub(crate) use existing::{cancel, deliver_input, get, stop_if_ended, update};
 pub(crate) use follow::{Recorder, authorize_tasks, find_task};
 pub(crate) use input::TaskInput;
 pub(crate) use serve::{
-    EXTENSION, Env, Running, cancel, declares_tasks, deliver_input, escalate, escalates, finish,
-    get, needs_tasks, runs_as_task, served, start_call, stop_if_ended, update,
+    EXTENSION, Env, Running, declares_tasks, escalate, escalates, finish, needs_tasks,
+    runs_as_task, served, start_call,
 };
 
 pub use crate::protocol::task::{Task, TaskStatus};

@@ -10,13 +10,13 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use super::lookup::{named, relay_of};
-use super::{StoredTask, Task, TaskInput, TaskStatus, new_task_id};
+use super::lookup::node_gone;
+use super::{StoredTask, Task, TaskInput, new_task_id};
 use crate::extract::Context;
 use crate::input::{Engine, Exchange};
 use crate::kernel::Callback;
 use crate::kernel::Locked as _;
-use crate::kernel::{Body, Failure, Outbound, Status, parse_params};
+use crate::kernel::{Body, Failure, Outbound, Status};
 use crate::protocol::{ErrorObject, Params, codes};
 use crate::session::{Request, Session};
 
@@ -54,7 +54,7 @@ impl Running {
 
     /// Stops a task's handler (`tasks/cancel`): it is dropped, and work it handed a `Ctx`
     /// sees [`Ctx::cancelled`](crate::Ctx::cancelled) fire.
-    fn stop(&self, task_id: &str) {
+    pub(super) fn stop(&self, task_id: &str) {
         if let Some((handle, input)) = self.map().remove(task_id) {
             handle.abort();
             input.stop();
@@ -88,7 +88,7 @@ impl Running {
     }
 
     /// The input side of a task running on this node.
-    fn input(&self, task_id: &str) -> Option<Arc<TaskInput>> {
+    pub(super) fn input(&self, task_id: &str) -> Option<Arc<TaskInput>> {
         self.map().get(task_id).map(|(_, input)| Arc::clone(input))
     }
 }
@@ -135,7 +135,7 @@ pub(super) fn store_failure(error: &crate::store::StoreError) -> Failure {
 }
 
 /// A task as a JSON object (its fields at the top level).
-fn task_map(task: &Task) -> Result<Map<String, Value>, Failure> {
+pub(super) fn task_map(task: &Task) -> Result<Map<String, Value>, Failure> {
     match serde_json::to_value(task) {
         Ok(Value::Object(map)) => Ok(map),
         _ => Err(Failure::internal()),
@@ -379,17 +379,11 @@ pub(crate) async fn finish<E: Env>(env: &E, within: std::time::Duration) {
         input.stop();
         match store.get(&id).await {
             Ok(Some(current)) if !current.task.status.is_terminal() => {
-                let error = ErrorObject::new(
-                    codes::INTERNAL_ERROR,
+                let failed = node_gone(
+                    current,
+                    "shut down before it finished",
                     "The node running this task shut down before it finished; start it again",
                 );
-                let failed = StoredTask {
-                    task: current
-                        .task
-                        .failed(error)
-                        .message("the node running this task shut down before it finished"),
-                    ..current
-                };
                 if let Err(e) = recorder(env).record(failed).await {
                     tracing::warn!(task = %id, error = %e, "a task stopped by the shutdown could not be stored failed");
                 }
@@ -449,160 +443,6 @@ async fn run_task<E: Env>(
     if let Err(e) = recorder(env).record(finished).await {
         tracing::warn!(task = %id, error = %e, "the task's outcome could not be stored");
     }
-}
-
-/// `tasks/get`.
-pub(crate) async fn get<E: Env>(
-    env: &E,
-    params: Option<Params<'_>>,
-    cx: Context<'_>,
-) -> Result<Body, Failure> {
-    if let Some(relay) = relay_of(env, cx) {
-        return relay.forward("tasks/get", params, cx).await;
-    }
-    let (_, task, _) = named(env, "tasks/get", params, cx).await?;
-    Ok(Body::Map(task_map(&task)?))
-}
-
-/// `tasks/update`: answers go to the handler waiting for them (keys it does not wait for are
-/// ignored, as the extension says); the task resumes once all are in. An app's `update_task`
-/// gets the answers to the keys the task asks for.
-pub(crate) async fn update<E: Env>(
-    env: &E,
-    params: Option<Params<'_>>,
-    cx: Context<'_>,
-) -> Result<Body, Failure> {
-    if let Some(relay) = relay_of(env, cx) {
-        return relay.forward("tasks/update", params, cx).await;
-    }
-    let session = cx.session;
-    let (task_id, task, stored) = named(env, "tasks/update", params, cx).await?;
-    #[derive(Deserialize)]
-    struct Update {
-        #[serde(rename = "inputResponses", default)]
-        input_responses: Option<Map<String, Value>>,
-    }
-    let update: Update = parse_params(params)?;
-    let responses = update.input_responses.unwrap_or_default();
-    if let Some(stored) = stored.filter(|_| !env.defines(Callback::UpdateTask)) {
-        answered_now(env, stored, &responses).await?;
-    }
-    if let Some(input) = env.running().input(&task_id) {
-        input.deliver(responses.clone());
-    } else if !env.notifier().in_process() && !task.status.is_terminal() {
-        // Another node may be running it.
-        let change = crate::store::Change::TaskInput {
-            task_id: task_id.clone(),
-            responses: responses.clone(),
-        };
-        if let Err(e) = env.notifier().publish(change).await {
-            tracing::warn!(error = %e, task = %task_id, "a task's input could not be passed to the other nodes");
-            return Err(store_failure(&e));
-        }
-    }
-    if env.defines(Callback::UpdateTask) {
-        let asked = task.input_requests.clone().unwrap_or_default();
-        let outstanding: Map<String, Value> = responses
-            .into_iter()
-            .filter(|(k, _)| asked.contains_key(k))
-            .collect();
-        env.update_task(task, outstanding, session).await?;
-    }
-    Ok(Body::Map(Map::new()))
-}
-
-/// The requests `responses` answer leave the task's `inputRequests` as `tasks/update` is
-/// answered, not when its handler (on this node or another) next writes the task: a `tasks/get`
-/// right after a partial update sees only what is still asked. When nothing is left, the
-/// handler's own `working` follows.
-async fn answered_now<E: Env>(
-    env: &E,
-    stored: StoredTask,
-    responses: &Map<String, Value>,
-) -> Result<(), Failure> {
-    let Some(asked) = stored
-        .task
-        .input_requests
-        .as_ref()
-        .filter(|_| stored.task.status == TaskStatus::InputRequired)
-    else {
-        return Ok(());
-    };
-    if !responses.keys().any(|k| asked.contains_key(k)) {
-        return Ok(());
-    }
-    let left: Map<String, Value> = asked
-        .iter()
-        .filter(|(k, _)| !responses.contains_key(*k))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    if left.is_empty() {
-        return Ok(());
-    }
-    let changed = StoredTask {
-        task: stored.task.clone().input_required(left),
-        ..stored
-    };
-    env.task_store()
-        .put_unless_ended(changed)
-        .await
-        .map_err(|e| store_failure(&e))?;
-    Ok(())
-}
-
-/// Answers to a task's input that another node received: handed to the handler if it runs here.
-pub(crate) fn deliver_input(
-    running: &Running,
-    task_id: &str,
-    responses: serde_json::Map<String, Value>,
-) {
-    if let Some(input) = running.input(task_id) {
-        input.deliver(responses);
-    }
-}
-
-/// A task changed somewhere (another node's `tasks/cancel` included): a handler running here
-/// for a task the store now has in a terminal state (cancelled) is stopped.
-pub(crate) async fn stop_if_ended<E: Env>(env: &E, task_id: &str) {
-    if !env.running().runs(task_id) {
-        return;
-    }
-    match env.task_store().get(task_id).await {
-        Ok(Some(stored)) if stored.task.status.is_terminal() => env.running().stop(task_id),
-        Ok(_) => {}
-        Err(e) => {
-            tracing::warn!(error = %e, task = task_id, "a running task's state could not be read");
-        }
-    }
-}
-
-/// `tasks/cancel`: a task of this server's store is stopped and stored cancelled; an app's
-/// `cancel_task` hears of a task still running.
-pub(crate) async fn cancel<E: Env>(
-    env: &E,
-    params: Option<Params<'_>>,
-    cx: Context<'_>,
-) -> Result<Body, Failure> {
-    if let Some(relay) = relay_of(env, cx) {
-        return relay.forward("tasks/cancel", params, cx).await;
-    }
-    let session = cx.session;
-    let (task_id, task, stored) = named(env, "tasks/cancel", params, cx).await?;
-    if let Some(stored) = stored.filter(|s| !s.task.status.is_terminal()) {
-        env.running().stop(&task_id);
-        let cancelled = StoredTask {
-            task: stored.task.cancelled(),
-            ..stored
-        };
-        recorder(env)
-            .record(cancelled)
-            .await
-            .map_err(|e| store_failure(&e))?;
-    }
-    if env.defines(Callback::CancelTask) && !task.status.is_terminal() {
-        env.cancel_task(task, session).await?;
-    }
-    Ok(Body::Map(Map::new()))
 }
 
 /// Whether a `tools/call` may become a task midway: a 2026-07-28 caller that declares the

@@ -25,7 +25,7 @@ def sections(path):
             key = top.group(1)
             found.setdefault(key, set())
             continue
-        m = re.match(r"^\s*-\s*([A-Za-z0-9_.-]+)", line)
+        m = re.match(r"^\s*-\s*([A-Za-z0-9_./$-]+)", line)
         if m and key:
             found[key].add(m.group(1))
     return found

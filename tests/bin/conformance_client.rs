@@ -1,0 +1,218 @@
+//! The client the official MCP conformance suite drives (`npx conformance client --command …`;
+//! tests/harness/conformance/client.sh). The suite starts it once per scenario, with the mock
+//! server's URL as the last argument and the scenario in `MCP_CONFORMANCE_SCENARIO` (plus
+//! `MCP_CONFORMANCE_PROTOCOL_VERSION` and `MCP_CONFORMANCE_CONTEXT` where the suite sets them).
+//!
+//! It chooses per scenario which calls to make and how to set up the client; everything the
+//! protocol asks of a client — headers, retries, defaults, verification — is `phantom::client`'s.
+//! It prints one line on stdout, which the harness reads: `…: ok`, `…: rejected: <why>` (the
+//! client refused what the server sent, as a scenario may want) or `…: error: <why>`.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use phantom::client::{Client, ClientError, Era};
+use phantom::input::Sampled;
+use phantom::protocol::{ElicitResult, ErrorObject, Implementation, ProtocolVersion};
+use serde_json::{Map, Value, json};
+
+const NAME: &str = "phantom-conformance-client";
+
+/// Scenarios only a 2026-07-28 client takes part in: 0.1.16 sets no version, so the era comes
+/// from here when the suite does not say.
+const MODERN_ONLY: &[&str] = &[
+    "request-metadata",
+    "sep-2322-client-request-state",
+    "http-standard-headers",
+    "http-custom-headers",
+    "http-invalid-tool-headers",
+    "json-schema-ref-no-deref",
+];
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
+        )
+        .init();
+    let (Some(url), Ok(scenario)) = (
+        std::env::args().skip(1).last(),
+        std::env::var("MCP_CONFORMANCE_SCENARIO"),
+    ) else {
+        eprintln!("usage: MCP_CONFORMANCE_SCENARIO=<scenario> {NAME} <server-url>");
+        return ExitCode::from(2);
+    };
+    if scenario.starts_with("auth/") {
+        println!("{NAME}: not run: OAuth scenarios are not taken part in yet");
+        return ExitCode::from(3);
+    }
+    let version = match std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION") {
+        Ok(v) => match ProtocolVersion::parse(&v) {
+            Some(v) => v,
+            None => {
+                println!(
+                    "{NAME}: error: MCP_CONFORMANCE_PROTOCOL_VERSION={v} is not a version phantom speaks"
+                );
+                return ExitCode::from(2);
+            }
+        },
+        Err(_) if MODERN_ONLY.contains(&scenario.as_str()) => ProtocolVersion::V2026_07_28,
+        Err(_) => ProtocolVersion::V2025_11_25,
+    };
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or(Value::Null);
+    match run(&scenario, &url, version, &context).await {
+        Ok(()) => {
+            println!("{NAME}: ok");
+            ExitCode::SUCCESS
+        }
+        Err(Failed::Error(why)) => {
+            println!("{NAME}: error: {why}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+enum Failed {
+    Error(String),
+}
+
+impl From<ClientError> for Failed {
+    fn from(e: ClientError) -> Self {
+        Self::Error(e.to_string())
+    }
+}
+
+async fn run(
+    scenario: &str,
+    url: &str,
+    version: ProtocolVersion,
+    context: &Value,
+) -> Result<(), Failed> {
+    let mut builder = Client::http(url)
+        .client_info(Implementation {
+            name: NAME.into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            ..Implementation::default()
+        })
+        .timeout(Duration::from_secs(20));
+    builder = if version.is_modern() {
+        builder.era(Era::Modern)
+    } else {
+        builder.era(Era::Legacy).legacy_version(version)
+    };
+    if matches!(
+        scenario,
+        "elicitation-sep1034-client-defaults" | "sep-2322-client-request-state"
+    ) {
+        // Accepts with no content of its own: the client fills in the form's defaults.
+        builder = builder.on_elicit(|_request| async { ElicitResult::accept(Map::new()) });
+    }
+    if scenario == "request-metadata" {
+        // Declares every capability a client can, so the suite checks each declaration's shape.
+        builder = builder
+            .on_elicit(|_request| async { ElicitResult::decline() })
+            .on_sample(|_request| async {
+                Ok::<_, ErrorObject>(Sampled {
+                    role: "assistant".into(),
+                    content: json!({"type": "text", "text": "no"}),
+                    model: "none".into(),
+                    stop_reason: None,
+                })
+            })
+            .on_roots(|| async { Vec::new() });
+    }
+    let client = builder.connect().await?;
+    let outcome = calls(&client, scenario, context).await;
+    client.close().await;
+    outcome
+}
+
+async fn calls(client: &Client, scenario: &str, context: &Value) -> Result<(), Failed> {
+    match scenario {
+        "initialize" | "request-metadata" | "json-schema-ref-no-deref" => {
+            client.list_tools(None).await?;
+        }
+        "tools_call" => {
+            client.list_tools(None).await?;
+            client
+                .call_tool("add_numbers", json!({"a": 2, "b": 3}))
+                .await?;
+        }
+        "elicitation-sep1034-client-defaults" => {
+            client.list_tools(None).await?;
+            client
+                .call_tool("test_client_elicitation_defaults", json!({}))
+                .await?;
+        }
+        "sse-retry" => {
+            client.list_tools(None).await?;
+            client.call_tool("test_reconnection", json!({})).await?;
+        }
+        "sep-2322-client-request-state" => {
+            for tool in client.list_tools(None).await?.items {
+                client.call_tool(&tool.name, json!({})).await?;
+            }
+        }
+        "http-standard-headers" => {
+            for tool in client.list_tools(None).await?.items {
+                client.call_tool(&tool.name, json!({})).await?;
+            }
+            for resource in client.list_resources(None).await?.items {
+                client.read_resource(&resource.uri).await?;
+            }
+            for prompt in client.list_prompts(None).await?.items {
+                client.get_prompt(&prompt.name, json!({})).await?;
+            }
+        }
+        "http-custom-headers" => {
+            client.list_tools(None).await?;
+            let calls = context["toolCalls"].as_array().cloned().unwrap_or_default();
+            for call in calls {
+                let name = call["name"].as_str().unwrap_or_default();
+                client.call_tool(name, call["arguments"].clone()).await?;
+            }
+        }
+        "http-invalid-tool-headers" => {
+            // Every tool the client lists is called: the ones whose `x-mcp-header` is invalid
+            // must not be listed at all.
+            for tool in client.list_tools(None).await?.items {
+                client
+                    .call_tool(&tool.name, strings_for(&tool.input_schema))
+                    .await?;
+            }
+        }
+        "json-schema-2020-12-preservation" => {
+            let tools = client.list_tools(None).await?.items;
+            let schema = tools
+                .iter()
+                .find(|t| t.name == "json_schema_2020_12_tool")
+                .map(|t| t.input_schema.clone())
+                .ok_or_else(|| Failed::Error("no json_schema_2020_12_tool listed".into()))?;
+            client
+                .call_tool("json_schema_echo", json!({"schema": schema}))
+                .await?;
+        }
+        "sep-2640-client-no-prefetch" => {
+            client.list_skills(None).await?;
+        }
+        other => return Err(Failed::Error(format!("unknown scenario `{other}`"))),
+    }
+    Ok(())
+}
+
+/// Arguments for a tool: every required string property given a value.
+fn strings_for(schema: &Value) -> Value {
+    let mut arguments = Map::new();
+    for name in schema["required"].as_array().into_iter().flatten() {
+        let Some(name) = name.as_str() else { continue };
+        if schema["properties"][name]["type"] == "string" {
+            arguments.insert(name.to_owned(), json!("us-west1"));
+        }
+    }
+    Value::Object(arguments)
+}
