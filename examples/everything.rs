@@ -103,7 +103,7 @@ impl JsonSchema for ContactArgs {
 }
 
 #[derive(Clone)]
-struct Everything;
+pub(crate) struct Everything;
 
 #[mcp_router(
     name = "phantom-everything",

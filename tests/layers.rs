@@ -470,16 +470,26 @@ const ENVELOPE_DECODERS: &[(&str, &[&str])] = &[
     ("scan::scan(", &["dispatch/read.rs"]),
 ];
 
+/// The Rust files under `dir`, in order, each as its path from `src` and its text.
+fn sources(src: &Path, dir: &Path) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    rust_files(dir, &mut files);
+    files.sort();
+    files
+        .into_iter()
+        .map(|file| {
+            let rel = file.strip_prefix(src).expect("in src");
+            let rel = rel.to_string_lossy().replace('\\', "/");
+            (rel, fs::read_to_string(&file).expect("readable file"))
+        })
+        .collect()
+}
+
 /// Every call of an envelope decoder outside the one reader, as `file: call` lines.
 fn other_envelope_readers(src: &Path) -> Vec<String> {
-    let mut files = Vec::new();
-    rust_files(src, &mut files);
-    files.sort();
     let mut found = Vec::new();
-    for file in files {
-        let rel = file.strip_prefix(src).expect("in src");
-        let rel = rel.to_string_lossy().replace('\\', "/");
-        let code = code_only(&fs::read_to_string(&file).expect("readable file"));
+    for (rel, source) in sources(src, src) {
+        let code = code_only(&source);
         for (call, allowed) in ENVELOPE_DECODERS {
             if code.contains(call) && !allowed.contains(&rel.as_str()) {
                 found.push(format!("{rel}: {call}"));
@@ -529,4 +539,88 @@ fn copy_dir(from: &Path, to: &Path) {
             fs::copy(&path, &dest).expect("copied");
         }
     }
+}
+
+/// The wire names of MCP's methods, as `Method::as_str` spells them in `protocol/method.rs`.
+fn method_names(method_rs: &str) -> BTreeSet<String> {
+    let start = method_rs
+        .find("pub fn as_str(self)")
+        .expect("`Method::as_str` in protocol/method.rs");
+    let body = &method_rs[start..];
+    let body = &body[..body.find("\n    }\n").expect("the end of `as_str`")];
+    body.lines()
+        .filter_map(|line| {
+            let (_, name) = line.split_once("=> \"")?;
+            Some(name.split('"').next()?.to_owned())
+        })
+        .collect()
+}
+
+/// The string literals of `source` outside comments, with their line numbers.
+fn string_literals(source: &str) -> Vec<(usize, String)> {
+    let mut found = Vec::new();
+    for (n, line) in source.lines().enumerate() {
+        let code = match line.find("//") {
+            Some(at) if !line[..at].contains('"') => &line[..at],
+            _ => line,
+        };
+        let mut parts = code.split('"');
+        parts.next();
+        while let (Some(inside), Some(_)) = (parts.next(), parts.next()) {
+            found.push((n + 1, inside.to_owned()));
+        }
+    }
+    found
+}
+
+/// Every quoted MCP method name in the client's files, as `file:line: "name"` lines.
+fn client_method_literals(src: &Path) -> Vec<String> {
+    let names =
+        method_names(&fs::read_to_string(src.join("protocol/method.rs")).expect("method.rs"));
+    let mut found = Vec::new();
+    for (rel, source) in sources(src, &src.join("client")) {
+        for (line, literal) in string_literals(&source) {
+            if names.contains(&literal) {
+                found.push(format!("{rel}:{line}: \"{literal}\""));
+            }
+        }
+    }
+    found
+}
+
+/// Closed sets are enums (`STYLE.md`): the client names MCP methods by `Method`, never by a
+/// string it could misspell.
+#[test]
+fn the_client_names_methods_by_method_not_by_string() {
+    let found = client_method_literals(&workspace().join("phantom/src"));
+    assert!(
+        found.is_empty(),
+        "an MCP method name written as a string in `phantom/src/client/` (write \
+         `Method::X.as_str()`, or match on `Method::parse`):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn a_method_literal_in_the_client_fails() {
+    let root = workspace();
+    let scratch = std::env::temp_dir().join(format!("phantom-methods-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&scratch);
+    copy_dir(&root.join("phantom/src"), &scratch);
+    let victim = scratch.join("client/calls.rs");
+    let text = fs::read_to_string(&victim).expect("calls.rs");
+    let lines = text.lines().count();
+    fs::write(
+        &victim,
+        format!(
+            "{text}\n// \"tools/list\" in a comment is prose\nconst LIST: &str = \"tools/list\";\n"
+        ),
+    )
+    .expect("writable");
+    let found = client_method_literals(&scratch);
+    let _ = fs::remove_dir_all(&scratch);
+    assert_eq!(
+        found,
+        [format!("client/calls.rs:{}: \"tools/list\"", lines + 3)]
+    );
 }

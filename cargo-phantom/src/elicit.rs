@@ -3,17 +3,20 @@
 
 use std::io::{BufRead as _, Write as _};
 
-use serde_json::{Map, Value, json};
+use phantom::protocol::{ElicitRequest, ElicitResult};
+use serde_json::{Map, Value};
 
-/// The `ElicitResult` for the server's `elicitation/create` params.
-pub(crate) async fn answer(params: Value, no_input: bool) -> Value {
-    let message = params["message"].as_str().unwrap_or_default().to_owned();
+/// The answer to the server's `elicitation/create`.
+pub(crate) async fn answer(request: ElicitRequest, no_input: bool) -> ElicitResult {
     if no_input {
-        eprintln!("the server asks: {message}\n(declined: --no-input)");
-        return json!({"action": "decline"});
+        eprintln!(
+            "the server asks: {}\n(declined: --no-input)",
+            request.message()
+        );
+        return ElicitResult::decline();
     }
-    let asked = tokio::task::spawn_blocking(move || ask(&params)).await;
-    asked.unwrap_or_else(|_| json!({"action": "cancel"}))
+    let asked = tokio::task::spawn_blocking(move || ask(&request)).await;
+    asked.unwrap_or_else(|_| ElicitResult::cancel())
 }
 
 /// One line from stdin after `prompt` on stderr; `None` at the end of input.
@@ -27,19 +30,22 @@ fn read_line(prompt: &str) -> Option<String> {
     }
 }
 
-fn ask(params: &Value) -> Value {
-    let message = params["message"].as_str().unwrap_or_default();
-    eprintln!("the server asks: {message}");
-    if params["mode"] == "url" {
-        let url = params["url"].as_str().unwrap_or("?");
-        eprintln!("open {url}");
-        return match read_line("done? [y = accept, n = decline, c = cancel] ") {
-            Some(a) if a.eq_ignore_ascii_case("y") => json!({"action": "accept"}),
-            Some(a) if a.eq_ignore_ascii_case("c") => json!({"action": "cancel"}),
-            _ => json!({"action": "decline"}),
-        };
-    }
-    let schema = &params["requestedSchema"];
+fn ask(request: &ElicitRequest) -> ElicitResult {
+    eprintln!("the server asks: {}", request.message());
+    let schema = match request {
+        ElicitRequest::Url { url, .. } => {
+            eprintln!("open {url}");
+            return match read_line("done? [y = accept, n = decline, c = cancel] ") {
+                Some(a) if a.eq_ignore_ascii_case("y") => ElicitResult::accept_url(),
+                Some(a) if a.eq_ignore_ascii_case("c") => ElicitResult::cancel(),
+                _ => ElicitResult::decline(),
+            };
+        }
+        ElicitRequest::Form {
+            requested_schema, ..
+        } => requested_schema,
+        _ => return ElicitResult::decline(),
+    };
     let required: Vec<&str> = schema["required"]
         .as_array()
         .map(|r| r.iter().filter_map(Value::as_str).collect())
@@ -55,7 +61,7 @@ fn ask(params: &Value) -> Value {
         loop {
             let prompt = field_prompt(name, field, is_required);
             let Some(line) = read_line(&prompt) else {
-                return json!({"action": "decline"});
+                return ElicitResult::decline();
             };
             if line.is_empty() {
                 if let Some(default) = field.get("default") {
@@ -78,10 +84,10 @@ fn ask(params: &Value) -> Value {
         }
     }
     match read_line("send? [Y = accept, n = decline, c = cancel] ") {
-        Some(a) if a.eq_ignore_ascii_case("n") => json!({"action": "decline"}),
-        Some(a) if a.eq_ignore_ascii_case("c") => json!({"action": "cancel"}),
-        Some(_) => json!({"action": "accept", "content": content}),
-        None => json!({"action": "decline"}),
+        Some(a) if a.eq_ignore_ascii_case("n") => ElicitResult::decline(),
+        Some(a) if a.eq_ignore_ascii_case("c") => ElicitResult::cancel(),
+        Some(_) => ElicitResult::accept(content),
+        None => ElicitResult::decline(),
     }
 }
 

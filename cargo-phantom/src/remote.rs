@@ -76,7 +76,7 @@ pub(crate) async fn connect(target: &Target<'_>, conn: &Connection) -> Result<Cl
         builder = builder.bearer(token);
     }
     let no_input = conn.no_input;
-    builder = builder.on_elicit(move |params| elicit::answer(params, no_input));
+    builder = builder.on_elicit(move |request| elicit::answer(request, no_input));
     builder.connect().await.map_err(|e| {
         if let Some(status @ (401 | 403)) = e.status() {
             let challenge = e

@@ -12,7 +12,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use phantom::client::{Client, ClientError, Era};
-use phantom::protocol::{Implementation, ProtocolVersion};
+use phantom::input::Sampled;
+use phantom::protocol::{ElicitResult, ErrorObject, Implementation, ProtocolVersion};
 use serde_json::{Map, Value, json};
 
 const NAME: &str = "phantom-conformance-client";
@@ -109,17 +110,21 @@ async fn run(
         "elicitation-sep1034-client-defaults" | "sep-2322-client-request-state"
     ) {
         // Accepts with no content of its own: the client fills in the form's defaults.
-        builder =
-            builder.on_elicit(|_request| async { json!({"action": "accept", "content": {}}) });
+        builder = builder.on_elicit(|_request| async { ElicitResult::accept(Map::new()) });
     }
     if scenario == "request-metadata" {
         // Declares every capability a client can, so the suite checks each declaration's shape.
         builder = builder
-            .on_elicit(|_request| async { json!({"action": "decline"}) })
+            .on_elicit(|_request| async { ElicitResult::decline() })
             .on_sample(|_request| async {
-                json!({"role": "assistant", "content": {"type": "text", "text": "no"}, "model": "none"})
+                Ok::<_, ErrorObject>(Sampled {
+                    role: "assistant".into(),
+                    content: json!({"type": "text", "text": "no"}),
+                    model: "none".into(),
+                    stop_reason: None,
+                })
             })
-            .on_roots(|_request| async { json!({"roots": []}) });
+            .on_roots(|| async { Vec::new() });
     }
     let client = builder.connect().await?;
     let outcome = calls(&client, scenario, context).await;
@@ -158,9 +163,7 @@ async fn calls(client: &Client, scenario: &str, context: &Value) -> Result<(), F
                 client.call_tool(&tool.name, json!({})).await?;
             }
             for resource in client.list_resources(None).await?.items {
-                if let Some(uri) = &resource.uri {
-                    client.read_resource(uri).await?;
-                }
+                client.read_resource(&resource.uri).await?;
             }
             for prompt in client.list_prompts(None).await?.items {
                 client.get_prompt(&prompt.name, json!({})).await?;

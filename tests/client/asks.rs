@@ -9,9 +9,10 @@ use std::time::Duration;
 
 use phantom::client::{Client, ClientError, Era};
 use phantom::http::HttpConfig;
-use phantom::input::Sample;
+use phantom::input::{Root, Sample, Sampled};
 use phantom::prelude::*;
-use serde_json::{Value, json};
+use phantom::protocol::{CreateMessageRequest, ErrorObject};
+use serde_json::json;
 
 use crate::support::TestServer;
 
@@ -76,26 +77,39 @@ async fn roots_and_sampling_are_answered_by_the_handlers_in_both_eras() {
     for era in [Era::Legacy, Era::Modern] {
         let client = Client::http(&format!("http://{}/mcp", server.addr))
             .era(era)
-            .on_roots(|_| async {
-                json!({"roots": [{"uri": "file:///src", "name": "src"}, {"uri": "file:///docs", "name": "docs"}]})
+            .on_roots(|| async {
+                vec![
+                    Root {
+                        uri: "file:///src".into(),
+                        name: Some("src".into()),
+                    },
+                    Root {
+                        uri: "file:///docs".into(),
+                        name: Some("docs".into()),
+                    },
+                ]
             })
-            .on_sample(|request: Value| async move {
-                let asked = request["messages"][0]["content"]["text"].clone();
-                json!({"role": "assistant", "model": "echo-model",
-                       "content": {"type": "text", "text": format!("heard {}", asked.as_str().unwrap_or("?"))}})
+            .on_sample(|request: CreateMessageRequest| async move {
+                let asked = request.messages[0].as_text().unwrap_or("?").to_owned();
+                Ok::<_, ErrorObject>(Sampled {
+                    role: "assistant".into(),
+                    model: "echo-model".into(),
+                    content: json!({"type": "text", "text": format!("heard {asked}")}),
+                    stop_reason: None,
+                })
             })
             .connect()
             .await
             .expect("connects");
         let roots = client.call_tool("roots", json!({})).await.expect("roots");
         assert_eq!(
-            roots.text(),
+            roots.text_content(),
             "src=file:///src,docs=file:///docs",
             "{era:?}: the on_roots handler's answer"
         );
         let word = client.call_tool("word", json!({})).await.expect("word");
         assert_eq!(
-            word.text(),
+            word.text_content(),
             "echo-model: heard Say one word",
             "{era:?}: the on_sample handler's answer"
         );
@@ -160,7 +174,7 @@ async fn progress_and_logs_reach_their_listeners_and_close_ends_the_session() {
             .await
             .expect("connects");
         let counted = client.call_tool("count", json!({})).await.expect("count");
-        assert_eq!(counted.text(), "3", "{era:?}");
+        assert_eq!(counted.text_content(), "3", "{era:?}");
         assert_eq!(
             *progress.lock().unwrap(),
             vec![json!(1.0), json!(2.0), json!(3.0)],

@@ -152,14 +152,14 @@ async fn a_cached_answer_skips_the_handler_per_principal_until_invalidated() {
                 .call_tool("lookup", json!({"q": "x"}))
                 .await
                 .expect("lookup");
-            assert_eq!(found.text(), "x: 1", "{era:?}");
+            assert_eq!(found.text_content(), "x: 1", "{era:?}");
         }
         let found = ada
             .call_tool("lookup", json!({"q": "y"}))
             .await
             .expect("lookup");
         assert_eq!(
-            found.text(),
+            found.text_content(),
             "y: 2",
             "{era:?}: other arguments, another entry"
         );
@@ -168,7 +168,7 @@ async fn a_cached_answer_skips_the_handler_per_principal_until_invalidated() {
             .await
             .expect("lookup");
         assert_eq!(
-            theirs.text(),
+            theirs.text_content(),
             "x: 3",
             "{era:?}: another principal's call runs"
         );

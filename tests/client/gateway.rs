@@ -10,6 +10,7 @@ use phantom::dispatch::Dispatcher;
 use phantom::gateway::Upstream;
 use phantom::http::HttpConfig;
 use phantom::prelude::*;
+use phantom::protocol::ElicitResult;
 use phantom::registry::DynamicTool;
 use serde_json::{Value, json};
 
@@ -103,7 +104,7 @@ async fn client_of(front: &TestServer, era: Era, heard: &Heard) -> Client {
     let heard = heard.clone();
     Client::http(&url(front))
         .era(era)
-        .on_elicit(|_| async { json!({"action": "accept", "content": {"name": "Ada"}}) })
+        .on_elicit(|_| async { ElicitResult::accept(crate::content(json!({"name": "Ada"}))) })
         .on_notification(move |method, params| {
             heard
                 .0
@@ -145,7 +146,7 @@ async fn an_upstream_is_served_under_its_prefix_in_both_eras() {
             .call_tool("say", json!({"text": "hi"}))
             .await
             .expect("say");
-        assert_eq!(said.text(), "shop: hi", "{era:?}");
+        assert_eq!(said.text_content(), "shop: hi", "{era:?}");
         // Progress and the log reach the front's client (a legacy session asks for logs first).
         if era == Era::Legacy {
             client
@@ -180,7 +181,7 @@ async fn an_upstream_is_served_under_its_prefix_in_both_eras() {
             .call_tool("shop_greet", json!({}))
             .await
             .expect("greet");
-        assert_eq!(greeted.text(), "Hello, Ada!", "{era:?}");
+        assert_eq!(greeted.text_content(), "Hello, Ada!", "{era:?}");
         // A denied tool is not there.
         let error = client
             .call_tool("shop_wipe", json!({}))
@@ -193,7 +194,8 @@ async fn an_upstream_is_served_under_its_prefix_in_both_eras() {
             .await
             .expect("prompts/get");
         assert_eq!(
-            prompt["messages"][0]["content"]["text"], "Say hello to Bo",
+            prompt.messages[0].content.as_text(),
+            Some("Say hello to Bo"),
             "{era:?}"
         );
         let templates = client
@@ -201,17 +203,16 @@ async fn an_upstream_is_served_under_its_prefix_in_both_eras() {
             .await
             .expect("templates");
         assert_eq!(
-            templates.items[0].uri_template.as_deref(),
-            Some("shop://shop/items/{id}"),
+            templates.items[0].uri_template, "shop://shop/items/{id}",
             "{era:?}"
         );
         let contents = client
             .read_resource("shop://shop/items/7")
             .await
             .expect("read");
-        assert_eq!(contents[0]["text"], "item 7", "{era:?}");
+        assert_eq!(contents[0].text.as_deref(), Some("item 7"), "{era:?}");
         assert_eq!(
-            contents[0]["uri"], "shop://shop/items/7",
+            contents[0].uri, "shop://shop/items/7",
             "{era:?}: the URI the client read, not the upstream's own"
         );
         client.close().await;
@@ -241,7 +242,7 @@ async fn a_dead_upstream_is_a_clear_error_while_the_other_mount_answers() {
         let echoed = client.call_tool("desk_echo", json!({"text": "a"})).await;
         if era == Era::Modern {
             assert_eq!(
-                echoed.expect("desk answers before it dies").text(),
+                echoed.expect("desk answers before it dies").text_content(),
                 "echo: a"
             );
             let error = client
@@ -274,7 +275,7 @@ async fn a_dead_upstream_is_a_clear_error_while_the_other_mount_answers() {
             .call_tool("shop_echo", json!({"text": "still"}))
             .await
             .expect("shop");
-        assert_eq!(echo.text(), "shop: still", "{era:?}");
+        assert_eq!(echo.text_content(), "shop: still", "{era:?}");
         client.close().await;
     }
 }
@@ -315,7 +316,7 @@ async fn the_upstreams_list_changed_refreshes_the_front() {
         .call_tool("shop_late", json!({}))
         .await
         .expect("late");
-    assert_eq!(late.text(), "late, but here");
+    assert_eq!(late.text_content(), "late, but here");
     for _ in 0..100 {
         if heard
             .methods()
@@ -419,7 +420,7 @@ async fn the_fronts_allow_list_and_the_upstreams_timeout_apply_to_remote_tools()
             .call_tool("shop_echo", json!({"text": "ok"}))
             .await
             .expect("echo");
-        assert_eq!(echo.text(), "shop: ok", "{era:?}");
+        assert_eq!(echo.text_content(), "shop: ok", "{era:?}");
         client.close().await;
     }
 }
@@ -465,7 +466,7 @@ async fn the_fronts_middleware_applies_to_remote_tools() {
                 .await
                 .expect("shop_echo");
             assert_eq!(
-                echoed.text(),
+                echoed.text_content(),
                 "shop: mw:x",
                 "{era:?}: the front's chain rewrote the remote tool's arguments"
             );
@@ -478,7 +479,7 @@ async fn the_fronts_middleware_applies_to_remote_tools() {
         for _ in 0..3 {
             let counted = client.call_tool("shop_count", json!({})).await;
             assert_eq!(
-                counted.expect("shop_count").text(),
+                counted.expect("shop_count").text_content(),
                 "3",
                 "{era:?}: the tool's own middleware is shop_echo's alone"
             );

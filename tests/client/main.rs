@@ -23,7 +23,8 @@ use std::sync::{Arc, Mutex};
 use phantom::client::{Client, ClientError, Era};
 use phantom::http::HttpConfig;
 use phantom::prelude::*;
-use serde_json::{Value, json};
+use phantom::protocol::{ElicitRequest, ElicitResult};
+use serde_json::{Map, Value, json};
 
 use crate::support::{Confirmer, Dropped, TestServer};
 
@@ -104,8 +105,16 @@ fn url(server: &TestServer) -> String {
     format!("http://{}/mcp", server.addr)
 }
 
-async fn accept(_request: Value) -> Value {
-    json!({"action": "accept", "content": {"ok": true}})
+async fn accept(_request: ElicitRequest) -> ElicitResult {
+    ElicitResult::accept(content(json!({"ok": true})))
+}
+
+/// A JSON object as an accepted form's content.
+fn content(object: Value) -> Map<String, Value> {
+    match object {
+        Value::Object(map) => map,
+        other => panic!("content is an object, not {other}"),
+    }
 }
 
 #[tokio::test]
@@ -131,17 +140,16 @@ async fn both_eras_over_http_list_call_and_read() {
             .call_tool("echo", json!({"text": "hi"}))
             .await
             .expect("tools/call");
-        assert_eq!(echo.text(), "echo: hi", "{era:?}");
+        assert_eq!(echo.text_content(), "echo: hi", "{era:?}");
         assert!(!echo.is_error);
         let contents = client.read_resource("lab:///notes/3").await.expect("read");
-        assert_eq!(contents[0]["text"], "note 3", "{era:?}");
+        assert_eq!(contents[0].text.as_deref(), Some("note 3"), "{era:?}");
         let templates = client
             .list_resource_templates(None)
             .await
             .expect("templates");
         assert_eq!(
-            templates.items[0].uri_template.as_deref(),
-            Some("lab:///notes/<id>").map(|_| "lab:///notes/{id}"),
+            templates.items[0].uri_template, "lab:///notes/{id}",
             "{era:?}"
         );
         client.ping().await.expect("ping");
@@ -219,8 +227,8 @@ async fn the_handler_answers_elicitation_in_both_eras() {
         let seen = Arc::clone(&asked);
         let client = Client::http(&url(&server))
             .era(era)
-            .on_elicit(move |request: Value| {
-                seen.lock().unwrap().push(request["message"].clone());
+            .on_elicit(move |request: ElicitRequest| {
+                seen.lock().unwrap().push(json!(request.message()));
                 accept(request)
             })
             .connect()
@@ -230,7 +238,7 @@ async fn the_handler_answers_elicitation_in_both_eras() {
             .call_tool("delete", json!({}))
             .await
             .expect("tools/call");
-        assert_eq!(result.text(), "delete accept", "{era:?}");
+        assert_eq!(result.text_content(), "delete accept", "{era:?}");
         assert_eq!(*asked.lock().unwrap(), vec![json!("Delete it?")], "{era:?}");
         client.close().await;
     }
@@ -254,7 +262,7 @@ async fn a_stdio_server_as_a_child_process_in_both_eras() {
         let heard = Arc::clone(&notified);
         let client = Client::stdio(env!("CARGO_BIN_EXE_stdio-server"), Vec::<String>::new())
             .era(era)
-            .on_elicit(|_| async { json!({"action": "accept", "content": {"name": "Ada"}}) })
+            .on_elicit(|_| async { ElicitResult::accept(content(json!({"name": "Ada"}))) })
             .on_notification(move |method, _| heard.lock().unwrap().push(method.to_owned()))
             .connect()
             .await
@@ -270,9 +278,9 @@ async fn a_stdio_server_as_a_child_process_in_both_eras() {
             .call_tool("echo", json!({"text": "x"}))
             .await
             .expect("echo");
-        assert_eq!(echo.text(), "echo: x");
+        assert_eq!(echo.text_content(), "echo: x");
         let greet = client.call_tool("greet", json!({})).await.expect("greet");
-        assert_eq!(greet.text(), "Hello, Ada!", "{era:?}");
+        assert_eq!(greet.text_content(), "Hello, Ada!", "{era:?}");
         let count = client
             .request(
                 "tools/call",
@@ -419,7 +427,7 @@ async fn tasks_run_polled_answered_and_cancelled_in_both_eras() {
         .await
         .expect("call");
     assert!(
-        matches!(&answered, ToolCall::Done(r) if r.text() == "crunched"),
+        matches!(&answered, ToolCall::Done(r) if r.text_content() == "crunched"),
         "{answered:?}"
     );
 }

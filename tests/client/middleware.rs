@@ -24,7 +24,7 @@ async fn exercise(client: &Client, what: &str) {
         .await
         .expect("say");
     assert_eq!(
-        said.text(),
+        said.text_content(),
         "hi>A>B>C<C<B<A",
         "{what}: in A, B, C; out C, B, A"
     );
@@ -33,14 +33,14 @@ async fn exercise(client: &Client, what: &str) {
         .await
         .expect("shout");
     assert_eq!(
-        shouted.text(),
+        shouted.text_content(),
         "HI>A>B>C<C<B<A",
         "{what}: `shout`'s own middleware, innermost"
     );
     let flaky = client.call_tool("flaky", json!({})).await.expect("flaky");
     assert!(!flaky.is_error, "{what}: retried: {flaky:?}");
     assert_eq!(
-        flaky.text(),
+        flaky.text_content(),
         "call 1 worked<C<B<A",
         "{what}: the retry's answer"
     );
@@ -190,7 +190,11 @@ async fn a_timeout_cuts_a_slow_tool_off_and_its_ctx_hears_it() {
             "{era:?}: cut off"
         );
         assert!(cut.is_error, "{era:?}: {cut:?}");
-        assert_eq!(cut.text(), "Tool `slow` timed out after 200ms", "{era:?}");
+        assert_eq!(
+            cut.text_content(),
+            "Tool `slow` timed out after 200ms",
+            "{era:?}"
+        );
         for _ in 0..100 {
             if told.load(Ordering::SeqCst) {
                 break;
@@ -205,7 +209,11 @@ async fn a_timeout_cuts_a_slow_tool_off_and_its_ctx_hears_it() {
             .call_tool("echo", json!({"text": "after"}))
             .await
             .expect("echo");
-        assert_eq!(next.text(), "after", "{era:?}: the next call succeeds");
+        assert_eq!(
+            next.text_content(),
+            "after",
+            "{era:?}: the next call succeeds"
+        );
         client.close().await;
     }
 }

@@ -8,6 +8,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use phantom::client::{Builder, Client, Era};
+use phantom::input::Sampled;
+use phantom::protocol::{CreateMessageRequest, ElicitRequest, ElicitResult, ErrorObject};
 use serde_json::{Value, json};
 
 fn node() -> (String, String) {
@@ -53,15 +55,19 @@ fn with_handlers(builder: Builder, seen: &Seen) -> Builder {
         Arc::clone(&seen.notified),
     );
     builder
-        .on_elicit(move |request: Value| {
-            e.lock().unwrap().push(request);
-            async { json!({"action": "accept", "content": {"name": "Ada", "check": true}}) }
+        .on_elicit(move |request: ElicitRequest| {
+            e.lock().unwrap().push(json!(request));
+            async { ElicitResult::accept(crate::content(json!({"name": "Ada", "check": true}))) }
         })
-        .on_sample(move |request: Value| {
-            s.lock().unwrap().push(request);
+        .on_sample(move |request: CreateMessageRequest| {
+            s.lock().unwrap().push(json!(request));
             async {
-                json!({"role": "assistant", "model": "phantom-test",
-                       "content": {"type": "text", "text": "sampled by phantom"}})
+                Ok::<_, ErrorObject>(Sampled {
+                    role: "assistant".into(),
+                    model: "phantom-test".into(),
+                    content: json!({"type": "text", "text": "sampled by phantom"}),
+                    stop_reason: None,
+                })
             }
         })
         .on_notification(move |method, _| n.lock().unwrap().push(method.to_owned()))
@@ -77,12 +83,12 @@ async fn exercise(client: &Client, seen: &Seen) {
         .call_tool("echo", json!({"message": "from phantom"}))
         .await
         .expect("echo");
-    assert!(echo.text().contains("from phantom"), "{echo:?}");
+    assert!(echo.text_content().contains("from phantom"), "{echo:?}");
     let sum = client
         .call_tool("get-sum", json!({"a": 2, "b": 3}))
         .await
         .expect("get-sum");
-    assert!(sum.text().contains('5'), "{sum:?}");
+    assert!(sum.text_content().contains('5'), "{sum:?}");
 
     let progress = client
         .request(
@@ -112,7 +118,7 @@ async fn exercise(client: &Client, seen: &Seen) {
         templates
             .items
             .iter()
-            .any(|t| t.uri_template.as_deref() == Some("demo://resource/dynamic/text/{resourceId}")),
+            .any(|t| t.uri_template == "demo://resource/dynamic/text/{resourceId}"),
         "{templates:?}"
     );
     let contents = client
@@ -120,7 +126,7 @@ async fn exercise(client: &Client, seen: &Seen) {
         .await
         .expect("read");
     assert!(
-        contents[0]["text"].as_str().is_some_and(|t| !t.is_empty()),
+        contents[0].text.as_deref().is_some_and(|t| !t.is_empty()),
         "{contents:?}"
     );
 
@@ -129,8 +135,8 @@ async fn exercise(client: &Client, seen: &Seen) {
         .await
         .expect("prompts/get");
     assert!(
-        prompt["messages"].to_string().contains("Lisbon"),
-        "{prompt}"
+        format!("{:?}", prompt.messages).contains("Lisbon"),
+        "{prompt:?}"
     );
     let offered = client
         .complete_prompt("completable-prompt", "department", "E")
@@ -147,7 +153,7 @@ async fn exercise(client: &Client, seen: &Seen) {
         1,
         "the handler was asked"
     );
-    assert!(elicited.text().contains("Ada"), "{elicited:?}");
+    assert!(elicited.text_content().contains("Ada"), "{elicited:?}");
     let sampled = client
         .call_tool("trigger-sampling-request", json!({"prompt": "say hi"}))
         .await
@@ -157,7 +163,10 @@ async fn exercise(client: &Client, seen: &Seen) {
         1,
         "the handler was asked"
     );
-    assert!(sampled.text().contains("sampled by phantom"), "{sampled:?}");
+    assert!(
+        sampled.text_content().contains("sampled by phantom"),
+        "{sampled:?}"
+    );
 
     // Log messages, and a subscription's update: its subscribe is acknowledged with a log
     // message, and `toggle-subscriber-updates` makes the server send updates every 5 s.
@@ -166,7 +175,7 @@ async fn exercise(client: &Client, seen: &Seen) {
         .await
         .expect("logging/setLevel");
     let resources = client.list_resources(None).await.expect("resources/list");
-    let uri = resources.items[0].uri.clone().expect("a concrete resource");
+    let uri = resources.items[0].uri.clone();
     client.subscribe(&uri).await.expect("resources/subscribe");
     client
         .call_tool("toggle-subscriber-updates", json!({}))
@@ -258,7 +267,7 @@ async fn pantry(client: &Client, era: Era) {
         .call_tool("add", json!({"a": 2, "b": 40}))
         .await
         .expect("add");
-    assert_eq!(sum.text(), "42", "{era:?}: {sum:?}");
+    assert_eq!(sum.text_content(), "42", "{era:?}: {sum:?}");
     let wrong = client
         .call_tool("add", json!({"a": "two"}))
         .await
@@ -271,33 +280,37 @@ async fn pantry(client: &Client, era: Era) {
         .read_resource("pantry://shelves/top")
         .await
         .expect("read");
-    assert_eq!(read[0]["text"], "shelf top: flour, rice", "{era:?}");
+    assert_eq!(
+        read[0].text.as_deref(),
+        Some("shelf top: flour, rice"),
+        "{era:?}"
+    );
     let prompt = client
         .get_prompt("recipe", json!({"dish": "bread"}))
         .await
         .expect("prompt");
     assert!(
-        prompt["messages"].to_string().contains("recipe for bread"),
-        "{era:?}: {prompt}"
+        format!("{:?}", prompt.messages).contains("recipe for bread"),
+        "{era:?}: {prompt:?}"
     );
     let hello = client
         .call_tool("ask_name", json!({}))
         .await
         .expect("ask_name");
     if era == Era::Legacy {
-        assert_eq!(hello.text(), "Hello, Ada!", "{hello:?}");
+        assert_eq!(hello.text_content(), "Hello, Ada!", "{hello:?}");
     } else {
         // FastMCP 4.2's `ctx.elicit` sends a server-to-client request, which 2026-07-28 has no
         // channel for; it says so as a tool error (its MRTR rounds take another API).
         assert!(
-            hello.is_error && hello.text().contains("2026-07-28"),
+            hello.is_error && hello.text_content().contains("2026-07-28"),
             "{hello:?}"
         );
     }
 }
 
 fn answers_ada(builder: Builder) -> Builder {
-    builder.on_elicit(|_| async { json!({"action": "accept", "content": {"value": "Ada"}}) })
+    builder.on_elicit(|_| async { ElicitResult::accept(crate::content(json!({"value": "Ada"}))) })
 }
 
 #[tokio::test]

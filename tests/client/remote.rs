@@ -131,19 +131,19 @@ async fn the_clients_typed_calls_list_and_get_skills_and_complete_a_template() {
         let skills = client.list_skills(None).await.expect("skills/list");
         assert_eq!(skills.items.len(), 1, "{era:?}: {:?}", skills.items);
         assert_eq!(
-            skills.items[0]["uri"], "skill://library/shelving/SKILL.md",
+            skills.items[0].uri, "skill://library/shelving/SKILL.md",
             "{era:?}"
         );
         let skill = client
             .get_skill("skill://library/shelving/SKILL.md")
             .await
             .expect("skills/get");
-        assert_eq!(skill["frontmatter"]["name"], "shelving", "{era:?}: {skill}");
+        assert_eq!(skill.frontmatter["name"], "shelving", "{era:?}: {skill:?}");
         let entries = client
             .read_directory("skill://library/shelving")
             .await
             .expect("resources/directory/read");
-        let uris: Vec<&str> = entries.iter().filter_map(|e| e["uri"].as_str()).collect();
+        let uris: Vec<&str> = entries.iter().map(|e| e.uri.as_str()).collect();
         assert_eq!(
             uris,
             [

@@ -4,9 +4,13 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::types::{CallToolResult, Page, Prompt, Resource, Tool};
 use super::{Client, ClientError, Era};
+use crate::Page;
+use crate::content::ResourceContents;
 use crate::kernel::Locked as _;
+use crate::prompts::PromptReply;
+use crate::protocol::{Method, Prompt, Resource, ResourceTemplate, SkillEntry, Tool};
+use crate::tools::ToolResult;
 
 impl Client {
     /// Runs `call` (any call of this client) until it answers or `cancel` resolves, whichever
@@ -33,26 +37,33 @@ impl Client {
         }
     }
 
+    /// `method` with `params`: [`request`](Self::request) of a method this client knows.
+    pub(super) async fn call(&self, method: Method, params: Value) -> Result<Value, ClientError> {
+        self.request(method.as_str(), params).await
+    }
+
     pub(super) async fn typed<T: DeserializeOwned>(
         &self,
-        method: &str,
+        method: Method,
         params: Value,
     ) -> Result<T, ClientError> {
-        let result = self.request(method, params).await?;
+        let result = self.call(method, params).await?;
         serde_json::from_value(result).map_err(|e| {
+            let method = method.as_str();
             ClientError::protocol(format!("the result of `{method}` does not read: {e}"))
         })
     }
 
     async fn page<T: DeserializeOwned>(
         &self,
-        method: &str,
+        method: Method,
         key: &str,
         cursor: Option<&str>,
     ) -> Result<Page<T>, ClientError> {
         let params = cursor.map_or_else(|| json!({}), |c| json!({"cursor": c}));
-        let mut result = self.request(method, params).await?;
+        let mut result = self.call(method, params).await?;
         let items = serde_json::from_value(result[key].take()).map_err(|e| {
+            let method = method.as_str();
             ClientError::protocol(format!("the `{key}` of `{method}` do not read: {e}"))
         })?;
         let next_cursor = result["nextCursor"].as_str().map(str::to_owned);
@@ -61,28 +72,35 @@ impl Client {
 
     /// `tools/list`, one page.
     pub async fn list_tools(&self, cursor: Option<&str>) -> Result<Page<Tool>, ClientError> {
-        self.page("tools/list", "tools", cursor).await
+        self.page(Method::ToolsList, "tools", cursor).await
     }
 
-    /// `tools/call`. A tool that failed is `Ok` with `is_error`.
-    pub async fn call_tool(
-        &self,
-        name: &str,
-        arguments: Value,
-    ) -> Result<CallToolResult, ClientError> {
-        self.typed("tools/call", json!({"name": name, "arguments": arguments}))
-            .await
+    /// `tools/call`. A tool that failed is `Ok` with `is_error`; its text is
+    /// [`ToolResult::text_content`].
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<ToolResult, ClientError> {
+        self.typed(
+            Method::ToolsCall,
+            json!({"name": name, "arguments": arguments}),
+        )
+        .await
     }
 
     /// `prompts/list`, one page.
     pub async fn list_prompts(&self, cursor: Option<&str>) -> Result<Page<Prompt>, ClientError> {
-        self.page("prompts/list", "prompts", cursor).await
+        self.page(Method::PromptsList, "prompts", cursor).await
     }
 
-    /// `prompts/get`: the prompt's `description` and `messages`, as sent.
-    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<Value, ClientError> {
-        self.request("prompts/get", json!({"name": name, "arguments": arguments}))
-            .await
+    /// `prompts/get`: the prompt's `description` and `messages`.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<PromptReply, ClientError> {
+        self.typed(
+            Method::PromptsGet,
+            json!({"name": name, "arguments": arguments}),
+        )
+        .await
     }
 
     /// `resources/list`, one page.
@@ -90,21 +108,23 @@ impl Client {
         &self,
         cursor: Option<&str>,
     ) -> Result<Page<Resource>, ClientError> {
-        self.page("resources/list", "resources", cursor).await
+        self.page(Method::ResourcesList, "resources", cursor).await
     }
 
     /// `resources/templates/list`, one page.
     pub async fn list_resource_templates(
         &self,
         cursor: Option<&str>,
-    ) -> Result<Page<Resource>, ClientError> {
-        self.page("resources/templates/list", "resourceTemplates", cursor)
+    ) -> Result<Page<ResourceTemplate>, ClientError> {
+        self.page(Method::ResourcesTemplatesList, "resourceTemplates", cursor)
             .await
     }
 
-    /// `resources/read`: the `contents`, as sent (`uri`, `mimeType`, `text` or `blob`).
-    pub async fn read_resource(&self, uri: &str) -> Result<Vec<Value>, ClientError> {
-        let mut result = self.request("resources/read", json!({"uri": uri})).await?;
+    /// `resources/read`: the `contents` (`uri`, `mimeType`, `text` or `blob`).
+    pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContents>, ClientError> {
+        let mut result = self
+            .call(Method::ResourcesRead, json!({"uri": uri}))
+            .await?;
         serde_json::from_value(result["contents"].take())
             .map_err(|e| ClientError::protocol(format!("the contents of `{uri}` do not read: {e}")))
     }
@@ -120,7 +140,7 @@ impl Client {
             "ref": {"type": "ref/prompt", "name": prompt},
             "argument": {"name": argument, "value": value},
         });
-        let mut result = self.request("completion/complete", params).await?;
+        let mut result = self.call(Method::CompletionComplete, params).await?;
         serde_json::from_value(result["completion"]["values"].take())
             .map_err(|e| ClientError::protocol(format!("the completion values do not read: {e}")))
     }
@@ -137,27 +157,28 @@ impl Client {
             "ref": {"type": "ref/resource", "uri": template},
             "argument": {"name": argument, "value": value},
         });
-        let mut result = self.request("completion/complete", params).await?;
+        let mut result = self.call(Method::CompletionComplete, params).await?;
         serde_json::from_value(result["completion"]["values"].take())
             .map_err(|e| ClientError::protocol(format!("the completion values do not read: {e}")))
     }
 
-    /// `skills/list` (the Skills extension), one page: each skill's listing as sent (`uri`,
-    /// `name`, `description`, …).
-    pub async fn list_skills(&self, cursor: Option<&str>) -> Result<Page<Value>, ClientError> {
-        self.page("skills/list", "skills", cursor).await
+    /// `skills/list` (the Skills extension), one page: each skill's listing (the URI of its
+    /// `SKILL.md`, its frontmatter, its files with digests and sizes).
+    pub async fn list_skills(&self, cursor: Option<&str>) -> Result<Page<SkillEntry>, ClientError> {
+        self.page(Method::SkillsList, "skills", cursor).await
     }
 
     /// `skills/get`: the listing of the skill whose `SKILL.md` is at `uri`.
-    pub async fn get_skill(&self, uri: &str) -> Result<Value, ClientError> {
-        let mut result = self.request("skills/get", json!({"uri": uri})).await?;
-        Ok(result["skill"].take())
+    pub async fn get_skill(&self, uri: &str) -> Result<SkillEntry, ClientError> {
+        let mut result = self.call(Method::SkillsGet, json!({"uri": uri})).await?;
+        serde_json::from_value(result["skill"].take())
+            .map_err(|e| ClientError::protocol(format!("the skill `{uri}` does not read: {e}")))
     }
 
-    /// `resources/directory/read`: the children of a skill's directory, as sent.
-    pub async fn read_directory(&self, uri: &str) -> Result<Vec<Value>, ClientError> {
+    /// `resources/directory/read`: the children of a skill's directory.
+    pub async fn read_directory(&self, uri: &str) -> Result<Vec<Resource>, ClientError> {
         let mut result = self
-            .request("resources/directory/read", json!({"uri": uri}))
+            .call(Method::ResourcesDirectoryRead, json!({"uri": uri}))
             .await?;
         serde_json::from_value(result["resources"].take())
             .map_err(|e| ClientError::protocol(format!("the directory `{uri}` does not read: {e}")))
@@ -167,11 +188,11 @@ impl Client {
     /// 2026-07-28, which has no `ping`.
     pub async fn ping(&self) -> Result<(), ClientError> {
         let method = if self.era == Era::Modern {
-            "server/discover"
+            Method::ServerDiscover
         } else {
-            "ping"
+            Method::Ping
         };
-        self.request(method, json!({})).await.map(|_| ())
+        self.call(method, json!({})).await.map(|_| ())
     }
 
     /// The `Mcp-Param-*` headers of a call of `tool`: each argument its listed schema marks with

@@ -44,6 +44,15 @@ pub enum ClientError {
     /// No answer within the client's request timeout.
     #[error("no answer within {0:?}")]
     Timeout(std::time::Duration),
+    /// A skill file read does not match what the skill's listing says of it (SEP-2640): its
+    /// size, its `sha256:` digest, or (for `SKILL.md`) its frontmatter. The file is not used.
+    #[error("`{uri}` does not match its listing: {what}")]
+    Verification {
+        /// The file read.
+        uri: String,
+        /// What differs, with both values.
+        what: String,
+    },
     /// The caller cancelled the request ([`Client::cancellable`](super::Client::cancellable)).
     #[error("cancelled by the caller")]
     Cancelled,

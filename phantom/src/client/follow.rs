@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 
 use super::session::Link;
 use super::{Client, ClientError, Era};
+use crate::protocol::Method;
 
 impl Client {
     /// Over HTTP, keeps a stream open for what the server sends outside any request, until the
@@ -51,7 +52,11 @@ impl Client {
         let handlers = Arc::clone(&self.handlers);
         let mut base = Map::new();
         let mut headers = Vec::new();
-        self.envelope("subscriptions/listen", &mut base, &mut headers);
+        self.envelope(
+            Method::SubscriptionsListen.as_str(),
+            &mut base,
+            &mut headers,
+        );
         let mut watched = self.watched.subscribe();
         tokio::spawn(async move {
             for round in 0u64.. {
@@ -75,7 +80,7 @@ impl Client {
                             let message = json!({
                                 "jsonrpc": "2.0",
                                 "id": format!("listen-{round}"),
-                                "method": "subscriptions/listen",
+                                "method": Method::SubscriptionsListen.as_str(),
                                 "params": params,
                             });
                             h.post(message.to_string(), &headers).await.map(Some)
@@ -141,7 +146,7 @@ impl Client {
     /// again with every change of the subscriptions). Without a listener nothing hears them.
     pub async fn subscribe(&self, uri: &str) -> Result<(), ClientError> {
         if self.era != Era::Modern || matches!(*self.link, Link::Stdio(_)) {
-            self.request("resources/subscribe", json!({"uri": uri}))
+            self.call(Method::ResourcesSubscribe, json!({"uri": uri}))
                 .await?;
         }
         self.watched.send_modify(|uris| {
@@ -153,7 +158,7 @@ impl Client {
     /// Ends a [subscription](Self::subscribe).
     pub async fn unsubscribe(&self, uri: &str) -> Result<(), ClientError> {
         if self.era != Era::Modern || matches!(*self.link, Link::Stdio(_)) {
-            self.request("resources/unsubscribe", json!({"uri": uri}))
+            self.call(Method::ResourcesUnsubscribe, json!({"uri": uri}))
                 .await?;
         }
         self.watched.send_modify(|uris| {

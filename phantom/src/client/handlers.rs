@@ -6,6 +6,7 @@
 use serde_json::{Value, json};
 
 use super::Handler;
+use crate::protocol::{ElicitRequest, Method};
 
 /// The builder's handlers, kept by the client and the tasks it starts.
 #[derive(Default)]
@@ -24,11 +25,12 @@ impl Handlers {
     /// The `result` for a server request, or the JSON-RPC error object: `-32601` for a method
     /// this client has no handler for.
     pub(super) async fn answer(&self, method: &str, params: Value) -> Result<Value, Value> {
-        let handler = match method {
-            "ping" => return Ok(json!({})),
-            "elicitation/create" => self.elicit.as_ref(),
-            "sampling/createMessage" => self.sample.as_ref(),
-            "roots/list" => self.roots.as_ref(),
+        let kind = Method::parse(method);
+        let handler = match kind {
+            Some(Method::Ping) => return Ok(json!({})),
+            Some(Method::ElicitationCreate) => self.elicit.as_ref(),
+            Some(Method::SamplingCreateMessage) => self.sample.as_ref(),
+            Some(Method::RootsList) => self.roots.as_ref(),
             _ => None,
         };
         let Some(handler) = handler else {
@@ -37,8 +39,8 @@ impl Handlers {
                 "message": format!("Method not found: this client has no handler for `{method}`"),
             }));
         };
-        let mut result = handler(params.clone()).await;
-        if method == "elicitation/create" {
+        let mut result = handler(params.clone()).await?;
+        if kind == Some(Method::ElicitationCreate) {
             with_defaults(&params, &mut result);
         }
         Ok(result)
@@ -46,29 +48,23 @@ impl Handlers {
 }
 
 /// SEP-1034: an accepted form elicitation carries every field of the form the user left out
-/// that has a `default` in the requested schema, with that default.
+/// that has a `default` in the requested schema, with that default
+/// ([`ElicitRequest::defaults`]). Applied to the JSON, so that a raw handler's answer gets them
+/// too.
 fn with_defaults(request: &Value, result: &mut Value) {
-    let form = matches!(
-        request.get("mode").and_then(Value::as_str),
-        None | Some("form")
-    );
-    let Some(properties) = request["requestedSchema"]["properties"].as_object() else {
+    let Ok(request) = serde_json::from_value::<ElicitRequest>(request.clone()) else {
         return;
     };
-    if !form || result["action"] != "accept" {
+    let defaults = request.defaults();
+    if defaults.is_empty() || result["action"] != "accept" {
         return;
     }
     if !result["content"].is_object() {
         result["content"] = json!({});
     }
-    let Some(content) = result["content"].as_object_mut() else {
-        return;
-    };
-    for (name, schema) in properties {
-        if let Some(default) = schema.get("default") {
-            content
-                .entry(name.clone())
-                .or_insert_with(|| default.clone());
+    if let Some(content) = result["content"].as_object_mut() {
+        for (name, default) in defaults {
+            content.entry(name).or_insert(default);
         }
     }
 }

@@ -4,15 +4,34 @@
 //! ```no_run
 //! # async fn run() -> Result<(), phantom::client::ClientError> {
 //! use phantom::client::Client;
-//! use serde_json::json;
+//! use phantom::input::{Root, Sampled};
+//! use phantom::protocol::{CreateMessageRequest, ElicitRequest, ElicitResult, ErrorObject};
+//! use serde_json::{Map, json};
 //!
 //! let client = Client::http("http://127.0.0.1:4000/mcp")
-//!     .on_elicit(|_request| async { json!({"action": "accept", "content": {"confirm": true}}) })
+//!     // A form: confirm, and let the form's defaults fill in the rest.
+//!     .on_elicit(|request: ElicitRequest| async move {
+//!         let mut content = Map::new();
+//!         content.insert("confirm".into(), true.into());
+//!         ElicitResult::accept_with_defaults(&request, content)
+//!     })
+//!     .on_sample(|request: CreateMessageRequest| async move {
+//!         let asked = request.messages.last().and_then(|m| m.as_text()).unwrap_or_default();
+//!         Ok::<_, ErrorObject>(Sampled {
+//!             role: "assistant".into(),
+//!             content: json!({"type": "text", "text": format!("you said: {asked}")}),
+//!             model: "echo".into(),
+//!             stop_reason: Some("endTurn".into()),
+//!         })
+//!     })
+//!     .on_roots(|| async {
+//!         vec![Root { uri: "file:///work".into(), name: Some("work".into()) }]
+//!     })
 //!     .connect()
 //!     .await?;
 //! let tools = client.list_tools(None).await?;
 //! let result = client.call_tool("search", json!({"query": "memory"})).await?;
-//! println!("{} tools; search says {}", tools.items.len(), result.text());
+//! println!("{} tools; search says {}", tools.items.len(), result.text_content());
 //! client.close().await;
 //! # Ok(()) }
 //! ```
@@ -25,10 +44,13 @@
 //! requests on a response's stream (elicitation, sampling, roots, ping) are answered through the
 //! same handlers, and [`Client::close`] ends the session with `DELETE`.
 //!
-//! **Handlers.** What the server asks is answered by the closure given for it
-//! ([`Builder::on_elicit`], [`Builder::on_sample`], [`Builder::on_roots`]); the capabilities
-//! declared to the server are those with a handler. Without one, the request is answered with a
-//! JSON-RPC error. Progress and log notifications reach [`Builder::on_notification`].
+//! **Handlers.** What the server asks is answered by the closure given for it, typed with the
+//! protocol's own types: [`Builder::on_elicit`] takes an [`ElicitRequest`] and answers an
+//! [`ElicitResult`], [`Builder::on_sample`] a [`CreateMessageRequest`] and a [`Sampled`]
+//! completion, [`Builder::on_roots`] the [`Root`]s. A request whose params do not read is
+//! answered `-32602`; the
+//! capabilities declared to the server are those with a handler. Without one, the request is
+//! answered with a JSON-RPC error. Progress and log notifications reach [`Builder::on_notification`].
 //!
 //! **Tasks.** With [`Builder::tasks`], a tool that can run as a task answers
 //! [`Client::call_tool_or_task`] with [`ToolCall::Task`]; follow it with [`Client::wait_task`],
@@ -46,23 +68,51 @@ mod handlers;
 mod http;
 mod responder;
 mod session;
+mod skills;
 mod stdio;
 mod tasks;
-mod types;
 
 use std::sync::Arc;
 
 use futures_util::stream::BoxStream;
+use serde::Serialize;
+use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::Value;
 
+pub use crate::Page;
 pub(crate) use calls::x_mcp_headers;
 pub use error::ClientError;
 pub use responder::Responder;
 pub use session::Client;
+pub use skills::LoadedSkill;
 pub use tasks::ToolCall;
-pub use types::{CallToolResult, Page, Prompt, Resource, Tool};
 
+/// A tool as `tools/list` describes it.
+#[deprecated(note = "use `phantom::protocol::Tool`, which the client returns")]
+pub type Tool = crate::protocol::Tool;
+
+/// A prompt as `prompts/list` describes it.
+#[deprecated(note = "use `phantom::protocol::Prompt`, which the client returns")]
+pub type Prompt = crate::protocol::Prompt;
+
+/// A resource as `resources/list` describes it (a template is now
+/// [`protocol::ResourceTemplate`](crate::protocol::ResourceTemplate)).
+#[deprecated(
+    note = "use `phantom::protocol::Resource` (`resources/list`) or `phantom::protocol::ResourceTemplate` (`resources/templates/list`)"
+)]
+pub type Resource = crate::protocol::Resource;
+
+/// What `tools/call` returns.
+#[deprecated(
+    note = "use `phantom::tools::ToolResult`, which the client returns; `text()` is `text_content()`"
+)]
+pub type CallToolResult = crate::tools::ToolResult;
+
+use crate::input::{Root, Sampled};
 use crate::kernel::BoxFuture;
+use crate::protocol::{
+    CreateMessageRequest, ElicitRequest, ElicitResult, ErrorObject, Method, codes,
+};
 
 /// The messages that answer one request, in order (the response last).
 type Messages = BoxStream<'static, Result<Value, ClientError>>;
@@ -80,8 +130,9 @@ pub enum Era {
     Modern,
 }
 
-/// An answer to one kind of server request: the `result` to send back.
-type Handler = Arc<dyn Fn(Value) -> BoxFuture<'static, Value> + Send + Sync>;
+/// An answer to one kind of server request: the `result` to send back, or the JSON-RPC error
+/// object.
+type Handler = Arc<dyn Fn(Value) -> BoxFuture<'static, Result<Value, Value>> + Send + Sync>;
 
 /// A notification callback: the method and its params.
 type Listener = Arc<dyn Fn(&str, &Value) + Send + Sync>;
@@ -125,12 +176,39 @@ impl std::fmt::Debug for Builder {
     }
 }
 
-fn handler<F, Fut>(answer: F) -> Handler
+/// A typed handler as a [`Handler`]: the params of `method` read as `Req` (a request that does
+/// not read is answered `-32602`), the answer written as JSON.
+fn handler<Req, Res, F, Fut>(method: Method, answer: F) -> Handler
 where
-    F: Fn(Value) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Value> + Send + 'static,
+    Req: DeserializeOwned,
+    Res: Serialize,
+    F: Fn(Req) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Res, ErrorObject>> + Send + 'static,
 {
-    Arc::new(move |params| Box::pin(answer(params)))
+    let error = |e: ErrorObject| serde_json::to_value(e).unwrap_or_default();
+    Arc::new(move |params| match serde_json::from_value::<Req>(params) {
+        Ok(request) => {
+            let answered = answer(request);
+            Box::pin(async move {
+                match answered.await {
+                    Ok(result) => serde_json::to_value(result).map_err(|e| {
+                        error(ErrorObject::new(
+                            codes::INTERNAL_ERROR,
+                            format!("the client's answer does not write: {e}"),
+                        ))
+                    }),
+                    Err(e) => Err(error(e)),
+                }
+            })
+        }
+        Err(e) => {
+            let refused = error(ErrorObject::new(
+                codes::INVALID_PARAMS,
+                format!("the params of `{}` do not read: {e}", method.as_str()),
+            ));
+            Box::pin(std::future::ready(Err(refused)))
+        }
+    })
 }
 
 impl Builder {
@@ -178,34 +256,63 @@ impl Builder {
         self
     }
 
-    /// Answers `elicitation/create` with what `answer` returns (an `ElicitResult`:
-    /// `{"action": "accept", "content": {…}}`), and declares the `elicitation` capability.
+    /// Answers `elicitation/create` (a form or a URL) with what `answer` returns, and declares
+    /// the `elicitation` capability. [`ElicitResult::accept_with_defaults`] fills in the form's
+    /// defaults for the fields the user left out.
     pub fn on_elicit<F, Fut>(mut self, answer: F) -> Self
     where
-        F: Fn(Value) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Value> + Send + 'static,
+        F: Fn(ElicitRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ElicitResult> + Send + 'static,
     {
-        self.elicit = Some(handler(answer));
+        self.elicit = Some(handler(Method::ElicitationCreate, move |request| {
+            let answered = answer(request);
+            async move { Ok::<_, ErrorObject>(answered.await) }
+        }));
         self
     }
 
-    /// Answers `sampling/createMessage` (a `CreateMessageResult`), declaring `sampling`.
+    /// Answers `sampling/createMessage` with the completion `answer` returns (or the JSON-RPC
+    /// error, when the user or the model refuses), and declares `sampling`.
     pub fn on_sample<F, Fut>(mut self, answer: F) -> Self
     where
-        F: Fn(Value) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Value> + Send + 'static,
+        F: Fn(CreateMessageRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Sampled, ErrorObject>> + Send + 'static,
     {
-        self.sample = Some(handler(answer));
+        self.sample = Some(handler(Method::SamplingCreateMessage, answer));
         self
     }
 
-    /// Answers `roots/list` (a `ListRootsResult`: `{"roots": […]}`), declaring `roots`.
+    /// Answers `roots/list` with the roots `answer` returns, and declares `roots`.
     pub fn on_roots<F, Fut>(mut self, answer: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Vec<Root>> + Send + 'static,
+    {
+        self.roots = Some(handler(Method::RootsList, move |_: IgnoredAny| {
+            let answered = answer();
+            async move { Ok::<_, ErrorObject>(serde_json::json!({"roots": answered.await})) }
+        }));
+        self
+    }
+
+    /// Answers `method` (`elicitation/create`, `sampling/createMessage` or `roots/list`) with
+    /// the JSON `answer` returns for the params as sent: for the test kit and the gateway, which
+    /// pass requests and answers through unchanged.
+    pub(crate) fn answer_raw<F, Fut>(mut self, method: Method, answer: F) -> Self
     where
         F: Fn(Value) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Value> + Send + 'static,
     {
-        self.roots = Some(handler(answer));
+        let raw: Handler = Arc::new(move |params| {
+            let answered = answer(params);
+            Box::pin(async move { Ok(answered.await) })
+        });
+        match method {
+            Method::ElicitationCreate => self.elicit = Some(raw),
+            Method::SamplingCreateMessage => self.sample = Some(raw),
+            Method::RootsList => self.roots = Some(raw),
+            _ => {}
+        }
         self
     }
 
@@ -235,7 +342,7 @@ impl Builder {
     /// `message`) of the client's calls.
     pub fn on_progress(self, listener: impl Fn(&Value) + Send + Sync + 'static) -> Self {
         self.on_notification(move |method, params| {
-            if method == "notifications/progress" {
+            if method == Method::Progress.as_str() {
                 listener(params);
             }
         })
@@ -271,7 +378,7 @@ impl Builder {
     /// `data`).
     pub fn on_log(self, listener: impl Fn(&Value) + Send + Sync + 'static) -> Self {
         self.on_notification(move |method, params| {
-            if method == "notifications/message" {
+            if method == Method::LogMessage.as_str() {
                 listener(params);
             }
         })

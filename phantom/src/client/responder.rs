@@ -6,8 +6,8 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::session::Link;
-
 use crate::kernel::BoxFuture;
+use crate::protocol::Method;
 
 /// What answers the server's requests and hears its notifications during one
 /// [`Client::request_with`](super::Client::request_with).
@@ -61,7 +61,7 @@ impl Drop for Cancel {
         };
         let message = json!({
             "jsonrpc": "2.0",
-            "method": "notifications/cancelled",
+            "method": Method::Cancelled.as_str(),
             "params": {"requestId": self.id, "reason": "the client stopped waiting"},
         });
         runtime.spawn(async move {

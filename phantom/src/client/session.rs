@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 use super::handlers::Handlers;
 use super::responder::Cancel;
 use super::{Builder, ClientError, Era, Listener, Messages, Responder, Target, http, stdio};
+use crate::protocol::Method;
 use crate::protocol::codes::UNSUPPORTED_PROTOCOL_VERSION;
 
 const MODERN: &str = "2026-07-28";
@@ -191,7 +192,7 @@ impl Client {
             if let Link::Http(h) = &*client.link {
                 h.set_version(Some(MODERN));
             }
-            match client.request("server/discover", json!({})).await {
+            match client.call(Method::ServerDiscover, json!({})).await {
                 // Any result is not enough: a legacy server may answer methods it does not
                 // know with `{}`. It must list a 2026-07-28 version this client speaks.
                 Ok(found) if speaks_modern(&found) => {
@@ -244,7 +245,7 @@ impl Client {
             "capabilities": self.capabilities,
             "clientInfo": self.client_info,
         });
-        let result = self.request("initialize", params).await?;
+        let result = self.call(Method::Initialize, params).await?;
         if let Some(version) = result["protocolVersion"].as_str() {
             // The server answers the version it chose: one this client must speak.
             match crate::protocol::ProtocolVersion::parse(version) {
@@ -261,9 +262,9 @@ impl Client {
         }
         self.server_info = result["serverInfo"].clone();
         self.server_capabilities = result["capabilities"].clone();
-        self.notify("notifications/initialized", None).await?;
+        self.notify(Method::Initialized.as_str(), None).await?;
         if let Some(level) = self.log_level.clone() {
-            self.request("logging/setLevel", json!({"level": level}))
+            self.call(Method::LoggingSetLevel, json!({"level": level}))
                 .await?;
         }
         Ok(())
@@ -339,7 +340,7 @@ impl Client {
                 )));
             }
         };
-        if method == "tools/call"
+        if method == Method::ToolsCall.as_str()
             && let Some(name) = params.get("name").and_then(Value::as_str)
             && let Some(why) = self.left_out(name)
         {
@@ -369,7 +370,7 @@ impl Client {
                 other => other?,
             };
             if self.era != Era::Modern || result["resultType"] != "input_required" {
-                if method == "tools/list" {
+                if method == Method::ToolsList.as_str() {
                     self.learn_param_headers(&mut result);
                 }
                 return Ok(result);
@@ -428,7 +429,8 @@ impl Client {
     ) -> Result<Value, ClientError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let mut params = params.clone();
-        if (responder.is_some() || self.listener.is_some()) && method == "tools/call" {
+        if (responder.is_some() || self.listener.is_some()) && method == Method::ToolsCall.as_str()
+        {
             // Progress comes back to the responder (or the listener) only if the server has a
             // token to send it with.
             let meta = params.entry("_meta").or_insert_with(|| json!({}));
@@ -531,15 +533,17 @@ impl Client {
         }
         params.insert("_meta".into(), Value::Object(meta));
         headers.push(("mcp-method".into(), method.to_owned()));
-        let name = match method {
-            "tools/call" | "prompts/get" => params.get("name"),
-            "resources/read" => params.get("uri"),
-            "tasks/get" | "tasks/update" | "tasks/cancel" => params.get("taskId"),
+        let name = match Method::parse(method) {
+            Some(Method::ToolsCall | Method::PromptsGet) => params.get("name"),
+            Some(Method::ResourcesRead) => params.get("uri"),
+            Some(Method::TasksGet | Method::TasksUpdate | Method::TasksCancel) => {
+                params.get("taskId")
+            }
             _ => None,
         };
         if let Some(name) = name.and_then(Value::as_str) {
             headers.push(("mcp-name".into(), name.to_owned()));
-            if method == "tools/call" {
+            if method == Method::ToolsCall.as_str() {
                 let arguments = params.get("arguments").unwrap_or(&Value::Null);
                 self.param_headers(name, arguments, headers);
             }
@@ -556,7 +560,7 @@ impl Client {
         key: &str,
     ) -> Result<Value, Value> {
         if let Some(responder) = responder
-            && method != "ping"
+            && method != Method::Ping.as_str()
         {
             return responder.answer(method, params, key).await;
         }

@@ -14,6 +14,7 @@ use tokio::sync::mpsc;
 use super::handlers::Handlers;
 use super::{ClientError, Listener, Messages};
 use crate::kernel::{BoxFuture, Locked as _};
+use crate::protocol::Method;
 
 type Senders = HashMap<String, mpsc::UnboundedSender<Result<Value, ClientError>>>;
 
@@ -155,9 +156,9 @@ fn route(pending: &Mutex<Senders>, message: Value, listener: Option<&Listener>) 
     };
     pending.retain(|_, tx| !tx.is_closed());
     let is_request = message.get("id").is_some();
-    let belongs =
-        is_request || matches!(method, "notifications/progress" | "notifications/message");
-    let target = if method == "notifications/progress" {
+    let kind = Method::parse(method);
+    let belongs = is_request || matches!(kind, Some(Method::Progress | Method::LogMessage));
+    let target = if kind == Some(Method::Progress) {
         let token = message["params"]["progressToken"].to_string();
         pending.get(&token).or_else(|| pending.values().next())
     } else if belongs {

@@ -5,8 +5,10 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::{CallToolResult, Client, ClientError};
+use super::{Client, ClientError};
+use crate::protocol::Method;
 use crate::tasks::{Task, TaskStatus};
+use crate::tools::ToolResult;
 
 /// What a `tools/call` made by a client that declares the Tasks extension
 /// ([`Builder::tasks`](super::Builder::tasks)) answers: the result, or a task to follow.
@@ -14,7 +16,7 @@ use crate::tasks::{Task, TaskStatus};
 #[non_exhaustive]
 pub enum ToolCall {
     /// The tool ran inline.
-    Done(CallToolResult),
+    Done(ToolResult),
     /// The tool runs as a task: poll it with [`Client::get_task`] or [`Client::wait_task`].
     Task(Task),
 }
@@ -30,7 +32,10 @@ impl Client {
         arguments: Value,
     ) -> Result<ToolCall, ClientError> {
         let result = self
-            .request("tools/call", json!({"name": name, "arguments": arguments}))
+            .call(
+                Method::ToolsCall,
+                json!({"name": name, "arguments": arguments}),
+            )
             .await?;
         let is_task = result.get("taskId").is_some() && result.get("status").is_some();
         let read = |what: &str, e: serde_json::Error| {
@@ -52,7 +57,7 @@ impl Client {
     /// `tasks/get`.
     pub async fn get_task(&self, task_id: &str) -> Result<Task, ClientError> {
         let result = self
-            .request("tasks/get", json!({"taskId": task_id}))
+            .call(Method::TasksGet, json!({"taskId": task_id}))
             .await?;
         serde_json::from_value(result)
             .map_err(|e| ClientError::protocol(format!("the task {task_id} does not read: {e}")))
@@ -64,8 +69,8 @@ impl Client {
         task_id: &str,
         input_responses: Value,
     ) -> Result<(), ClientError> {
-        self.request(
-            "tasks/update",
+        self.call(
+            Method::TasksUpdate,
             json!({"taskId": task_id, "inputResponses": input_responses}),
         )
         .await
@@ -74,7 +79,7 @@ impl Client {
 
     /// `tasks/cancel`.
     pub async fn cancel_task(&self, task_id: &str) -> Result<(), ClientError> {
-        self.request("tasks/cancel", json!({"taskId": task_id}))
+        self.call(Method::TasksCancel, json!({"taskId": task_id}))
             .await
             .map(|_| ())
     }

@@ -6,7 +6,7 @@ pub(crate) use complete::{Completable, CompleteFn, Completions, Env, complete};
 use std::collections::BTreeMap;
 use std::fmt::Display;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 use crate::kernel::BoxFuture;
@@ -34,15 +34,16 @@ pub struct CompleteContext<'a> {
 }
 
 /// A completion: candidate values, truncated to 100.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Completion {
     /// Candidate values.
     pub values: Vec<String>,
     /// The number of matches in all, when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total: Option<u64>,
     /// Whether more values exist than were sent.
+    #[serde(default)]
     pub has_more: bool,
 }
 

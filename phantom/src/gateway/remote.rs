@@ -13,7 +13,7 @@ use crate::Ctx;
 use crate::client::{Client, ClientError, Era};
 use crate::extract::{Context, FromContext as _};
 use crate::kernel::{Body, Failure, Locked as _};
-use crate::protocol::{ErrorObject, codes};
+use crate::protocol::{ErrorObject, Method, codes};
 use crate::registry::Parts;
 use crate::registry::{EntryKind, Registry};
 use crate::session::Session;
@@ -100,9 +100,9 @@ fn builder(upstream: &Upstream, era: Era, capabilities: Option<&Value>) -> crate
     builder = builder
         .era(era)
         .timeout(upstream.timeout)
-        .on_elicit(refuse)
-        .on_sample(refuse)
-        .on_roots(refuse)
+        .answer_raw(Method::ElicitationCreate, refuse)
+        .answer_raw(Method::SamplingCreateMessage, refuse)
+        .answer_raw(Method::RootsList, refuse)
         .tasks();
     if let Some(capabilities) = capabilities {
         builder = builder.capabilities(capabilities.clone());

@@ -37,7 +37,7 @@ pub use sample::{Sample, Sampled};
 pub(crate) use state::{Binding, open, seal};
 pub use state::{StateKey, StateKeyError};
 
-use crate::protocol::Method;
+use crate::protocol::{ElicitAction, ElicitResult, Method};
 
 /// What kind of input a request asks for; each needs its own client capability.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -217,23 +217,16 @@ impl<T> Elicitation<T> {
     }
 }
 
-#[derive(Deserialize)]
-struct WireElicitResult {
-    action: String,
-    #[serde(default)]
-    content: Option<Value>,
-}
-
 fn read_elicitation<T: DeserializeOwned>(
     answer: Value,
     content: bool,
 ) -> Result<Elicitation<T>, String> {
-    let r: WireElicitResult = serde_json::from_value(answer)
+    let r: ElicitResult = serde_json::from_value(answer)
         .map_err(|e| format!("expected an elicitation result {{action, content?}}: {e}"))?;
-    match r.action.as_str() {
-        "accept" => {
+    match r.action {
+        ElicitAction::Accept => {
             let value = if content {
-                r.content.unwrap_or_else(|| Value::Object(Map::new()))
+                Value::Object(r.content.unwrap_or_default())
             } else {
                 Value::Null
             };
@@ -241,11 +234,8 @@ fn read_elicitation<T: DeserializeOwned>(
                 .map(Elicitation::Accept)
                 .map_err(|e| format!("the accepted content does not read: {e}"))
         }
-        "decline" => Ok(Elicitation::Decline),
-        "cancel" => Ok(Elicitation::Cancel),
-        other => Err(format!(
-            "`action` must be accept, decline or cancel, not `{other}`"
-        )),
+        ElicitAction::Decline => Ok(Elicitation::Decline),
+        ElicitAction::Cancel => Ok(Elicitation::Cancel),
     }
 }
 

@@ -1,10 +1,10 @@
 //! [`Sample`]: asking the client's model for a completion (`sampling/createMessage`), and its
 //! answer, [`Sampled`].
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::{Input, InputKind, InputRequest};
+pub use crate::protocol::sampling::Sampled;
 
 /// An LLM completion from the client (`sampling/createMessage`).
 #[derive(Debug, Clone)]
@@ -101,34 +101,6 @@ impl Sample {
         self.params.insert("tools".into(), Value::Array(tools));
         self.tools = true;
         self
-    }
-}
-
-/// The client's completion.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Sampled {
-    /// `assistant`, normally.
-    pub role: String,
-    /// The content block (or blocks, with tools).
-    pub content: Value,
-    /// The model that answered.
-    pub model: String,
-    /// Why it stopped (`endTurn`, `maxTokens`, `toolUse`, …).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stop_reason: Option<String>,
-}
-
-impl Sampled {
-    /// The text of a single text block, if that is what came back.
-    pub fn text(&self) -> Option<&str> {
-        let block = match &self.content {
-            Value::Array(blocks) => blocks.first()?,
-            block => block,
-        };
-        (block.get("type")?.as_str()? == "text")
-            .then(|| block.get("text")?.as_str())
-            .flatten()
     }
 }
 

@@ -52,11 +52,12 @@ impl PromptMessage {
     }
 }
 
-/// The result of `prompts/get`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+/// The result of `prompts/get`, as a prompt returns it and as a client reads it (members it
+/// does not name are ignored).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PromptReply {
     /// Description of this rendering of the prompt.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The messages.
     pub messages: Vec<PromptMessage>,

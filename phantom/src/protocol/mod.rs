@@ -2,8 +2,11 @@
 
 pub(crate) mod cache;
 pub(crate) mod descriptor;
+mod elicit;
 pub(crate) mod jsonrpc;
 mod method;
+mod model;
+pub(crate) mod sampling;
 pub(crate) mod scan;
 mod target;
 pub(crate) mod task;
@@ -11,6 +14,7 @@ pub(crate) mod time;
 mod version;
 
 pub(crate) use descriptor::MetaValue;
+pub use elicit::{ElicitAction, ElicitRequest, ElicitResult};
 pub(crate) use jsonrpc::Incoming;
 pub(crate) use jsonrpc::nests_deeper_than;
 pub use jsonrpc::{ErrorObject, RequestId, codes};
@@ -19,6 +23,11 @@ pub(crate) use method::Capability;
 pub use method::Method;
 #[cfg(feature = "http")]
 pub(crate) use method::NameField;
+pub use model::{
+    Prompt, PromptArgument, Resource, ResourceTemplate, SkillEntry, SkillFile, SkillFiles, Tool,
+    ToolAnnotations, ToolHints,
+};
+pub use sampling::{CreateMessageRequest, CreateMessageResult, SamplingMessage};
 pub(crate) use target::{Target, TargetMember};
 pub use version::ProtocolVersion;
 

@@ -8,6 +8,7 @@ pub(crate) mod uri;
 mod resolved;
 
 pub use crate::content::ResourceContents;
+pub use crate::protocol::Resource;
 #[cfg(feature = "client")]
 pub(crate) use added::Watch;
 pub(crate) use added::{Added, AddedResource, Declared, Matched, Named, Reader, Table};
@@ -22,51 +23,6 @@ use serde::Serialize;
 
 use crate::content::Json;
 use crate::error::Error;
-use crate::protocol::Icon;
-
-/// An entry of `resources/list`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Resource {
-    /// The URI.
-    pub uri: String,
-    /// Programmatic name.
-    pub name: String,
-    /// Display name.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// Description.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// MIME type.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    /// Size in bytes.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub size: Option<u64>,
-    /// Icons.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub icons: Vec<Icon>,
-    /// `_meta` (a `ui://` resource's `ui`, for MCP Apps).
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<serde_json::Map<String, serde_json::Value>>,
-}
-
-impl Resource {
-    /// A resource with a URI and a name.
-    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
-        Self {
-            uri: uri.into(),
-            name: name.into(),
-            title: None,
-            description: None,
-            mime_type: None,
-            size: None,
-            icons: Vec::new(),
-            meta: None,
-        }
-    }
-}
 
 /// Several contents for one read (for example a directory): the return type of a `#[resource]`
 /// handler that answers more than one [`ResourceContents`].

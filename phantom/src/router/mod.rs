@@ -130,6 +130,7 @@ impl<S> Router<S> {
                 size: r.def.size,
                 icons: icons(r.def.icons),
                 meta: r.def.ui.map(|ui| ui.meta()),
+                other: serde_json::Map::new(),
             })
             .collect();
         Ok(Page {

@@ -3,6 +3,8 @@
 //! `skills/get`, `resources/directory/read` and the skill files' `resources/read` (`serve.rs`).
 
 mod added;
+#[cfg(feature = "client")]
+pub(crate) mod frontmatter;
 mod serve;
 pub(crate) mod table;
 pub(crate) use added::{Added, AddedSkill, Declared, SkillBuilder, SkillRelay, Table};

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use super::Response;
 use crate::client::{self, ClientError, Era};
 use crate::kernel::{Locked as _, Reply, Status};
+use crate::protocol::Method;
 
 type Recorded = Arc<Mutex<Vec<Value>>>;
 
@@ -227,21 +228,21 @@ impl RemoteBuilder {
     /// `requests`.
     pub fn on_elicit(mut self, answer: impl Fn(&Value) -> Value + Send + Sync + 'static) -> Self {
         let answer = self.recording("elicitation/create", answer);
-        self.builder = self.builder.on_elicit(answer);
+        self.builder = self.builder.answer_raw(Method::ElicitationCreate, answer);
         self
     }
 
     /// Answers sampling with `answer(params)`, recorded likewise.
     pub fn on_sample(mut self, answer: impl Fn(&Value) -> Value + Send + Sync + 'static) -> Self {
         let answer = self.recording("sampling/createMessage", answer);
-        self.builder = self.builder.on_sample(answer);
+        self.builder = self.builder.answer_raw(Method::SamplingCreateMessage, answer);
         self
     }
 
     /// Answers `roots/list` with `answer(params)`, recorded likewise.
     pub fn on_roots(mut self, answer: impl Fn(&Value) -> Value + Send + Sync + 'static) -> Self {
         let answer = self.recording("roots/list", answer);
-        self.builder = self.builder.on_roots(answer);
+        self.builder = self.builder.answer_raw(Method::RootsList, answer);
         self
     }
 

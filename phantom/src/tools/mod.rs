@@ -17,25 +17,29 @@ pub(crate) use table::{Declared, TaskSupport, ToolDef, ToolEntry};
 use std::fmt::Display;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::content::{Content, Json};
+pub use crate::protocol::ToolAnnotations;
 
-/// The result of `tools/call`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+/// The result of `tools/call`, as a tool returns it and as a client reads it. Members it does
+/// not name (`resultType`, `ttlMs`, …) are ignored when read; a content block of a `type`
+/// [`Content`] does not know does not read.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolResult {
     /// Content blocks.
+    #[serde(default)]
     pub content: Vec<Content>,
     /// Structured output, described by the tool's `outputSchema`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub structured_content: Option<Value>,
     /// Whether the tool failed (a tool execution error, not a protocol error).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub is_error: bool,
     /// Result metadata.
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
 }
 
@@ -59,6 +63,12 @@ impl ToolResult {
             is_error: true,
             ..Self::text(message)
         }
+    }
+
+    /// The text of every text block, joined by newlines (what a client shows of a result).
+    pub fn text_content(&self) -> String {
+        let texts: Vec<&str> = self.content.iter().filter_map(Content::as_text).collect();
+        texts.join("\n")
     }
 
     /// A successful result whose `structuredContent` is `value`, with a text copy.
@@ -179,26 +189,3 @@ impl<T: IntoToolResult, E: Display> IntoToolResult for Result<T, E> {
     }
 }
 
-/// Tool annotations (hints; clients treat them as untrusted).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolAnnotations {
-    /// `readOnlyHint`.
-    #[serde(rename = "readOnlyHint", skip_serializing_if = "Option::is_none")]
-    pub read_only: Option<bool>,
-    /// `destructiveHint`.
-    #[serde(rename = "destructiveHint", skip_serializing_if = "Option::is_none")]
-    pub destructive: Option<bool>,
-    /// `idempotentHint`.
-    #[serde(rename = "idempotentHint", skip_serializing_if = "Option::is_none")]
-    pub idempotent: Option<bool>,
-    /// `openWorldHint`.
-    #[serde(rename = "openWorldHint", skip_serializing_if = "Option::is_none")]
-    pub open_world: Option<bool>,
-}
-
-impl ToolAnnotations {
-    pub(crate) fn is_empty(&self) -> bool {
-        *self == Self::default()
-    }
-}
