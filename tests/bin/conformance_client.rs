@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use phantom::client::{Client, ClientError, Era};
 use phantom::input::Sampled;
-use phantom::protocol::{ElicitResult, ErrorObject, Implementation, ProtocolVersion};
+use phantom::protocol::{ElicitResult, ErrorObject, Implementation, ProtocolVersion, SkillFiles};
 use serde_json::{Map, Value, json};
 
 const NAME: &str = "phantom-conformance-client";
@@ -70,6 +70,10 @@ async fn main() -> ExitCode {
             println!("{NAME}: ok");
             ExitCode::SUCCESS
         }
+        Err(Failed::Rejected(why)) => {
+            println!("{NAME}: rejected: {why}");
+            ExitCode::from(1)
+        }
         Err(Failed::Error(why)) => {
             println!("{NAME}: error: {why}");
             ExitCode::from(1)
@@ -78,12 +82,17 @@ async fn main() -> ExitCode {
 }
 
 enum Failed {
+    /// The client refused what the server sent (a skill file that does not match its listing).
+    Rejected(String),
     Error(String),
 }
 
 impl From<ClientError> for Failed {
     fn from(e: ClientError) -> Self {
-        Self::Error(e.to_string())
+        match e {
+            ClientError::Verification { .. } => Self::Rejected(e.to_string()),
+            e => Self::Error(e.to_string()),
+        }
     }
 }
 
@@ -199,6 +208,18 @@ async fn calls(client: &Client, scenario: &str, context: &Value) -> Result<(), F
         }
         "sep-2640-client-no-prefetch" => {
             client.list_skills(None).await?;
+        }
+        s if s.starts_with("sep-2640-client-verify-") => {
+            // Loads every skill: its SKILL.md checked against the listing, then its other files;
+            // the first that does not match stops it (the client says `rejected`).
+            for entry in client.list_skills(None).await?.items {
+                let loaded = client.load_skill(&entry).await?;
+                if let SkillFiles::Files(files) = &loaded.entry.resources {
+                    for file in files.iter().filter(|f| f.uri != entry.uri) {
+                        client.read_skill_file(&entry, &file.uri).await?;
+                    }
+                }
+            }
         }
         other => return Err(Failed::Error(format!("unknown scenario `{other}`"))),
     }

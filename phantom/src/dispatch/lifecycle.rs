@@ -44,8 +44,8 @@ impl<S: Server> Dispatcher<S> {
         self.inner.node.hub.close();
     }
 
-    /// Compares this node's `requestState` keyring ([`Config::state_key`]) with the keys the
-    /// other nodes sharing its backend hold ([`Config::keyring_store`]; nothing to compare
+    /// Compares this node's `requestState` keyring ([`Config::state_key`](crate::server::Config::state_key)) with the keys the
+    /// other nodes sharing its backend hold ([`Config::keyring_store`](crate::server::Config::keyring_store); nothing to compare
     /// without one), and keeps this node's published while the dispatcher lives.
     ///
     /// A keyring that shares no key with the others is an `Err` saying what to set: every

@@ -235,7 +235,9 @@ impl RemoteBuilder {
     /// Answers sampling with `answer(params)`, recorded likewise.
     pub fn on_sample(mut self, answer: impl Fn(&Value) -> Value + Send + Sync + 'static) -> Self {
         let answer = self.recording("sampling/createMessage", answer);
-        self.builder = self.builder.answer_raw(Method::SamplingCreateMessage, answer);
+        self.builder = self
+            .builder
+            .answer_raw(Method::SamplingCreateMessage, answer);
         self
     }
 

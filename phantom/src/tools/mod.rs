@@ -188,4 +188,3 @@ impl<T: IntoToolResult, E: Display> IntoToolResult for Result<T, E> {
         T::output_schema(generator)
     }
 }
-
