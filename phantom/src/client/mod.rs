@@ -44,6 +44,8 @@ mod error;
 mod follow;
 mod handlers;
 mod http;
+#[cfg(feature = "oauth")]
+mod oauth;
 mod responder;
 mod session;
 mod stdio;
@@ -56,7 +58,9 @@ use futures_util::stream::BoxStream;
 use serde_json::Value;
 
 pub(crate) use calls::x_mcp_headers;
-pub use error::ClientError;
+pub use error::{AuthStep, ClientError};
+#[cfg(feature = "oauth")]
+pub use oauth::{Authorize, FetchRedirect, MemoryTokenStore, OAuth, TokenStore, Tokens};
 pub use responder::Responder;
 pub use session::Client;
 pub use tasks::ToolCall;
@@ -114,6 +118,8 @@ pub struct Builder {
     log_level: Option<String>,
     client_info: Option<crate::protocol::Implementation>,
     legacy_version: crate::protocol::ProtocolVersion,
+    /// How the HTTP link gets tokens ([`Builder::oauth`]).
+    auth: http::Auth,
 }
 
 impl std::fmt::Debug for Builder {
@@ -149,7 +155,17 @@ impl Builder {
             log_level: None,
             client_info: None,
             legacy_version: crate::protocol::ProtocolVersion::LATEST_LEGACY,
+            auth: Default::default(),
         }
+    }
+
+    /// Gets tokens with OAuth when the server asks for one (feature `oauth`): on a `401`, or a
+    /// `403` for a missing scope, the client runs the flow [`OAuth`] describes and sends the
+    /// request again once, with `Authorization: Bearer`.
+    #[cfg(feature = "oauth")]
+    pub fn oauth(mut self, oauth: OAuth) -> Self {
+        self.auth = Some(oauth);
+        self
     }
 
     /// Speaks this era (default [`Era::Auto`]).
