@@ -143,21 +143,9 @@ impl Http {
     ) -> BoxFuture<'a, Result<Messages, ClientError>> {
         Box::pin(async move {
             let message = Bytes::from(message);
-            let mut response = self.send_post(&message, extra).await?;
+            let response = self.send_post(&message, extra).await?;
             #[cfg(feature = "oauth")]
-            if let Some(oauth) = &self.oauth
-                && super::oauth::Session::wants(response.0.status(), response.0.headers())
-            {
-                // Once: a token the server refuses again is its answer.
-                oauth
-                    .authenticate(
-                        response.0.status(),
-                        response.0.headers(),
-                        response.1.as_deref(),
-                    )
-                    .await?;
-                response = self.send_post(&message, extra).await?;
-            }
+            let response = self.authorized(response, &message, extra).await?;
             let response = response.0;
             if let Some(id) = response
                 .headers()
@@ -212,6 +200,29 @@ impl Http {
                 .map_err(|e| ClientError::protocol(format!("the answer is not JSON: {e}")))?;
             Ok(futures_util::stream::iter([Ok(value)]).boxed())
         })
+    }
+
+    /// When `answer` asks for a token (`401`, or `403` with `insufficient_scope`) and OAuth is
+    /// set up: gets one and POSTs `message` again, once (a token the server refuses again is its
+    /// answer).
+    #[cfg(feature = "oauth")]
+    async fn authorized(
+        &self,
+        answer: (http::Response<hyper::body::Incoming>, Option<String>),
+        message: &Bytes,
+        extra: &[(String, String)],
+    ) -> Result<(http::Response<hyper::body::Incoming>, Option<String>), ClientError> {
+        let Some(oauth) = &self.oauth else {
+            return Ok(answer);
+        };
+        let (response, sent) = &answer;
+        if !super::oauth::Session::wants(response.status(), response.headers()) {
+            return Ok(answer);
+        }
+        oauth
+            .authenticate(response.status(), response.headers(), sent.as_deref())
+            .await?;
+        self.send_post(message, extra).await
     }
 
     /// POSTs `message`; the answer, and the access token it was sent with.
