@@ -116,8 +116,14 @@ pub(super) fn origin(url: &Url) -> String {
 
 /// The authorization server metadata of `issuer`: RFC 8414 then OpenID discovery, path
 /// inserted after the well-known prefix, then OpenID appended to the issuer's path. Its
-/// `issuer` must be `issuer` exactly. `None` when no document is found.
-pub(super) async fn server(fetch: &Fetch, issuer: &str) -> Result<Option<Server>, ClientError> {
+/// `issuer` must be `issuer` (RFC 8414 §3.3) when `issuer` is one a resource named; a
+/// 2025-03-26 server's (`named` false: its origin, which names no issuer) is taken as it says.
+/// `None` when no document is found.
+pub(super) async fn server(
+    fetch: &Fetch,
+    issuer: &str,
+    named: bool,
+) -> Result<Option<Server>, ClientError> {
     let url = Url::parse(issuer)
         .map_err(|e| discovery(format!("the issuer `{issuer}` is not a URL: {e}")))?;
     let origin = origin(&url);
@@ -139,7 +145,7 @@ pub(super) async fn server(fetch: &Fetch, issuer: &str) -> Result<Option<Server>
             continue;
         };
         let found = document["issuer"].as_str().unwrap_or_default();
-        if found != issuer && found.trim_end_matches('/') != issuer.trim_end_matches('/') {
+        if named && found != issuer && found.trim_end_matches('/') != issuer.trim_end_matches('/') {
             return Err(discovery(format!(
                 "the authorization server metadata at {candidate} names the issuer `{found}`, not `{issuer}`"
             )));
@@ -152,7 +158,7 @@ pub(super) async fn server(fetch: &Fetch, issuer: &str) -> Result<Option<Server>
         };
         tracing::debug!(url = %candidate, "authorization server metadata found");
         return Ok(Some(Server {
-            issuer: found.to_owned(),
+            issuer: if found.is_empty() { issuer } else { found }.to_owned(),
             authorization_endpoint: endpoint("authorization_endpoint")?,
             token_endpoint: endpoint("token_endpoint")?,
             registration_endpoint: document["registration_endpoint"]

@@ -330,7 +330,7 @@ impl Session {
                 None,
             ),
         };
-        let server = match discovery::server(&self.fetch, &issuer).await? {
+        let server = match discovery::server(&self.fetch, &issuer, found.is_some()).await? {
             Some(server) => server,
             None if found.is_none() => discovery::fallback(&issuer),
             None => {
