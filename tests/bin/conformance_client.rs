@@ -28,13 +28,14 @@ const MODERN_ONLY: &[&str] = &[
     "json-schema-ref-no-deref",
 ];
 
-/// The OAuth extension scenarios (client credentials, enterprise-managed authorization,
-/// workload identity, DPoP), not taken part in yet.
+/// The OAuth extension scenarios (client credentials, enterprise-managed authorization and
+/// cross-app access, workload identity, DPoP), not taken part in yet.
 const EXTENSIONS: &[&str] = &[
     "auth/client-credentials",
     "auth/enterprise-managed-authorization",
     "auth/wif-",
     "auth/dpop",
+    "auth/cross-app-access",
 ];
 
 /// The redirect URI the suite's authorization servers send the code to (nothing listens there:
@@ -89,16 +90,29 @@ async fn main() -> ExitCode {
             println!("{NAME}: error: {why}");
             ExitCode::from(1)
         }
+        Err(Failed::Rejected(why)) => {
+            println!("{NAME}: rejected: {why}");
+            ExitCode::from(1)
+        }
     }
 }
 
 enum Failed {
     Error(String),
+    /// The client refused to go on, as a scenario may want: an authorization it would not
+    /// complete, or a token the server still refuses after the one retry.
+    Rejected(String),
 }
 
 impl From<ClientError> for Failed {
     fn from(e: ClientError) -> Self {
-        Self::Error(e.to_string())
+        match e {
+            ClientError::Auth { .. }
+            | ClientError::Http {
+                status: 401 | 403, ..
+            } => Self::Rejected(e.to_string()),
+            e => Self::Error(e.to_string()),
+        }
     }
 }
 
