@@ -176,15 +176,10 @@ impl OAuth {
         self
     }
 
-    /// Where the tokens are kept (default a [`MemoryTokenStore`] of this client's own).
+    /// Where the tokens are kept (default a [`MemoryTokenStore`] of this client's own); an
+    /// `Arc` of a store shares it between clients.
     pub fn token_store(mut self, store: impl TokenStore) -> Self {
         self.store = Arc::new(store);
-        self
-    }
-
-    /// Shares a store between clients.
-    pub fn shared_token_store<S: TokenStore>(mut self, store: Arc<S>) -> Self {
-        self.store = store;
         self
     }
 }
