@@ -15,6 +15,8 @@ use serde_json::{Value, json};
 use sha2::Digest as _;
 
 const TOKEN: &str = "issued-access-token";
+const REFRESHED: &str = "refreshed-access-token";
+const REFRESH: &str = "the-refresh-token";
 const REDIRECT: &str = "http://localhost:3000/callback";
 
 /// What the scripted servers saw and how they answer.
@@ -27,6 +29,10 @@ struct Script {
     authorization: Option<HashMap<String, String>>,
     token: Option<HashMap<String, String>>,
     registrations: usize,
+    /// The access token the MCP server takes (`TOKEN` unless a test expires it).
+    valid: Option<&'static str>,
+    authorizations: usize,
+    refreshes: usize,
     /// The MCP methods answered with the token.
     served: Vec<String>,
 }
@@ -123,6 +129,7 @@ async fn servers(script: Script) -> (String, Shared) {
                 None => "code=the-code".to_owned(),
             };
             script.authorization = Some(params);
+            script.authorizations += 1;
             let location = format!("{REDIRECT}?{outcome}&state={state}&iss={base}");
             (StatusCode::FOUND, [("location", location)]).into_response()
         }
@@ -133,6 +140,15 @@ async fn servers(script: Script) -> (String, Shared) {
         async move {
             let params = form(&body);
             let mut script = s.lock().unwrap();
+            if params.get("grant_type").map(String::as_str) == Some("refresh_token") {
+                script.refreshes += 1;
+                let good = params.get("refresh_token").map(String::as_str) == Some(REFRESH);
+                let body = json!({"access_token": REFRESHED, "token_type": "Bearer"});
+                return match good {
+                    true => Js(body).into_response(),
+                    false => StatusCode::BAD_REQUEST.into_response(),
+                };
+            }
             let challenge = script
                 .authorization
                 .as_ref()
@@ -148,7 +164,7 @@ async fn servers(script: Script) -> (String, Shared) {
                 let body = json!({"error": "invalid_grant"});
                 return (StatusCode::BAD_REQUEST, Js(body)).into_response();
             }
-            Js(json!({"access_token": TOKEN, "token_type": "Bearer", "expires_in": 3600}))
+            Js(json!({"access_token": TOKEN, "token_type": "Bearer", "expires_in": 3600, "refresh_token": REFRESH}))
                 .into_response()
         }
     };
@@ -179,8 +195,9 @@ async fn servers(script: Script) -> (String, Shared) {
 
 /// A legacy MCP server that wants `Bearer TOKEN`.
 fn mcp(script: &Shared, base: &str, headers: &HeaderMap, body: &str) -> Response {
+    let valid = script.lock().unwrap().valid.unwrap_or(TOKEN);
     let authorized = headers.get("authorization").and_then(|v| v.to_str().ok())
-        == Some(&format!("Bearer {TOKEN}"));
+        == Some(&format!("Bearer {valid}"));
     if !authorized {
         let challenge = script.lock().unwrap().challenge.clone().unwrap_or_else(|| {
             format!(r#"Bearer resource_metadata="{base}/.well-known/oauth-protected-resource/mcp""#)
@@ -206,10 +223,7 @@ fn mcp(script: &Shared, base: &str, headers: &HeaderMap, body: &str) -> Response
 #[tokio::test]
 async fn a_401_runs_the_flow_and_the_call_succeeds_with_the_token() {
     let (base, script) = servers(Script::default()).await;
-    let client = Client::http(&format!("{base}/mcp"))
-        .era(Era::Legacy)
-        .oauth(OAuth::new(REDIRECT))
-        .connect()
+    let client = connect(&base, OAuth::new(REDIRECT))
         .await
         .expect("connects through the OAuth flow");
     let tools = client.list_tools(None).await.expect("tools");
@@ -244,12 +258,18 @@ async fn a_401_runs_the_flow_and_the_call_succeeds_with_the_token() {
     );
 }
 
-/// The error a legacy client of the scripted server at `base` with `oauth` fails to connect with.
-async fn refused(base: &str, oauth: OAuth) -> ClientError {
-    let builder = Client::http(&format!("{base}/mcp"))
+/// A legacy client of the scripted MCP server at `base`, with `oauth`.
+async fn connect(base: &str, oauth: OAuth) -> Result<Client, ClientError> {
+    Client::http(&format!("{base}/mcp"))
         .era(Era::Legacy)
-        .oauth(oauth);
-    match builder.connect().await {
+        .oauth(oauth)
+        .connect()
+        .await
+}
+
+/// The error [`connect`] fails with.
+async fn refused(base: &str, oauth: OAuth) -> ClientError {
+    match connect(base, oauth).await {
         Ok(_) => panic!("connected"),
         Err(error) => error,
     }
@@ -324,4 +344,80 @@ async fn resource_metadata_that_cannot_be_read_fails_at_discovery() {
         ),
         "{error:?}"
     );
+}
+
+/// Connects through the flow, lists, expires the access token on the server, and calls: the
+/// call is answered after a refresh.
+async fn flow_then_refresh(base: &str, script: &Shared) {
+    let client = connect(base, OAuth::new(REDIRECT))
+        .await
+        .expect("connects through the OAuth flow");
+    client.list_tools(None).await.expect("tools");
+    script.lock().unwrap().valid = Some(REFRESHED);
+    let result = client.call_tool("echo", json!({})).await.expect("call");
+    assert_eq!(result.text(), "authorized");
+}
+
+#[tokio::test]
+async fn an_expired_token_is_refreshed_without_authorizing_again() {
+    let (base, script) = servers(Script::default()).await;
+    flow_then_refresh(&base, &script).await;
+    let script = script.lock().unwrap();
+    assert_eq!((script.authorizations, script.refreshes), (1, 1));
+    assert_eq!(script.served.last().map(String::as_str), Some("tools/call"));
+}
+
+/// Everything logged, for the test that searches it.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Captured {
+    type Writer = Self;
+
+    fn make_writer(&'a self) -> Self {
+        self.clone()
+    }
+}
+
+#[tokio::test]
+async fn no_token_code_verifier_or_state_is_logged_even_at_trace() {
+    let captured = Captured::default();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_ansi(false)
+        .with_writer(captured.clone())
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let (base, script) = servers(Script::default()).await;
+    flow_then_refresh(&base, &script).await;
+    let log = String::from_utf8_lossy(&captured.0.lock().unwrap()).into_owned();
+    assert!(
+        log.contains("authorization request"),
+        "the flow logged: {log}"
+    );
+    let script = script.lock().unwrap();
+    let authorization = script.authorization.as_ref().expect("authorized");
+    let token = script.token.as_ref().expect("a token request");
+    for secret in [
+        TOKEN,
+        REFRESHED,
+        REFRESH,
+        "the-code",
+        authorization["state"].as_str(),
+        authorization["code_challenge"].as_str(),
+        token["code_verifier"].as_str(),
+    ] {
+        assert!(!log.contains(secret), "`{secret}` is in the log:\n{log}");
+    }
 }
