@@ -34,6 +34,11 @@
 //! [`Client::call_tool_or_task`] with [`ToolCall::Task`]; follow it with [`Client::wait_task`],
 //! answer what it asks with [`Client::update_task`], stop it with [`Client::cancel_task`].
 //!
+//! **OAuth.** With the `oauth` feature, `Builder::oauth(OAuth::new(redirect_uri))` connects to a
+//! server behind MCP authorization: its first `401` runs discovery, registration, the
+//! authorization (through an `Authorize` step) and the token request, and the request is sent
+//! again with the token; a failure is [`ClientError::Auth`], naming the [`AuthStep`].
+//!
 //! **Sharing and cancelling.** Calls take `&self`: put the client in an `Arc` for concurrent
 //! callers. Dropping a call's future (or its [timeout](Builder::timeout) passing) cancels it on
 //! the server: `notifications/cancelled` on a legacy session or stdio, the closed connection of a
