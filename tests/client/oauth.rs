@@ -29,6 +29,8 @@ struct Script {
     authorization: Option<HashMap<String, String>>,
     token: Option<HashMap<String, String>>,
     registrations: usize,
+    /// Another token endpoint than the server's own.
+    token_endpoint: Option<String>,
     /// The access token the MCP server takes (`TOKEN` unless a test expires it).
     valid: Option<&'static str>,
     authorizations: usize,
@@ -90,14 +92,15 @@ async fn servers(script: Script) -> (String, Shared) {
         let base = b.clone();
         async move { Js(json!({"resource": format!("{base}/mcp"), "authorization_servers": [base]})) }
     };
-    let b = base.clone();
+    let (b, s2) = (base.clone(), Arc::clone(&s));
     let metadata = move || {
         let base = b.clone();
+        let token = s2.lock().unwrap().token_endpoint.clone();
         async move {
             Js(json!({
                 "issuer": base,
                 "authorization_endpoint": format!("{base}/authorize"),
-                "token_endpoint": format!("{base}/token"),
+                "token_endpoint": token.unwrap_or_else(|| format!("{base}/token")),
                 "registration_endpoint": format!("{base}/register"),
                 "response_types_supported": ["code"],
                 "code_challenge_methods_supported": ["S256"],
@@ -419,5 +422,21 @@ async fn no_token_code_verifier_or_state_is_logged_even_at_trace() {
         token["code_verifier"].as_str(),
     ] {
         assert!(!log.contains(secret), "`{secret}` is in the log:\n{log}");
+    }
+}
+
+#[tokio::test]
+async fn an_unreachable_token_endpoint_names_the_token_step() {
+    let (base, _) = servers(Script {
+        token_endpoint: Some("http://127.0.0.1:9/token".to_owned()),
+        ..Script::default()
+    })
+    .await;
+    match refused(&base, OAuth::new(REDIRECT)).await {
+        ClientError::Auth {
+            step: AuthStep::Token,
+            message,
+        } => assert!(message.contains("127.0.0.1:9/token"), "{message}"),
+        other => panic!("{other:?}"),
     }
 }
