@@ -209,10 +209,19 @@ fn redirected(
         Url::parse(landed).map_err(|e| authorization(format!("the redirect is not a URL: {e}")))?;
     let expected = Url::parse(redirect_uri)
         .map_err(|e| authorization(format!("the redirect URI is not a URL: {e}")))?;
-    if url.origin() != expected.origin() || url.path() != expected.path() {
+    // Compared part by part: a custom scheme's origin is opaque, never equal to another.
+    let place = |u: &Url| {
+        (
+            u.scheme().to_owned(),
+            u.host_str().map(str::to_owned),
+            u.port(),
+        )
+    };
+    if place(&url) != place(&expected) || url.path() != expected.path() {
         return Err(authorization(format!(
-            "the authorization ended at {}{}, not at the redirect URI {redirect_uri}",
-            url.origin().ascii_serialization(),
+            "the authorization ended at {}://{}{}, not at the redirect URI {redirect_uri}",
+            url.scheme(),
+            url.host_str().unwrap_or_default(),
             url.path()
         )));
     }
@@ -250,4 +259,53 @@ fn redirected(
         )));
     }
     param("code").ok_or_else(|| authorization("the redirect has no `code`"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server() -> Server {
+        Server {
+            issuer: "http://as.example".to_owned(),
+            iss_parameter_supported: true,
+            ..Server::default()
+        }
+    }
+
+    #[test]
+    fn the_code_comes_from_the_redirect_uri_with_the_state_and_issuer() {
+        let code = redirected(
+            "com.example.app:/cb?code=c&state=s&iss=http%3A%2F%2Fas.example",
+            "com.example.app:/cb",
+            "s",
+            &server(),
+        );
+        assert_eq!(code.unwrap(), "c");
+        for (landed, why) in [
+            (
+                "http://evil.example/cb?code=c&state=s&iss=http%3A%2F%2Fas.example",
+                "redirect URI",
+            ),
+            (
+                "com.example.app:/cb?code=c&state=t&iss=http%3A%2F%2Fas.example",
+                "state",
+            ),
+            ("com.example.app:/cb?code=c&state=s", "no `iss`"),
+            (
+                "com.example.app:/cb?code=c&state=s&iss=http%3A%2F%2Fas.example%2F",
+                "`iss`",
+            ),
+        ] {
+            match redirected(landed, "com.example.app:/cb", "s", &server()) {
+                Err(ClientError::Auth {
+                    step: AuthStep::Authorization,
+                    message,
+                }) => {
+                    assert!(message.contains(why), "{landed}: {message}");
+                }
+                other => panic!("{landed}: {other:?}"),
+            }
+        }
+    }
 }
