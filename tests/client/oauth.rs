@@ -35,6 +35,10 @@ struct Script {
     valid: Option<&'static str>,
     authorizations: usize,
     refreshes: usize,
+    /// The `expires_in` of the code grant's answer (default an hour).
+    expires_in: Option<u64>,
+    /// The MCP requests refused with a `401`.
+    unauthorized: usize,
     /// The MCP methods answered with the token.
     served: Vec<String>,
 }
@@ -167,7 +171,8 @@ async fn servers(script: Script) -> (String, Shared) {
                 let body = json!({"error": "invalid_grant"});
                 return (StatusCode::BAD_REQUEST, Js(body)).into_response();
             }
-            Js(json!({"access_token": TOKEN, "token_type": "Bearer", "expires_in": 3600, "refresh_token": REFRESH}))
+            let expires_in = script.expires_in.unwrap_or(3600);
+            Js(json!({"access_token": TOKEN, "token_type": "Bearer", "expires_in": expires_in, "refresh_token": REFRESH}))
                 .into_response()
         }
     };
@@ -198,10 +203,14 @@ async fn servers(script: Script) -> (String, Shared) {
 
 /// A legacy MCP server that wants `Bearer TOKEN`.
 fn mcp(script: &Shared, base: &str, headers: &HeaderMap, body: &str) -> Response {
-    let valid = script.lock().unwrap().valid.unwrap_or(TOKEN);
-    let authorized = headers.get("authorization").and_then(|v| v.to_str().ok())
-        == Some(&format!("Bearer {valid}"));
+    let valid = match script.lock().unwrap().valid {
+        Some(only) => vec![only],
+        None => vec![TOKEN, REFRESHED],
+    };
+    let sent = headers.get("authorization").and_then(|v| v.to_str().ok());
+    let authorized = valid.iter().any(|v| sent == Some(&format!("Bearer {v}")));
     if !authorized {
+        script.lock().unwrap().unauthorized += 1;
         let challenge = script.lock().unwrap().challenge.clone().unwrap_or_else(|| {
             format!(r#"Bearer resource_metadata="{base}/.well-known/oauth-protected-resource/mcp""#)
         });
@@ -439,4 +448,24 @@ async fn an_unreachable_token_endpoint_names_the_token_step() {
         } => assert!(message.contains("127.0.0.1:9/token"), "{message}"),
         other => panic!("{other:?}"),
     }
+}
+
+#[tokio::test]
+async fn a_token_about_to_expire_is_refreshed_before_the_request() {
+    let (base, script) = servers(Script {
+        expires_in: Some(0),
+        ..Script::default()
+    })
+    .await;
+    let client = connect(&base, OAuth::new(REDIRECT))
+        .await
+        .expect("connects through the OAuth flow");
+    client.list_tools(None).await.expect("tools");
+    client.call_tool("echo", json!({})).await.expect("call");
+    let script = script.lock().unwrap();
+    // The first request's 401 only; the refreshed token has no expiry, so once.
+    assert_eq!(
+        (script.unauthorized, script.authorizations, script.refreshes),
+        (1, 1, 1)
+    );
 }

@@ -143,6 +143,10 @@ impl Http {
     ) -> BoxFuture<'a, Result<Messages, ClientError>> {
         Box::pin(async move {
             let message = Bytes::from(message);
+            #[cfg(feature = "oauth")]
+            if let Some(oauth) = &self.oauth {
+                oauth.fresh().await;
+            }
             let response = self.send_post(&message, extra).await?;
             #[cfg(feature = "oauth")]
             let response = self.authorized(response, &message, extra).await?;

@@ -151,13 +151,7 @@ pub(super) async fn refresh(
 }
 
 fn tokens(answer: &oauth2::basic::BasicTokenResponse, kept_refresh: Option<&str>) -> Tokens {
-    let expires_at = answer.expires_in().map(|d| {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_secs()
-            + d.as_secs()
-    });
+    let expires_at = answer.expires_in().map(|d| super::now() + d.as_secs());
     Tokens {
         access_token: answer.access_token().secret().clone(),
         refresh_token: answer

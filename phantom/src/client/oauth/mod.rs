@@ -194,6 +194,17 @@ impl<S: TokenStore> TokenStore for Arc<S> {
     }
 }
 
+/// How long before its expiry a bearer is refreshed.
+const EARLY: u64 = 30;
+
+/// Seconds since the Unix epoch.
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs()
+}
+
 /// What the flow learnt, kept between its runs.
 #[derive(Default)]
 struct Learnt {
@@ -214,6 +225,8 @@ pub(in crate::client) struct Session {
     key: String,
     fetch: Fetch,
     bearer: Mutex<Option<String>>,
+    /// When the bearer expires (seconds since the Unix epoch), if the server said.
+    expires_at: Mutex<Option<u64>>,
     /// One flow at a time; what it learnt.
     flow: tokio::sync::Mutex<Learnt>,
 }
@@ -229,6 +242,7 @@ impl Session {
             key: server.to_owned(),
             fetch: Fetch::new(),
             bearer: Mutex::default(),
+            expires_at: Mutex::default(),
             flow: tokio::sync::Mutex::default(),
         })
     }
@@ -267,36 +281,71 @@ impl Session {
                 && Some(kept.access_token.as_str()) != sent
             {
                 learnt.refresh_token.clone_from(&kept.refresh_token);
+                *self.expires_at.locked() = kept.expires_at;
                 *self.bearer.locked() = Some(kept.access_token);
                 return Ok(());
             }
-            if let (Some(refresh), Some((server, identity)), Some(resource)) =
-                (&learnt.refresh_token, &learnt.server, &learnt.resource)
-            {
-                match grant::refresh(
-                    &self.fetch,
-                    server,
-                    identity,
-                    &self.config.redirect_uri,
-                    resource,
-                    refresh,
-                )
-                .await
-                {
-                    Ok(tokens) => return self.keep(&mut learnt, tokens).await,
-                    Err(e) => tracing::debug!(error = %e, "refresh failed; authorizing again"),
-                }
+            if self.refresh(&mut learnt).await {
+                return Ok(());
             }
         }
         let tokens = self.flow(&mut learnt, &challenge, step_up).await?;
-        self.keep(&mut learnt, tokens).await
+        self.keep(&mut learnt, tokens).await;
+        Ok(())
     }
 
-    async fn keep(&self, learnt: &mut Learnt, tokens: Tokens) -> Result<(), ClientError> {
+    async fn keep(&self, learnt: &mut Learnt, tokens: Tokens) {
         learnt.refresh_token.clone_from(&tokens.refresh_token);
         *self.bearer.locked() = Some(tokens.access_token.clone());
+        *self.expires_at.locked() = tokens.expires_at;
         self.config.store.save_boxed(&self.key, tokens).await;
-        Ok(())
+    }
+
+    /// Refreshes the bearer before a request when it expires within [`EARLY`] and there is a
+    /// refresh token (a failed refresh leaves it: the server's `401` then starts the flow).
+    pub(in crate::client) async fn fresh(&self) {
+        let expiring = |at: &Option<u64>| at.is_some_and(|at| at <= now() + EARLY);
+        if !expiring(&self.expires_at.locked()) {
+            return;
+        }
+        let mut learnt = self.flow.lock().await;
+        if !expiring(&self.expires_at.locked()) {
+            // Refreshed while this request waited.
+            return;
+        }
+        if !self.refresh(&mut learnt).await {
+            // Not tried again before each request: the server says when the token is done.
+            *self.expires_at.locked() = None;
+        }
+    }
+
+    /// Refreshes the bearer with the refresh token, if there is one and the flow ran: whether
+    /// it got a new one.
+    async fn refresh(&self, learnt: &mut Learnt) -> bool {
+        let (Some(refresh), Some((server, identity)), Some(resource)) =
+            (&learnt.refresh_token, &learnt.server, &learnt.resource)
+        else {
+            return false;
+        };
+        let refreshed = grant::refresh(
+            &self.fetch,
+            server,
+            identity,
+            &self.config.redirect_uri,
+            resource,
+            refresh,
+        )
+        .await;
+        match refreshed {
+            Ok(tokens) => {
+                self.keep(learnt, tokens).await;
+                true
+            }
+            Err(e) => {
+                tracing::debug!(error = %e, "refresh failed");
+                false
+            }
+        }
     }
 
     /// The whole flow: discovery, identity, authorization, token.
