@@ -15,6 +15,7 @@ mod cache;
 mod defects;
 mod gateway;
 mod middleware;
+mod oauth;
 mod others;
 mod remote;
 

@@ -56,6 +56,43 @@ pub enum ClientError {
     /// The caller cancelled the request ([`Client::cancellable`](super::Client::cancellable)).
     #[error("cancelled by the caller")]
     Cancelled,
+    /// The server asked for a token and the client's OAuth flow (feature `oauth`) could not get
+    /// one: the step that failed and why (never a token, code or secret).
+    #[error("authorization failed at {step}: {message}")]
+    Auth {
+        /// The step of the flow that failed.
+        step: AuthStep,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+/// A step of the client's OAuth flow, named by [`ClientError::Auth`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AuthStep {
+    /// Finding the protected resource's metadata (RFC 9728) and its authorization server's
+    /// (RFC 8414, OpenID discovery), and checking them (`resource`, `issuer`).
+    Discovery,
+    /// Getting a client identity: a metadata document URL, pre-registered credentials or
+    /// dynamic registration (RFC 7591).
+    Registration,
+    /// The authorization request and its redirect (`state`, `iss`, `code`, or the error the
+    /// authorization server or the user gave).
+    Authorization,
+    /// The token request (authorization code or refresh token).
+    Token,
+}
+
+impl std::fmt::Display for AuthStep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Discovery => "discovery",
+            Self::Registration => "registration",
+            Self::Authorization => "authorization",
+            Self::Token => "token",
+        })
+    }
 }
 
 impl ClientError {
@@ -105,6 +142,13 @@ impl ClientError {
             code: error["code"].as_i64().unwrap_or(0),
             message: error["message"].as_str().unwrap_or_default().to_owned(),
             data: error.get("data").cloned(),
+        }
+    }
+
+    pub(crate) fn auth(step: AuthStep, message: impl std::fmt::Display) -> Self {
+        Self::Auth {
+            step,
+            message: message.to_string(),
         }
     }
 

@@ -19,6 +19,13 @@ use crate::kernel::{BoxFuture, Locked as _};
 const SESSION: &str = "mcp-session-id";
 const VERSION: &str = "mcp-protocol-version";
 
+/// The OAuth room of a link ([`Builder::oauth`](super::Builder::oauth)), when the feature is on.
+#[cfg(feature = "oauth")]
+pub(super) type Auth = Option<super::oauth::OAuth>;
+/// The OAuth room of a link: none without the `oauth` feature.
+#[cfg(not(feature = "oauth"))]
+pub(super) type Auth = ();
+
 /// One server's endpoint.
 pub(super) struct Http {
     client: Hyper<HttpConnector, Full<Bytes>>,
@@ -26,12 +33,16 @@ pub(super) struct Http {
     headers: Vec<(HeaderName, HeaderValue)>,
     session: Mutex<Option<String>>,
     version: Mutex<Option<String>>,
+    /// Gets a token when the server asks for one, and holds it.
+    #[cfg(feature = "oauth")]
+    oauth: Option<super::oauth::Session>,
 }
 
 impl Http {
     pub(super) fn new(
         url: &str,
         headers: Vec<(HeaderName, HeaderValue)>,
+        auth: &Auth,
     ) -> Result<Self, ClientError> {
         let url: http::Uri = url
             .parse()
@@ -41,12 +52,24 @@ impl Http {
                 "`{url}`: only http:// URLs are served by this client (put TLS in front with a proxy)"
             )));
         }
+        #[cfg(feature = "oauth")]
+        let oauth = match auth {
+            Some(config) => Some(super::oauth::Session::new(
+                config.clone(),
+                &url.to_string(),
+            )?),
+            None => None,
+        };
+        #[cfg(not(feature = "oauth"))]
+        let () = *auth;
         Ok(Self {
             client: Hyper::builder(TokioExecutor::new()).build_http(),
             url,
             headers,
             session: Mutex::default(),
             version: Mutex::default(),
+            #[cfg(feature = "oauth")]
+            oauth,
         })
     }
 
@@ -60,15 +83,34 @@ impl Http {
         *self.version.locked() = version.map(str::to_owned);
     }
 
+    /// The OAuth access token to send, if any.
+    fn bearer(&self) -> Option<String> {
+        #[cfg(feature = "oauth")]
+        if let Some(oauth) = &self.oauth {
+            return oauth.bearer();
+        }
+        None
+    }
+
     fn build(
         &self,
         method: Method,
         extra: &[(String, String)],
-        body: Option<String>,
+        body: Option<Bytes>,
     ) -> Result<Request<Full<Bytes>>, ClientError> {
         let mut request = Request::builder().method(method).uri(self.url.clone());
         for (name, value) in &self.headers {
             request = request.header(name, value);
+        }
+        if let Some(token) = self.bearer() {
+            let mut value = HeaderValue::try_from(format!("Bearer {token}")).map_err(|_| {
+                ClientError::auth(
+                    super::AuthStep::Token,
+                    "the access token is not a valid header value",
+                )
+            })?;
+            value.set_sensitive(true);
+            request = request.header(header::AUTHORIZATION, value);
         }
         if let Some(session) = self.session.locked().as_deref() {
             request = request.header(SESSION, session);
@@ -84,7 +126,7 @@ impl Http {
                 request = request
                     .header(header::CONTENT_TYPE, "application/json")
                     .header(header::ACCEPT, "application/json, text/event-stream");
-                Full::new(Bytes::from(body))
+                Full::new(body)
             }
             None => Full::default(),
         };
@@ -100,12 +142,15 @@ impl Http {
         extra: &'a [(String, String)],
     ) -> BoxFuture<'a, Result<Messages, ClientError>> {
         Box::pin(async move {
-            let request = self.build(Method::POST, extra, Some(message))?;
-            let response = self
-                .client
-                .request(request)
-                .await
-                .map_err(|e| ClientError::Transport(format!("POST {}: {e}", self.url)))?;
+            let message = Bytes::from(message);
+            #[cfg(feature = "oauth")]
+            if let Some(oauth) = &self.oauth {
+                oauth.fresh().await;
+            }
+            let response = self.send_post(&message, extra).await?;
+            #[cfg(feature = "oauth")]
+            let response = self.authorized(response, &message, extra).await?;
+            let response = response.0;
             if let Some(id) = response
                 .headers()
                 .get(SESSION)
@@ -159,6 +204,45 @@ impl Http {
                 .map_err(|e| ClientError::protocol(format!("the answer is not JSON: {e}")))?;
             Ok(futures_util::stream::iter([Ok(value)]).boxed())
         })
+    }
+
+    /// When `answer` asks for a token (`401`, or `403` with `insufficient_scope`) and OAuth is
+    /// set up: gets one and POSTs `message` again, once (a token the server refuses again is its
+    /// answer).
+    #[cfg(feature = "oauth")]
+    async fn authorized(
+        &self,
+        answer: (http::Response<hyper::body::Incoming>, Option<String>),
+        message: &Bytes,
+        extra: &[(String, String)],
+    ) -> Result<(http::Response<hyper::body::Incoming>, Option<String>), ClientError> {
+        let Some(oauth) = &self.oauth else {
+            return Ok(answer);
+        };
+        let (response, sent) = &answer;
+        if !super::oauth::Session::wants(response.status(), response.headers()) {
+            return Ok(answer);
+        }
+        oauth
+            .authenticate(response.status(), response.headers(), sent.as_deref())
+            .await?;
+        self.send_post(message, extra).await
+    }
+
+    /// POSTs `message`; the answer, and the access token it was sent with.
+    async fn send_post(
+        &self,
+        message: &Bytes,
+        extra: &[(String, String)],
+    ) -> Result<(http::Response<hyper::body::Incoming>, Option<String>), ClientError> {
+        let sent = self.bearer();
+        let request = self.build(Method::POST, extra, Some(message.clone()))?;
+        let response = self
+            .client
+            .request(request)
+            .await
+            .map_err(|e| ClientError::Transport(format!("POST {}: {e}", self.url)))?;
+        Ok((response, sent))
     }
 
     /// Opens the session's GET stream: the messages the server sends outside any request

@@ -56,6 +56,11 @@
 //! [`Client::call_tool_or_task`] with [`ToolCall::Task`]; follow it with [`Client::wait_task`],
 //! answer what it asks with [`Client::update_task`], stop it with [`Client::cancel_task`].
 //!
+//! **OAuth.** With the `oauth` feature, `Builder::oauth(OAuth::new(redirect_uri))` connects to a
+//! server behind MCP authorization: its first `401` runs discovery, registration, the
+//! authorization (through an `Authorize` step) and the token request, and the request is sent
+//! again with the token; a failure is [`ClientError::Auth`], naming the [`AuthStep`].
+//!
 //! **Sharing and cancelling.** Calls take `&self`: put the client in an `Arc` for concurrent
 //! callers. Dropping a call's future (or its [timeout](Builder::timeout) passing) cancels it on
 //! the server: `notifications/cancelled` on a legacy session or stdio, the closed connection of a
@@ -66,6 +71,8 @@ mod error;
 mod follow;
 mod handlers;
 mod http;
+#[cfg(feature = "oauth")]
+mod oauth;
 mod responder;
 mod session;
 mod skills;
@@ -81,7 +88,9 @@ use serde_json::Value;
 
 pub use crate::Page;
 pub(crate) use calls::x_mcp_headers;
-pub use error::ClientError;
+pub use error::{AuthStep, ClientError};
+#[cfg(feature = "oauth")]
+pub use oauth::{Authorize, FetchRedirect, MemoryTokenStore, OAuth, TokenStore, Tokens};
 pub use responder::Responder;
 pub use session::Client;
 pub use skills::LoadedSkill;
@@ -165,6 +174,8 @@ pub struct Builder {
     log_level: Option<String>,
     client_info: Option<crate::protocol::Implementation>,
     legacy_version: crate::protocol::ProtocolVersion,
+    /// How the HTTP link gets tokens ([`Builder::oauth`]).
+    auth: http::Auth,
 }
 
 impl std::fmt::Debug for Builder {
@@ -227,7 +238,17 @@ impl Builder {
             log_level: None,
             client_info: None,
             legacy_version: crate::protocol::ProtocolVersion::LATEST_LEGACY,
+            auth: Default::default(),
         }
+    }
+
+    /// Gets tokens with OAuth when the server asks for one (feature `oauth`): on a `401`, or a
+    /// `403` for a missing scope, the client runs the flow [`OAuth`] describes and sends the
+    /// request again once, with `Authorization: Bearer`.
+    #[cfg(feature = "oauth")]
+    pub fn oauth(mut self, oauth: OAuth) -> Self {
+        self.auth = Some(oauth);
+        self
     }
 
     /// Speaks this era (default [`Era::Auto`]).

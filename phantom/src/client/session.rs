@@ -138,9 +138,11 @@ impl Client {
             roots: builder.roots,
         });
         let link = Arc::new(match &builder.target {
-            Target::Http { url, headers } => {
-                Link::Http(Arc::new(http::Http::new(url, headers.clone())?))
-            }
+            Target::Http { url, headers } => Link::Http(Arc::new(http::Http::new(
+                url,
+                headers.clone(),
+                &builder.auth,
+            )?)),
             Target::Stdio { program, args } => Link::Stdio(stdio::Stdio::spawn(
                 program,
                 args,

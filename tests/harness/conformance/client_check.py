@@ -9,8 +9,7 @@ one the scenario wants (`ok`, or `rejected` for those listed under `rejecting_sc
 run with `--suite` does not record the exit code. The failing scenarios must be exactly those
 listed under `client:`; every scenario under `required_scenarios:` must have run; every check
 under `required_checks:` (an id or a name) must be SUCCESS wherever it is reported, and be
-reported. `auth/*` scenarios are counted, not judged: the client takes no part in OAuth yet.
-Scenarios under `judged_alone:` are skipped here (they have their own run).
+reported. Scenarios under `judged_alone:` are skipped here (they have their own run).
 """
 import json
 import pathlib
@@ -46,11 +45,10 @@ def main():
         return 1
     ok = True
     failing = set()
-    auth = sorted(n for n in got if n.startswith("auth/"))
     alone = listed.get("judged_alone", set())
     checks_passed = 0
     for name in sorted(got):
-        if name.startswith("auth/") or name in alone:
+        if name in alone:
             continue
         checks, result = got[name]
         bad = [c for c in checks if c.get("status") in ("FAILURE", "WARNING")]
@@ -70,9 +68,9 @@ def main():
             if name not in want:
                 for w in why:
                     print(f"         {w}")
-    judged = len(got) - len(auth) - len(alone & set(got))
+    judged = len(got) - len(alone & set(got))
     print(f"[{label}] scenarios judged: {judged - len(failing)} passed, {len(failing)} failed; "
-          f"checks: {checks_passed} passed; auth/* not judged yet: {len(auth)}")
+          f"checks: {checks_passed} passed")
     unexpected = sorted(failing - want)
     stale = sorted(want - failing)
     if unexpected:

@@ -1,0 +1,114 @@
+//! The flow's own HTTP requests (metadata, registration, the token endpoint through `oauth2`),
+//! on the hyper client the MCP requests use.
+
+use bytes::Bytes;
+use http::{Method, Request, Response, StatusCode, header};
+use http_body_util::{BodyExt as _, Full};
+use hyper_util::client::legacy::Client as Hyper;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use serde_json::Value;
+
+/// The largest answer read from an authorization server or a metadata URL.
+const LIMIT: usize = 1 << 20;
+
+/// A failed request of the flow: the URL and why (what `oauth2` wraps for the token endpoint).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(super) struct FetchError(String);
+
+/// An HTTP client for the flow; cheap to clone.
+#[derive(Clone)]
+pub(super) struct Fetch {
+    client: Hyper<HttpConnector, Full<Bytes>>,
+}
+
+impl Fetch {
+    pub(super) fn new() -> Self {
+        Self {
+            client: Hyper::builder(TokioExecutor::new()).build_http(),
+        }
+    }
+
+    /// Sends `request` (no redirect followed); the answer with its body read (at most 1 MiB).
+    pub(super) async fn send(
+        &self,
+        request: Request<Vec<u8>>,
+    ) -> Result<Response<Vec<u8>>, FetchError> {
+        let (parts, body) = request.into_parts();
+        let target = format!("{} {}", parts.method, without_query(&parts.uri));
+        let request = Request::from_parts(parts, Full::new(Bytes::from(body)));
+        let response = self
+            .client
+            .request(request)
+            .await
+            .map_err(|e| FetchError(format!("{target}: {e}")))?;
+        let (parts, body) = response.into_parts();
+        let body = http_body_util::Limited::new(body, LIMIT)
+            .collect()
+            .await
+            .map_err(|e| FetchError(format!("{target}: reading the answer: {e}")))?
+            .to_bytes();
+        Ok(Response::from_parts(parts, body.to_vec()))
+    }
+
+    /// GETs a JSON document: `Ok(None)` for a 4xx (not there), an error for anything else that
+    /// is not a JSON object.
+    pub(super) async fn json(&self, url: &str) -> Result<Option<Value>, FetchError> {
+        let request = Request::builder()
+            .method(Method::GET)
+            .uri(url)
+            .header(header::ACCEPT, "application/json")
+            .body(Vec::new())
+            .map_err(|e| FetchError(format!("`{url}` is not a URL: {e}")))?;
+        let response = self.send(request).await?;
+        if response.status().is_client_error() {
+            return Ok(None);
+        }
+        object(url, response.status(), response.body()).map(Some)
+    }
+
+    /// POSTs `body` as JSON; the answer's status and JSON object.
+    pub(super) async fn post_json(
+        &self,
+        url: &str,
+        body: &Value,
+    ) -> Result<(StatusCode, Value), FetchError> {
+        let request = Request::builder()
+            .method(Method::POST)
+            .uri(url)
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::ACCEPT, "application/json")
+            .body(body.to_string().into_bytes())
+            .map_err(|e| FetchError(format!("`{url}` is not a URL: {e}")))?;
+        let response = self.send(request).await?;
+        let status = response.status();
+        if status.is_client_error() {
+            let text = String::from_utf8_lossy(response.body());
+            let value = serde_json::from_str(&text).unwrap_or(Value::String(text.into()));
+            return Ok((status, value));
+        }
+        Ok((status, object(url, status, response.body())?))
+    }
+}
+
+fn object(url: &str, status: StatusCode, body: &[u8]) -> Result<Value, FetchError> {
+    if !status.is_success() {
+        return Err(FetchError(format!("{url}: HTTP {status}")));
+    }
+    match serde_json::from_slice::<Value>(body) {
+        Ok(value) if value.is_object() => Ok(value),
+        Ok(_) => Err(FetchError(format!(
+            "{url}: the answer is not a JSON object"
+        ))),
+        Err(e) => Err(FetchError(format!("{url}: the answer is not JSON: {e}"))),
+    }
+}
+
+/// A URL without its query (which may carry a code or a state), for messages.
+pub(super) fn without_query(uri: &http::Uri) -> String {
+    match (uri.scheme_str(), uri.authority()) {
+        (Some(scheme), Some(authority)) => format!("{scheme}://{authority}{}", uri.path()),
+        _ => uri.path().to_owned(),
+    }
+}

@@ -1,0 +1,423 @@
+//! The client's side of MCP authorization (feature `oauth`): when the server answers `401` (or
+//! `403` for a scope the token lacks), the client discovers the authorization server, gets a
+//! client identity, runs the authorization code grant with PKCE and retries the request once
+//! with the token. See [`OAuth`].
+
+mod challenge;
+mod discovery;
+mod fetch;
+mod grant;
+mod registration;
+mod store;
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
+
+use oauth2::url::Url;
+
+pub use store::{MemoryTokenStore, TokenStore, Tokens};
+
+use self::challenge::Challenge;
+use self::discovery::Server;
+use self::fetch::Fetch;
+use self::registration::Identity;
+use self::store::DynStore;
+use super::{AuthStep, ClientError};
+use crate::kernel::{BoxFuture, Locked as _};
+
+/// The interactive step of the authorization: takes the user (or a script) to the authorization
+/// URL and returns the URL the authorization server redirected back to (the redirect URI with
+/// `code` and `state`).
+///
+/// [`FetchRedirect`] fetches the URL and reads the redirect, for an authorization server that
+/// answers without a user (tests, the conformance suite).
+pub trait Authorize: Send + Sync + 'static {
+    /// Runs the authorization at `url`; the redirect URL it ended at, or why it did not end
+    /// (which [`ClientError::Auth`] names as the authorization step).
+    fn authorize(&self, url: &str) -> impl Future<Output = Result<String, String>> + Send;
+}
+
+/// [`Authorize`], object-safe.
+pub(super) trait DynAuthorize: Send + Sync {
+    fn authorize_boxed<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Result<String, String>>;
+}
+
+impl<T: Authorize> DynAuthorize for T {
+    fn authorize_boxed<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Result<String, String>> {
+        Box::pin(self.authorize(url))
+    }
+}
+
+/// [`Authorize`] without a user: GETs the authorization URL, follows no redirect, and returns
+/// the `Location` of the answer (an error for any answer that is not a redirect).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FetchRedirect;
+
+impl Authorize for FetchRedirect {
+    async fn authorize(&self, url: &str) -> Result<String, String> {
+        let request = http::Request::get(url)
+            .body(Vec::new())
+            .map_err(|e| format!("the authorization URL is not a URL: {e}"))?;
+        let uri = request.uri().clone();
+        let response = Fetch::new()
+            .send(request)
+            .await
+            .map_err(|e| e.to_string())?;
+        let location = response
+            .headers()
+            .get(http::header::LOCATION)
+            .and_then(|v| v.to_str().ok());
+        match location {
+            Some(location) if response.status().is_redirection() => Url::parse(&uri.to_string())
+                .and_then(|base| base.join(location))
+                .map(String::from)
+                .map_err(|e| format!("the redirect's `Location` is not a URL: {e}")),
+            _ => Err(format!(
+                "{} answered HTTP {} and no redirect",
+                fetch::without_query(&uri),
+                response.status()
+            )),
+        }
+    }
+}
+
+/// How a [`Client`](super::Client) gets tokens from the server's authorization server
+/// ([`Builder::oauth`](super::Builder::oauth)).
+///
+/// ```no_run
+/// # async fn run() -> Result<(), phantom::client::ClientError> {
+/// use phantom::client::{Client, FetchRedirect, OAuth};
+///
+/// let client = Client::http("http://127.0.0.1:4000/mcp")
+///     .oauth(
+///         OAuth::new("http://localhost:3000/callback")
+///             .client_metadata_url("https://app.example.com/client-metadata.json")
+///             .authorize(FetchRedirect),
+///     )
+///     .connect()
+///     .await?;
+/// # drop(client); Ok(()) }
+/// ```
+///
+/// On a `401` the client reads the challenge and finds the protected resource metadata (the URL
+/// the challenge names, else path-based, else at the root; its `resource` must be the server's
+/// URL or a parent of it), then the authorization server's metadata (RFC 8414, then OpenID
+/// discovery; its `issuer` must be the one the resource names). Its identity there: the
+/// [credentials](Self::credentials) given, else the [metadata document
+/// URL](Self::client_metadata_url) when the server takes one, else a dynamic registration. The
+/// scopes asked: the challenge's, else the resource's `scopes_supported`, else none (with
+/// `offline_access` when the server lists it). The authorization request (PKCE S256, `state`,
+/// `resource`) goes through the [`Authorize`] step; the redirect's `state` and `iss` are
+/// checked; the code is exchanged with the token endpoint authentication the server supports.
+/// The tokens go to the [`TokenStore`] and the request is sent again. A later `401` uses the
+/// refresh token first; a `403` with `insufficient_scope` asks again with the union of scopes.
+#[must_use]
+#[derive(Clone)]
+pub struct OAuth {
+    redirect_uri: String,
+    client_metadata_url: Option<String>,
+    credentials: Option<(String, Option<String>)>,
+    client_name: String,
+    authorize: Arc<dyn DynAuthorize>,
+    store: Arc<dyn DynStore>,
+}
+
+impl std::fmt::Debug for OAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuth")
+            .field("redirect_uri", &self.redirect_uri)
+            .field("client_metadata_url", &self.client_metadata_url)
+            .field(
+                "client_id",
+                &self.credentials.as_ref().map(|(id, _)| id.as_str()),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+impl OAuth {
+    /// A flow whose authorization redirects to `redirect_uri`, with [`FetchRedirect`] as its
+    /// interactive step and a [`MemoryTokenStore`] until set otherwise.
+    pub fn new(redirect_uri: &str) -> Self {
+        Self {
+            redirect_uri: redirect_uri.to_owned(),
+            client_metadata_url: None,
+            credentials: None,
+            client_name: "phantom-client".to_owned(),
+            authorize: Arc::new(FetchRedirect),
+            store: Arc::new(MemoryTokenStore::new()),
+        }
+    }
+
+    /// The HTTPS URL of this client's metadata document (a Client ID Metadata Document), its
+    /// `client_id` at authorization servers that take one
+    /// (`client_id_metadata_document_supported`).
+    pub fn client_metadata_url(mut self, url: &str) -> Self {
+        self.client_metadata_url = Some(url.to_owned());
+        self
+    }
+
+    /// Credentials registered beforehand with the authorization server: used instead of any
+    /// registration (a confidential client with a secret, a public one without).
+    pub fn credentials(mut self, client_id: &str, client_secret: Option<&str>) -> Self {
+        self.credentials = Some((client_id.to_owned(), client_secret.map(str::to_owned)));
+        self
+    }
+
+    /// The `client_name` of a dynamic registration (default `phantom-client`).
+    pub fn client_name(mut self, name: &str) -> Self {
+        self.client_name = name.to_owned();
+        self
+    }
+
+    /// The interactive step (default [`FetchRedirect`]).
+    pub fn authorize(mut self, step: impl Authorize) -> Self {
+        self.authorize = Arc::new(step);
+        self
+    }
+
+    /// Where the tokens are kept (default a [`MemoryTokenStore`] of this client's own); an
+    /// `Arc` of a store shares it between clients.
+    pub fn token_store(mut self, store: impl TokenStore) -> Self {
+        self.store = Arc::new(store);
+        self
+    }
+}
+
+impl<S: TokenStore> TokenStore for Arc<S> {
+    fn load(&self, resource: &str) -> impl Future<Output = Option<Tokens>> + Send {
+        (**self).load(resource)
+    }
+
+    fn save(&self, resource: &str, tokens: Tokens) -> impl Future<Output = ()> + Send {
+        (**self).save(resource, tokens)
+    }
+}
+
+/// How long before its expiry a bearer is refreshed.
+const EARLY: u64 = 30;
+
+/// Seconds since the Unix epoch.
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs()
+}
+
+/// What the flow learnt, kept between its runs.
+#[derive(Default)]
+struct Learnt {
+    /// The authorization server's metadata and this client's identity there.
+    server: Option<(Server, Identity)>,
+    /// The resource identifier tokens are asked for.
+    resource: Option<String>,
+    /// The scopes asked for last (a step-up asks for their union with the new ones).
+    scopes: BTreeSet<String>,
+    refresh_token: Option<String>,
+}
+
+/// One server's OAuth room: the bearer the HTTP link sends, and the flow that gets another.
+pub(in crate::client) struct Session {
+    config: OAuth,
+    server: Url,
+    /// The key of the token store: the server's URL.
+    key: String,
+    fetch: Fetch,
+    bearer: Mutex<Option<String>>,
+    /// When the bearer expires (seconds since the Unix epoch), if the server said.
+    expires_at: Mutex<Option<u64>>,
+    /// One flow at a time; what it learnt.
+    flow: tokio::sync::Mutex<Learnt>,
+}
+
+impl Session {
+    pub(in crate::client) fn new(config: OAuth, server: &str) -> Result<Self, ClientError> {
+        let url = Url::parse(server).map_err(|e| {
+            ClientError::auth(AuthStep::Discovery, format!("`{server}` is not a URL: {e}"))
+        })?;
+        Ok(Self {
+            config,
+            server: url,
+            key: server.to_owned(),
+            fetch: Fetch::new(),
+            bearer: Mutex::default(),
+            expires_at: Mutex::default(),
+            flow: tokio::sync::Mutex::default(),
+        })
+    }
+
+    /// The access token to send, if there is one.
+    pub(in crate::client) fn bearer(&self) -> Option<String> {
+        self.bearer.locked().clone()
+    }
+
+    /// Whether an answer asks for (another) token: a `401`, or a `403` with
+    /// `insufficient_scope`.
+    pub(in crate::client) fn wants(status: http::StatusCode, headers: &http::HeaderMap) -> bool {
+        status == http::StatusCode::UNAUTHORIZED
+            || (status == http::StatusCode::FORBIDDEN
+                && Challenge::of(headers).insufficient_scope())
+    }
+
+    /// Gets a token after a request sent with `sent` was answered with `status` and `headers`:
+    /// one kept meanwhile, a refreshed one, or one from the whole flow.
+    pub(in crate::client) async fn authenticate(
+        &self,
+        status: http::StatusCode,
+        headers: &http::HeaderMap,
+        sent: Option<&str>,
+    ) -> Result<(), ClientError> {
+        let mut learnt = self.flow.lock().await;
+        let now = self.bearer();
+        if now.is_some() && now.as_deref() != sent {
+            // Another request got a new token while this one waited.
+            return Ok(());
+        }
+        let challenge = Challenge::of(headers);
+        let step_up = status == http::StatusCode::FORBIDDEN;
+        if !step_up {
+            if let Some(kept) = self.config.store.load_boxed(&self.key).await
+                && Some(kept.access_token.as_str()) != sent
+            {
+                learnt.refresh_token.clone_from(&kept.refresh_token);
+                *self.expires_at.locked() = kept.expires_at;
+                *self.bearer.locked() = Some(kept.access_token);
+                return Ok(());
+            }
+            if self.refresh(&mut learnt).await {
+                return Ok(());
+            }
+        }
+        let tokens = self.flow(&mut learnt, &challenge, step_up).await?;
+        self.keep(&mut learnt, tokens).await;
+        Ok(())
+    }
+
+    async fn keep(&self, learnt: &mut Learnt, tokens: Tokens) {
+        learnt.refresh_token.clone_from(&tokens.refresh_token);
+        *self.bearer.locked() = Some(tokens.access_token.clone());
+        *self.expires_at.locked() = tokens.expires_at;
+        self.config.store.save_boxed(&self.key, tokens).await;
+    }
+
+    /// Refreshes the bearer before a request when it expires within [`EARLY`] and there is a
+    /// refresh token (a failed refresh leaves it: the server's `401` then starts the flow).
+    pub(in crate::client) async fn fresh(&self) {
+        let expiring = |at: &Option<u64>| at.is_some_and(|at| at <= now() + EARLY);
+        if !expiring(&self.expires_at.locked()) {
+            return;
+        }
+        let mut learnt = self.flow.lock().await;
+        if !expiring(&self.expires_at.locked()) {
+            // Refreshed while this request waited.
+            return;
+        }
+        if !self.refresh(&mut learnt).await {
+            // Not tried again before each request: the server says when the token is done.
+            *self.expires_at.locked() = None;
+        }
+    }
+
+    /// Refreshes the bearer with the refresh token, if there is one and the flow ran: whether
+    /// it got a new one.
+    async fn refresh(&self, learnt: &mut Learnt) -> bool {
+        let (Some(refresh), Some((server, identity)), Some(resource)) =
+            (&learnt.refresh_token, &learnt.server, &learnt.resource)
+        else {
+            return false;
+        };
+        let refreshed = grant::refresh(
+            &self.fetch,
+            server,
+            identity,
+            &self.config.redirect_uri,
+            resource,
+            refresh,
+        )
+        .await;
+        match refreshed {
+            Ok(tokens) => {
+                self.keep(learnt, tokens).await;
+                true
+            }
+            Err(e) => {
+                tracing::debug!(error = %e, "refresh failed");
+                false
+            }
+        }
+    }
+
+    /// The whole flow: discovery, identity, authorization, token.
+    async fn flow(
+        &self,
+        learnt: &mut Learnt,
+        challenge: &Challenge,
+        step_up: bool,
+    ) -> Result<Tokens, ClientError> {
+        let found = discovery::resource(
+            &self.fetch,
+            &self.server,
+            challenge.resource_metadata.as_deref(),
+        )
+        .await?;
+        let (issuer, resource, resource_scopes) = match &found {
+            Some(found) => (
+                found.issuer.clone(),
+                found.resource.clone(),
+                found.scopes_supported.clone(),
+            ),
+            // A 2025-03-26 server: its origin is its authorization server.
+            None => (
+                discovery::origin(&self.server),
+                self.server.as_str().to_owned(),
+                None,
+            ),
+        };
+        let server = match discovery::server(&self.fetch, &issuer, found.is_some()).await? {
+            Some(server) => server,
+            None if found.is_none() => discovery::fallback(&issuer),
+            None => {
+                return Err(ClientError::auth(
+                    AuthStep::Discovery,
+                    format!("`{issuer}` publishes no authorization server metadata"),
+                ));
+            }
+        };
+        let identity = match &learnt.server {
+            Some((_, identity)) if identity.issuer == server.issuer => identity.clone(),
+            _ => registration::identity(&self.fetch, &self.config, &server).await?,
+        };
+        let mut scopes: BTreeSet<String> = match (&challenge.scope, resource_scopes) {
+            (Some(scope), _) => scope.split_whitespace().map(str::to_owned).collect(),
+            (None, Some(supported)) => supported.into_iter().collect(),
+            (None, None) => BTreeSet::new(),
+        };
+        if step_up {
+            scopes.extend(learnt.scopes.iter().cloned());
+        }
+        if !scopes.is_empty()
+            && server
+                .scopes_supported
+                .as_deref()
+                .is_some_and(|s| s.iter().any(|s| s == "offline_access"))
+        {
+            scopes.insert("offline_access".to_owned());
+        }
+        let list: Vec<String> = scopes.iter().cloned().collect();
+        let tokens = grant::authorization_code(
+            &self.fetch,
+            &*self.config.authorize,
+            &server,
+            &identity,
+            &self.config.redirect_uri,
+            &resource,
+            &list,
+        )
+        .await?;
+        learnt.scopes = scopes;
+        learnt.resource = Some(resource);
+        learnt.server = Some((server, identity));
+        Ok(tokens)
+    }
+}
