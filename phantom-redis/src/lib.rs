@@ -30,6 +30,9 @@
 //! [`StoreErrorKind::Unavailable`](phantom::store::StoreErrorKind::Unavailable) after at most the
 //! response timeout (one second), and phantom answers `503` with `Retry-After`; the connection
 //! reconnects by itself when Redis is back.
+//!
+//! With the `oauth` feature (on by default), [`RedisTokenStore`] keeps the OAuth tokens of
+//! `phantom::client` for clients on several nodes, which then refresh them once.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -48,6 +51,8 @@ mod registry;
 mod replies;
 mod sessions;
 mod tasks;
+#[cfg(feature = "oauth")]
+mod tokens;
 
 pub use bus::{RedisBus, RedisSubscriptions};
 pub use cache::RedisCacheStore;
@@ -58,6 +63,8 @@ pub use registry::RedisRegistryStore;
 pub use replies::RedisReplyBus;
 pub use sessions::RedisSessionStore;
 pub use tasks::RedisTaskStore;
+#[cfg(feature = "oauth")]
+pub use tokens::RedisTokenStore;
 
 /// Every seam on the Redis at `url`, under the default prefix: [`Redis::connect`], then
 /// [`Redis::backend`].

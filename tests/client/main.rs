@@ -18,6 +18,8 @@ mod middleware;
 mod oauth;
 mod others;
 mod remote;
+#[allow(dead_code, unreachable_pub)]
+mod scripted;
 
 use std::sync::{Arc, Mutex};
 

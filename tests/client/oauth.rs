@@ -3,234 +3,16 @@
 //! authorization server's, dynamic registration, the authorization redirect, the token
 //! endpoint checking PKCE, and an MCP endpoint that wants the token it issued.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use axum::extract::RawQuery;
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
-use base64::Engine as _;
-use phantom::client::{AuthStep, Authorize, Client, ClientError, Era, OAuth};
-use serde_json::{Value, json};
-use sha2::Digest as _;
+use phantom::client::{
+    AuthStep, Authorize, ClientError, FileTokenStore, MemoryTokenStore, OAuth, TokenStore as _,
+};
+use serde_json::json;
 
-const TOKEN: &str = "issued-access-token";
-const REFRESHED: &str = "refreshed-access-token";
-const REFRESH: &str = "the-refresh-token";
-const REDIRECT: &str = "http://localhost:3000/callback";
-
-/// What the scripted servers saw and how they answer.
-#[derive(Default)]
-struct Script {
-    /// `error=…` the authorization endpoint redirects with instead of a code.
-    refuse: Option<&'static str>,
-    challenge: Option<String>,
-    /// The authorization request's parameters, and the token request's.
-    authorization: Option<HashMap<String, String>>,
-    token: Option<HashMap<String, String>>,
-    registrations: usize,
-    /// Another token endpoint than the server's own.
-    token_endpoint: Option<String>,
-    /// The access token the MCP server takes (`TOKEN` unless a test expires it).
-    valid: Option<&'static str>,
-    authorizations: usize,
-    refreshes: usize,
-    /// The `expires_in` of the code grant's answer (default an hour).
-    expires_in: Option<u64>,
-    /// The MCP requests refused with a `401`.
-    unauthorized: usize,
-    /// The MCP methods answered with the token.
-    served: Vec<String>,
-}
-
-type Shared = Arc<Mutex<Script>>;
-
-/// A JSON answer.
-struct Js(Value);
-
-impl IntoResponse for Js {
-    fn into_response(self) -> Response {
-        ([("content-type", "application/json")], self.0.to_string()).into_response()
-    }
-}
-
-/// `a=b&c=d`, percent-decoded.
-fn form(text: &str) -> HashMap<String, String> {
-    let decode = |s: &str| {
-        let s = s.replace('+', " ");
-        let bytes = s.as_bytes();
-        let mut out = Vec::new();
-        let mut i = 0;
-        while i < bytes.len() {
-            if bytes[i] == b'%' && i + 2 < bytes.len() {
-                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("zz");
-                if let Ok(b) = u8::from_str_radix(hex, 16) {
-                    out.push(b);
-                    i += 3;
-                    continue;
-                }
-            }
-            out.push(bytes[i]);
-            i += 1;
-        }
-        String::from_utf8_lossy(&out).into_owned()
-    };
-    text.split('&')
-        .filter(|p| !p.is_empty())
-        .map(|pair| {
-            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-            (decode(k), decode(v))
-        })
-        .collect()
-}
-
-/// Starts the scripted servers; their base URL and script.
-async fn servers(script: Script) -> (String, Shared) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let base = format!("http://{}", listener.local_addr().expect("address"));
-    let shared: Shared = Arc::new(Mutex::new(script));
-    let (b, s) = (base.clone(), Arc::clone(&shared));
-    let prm = move || {
-        let base = b.clone();
-        async move { Js(json!({"resource": format!("{base}/mcp"), "authorization_servers": [base]})) }
-    };
-    let (b, s2) = (base.clone(), Arc::clone(&s));
-    let metadata = move || {
-        let base = b.clone();
-        let token = s2.lock().unwrap().token_endpoint.clone();
-        async move {
-            Js(json!({
-                "issuer": base,
-                "authorization_endpoint": format!("{base}/authorize"),
-                "token_endpoint": token.unwrap_or_else(|| format!("{base}/token")),
-                "registration_endpoint": format!("{base}/register"),
-                "response_types_supported": ["code"],
-                "code_challenge_methods_supported": ["S256"],
-                "token_endpoint_auth_methods_supported": ["none"],
-                "authorization_response_iss_parameter_supported": true,
-            }))
-        }
-    };
-    let s2 = Arc::clone(&s);
-    let register = move || {
-        let s = Arc::clone(&s2);
-        async move {
-            s.lock().unwrap().registrations += 1;
-            (
-                StatusCode::CREATED,
-                Js(json!({"client_id": "scripted-client"})),
-            )
-        }
-    };
-    let (s2, b) = (Arc::clone(&s), base.clone());
-    let authorize = move |RawQuery(query): RawQuery| {
-        let (s, base) = (Arc::clone(&s2), b.clone());
-        async move {
-            let params = form(query.as_deref().unwrap_or_default());
-            let mut script = s.lock().unwrap();
-            let state = params.get("state").cloned().unwrap_or_default();
-            let outcome = match script.refuse {
-                Some(error) => format!("error={error}"),
-                None => "code=the-code".to_owned(),
-            };
-            script.authorization = Some(params);
-            script.authorizations += 1;
-            let location = format!("{REDIRECT}?{outcome}&state={state}&iss={base}");
-            (StatusCode::FOUND, [("location", location)]).into_response()
-        }
-    };
-    let s2 = Arc::clone(&s);
-    let token = move |body: String| {
-        let s = Arc::clone(&s2);
-        async move {
-            let params = form(&body);
-            let mut script = s.lock().unwrap();
-            if params.get("grant_type").map(String::as_str) == Some("refresh_token") {
-                script.refreshes += 1;
-                let good = params.get("refresh_token").map(String::as_str) == Some(REFRESH);
-                let body = json!({"access_token": REFRESHED, "token_type": "Bearer"});
-                return match good {
-                    true => Js(body).into_response(),
-                    false => StatusCode::BAD_REQUEST.into_response(),
-                };
-            }
-            let challenge = script
-                .authorization
-                .as_ref()
-                .and_then(|a| a.get("code_challenge").cloned());
-            let verified = params.get("code_verifier").map(|v| {
-                base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(v))
-            });
-            let good = params.get("code").map(String::as_str) == Some("the-code")
-                && verified.is_some()
-                && verified == challenge;
-            script.token = Some(params);
-            if !good {
-                let body = json!({"error": "invalid_grant"});
-                return (StatusCode::BAD_REQUEST, Js(body)).into_response();
-            }
-            let expires_in = script.expires_in.unwrap_or(3600);
-            Js(json!({"access_token": TOKEN, "token_type": "Bearer", "expires_in": expires_in, "refresh_token": REFRESH}))
-                .into_response()
-        }
-    };
-    let (s2, b) = (Arc::clone(&s), base.clone());
-    let mcp = move |headers: HeaderMap, body: String| {
-        let (s, base) = (Arc::clone(&s2), b.clone());
-        async move { mcp(&s, &base, &headers, &body) }
-    };
-    let app = axum::Router::new()
-        .route(
-            "/.well-known/oauth-protected-resource/mcp",
-            axum::routing::get(prm),
-        )
-        .route(
-            "/.well-known/oauth-authorization-server",
-            axum::routing::get(metadata),
-        )
-        .route("/register", axum::routing::post(register))
-        .route("/authorize", axum::routing::get(authorize))
-        .route("/token", axum::routing::post(token))
-        .route(
-            "/mcp",
-            axum::routing::post(mcp).get(|| async { StatusCode::METHOD_NOT_ALLOWED }),
-        );
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    (base, shared)
-}
-
-/// A legacy MCP server that wants `Bearer TOKEN`.
-fn mcp(script: &Shared, base: &str, headers: &HeaderMap, body: &str) -> Response {
-    let valid = match script.lock().unwrap().valid {
-        Some(only) => vec![only],
-        None => vec![TOKEN, REFRESHED],
-    };
-    let sent = headers.get("authorization").and_then(|v| v.to_str().ok());
-    let authorized = valid.iter().any(|v| sent == Some(&format!("Bearer {v}")));
-    if !authorized {
-        script.lock().unwrap().unauthorized += 1;
-        let challenge = script.lock().unwrap().challenge.clone().unwrap_or_else(|| {
-            format!(r#"Bearer resource_metadata="{base}/.well-known/oauth-protected-resource/mcp""#)
-        });
-        return (StatusCode::UNAUTHORIZED, [("www-authenticate", challenge)]).into_response();
-    }
-    let message: Value = serde_json::from_str(body).unwrap_or_default();
-    let method = message["method"].as_str().unwrap_or_default().to_owned();
-    script.lock().unwrap().served.push(method.clone());
-    let result = match method.as_str() {
-        "initialize" => json!({
-            "protocolVersion": "2025-11-25",
-            "capabilities": {"tools": {}},
-            "serverInfo": {"name": "scripted", "version": "1"},
-        }),
-        "tools/list" => json!({"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}),
-        "tools/call" => json!({"content": [{"type": "text", "text": "authorized"}]}),
-        _ => return StatusCode::ACCEPTED.into_response(),
-    };
-    Js(json!({"jsonrpc": "2.0", "id": message["id"], "result": result})).into_response()
-}
+use crate::scripted::{
+    REDIRECT, REFRESH, REFRESHED, Script, Shared, TOKEN, connect, servers, two_clients_refresh_once,
+};
 
 #[tokio::test]
 async fn a_401_runs_the_flow_and_the_call_succeeds_with_the_token() {
@@ -268,15 +50,6 @@ async fn a_401_runs_the_flow_and_the_call_succeeds_with_the_token() {
             "tools/call"
         ]
     );
-}
-
-/// A legacy client of the scripted MCP server at `base`, with `oauth`.
-async fn connect(base: &str, oauth: OAuth) -> Result<Client, ClientError> {
-    Client::http(&format!("{base}/mcp"))
-        .era(Era::Legacy)
-        .oauth(oauth)
-        .connect()
-        .await
 }
 
 /// The error [`connect`] fails with.
@@ -468,4 +241,86 @@ async fn a_token_about_to_expire_is_refreshed_before_the_request() {
         (script.unauthorized, script.authorizations, script.refreshes),
         (1, 1, 1)
     );
+}
+
+/// A directory of this test's own under the system's temporary directory.
+pub(crate) fn scratch() -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("phantom-tokens-{}", uuid::Uuid::new_v4().simple()))
+}
+
+#[tokio::test]
+async fn the_token_store_contract_holds_in_memory_and_in_a_file() {
+    let memory = Arc::new(MemoryTokenStore::new());
+    phantom::testing::contract::token_store(Arc::clone(&memory), memory).await;
+    let dir = scratch();
+    let path = dir.join("nested/tokens.json");
+    phantom::testing::contract::token_store(FileTokenStore::new(&path), FileTokenStore::new(&path))
+        .await;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = |p: &std::path::Path| std::fs::metadata(p).expect("stat").permissions().mode();
+        assert_eq!(mode(&path) & 0o777, 0o600, "the file is its owner's only");
+        assert_eq!(
+            mode(path.parent().expect("dir")) & 0o777,
+            0o700,
+            "so is its directory"
+        );
+    }
+    let text = std::fs::read_to_string(&path).expect("the file");
+    serde_json::from_str::<serde_json::Value>(&text).expect("one JSON document");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test]
+async fn a_token_file_that_cannot_be_read_is_an_error() {
+    let dir = scratch();
+    std::fs::create_dir_all(&dir).expect("dir");
+    // Its directory is a file: nothing under it can be read or made.
+    let blocker = dir.join("not-a-dir");
+    std::fs::write(&blocker, "").expect("a file");
+    phantom::testing::contract::token_store_fault(FileTokenStore::new(blocker.join("tokens.json")))
+        .await;
+    // A file that is not JSON is not "nothing kept".
+    let garbled = dir.join("garbled.json");
+    std::fs::write(&garbled, "{not json").expect("a file");
+    let error = FileTokenStore::new(&garbled)
+        .load("http://x/mcp")
+        .await
+        .expect_err("a garbled file");
+    assert!(error.to_string().contains("garbled.json"), "{error}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test]
+async fn a_token_store_that_cannot_be_read_fails_at_the_store_step_without_authorizing() {
+    let (base, script) = servers(Script::default()).await;
+    let dir = scratch();
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(dir.join("not-a-dir"), "").expect("a file");
+    let store = FileTokenStore::new(dir.join("not-a-dir/tokens.json"));
+    match refused(&base, OAuth::new(REDIRECT).token_store(store)).await {
+        ClientError::Auth {
+            step: AuthStep::Store,
+            message,
+        } => assert!(message.contains("tokens.json"), "{message}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(script.lock().unwrap().authorizations, 0, "no authorization");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test]
+async fn two_clients_sharing_a_store_refresh_once() {
+    let (base, script) = servers(Script::default()).await;
+    two_clients_refresh_once(&base, &script, Arc::new(MemoryTokenStore::new())).await;
+    let (base, script) = servers(Script::default()).await;
+    let dir = scratch();
+    two_clients_refresh_once(
+        &base,
+        &script,
+        Arc::new(FileTokenStore::new(dir.join("t.json"))),
+    )
+    .await;
+    let _ = std::fs::remove_dir_all(dir);
 }

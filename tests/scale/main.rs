@@ -7,6 +7,10 @@
 #[path = "../http/support.rs"]
 mod support;
 
+#[allow(dead_code, unreachable_pub)]
+#[path = "../client/scripted.rs"]
+mod scripted;
+
 mod changes;
 mod contract;
 mod gateway;
@@ -16,6 +20,7 @@ mod registry;
 mod replies;
 mod sessions;
 mod tasks;
+mod tokens;
 
 /// The `requestState` key the nodes of a test share (nodes keyed differently refuse to start).
 fn state_key() -> phantom::input::StateKey {

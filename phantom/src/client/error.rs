@@ -82,6 +82,9 @@ pub enum AuthStep {
     Authorization,
     /// The token request (authorization code or refresh token).
     Token,
+    /// Reading or writing the `TokenStore` (feature `oauth`; its backend down, its file
+    /// unreadable), or taking its refresh lease.
+    Store,
 }
 
 impl std::fmt::Display for AuthStep {
@@ -91,6 +94,7 @@ impl std::fmt::Display for AuthStep {
             Self::Registration => "registration",
             Self::Authorization => "authorization",
             Self::Token => "token",
+            Self::Store => "the token store",
         })
     }
 }

@@ -145,7 +145,7 @@ impl Http {
             let message = Bytes::from(message);
             #[cfg(feature = "oauth")]
             if let Some(oauth) = &self.oauth {
-                oauth.fresh().await;
+                oauth.fresh().await?;
             }
             let response = self.send_post(&message, extra).await?;
             #[cfg(feature = "oauth")]

@@ -90,7 +90,9 @@ pub use crate::Page;
 pub(crate) use calls::x_mcp_headers;
 pub use error::{AuthStep, ClientError};
 #[cfg(feature = "oauth")]
-pub use oauth::{Authorize, FetchRedirect, MemoryTokenStore, OAuth, TokenStore, Tokens};
+pub use oauth::{
+    Authorize, FetchRedirect, FileTokenStore, MemoryTokenStore, OAuth, TokenStore, Tokens,
+};
 pub use responder::Responder;
 pub use session::Client;
 pub use skills::LoadedSkill;

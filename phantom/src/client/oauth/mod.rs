@@ -6,15 +6,18 @@
 mod challenge;
 mod discovery;
 mod fetch;
+mod file;
 mod grant;
 mod registration;
 mod store;
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use oauth2::url::Url;
 
+pub use file::FileTokenStore;
 pub use store::{MemoryTokenStore, TokenStore, Tokens};
 
 use self::challenge::Challenge;
@@ -24,6 +27,7 @@ use self::registration::Identity;
 use self::store::DynStore;
 use super::{AuthStep, ClientError};
 use crate::kernel::{BoxFuture, Locked as _};
+use crate::store::StoreError;
 
 /// The interactive step of the authorization: takes the user (or a script) to the authorization
 /// URL and returns the URL the authorization server redirected back to (the redirect URI with
@@ -185,17 +189,47 @@ impl OAuth {
 }
 
 impl<S: TokenStore> TokenStore for Arc<S> {
-    fn load(&self, resource: &str) -> impl Future<Output = Option<Tokens>> + Send {
+    fn load(
+        &self,
+        resource: &str,
+    ) -> impl Future<Output = Result<Option<Tokens>, StoreError>> + Send {
         (**self).load(resource)
     }
 
-    fn save(&self, resource: &str, tokens: Tokens) -> impl Future<Output = ()> + Send {
+    fn save(
+        &self,
+        resource: &str,
+        tokens: Tokens,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send {
         (**self).save(resource, tokens)
+    }
+
+    fn lock(
+        &self,
+        resource: &str,
+        holder: &str,
+        ttl: std::time::Duration,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send {
+        (**self).lock(resource, holder, ttl)
+    }
+
+    fn unlock(
+        &self,
+        resource: &str,
+        holder: &str,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send {
+        (**self).unlock(resource, holder)
     }
 }
 
 /// How long before its expiry a bearer is refreshed.
 const EARLY: u64 = 30;
+
+/// How long the refresh lease lasts: a holder that died holds the others back this long at most.
+const LEASE: Duration = Duration::from_secs(15);
+
+/// How often a client waiting for another's refresh loads the store again.
+const POLL: Duration = Duration::from_millis(50);
 
 /// Seconds since the Unix epoch.
 fn now() -> u64 {
@@ -203,6 +237,16 @@ fn now() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default()
         .as_secs()
+}
+
+/// Whether a token expiring at `at` is to be refreshed now.
+fn expiring(at: Option<u64>) -> bool {
+    at.is_some_and(|at| at <= now() + EARLY)
+}
+
+/// A token store's error as the flow's.
+fn store_error(doing: &str, e: &StoreError) -> ClientError {
+    ClientError::auth(AuthStep::Store, format!("{doing}: {e}"))
 }
 
 /// What the flow learnt, kept between its runs.
@@ -215,6 +259,8 @@ struct Learnt {
     /// The scopes asked for last (a step-up asks for their union with the new ones).
     scopes: BTreeSet<String>,
     refresh_token: Option<String>,
+    /// Whether the store was read for tokens another client kept.
+    loaded: bool,
 }
 
 /// One server's OAuth room: the bearer the HTTP link sends, and the flow that gets another.
@@ -223,6 +269,8 @@ pub(in crate::client) struct Session {
     server: Url,
     /// The key of the token store: the server's URL.
     key: String,
+    /// This client's id as a holder of the store's refresh lease.
+    holder: String,
     fetch: Fetch,
     bearer: Mutex<Option<String>>,
     /// When the bearer expires (seconds since the Unix epoch), if the server said.
@@ -240,6 +288,7 @@ impl Session {
             config,
             server: url,
             key: server.to_owned(),
+            holder: crate::kernel::random_id::<16>(),
             fetch: Fetch::new(),
             bearer: Mutex::default(),
             expires_at: Mutex::default(),
@@ -260,6 +309,22 @@ impl Session {
                 && Challenge::of(headers).insufficient_scope())
     }
 
+    /// The tokens kept in the store for this server.
+    async fn load(&self) -> Result<Option<Tokens>, ClientError> {
+        self.config
+            .store
+            .load_boxed(&self.key)
+            .await
+            .map_err(|e| store_error("loading the tokens", &e))
+    }
+
+    /// Sends `tokens` from now on (without saving them).
+    fn adopt(&self, learnt: &mut Learnt, tokens: Tokens) {
+        learnt.refresh_token.clone_from(&tokens.refresh_token);
+        *self.expires_at.locked() = tokens.expires_at;
+        *self.bearer.locked() = Some(tokens.access_token);
+    }
+
     /// Gets a token after a request sent with `sent` was answered with `status` and `headers`:
     /// one kept meanwhile, a refreshed one, or one from the whole flow.
     pub(in crate::client) async fn authenticate(
@@ -269,6 +334,7 @@ impl Session {
         sent: Option<&str>,
     ) -> Result<(), ClientError> {
         let mut learnt = self.flow.lock().await;
+        learnt.loaded = true;
         let now = self.bearer();
         if now.is_some() && now.as_deref() != sent {
             // Another request got a new token while this one waited.
@@ -277,55 +343,129 @@ impl Session {
         let challenge = Challenge::of(headers);
         let step_up = status == http::StatusCode::FORBIDDEN;
         if !step_up {
-            if let Some(kept) = self.config.store.load_boxed(&self.key).await
+            if let Some(kept) = self.load().await?
                 && Some(kept.access_token.as_str()) != sent
             {
-                learnt.refresh_token.clone_from(&kept.refresh_token);
-                *self.expires_at.locked() = kept.expires_at;
-                *self.bearer.locked() = Some(kept.access_token);
+                self.adopt(&mut learnt, kept);
                 return Ok(());
             }
-            if self.refresh(&mut learnt).await {
+            if self
+                .refresh(&mut learnt, sent, challenge.resource_metadata.as_deref())
+                .await?
+            {
                 return Ok(());
             }
         }
         let tokens = self.flow(&mut learnt, &challenge, step_up).await?;
-        self.keep(&mut learnt, tokens).await;
+        self.keep(&mut learnt, tokens).await
+    }
+
+    async fn keep(&self, learnt: &mut Learnt, tokens: Tokens) -> Result<(), ClientError> {
+        self.adopt(learnt, tokens.clone());
+        self.config
+            .store
+            .save_boxed(&self.key, tokens)
+            .await
+            .map_err(|e| store_error("saving the tokens", &e))
+    }
+
+    /// Before a request: the tokens another client kept in the store, the first time; then a
+    /// refresh when the bearer expires within [`EARLY`] and there is a refresh token (a failed
+    /// refresh leaves it: the server's `401` then starts the flow). A store that cannot be read
+    /// is an error.
+    pub(in crate::client) async fn fresh(&self) -> Result<(), ClientError> {
+        if self.bearer.locked().is_none() || expiring(*self.expires_at.locked()) {
+            let mut learnt = self.flow.lock().await;
+            if !learnt.loaded {
+                learnt.loaded = true;
+                if self.bearer.locked().is_none()
+                    && let Some(kept) = self.load().await?
+                {
+                    self.adopt(&mut learnt, kept);
+                }
+            }
+            let bearer = self.bearer();
+            if bearer.is_some()
+                && expiring(*self.expires_at.locked())
+                && !self.refresh(&mut learnt, bearer.as_deref(), None).await?
+            {
+                // Not tried again before each request: the server says when the token is done.
+                *self.expires_at.locked() = None;
+            }
+        }
         Ok(())
     }
 
-    async fn keep(&self, learnt: &mut Learnt, tokens: Tokens) {
-        learnt.refresh_token.clone_from(&tokens.refresh_token);
-        *self.bearer.locked() = Some(tokens.access_token.clone());
-        *self.expires_at.locked() = tokens.expires_at;
-        self.config.store.save_boxed(&self.key, tokens).await;
+    /// Replaces the bearer `stale` with a refreshed one: whether it got one. One client of
+    /// those sharing the store refreshes (the one that takes the store's lease); the others
+    /// wait for the tokens it saves. A store that cannot be read, written or leased is an error;
+    /// a refused refresh is `false` (the flow runs again).
+    async fn refresh(
+        &self,
+        learnt: &mut Learnt,
+        stale: Option<&str>,
+        resource_metadata: Option<&str>,
+    ) -> Result<bool, ClientError> {
+        let store = &self.config.store;
+        let fresher =
+            |kept: &Tokens| Some(kept.access_token.as_str()) != stale && !expiring(kept.expires_at);
+        let deadline = tokio::time::Instant::now() + LEASE + POLL;
+        loop {
+            let taken = store
+                .lock_boxed(&self.key, &self.holder, LEASE)
+                .await
+                .map_err(|e| store_error("taking the refresh lease", &e))?;
+            let kept = self.load().await;
+            if !taken {
+                // Another client refreshes: its tokens, once saved.
+                if let Some(kept) = kept?.filter(fresher) {
+                    self.adopt(learnt, kept);
+                    return Ok(true);
+                }
+                if tokio::time::Instant::now() >= deadline {
+                    return Ok(false);
+                }
+                tokio::time::sleep(POLL).await;
+                continue;
+            }
+            let refreshed = self
+                .refresh_held(learnt, kept, &fresher, resource_metadata)
+                .await;
+            let given = store.unlock_boxed(&self.key, &self.holder).await;
+            let refreshed = refreshed?;
+            given.map_err(|e| store_error("giving the refresh lease back", &e))?;
+            return Ok(refreshed);
+        }
     }
 
-    /// Refreshes the bearer before a request when it expires within [`EARLY`] and there is a
-    /// refresh token (a failed refresh leaves it: the server's `401` then starts the flow).
-    pub(in crate::client) async fn fresh(&self) {
-        let expiring = |at: &Option<u64>| at.is_some_and(|at| at <= now() + EARLY);
-        if !expiring(&self.expires_at.locked()) {
-            return;
+    /// [`refresh`](Self::refresh) with the lease held: the kept tokens if another client
+    /// refreshed meanwhile, else a refresh with the newest refresh token.
+    async fn refresh_held(
+        &self,
+        learnt: &mut Learnt,
+        kept: Result<Option<Tokens>, ClientError>,
+        fresher: &(dyn Fn(&Tokens) -> bool + Sync),
+        resource_metadata: Option<&str>,
+    ) -> Result<bool, ClientError> {
+        let kept = kept?;
+        if let Some(kept) = kept.as_ref().filter(|k| fresher(k)) {
+            self.adopt(learnt, kept.clone());
+            return Ok(true);
         }
-        let mut learnt = self.flow.lock().await;
-        if !expiring(&self.expires_at.locked()) {
-            // Refreshed while this request waited.
-            return;
-        }
-        if !self.refresh(&mut learnt).await {
-            // Not tried again before each request: the server says when the token is done.
-            *self.expires_at.locked() = None;
-        }
-    }
-
-    /// Refreshes the bearer with the refresh token, if there is one and the flow ran: whether
-    /// it got a new one.
-    async fn refresh(&self, learnt: &mut Learnt) -> bool {
-        let (Some(refresh), Some((server, identity)), Some(resource)) =
-            (&learnt.refresh_token, &learnt.server, &learnt.resource)
+        let Some(refresh) = kept
+            .and_then(|kept| kept.refresh_token)
+            .or_else(|| learnt.refresh_token.clone())
         else {
-            return false;
+            return Ok(false);
+        };
+        if learnt.server.is_none()
+            && let Err(e) = self.discover(learnt, resource_metadata).await
+        {
+            tracing::debug!(error = %e, "no refresh: discovery failed");
+            return Ok(false);
+        }
+        let (Some((server, identity)), Some(resource)) = (&learnt.server, &learnt.resource) else {
+            return Ok(false);
         };
         let refreshed = grant::refresh(
             &self.fetch,
@@ -333,34 +473,29 @@ impl Session {
             identity,
             &self.config.redirect_uri,
             resource,
-            refresh,
+            &refresh,
         )
         .await;
         match refreshed {
             Ok(tokens) => {
-                self.keep(learnt, tokens).await;
-                true
+                self.keep(learnt, tokens).await?;
+                Ok(true)
             }
             Err(e) => {
                 tracing::debug!(error = %e, "refresh failed");
-                false
+                Ok(false)
             }
         }
     }
 
-    /// The whole flow: discovery, identity, authorization, token.
-    async fn flow(
+    /// Finds the authorization server and this client's identity there (registering when it
+    /// has none there yet): the scopes the resource lists.
+    async fn discover(
         &self,
         learnt: &mut Learnt,
-        challenge: &Challenge,
-        step_up: bool,
-    ) -> Result<Tokens, ClientError> {
-        let found = discovery::resource(
-            &self.fetch,
-            &self.server,
-            challenge.resource_metadata.as_deref(),
-        )
-        .await?;
+        resource_metadata: Option<&str>,
+    ) -> Result<Option<Vec<String>>, ClientError> {
+        let found = discovery::resource(&self.fetch, &self.server, resource_metadata).await?;
         let (issuer, resource, resource_scopes) = match &found {
             Some(found) => (
                 found.issuer.clone(),
@@ -388,6 +523,27 @@ impl Session {
             Some((_, identity)) if identity.issuer == server.issuer => identity.clone(),
             _ => registration::identity(&self.fetch, &self.config, &server).await?,
         };
+        learnt.resource = Some(resource);
+        learnt.server = Some((server, identity));
+        Ok(resource_scopes)
+    }
+
+    /// The whole flow: discovery, identity, authorization, token.
+    async fn flow(
+        &self,
+        learnt: &mut Learnt,
+        challenge: &Challenge,
+        step_up: bool,
+    ) -> Result<Tokens, ClientError> {
+        let resource_scopes = self
+            .discover(learnt, challenge.resource_metadata.as_deref())
+            .await?;
+        let (Some((server, identity)), Some(resource)) = (&learnt.server, &learnt.resource) else {
+            return Err(ClientError::auth(
+                AuthStep::Discovery,
+                "no authorization server",
+            ));
+        };
         let mut scopes: BTreeSet<String> = match (&challenge.scope, resource_scopes) {
             (Some(scope), _) => scope.split_whitespace().map(str::to_owned).collect(),
             (None, Some(supported)) => supported.into_iter().collect(),
@@ -408,16 +564,14 @@ impl Session {
         let tokens = grant::authorization_code(
             &self.fetch,
             &*self.config.authorize,
-            &server,
-            &identity,
+            server,
+            identity,
             &self.config.redirect_uri,
-            &resource,
+            resource,
             &list,
         )
         .await?;
         learnt.scopes = scopes;
-        learnt.resource = Some(resource);
-        learnt.server = Some((server, identity));
         Ok(tokens)
     }
 }

@@ -1,9 +1,12 @@
-//! [`TokenStore`]: where a client keeps the tokens it got, per protected resource.
+//! [`TokenStore`]: where a client keeps the tokens it got, per protected resource, and the lease
+//! that lets one client refresh them when several share the store.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use crate::kernel::{BoxFuture, Locked as _};
+use crate::store::StoreError;
 
 /// The tokens the authorization server issued for one protected resource.
 ///
@@ -31,6 +34,20 @@ impl Tokens {
             scope: None,
         }
     }
+
+    /// The same tokens with this refresh token.
+    #[must_use]
+    pub fn with_refresh_token(mut self, refresh_token: impl Into<String>) -> Self {
+        self.refresh_token = Some(refresh_token.into());
+        self
+    }
+
+    /// The same tokens expiring at `expires_at` (seconds since the Unix epoch).
+    #[must_use]
+    pub fn with_expires_at(mut self, expires_at: u64) -> Self {
+        self.expires_at = Some(expires_at);
+        self
+    }
 }
 
 impl std::fmt::Debug for Tokens {
@@ -50,34 +67,112 @@ impl std::fmt::Debug for Tokens {
 /// Where a client keeps its tokens, by the protected resource's identifier (its URL), so a
 /// client made later, or another process sharing the store, starts with them.
 ///
-/// [`MemoryTokenStore`] is the default. A store must not log what it keeps.
+/// A store that cannot be read or written says so with a [`StoreError`]: the client then fails
+/// with [`ClientError::Auth`](crate::client::ClientError::Auth) at
+/// [`AuthStep::Store`](crate::client::AuthStep::Store) instead of authorizing again.
+///
+/// The refresh lease ([`lock`](Self::lock), [`unlock`](Self::unlock)) lets clients sharing a
+/// store refresh once: the client that takes it refreshes and saves; the others wait and load
+/// what it saved (with rotating refresh tokens a second refresh of one token would revoke
+/// them all). A lease lapses after its `ttl`, so a holder that died does not stop the others.
+///
+/// [`MemoryTokenStore`] is the default, [`FileTokenStore`](super::FileTokenStore) keeps them in
+/// a file, `phantom_redis::RedisTokenStore` in Redis; `phantom::testing::contract::token_store`
+/// checks any store. A store must not log what it keeps.
 pub trait TokenStore: Send + Sync + 'static {
     /// The tokens kept for `resource`.
-    fn load(&self, resource: &str) -> impl Future<Output = Option<Tokens>> + Send;
+    fn load(
+        &self,
+        resource: &str,
+    ) -> impl Future<Output = Result<Option<Tokens>, StoreError>> + Send;
     /// Keeps `tokens` for `resource`, replacing what was there.
-    fn save(&self, resource: &str, tokens: Tokens) -> impl Future<Output = ()> + Send;
+    fn save(
+        &self,
+        resource: &str,
+        tokens: Tokens,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// Takes the refresh lease of `resource` for `holder` (a random id of the caller's) during
+    /// `ttl`: whether it was taken (`false` while another holder's lease runs, or this
+    /// holder's own).
+    fn lock(
+        &self,
+        resource: &str,
+        holder: &str,
+        ttl: Duration,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+    /// Gives the refresh lease of `resource` back, if `holder` holds it (a lapsed lease another
+    /// holder took since stays theirs).
+    fn unlock(
+        &self,
+        resource: &str,
+        holder: &str,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
 }
 
 /// [`TokenStore`], object-safe.
 pub(super) trait DynStore: Send + Sync {
-    fn load_boxed<'a>(&'a self, resource: &'a str) -> BoxFuture<'a, Option<Tokens>>;
-    fn save_boxed<'a>(&'a self, resource: &'a str, tokens: Tokens) -> BoxFuture<'a, ()>;
+    fn load_boxed<'a>(
+        &'a self,
+        resource: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Tokens>, StoreError>>;
+    fn save_boxed<'a>(
+        &'a self,
+        resource: &'a str,
+        tokens: Tokens,
+    ) -> BoxFuture<'a, Result<(), StoreError>>;
+    fn lock_boxed<'a>(
+        &'a self,
+        resource: &'a str,
+        holder: &'a str,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, StoreError>>;
+    fn unlock_boxed<'a>(
+        &'a self,
+        resource: &'a str,
+        holder: &'a str,
+    ) -> BoxFuture<'a, Result<(), StoreError>>;
 }
 
 impl<T: TokenStore> DynStore for T {
-    fn load_boxed<'a>(&'a self, resource: &'a str) -> BoxFuture<'a, Option<Tokens>> {
+    fn load_boxed<'a>(
+        &'a self,
+        resource: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Tokens>, StoreError>> {
         Box::pin(self.load(resource))
     }
 
-    fn save_boxed<'a>(&'a self, resource: &'a str, tokens: Tokens) -> BoxFuture<'a, ()> {
+    fn save_boxed<'a>(
+        &'a self,
+        resource: &'a str,
+        tokens: Tokens,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(self.save(resource, tokens))
+    }
+
+    fn lock_boxed<'a>(
+        &'a self,
+        resource: &'a str,
+        holder: &'a str,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(self.lock(resource, holder, ttl))
+    }
+
+    fn unlock_boxed<'a>(
+        &'a self,
+        resource: &'a str,
+        holder: &'a str,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(self.unlock(resource, holder))
     }
 }
 
-/// Tokens kept in this process's memory (lost when it exits).
+/// Tokens kept in this process's memory (lost when it exits); its lease serves the clients of
+/// this process that share it (through an `Arc`).
 #[derive(Default)]
 pub struct MemoryTokenStore {
     tokens: Mutex<HashMap<String, Tokens>>,
+    leases: Mutex<HashMap<String, (String, Instant)>>,
 }
 
 impl MemoryTokenStore {
@@ -96,11 +191,30 @@ impl std::fmt::Debug for MemoryTokenStore {
 }
 
 impl TokenStore for MemoryTokenStore {
-    async fn load(&self, resource: &str) -> Option<Tokens> {
-        self.tokens.locked().get(resource).cloned()
+    async fn load(&self, resource: &str) -> Result<Option<Tokens>, StoreError> {
+        Ok(self.tokens.locked().get(resource).cloned())
     }
 
-    async fn save(&self, resource: &str, tokens: Tokens) {
+    async fn save(&self, resource: &str, tokens: Tokens) -> Result<(), StoreError> {
         self.tokens.locked().insert(resource.to_owned(), tokens);
+        Ok(())
+    }
+
+    async fn lock(&self, resource: &str, holder: &str, ttl: Duration) -> Result<bool, StoreError> {
+        let mut leases = self.leases.locked();
+        let now = Instant::now();
+        if leases.get(resource).is_some_and(|(_, until)| *until > now) {
+            return Ok(false);
+        }
+        leases.insert(resource.to_owned(), (holder.to_owned(), now + ttl));
+        Ok(true)
+    }
+
+    async fn unlock(&self, resource: &str, holder: &str) -> Result<(), StoreError> {
+        let mut leases = self.leases.locked();
+        if leases.get(resource).is_some_and(|(h, _)| h == holder) {
+            leases.remove(resource);
+        }
+        Ok(())
     }
 }

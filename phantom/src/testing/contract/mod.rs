@@ -2,7 +2,7 @@
 //! in-memory stores, `phantom-redis`, and a third party's Postgres or NATS backend. One suite per
 //! seam: [`session_store`], [`event_store`], [`reply_bus`], [`notification_bus`],
 //! [`subscription_store`], [`task_store`], [`registry_store`], [`rate_store`], [`cache_store`],
-//! [`keyring_store`].
+//! [`keyring_store`], and with the `oauth` feature `token_store` and `token_store_fault`.
 //!
 //! Each suite takes two handles onto one and the same backend (for the in-memory stores, clones
 //! of one `Arc`; for a networked one, two connections), so that what one node writes is checked
@@ -26,6 +26,8 @@ mod registry;
 mod replies;
 mod sessions;
 mod tasks;
+#[cfg(feature = "oauth")]
+mod tokens;
 
 pub use bus::{notification_bus, subscription_store};
 pub use events::event_store;
@@ -35,6 +37,8 @@ pub use registry::registry_store;
 pub use replies::reply_bus;
 pub use sessions::session_store;
 pub use tasks::task_store;
+#[cfg(feature = "oauth")]
+pub use tokens::{token_store, token_store_fault};
 
 /// A session id no other run of the suite uses.
 fn fresh_id() -> String {
