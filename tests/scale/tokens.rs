@@ -6,7 +6,9 @@ use std::sync::Arc;
 use phantom_redis::{Redis, RedisTokenStore};
 use phantom_tests::redis::RedisServer;
 
-use crate::scripted::{Script, servers, two_clients_refresh_once};
+use phantom::client::{AuthStep, ClientError, OAuth};
+
+use crate::scripted::{REDIRECT, Script, connect, servers, two_clients_refresh_once};
 
 /// A token store on `redis` under a prefix of this test's own.
 async fn store(redis: &RedisServer) -> RedisTokenStore {
@@ -39,4 +41,27 @@ async fn two_clients_sharing_a_redis_token_store_refresh_an_expired_token_once()
     let redis = RedisServer::start();
     let (base, script) = servers(Script::default()).await;
     two_clients_refresh_once(&base, &script, Arc::new(store(&redis).await)).await;
+}
+
+#[tokio::test]
+async fn a_client_whose_redis_token_store_is_down_fails_at_the_store_step_without_authorizing() {
+    let mut redis = RedisServer::start();
+    let store = store(&redis).await;
+    redis.kill();
+    let (base, script) = servers(Script::default()).await;
+    let started = std::time::Instant::now();
+    let outcome = connect(&base, OAuth::new(REDIRECT).token_store(store)).await;
+    match outcome {
+        Err(ClientError::Auth {
+            step: AuthStep::Store,
+            message,
+        }) => assert!(message.contains("redis"), "{message}"),
+        Err(other) => panic!("{other:?}"),
+        Ok(_) => panic!("connected with Redis down"),
+    }
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "answered within the connection's timeouts"
+    );
+    assert_eq!(script.lock().unwrap().authorizations, 0, "no authorization");
 }

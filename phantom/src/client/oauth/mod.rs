@@ -407,8 +407,8 @@ impl Session {
         resource_metadata: Option<&str>,
     ) -> Result<bool, ClientError> {
         let store = &self.config.store;
-        let fresher =
-            |kept: &Tokens| Some(kept.access_token.as_str()) != stale && !expiring(kept.expires_at);
+        // Tokens other than the stale ones are newer: another client's.
+        let fresher = |kept: &Tokens| Some(kept.access_token.as_str()) != stale;
         let deadline = tokio::time::Instant::now() + LEASE + POLL;
         loop {
             let taken = store
