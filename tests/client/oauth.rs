@@ -167,6 +167,24 @@ impl std::io::Write for Captured {
     }
 }
 
+impl Captured {
+    /// Everything this thread logs from now on, at every level, until the guard drops.
+    fn trace() -> (Self, tracing::subscriber::DefaultGuard) {
+        let captured = Self::default();
+        let subscriber = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::TRACE)
+            .with_ansi(false)
+            .with_writer(captured.clone())
+            .finish();
+        (captured, tracing::subscriber::set_default(subscriber))
+    }
+
+    /// What was logged.
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}
+
 impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Captured {
     type Writer = Self;
 
@@ -177,16 +195,10 @@ impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Captured {
 
 #[tokio::test]
 async fn no_token_code_verifier_or_state_is_logged_even_at_trace() {
-    let captured = Captured::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::TRACE)
-        .with_ansi(false)
-        .with_writer(captured.clone())
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (captured, _guard) = Captured::trace();
     let (base, script) = servers(Script::default()).await;
     flow_then_refresh(&base, &script).await;
-    let log = String::from_utf8_lossy(&captured.0.lock().unwrap()).into_owned();
+    let log = captured.text();
     assert!(
         log.contains("authorization request"),
         "the flow logged: {log}"
@@ -322,5 +334,21 @@ async fn two_clients_sharing_a_store_refresh_once() {
         Arc::new(FileTokenStore::new(dir.join("t.json"))),
     )
     .await;
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test]
+async fn no_token_is_logged_when_clients_share_a_store_even_at_trace() {
+    let (captured, _guard) = Captured::trace();
+    let (base, script) = servers(Script::default()).await;
+    let dir = scratch();
+    let store = Arc::new(FileTokenStore::new(dir.join("t.json")));
+    tracing::debug!(store = ?store, "the store");
+    two_clients_refresh_once(&base, &script, store).await;
+    let log = captured.text();
+    assert!(log.contains("the store"), "the test logged: {log}");
+    for secret in [TOKEN, REFRESHED, REFRESH, "rotated-refresh-token"] {
+        assert!(!log.contains(secret), "`{secret}` is in the log:\n{log}");
+    }
     let _ = std::fs::remove_dir_all(dir);
 }
