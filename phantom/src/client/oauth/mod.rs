@@ -115,6 +115,12 @@ impl Authorize for FetchRedirect {
 /// checked; the code is exchanged with the token endpoint authentication the server supports.
 /// The tokens go to the [`TokenStore`] and the request is sent again. A later `401` uses the
 /// refresh token first; a `403` with `insufficient_scope` asks again with the union of scopes.
+///
+/// The client reads the store before its first request, so tokens another client kept are
+/// used. Clients sharing a store (an `Arc` of a [`MemoryTokenStore`], a [`FileTokenStore`],
+/// `phantom_redis::RedisTokenStore`) refresh an expiring token once: the one that takes the
+/// store's refresh lease refreshes, the others wait for what it saves. A store that cannot be
+/// read or written fails the request with [`ClientError::Auth`] at [`AuthStep::Store`].
 #[must_use]
 #[derive(Clone)]
 pub struct OAuth {
