@@ -352,3 +352,22 @@ async fn no_token_is_logged_when_clients_share_a_store_even_at_trace() {
     }
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[tokio::test]
+async fn a_token_file_lock_that_says_nothing_is_held_until_it_is_old() {
+    let dir = scratch();
+    let path = dir.join("tokens.json");
+    let store = FileTokenStore::new(&path);
+    let resource = "http://x.example/mcp";
+    let ttl = std::time::Duration::from_secs(30);
+    assert!(store.lock(resource, "a", ttl).await.expect("lock"));
+    let lock = std::fs::read_dir(&dir)
+        .expect("dir")
+        .map(|e| e.expect("entry").path())
+        .find(|p| p.extension().is_some_and(|e| e == "lock"))
+        .expect("a lock file beside the token file");
+    // Its maker made it and has not written it yet: still held.
+    std::fs::write(&lock, "").expect("empty it");
+    assert!(!store.lock(resource, "b", ttl).await.expect("lock"));
+    let _ = std::fs::remove_dir_all(dir);
+}

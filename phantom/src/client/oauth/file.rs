@@ -12,6 +12,8 @@ use crate::store::StoreError;
 const WRITE_WAIT: Duration = Duration::from_secs(2);
 /// How long a writer's lock file lasts if its writer died.
 const WRITE_LEASE: Duration = Duration::from_secs(5);
+/// How old a lock file that says nothing (its maker died before writing it) must be to lapse.
+const UNFILLED: Duration = Duration::from_secs(5);
 
 /// Tokens in one JSON file, by resource, so that the processes of a user share them (the
 /// command line's runs, several tools).
@@ -104,7 +106,12 @@ impl FileTokenStore {
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
                     let lapsed = match std::fs::read_to_string(path) {
-                        Ok(text) => lock_until(&text).is_none_or(|at| at <= now_ms()),
+                        Ok(text) => match lock_until(&text) {
+                            Some(at) => at <= now_ms(),
+                            // Being written (made, not yet filled), or left half-written by a
+                            // writer that died: lapsed once older than a write can take.
+                            None => older_than(path, UNFILLED),
+                        },
                         Err(e) if e.kind() == std::io::ErrorKind::NotFound => true,
                         Err(e) => return Err(self.error("a lock file cannot be read", e)),
                     };
@@ -173,6 +180,13 @@ impl TokenStore for FileTokenStore {
     async fn unlock(&self, resource: &str, holder: &str) -> Result<(), StoreError> {
         self.give_back(&self.lock_path(Some(resource)), holder)
     }
+}
+
+/// Whether the file at `path` was last written more than `age` ago (a file that is gone is).
+fn older_than(path: &Path, age: Duration) -> bool {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .map_or(true, |at| at.elapsed().is_ok_and(|elapsed| elapsed > age))
 }
 
 /// When the lock file's lease lapses (milliseconds since the Unix epoch).
