@@ -31,7 +31,7 @@
 //! response timeout (one second), and phantom answers `503` with `Retry-After`; the connection
 //! reconnects by itself when Redis is back.
 //!
-//! With the `oauth` feature (on by default), [`RedisTokenStore`] keeps the OAuth tokens of
+//! With the `oauth` feature (off by default), [`RedisTokenStore`] keeps the OAuth tokens of
 //! `phantom::client` for clients on several nodes, which then refresh them once.
 
 use std::sync::Arc;
