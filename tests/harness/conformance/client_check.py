@@ -16,7 +16,7 @@ import pathlib
 import re
 import sys
 
-from check import sections  # the expected-failures file format, shared with the server runs
+from check import as_listed, sections  # the expected-failures file format, shared with the server runs
 
 STAMP = re.compile(r"-\d{4}-\d{2}-\d{2}T[\d-]+Z$")
 MARK = "phantom-conformance-client: "
@@ -71,14 +71,7 @@ def main():
     judged = len(got) - len(alone & set(got))
     print(f"[{label}] scenarios judged: {judged - len(failing)} passed, {len(failing)} failed; "
           f"checks: {checks_passed} passed")
-    unexpected = sorted(failing - want)
-    stale = sorted(want - failing)
-    if unexpected:
-        print(f"[{label}] UNEXPECTED failures (fix them): {', '.join(unexpected)}")
-        ok = False
-    if stale:
-        print(f"[{label}] listed but PASSING now (remove from {expected_file}): {', '.join(stale)}")
-        ok = False
+    ok = as_listed(label, failing, want, expected_file) and ok
     missing = sorted(listed.get("required_scenarios", set()) - set(got))
     if missing:
         print(f"[{label}] REQUIRED scenarios that did not run: {', '.join(missing)}")
