@@ -13,8 +13,9 @@
 // signs).
 //
 // Once listening it prints exactly one line on stdout, `ready http://127.0.0.1:PORT`, which is
-// also the issuer; its discovery document is at /.well-known/openid-configuration. Everything
-// else (the provider's own notices and warnings) goes to stderr.
+// also the issuer; its metadata is at /.well-known/openid-configuration and, the same document,
+// at /.well-known/oauth-authorization-server (RFC 8414). Everything else (the provider's own
+// notices and warnings) goes to stderr. SIGTERM or SIGINT stops it.
 //
 // What it grants: access tokens for the configured resource only (RFC 8707; other resources are
 // refused with invalid_target), as JWTs signed with the provider's key (RS256), audience the
@@ -61,6 +62,7 @@ function die(message) {
 const packageDir = process.env.OIDC_PROVIDER_DIR;
 if (!packageDir) die('OIDC_PROVIDER_DIR must name the directory install.sh printed');
 if (!args.resource) die('--resource (or OIDC_RESOURCE) is required, e.g. http://127.0.0.1:4000/mcp');
+if (!URL.canParse(args.resource)) die(`--resource is not a URL: ${args.resource}`);
 const resource = new URL(args.resource).href;
 const ttl = Number(args.ttl);
 if (!Number.isInteger(ttl) || ttl <= 0) die('--ttl must be a positive number of seconds');
@@ -88,7 +90,7 @@ const server = createServer();
 await new Promise((resolve, reject) => {
   server.once('error', reject);
   server.listen(port, '127.0.0.1', resolve);
-});
+}).catch((e) => die(`cannot listen on 127.0.0.1:${port}: ${e.message}`));
 const issuer = `http://127.0.0.1:${server.address().port}`;
 
 const provider = new Provider(issuer, {

@@ -21,6 +21,7 @@ import os
 import secrets
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.error
@@ -128,14 +129,17 @@ class Loopback(http.server.BaseHTTPRequestHandler):
 def start_provider(package_dir, *extra):
     node = os.path.join(CACHE, "node22", "node_modules", ".bin", "node")
     env = dict(os.environ, OIDC_PROVIDER_DIR=package_dir)
+    log = tempfile.TemporaryFile(mode="w+")  # its stderr: notices, warnings, errors
     proc = subprocess.Popen(
         [node, os.path.join(HERE, "provider.mjs"), "--resource", RESOURCE, "--ttl", str(TTL), "--port", "0", *extra],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        env=env, stdout=subprocess.PIPE, stderr=log, text=True,
     )
     line = proc.stdout.readline().strip()
     if not line.startswith("ready "):
         proc.kill()
-        sys.exit(f"selftest: provider did not start (stdout: {line!r})")
+        proc.wait()
+        log.seek(0)
+        sys.exit(f"selftest: provider did not start (stdout: {line!r})\n{log.read()}")
     return proc, line.split(" ", 1)[1]
 
 
@@ -204,6 +208,8 @@ def main():
     try:
         status, meta = http_json(issuer + "/.well-known/openid-configuration")
         check(status == 200 and meta["issuer"] == issuer, f"discovery at {issuer}/.well-known/openid-configuration")
+        status, rfc8414 = http_json(issuer + "/.well-known/oauth-authorization-server")
+        check(status == 200 and rfc8414 == meta, "the same metadata at /.well-known/oauth-authorization-server (RFC 8414)")
         check("offline_access" in meta.get("scopes_supported", []), "scopes_supported lists offline_access")
         check("S256" in meta.get("code_challenge_methods_supported", []), "S256 PKCE supported")
         status, jwks = http_json(meta["jwks_uri"])

@@ -40,6 +40,7 @@ class Page(HTMLParser):
         self.links = []
         self.text = []
         self._link = None
+        self._skip = 0  # inside <style> or <script>
 
     @classmethod
     def parse(cls, body):
@@ -50,7 +51,9 @@ class Page(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
-        if tag == "form":
+        if tag in ("style", "script"):
+            self._skip += 1
+        elif tag == "form":
             self.forms.append({"action": a.get("action") or "", "method": (a.get("method") or "get").lower(), "inputs": []})
         elif tag == "input" and self.forms and a.get("name"):
             self.forms[-1]["inputs"].append({"name": a["name"], "type": (a.get("type") or "text").lower(), "value": a.get("value") or ""})
@@ -61,11 +64,13 @@ class Page(HTMLParser):
     def handle_endtag(self, tag):
         if tag == "a":
             self._link = None
+        elif tag in ("style", "script") and self._skip:
+            self._skip -= 1
 
     def handle_data(self, data):
         if self._link is not None:
             self._link["text"] += data
-        if data.strip():
+        if data.strip() and not self._skip:
             self.text.append(data.strip())
 
 
@@ -176,6 +181,7 @@ def main():
     elif not consented and not opts.refuse:
         print("user_agent: note: no consent page was shown", file=sys.stderr)
     print(line)
+
 
 if __name__ == "__main__":
     main()
