@@ -9,8 +9,8 @@
 //       [--ttl 3600] [--jwks private-jwks.json] [--strict-offline-access]
 // Each flag may be given instead as an environment variable: OIDC_RESOURCE, OIDC_PORT,
 // OIDC_ACCESS_TOKEN_TTL, OIDC_JWKS_FILE, OIDC_STRICT_OFFLINE_ACCESS=1. Port 0 (the default)
-// picks a free port. --jwks names a JSON Web Key Set with private keys (the first RS256 one
-// signs).
+// picks a free port. --jwks names a JSON Web Key Set with private keys, one of them for RS256
+// (it signs the tokens).
 //
 // Once listening it prints exactly one line on stdout, `ready http://127.0.0.1:PORT`, which is
 // also the issuer; its metadata is at /.well-known/openid-configuration and, the same document,
@@ -131,16 +131,16 @@ const provider = new Provider(issuer, {
   ),
 });
 
-// The test-only control routes, and the refresh failure they switch on. Mounted before the
-// provider's own routes.
+// One middleware ahead of the provider's own routes: the offline_access leniency, the test-only
+// control routes, and the refresh failure they switch on.
 let failRefresh = 0; // 0: normal; a positive count: that many failures; Infinity: until /ok
 provider.use(async (ctx, next) => {
   // oidc-provider follows OpenID Connect Core 11 to the letter: it drops offline_access from an
   // authorization request unless the request has prompt=consent, and then issues no refresh
-  // token. Most authorization servers MCP clients meet grant offline_access without it, and a
-  // native client here always gets the consent page anyway, so unless --strict-offline-access is
-  // given, a GET authorization request asking for offline_access without any prompt parameter
-  // is treated as if it said prompt=consent.
+  // token. Many authorization servers grant offline_access without it, and a native client here
+  // always gets the consent page anyway, so unless --strict-offline-access is given, a GET
+  // authorization request asking for offline_access without any prompt parameter is treated as
+  // if it said prompt=consent.
   if (!strictOfflineAccess && ctx.method === 'GET' && ctx.path === '/auth'
       && ctx.query.prompt === undefined
       && String(ctx.query.scope ?? '').split(' ').includes('offline_access')) {
