@@ -38,6 +38,11 @@ pub(crate) enum Command {
     /// Report a server: capabilities, tools with schemas, resources, prompts, skills and
     /// schema portability findings.
     Inspect(InspectArgs),
+    /// Sign in to an OAuth-protected server: opens the browser (or prints the URL) and keeps
+    /// the tokens for `list`, `call`, `read`, `prompt` and `inspect`.
+    Login(LoginArgs),
+    /// Forget the tokens kept for a server.
+    Logout(LogoutArgs),
     /// Add a server to an MCP host's configuration (Claude Desktop, Claude Code, Cursor, VS
     /// Code) or print a generic `mcp.json` entry.
     Install(InstallArgs),
@@ -109,6 +114,10 @@ pub(crate) struct Connection {
     /// Seconds one request may take.
     #[arg(long, value_name = "SECONDS", default_value_t = 60)]
     pub(crate) timeout: u64,
+    /// The file `cargo phantom login` keeps tokens in (default: `$PHANTOM_TOKEN_FILE`, else
+    /// `phantom/tokens.json` in the user's configuration directory).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) token_file: Option<PathBuf>,
     /// A stdio server to start: `-- COMMAND ARGS…`.
     #[arg(last = true, value_name = "COMMAND")]
     pub(crate) command: Vec<String>,
@@ -157,6 +166,51 @@ pub(crate) struct InspectArgs {
     pub(crate) strict: bool,
     #[command(flatten)]
     pub(crate) connection: Connection,
+}
+
+/// `cargo phantom login`.
+#[derive(Debug, Args)]
+pub(crate) struct LoginArgs {
+    /// The server's URL (`https://mcp.example.com/mcp`).
+    pub(crate) url: String,
+    /// Prints the URL to open instead of opening the browser.
+    #[arg(long)]
+    pub(crate) no_browser: bool,
+    /// A client registered beforehand with the authorization server (else the client registers
+    /// itself, or uses `--client-metadata-url`).
+    #[arg(long, value_name = "ID")]
+    pub(crate) client_id: Option<String>,
+    /// The secret of `--client-id` (a confidential client).
+    #[arg(long, value_name = "SECRET", requires = "client_id")]
+    pub(crate) client_secret: Option<String>,
+    /// The HTTPS URL of a client metadata document this client is known by, for authorization
+    /// servers that take one.
+    #[arg(long, value_name = "URL")]
+    pub(crate) client_metadata_url: Option<String>,
+    /// The loopback port the redirect comes back to (default: any free port; a pre-registered
+    /// client needs the port it registered, as `http://127.0.0.1:PORT/callback`).
+    #[arg(long, value_name = "PORT", default_value_t = 0)]
+    pub(crate) port: u16,
+    /// Seconds to wait for the sign-in in the browser.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
+    pub(crate) wait: u64,
+    /// The protocol era.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub(crate) era: EraArg,
+    /// The file the tokens are kept in (default: `$PHANTOM_TOKEN_FILE`, else
+    /// `phantom/tokens.json` in the user's configuration directory).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) token_file: Option<PathBuf>,
+}
+
+/// `cargo phantom logout`.
+#[derive(Debug, Args)]
+pub(crate) struct LogoutArgs {
+    /// The server's URL, as given to `login`.
+    pub(crate) url: String,
+    /// The file the tokens are kept in (as for `login`).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) token_file: Option<PathBuf>,
 }
 
 /// The MCP hosts `install` writes for.

@@ -7,6 +7,7 @@ mod dev;
 mod elicit;
 mod inspect;
 mod install;
+mod login;
 mod new;
 mod remote;
 mod show;
@@ -87,6 +88,8 @@ async fn run(command: Command) -> Outcome {
         Command::Read(args) => remote::read(&args).await,
         Command::Prompt(args) => remote::prompt(&args).await,
         Command::Inspect(args) => inspect::run(&args).await,
+        Command::Login(args) => login::login(&args).await,
+        Command::Logout(args) => login::logout(&args).await,
         Command::Install(args) => install::run(&args),
     }
 }

@@ -8,7 +8,7 @@ use phantom::client::{Client, Era};
 use serde_json::{Map, Value, json};
 
 use crate::cli::{CallArgs, Connection, EraArg, ListArgs, ReadArgs};
-use crate::{Failure, Outcome, elicit, show};
+use crate::{Failure, Outcome, elicit, login, show};
 
 /// Where the server is.
 pub(crate) enum Target<'a> {
@@ -50,19 +50,30 @@ pub(crate) fn target<'a>(
     }
 }
 
-/// Connects to `target` as `conn` says: era, headers, the terminal's answers to elicitation, and
-/// progress and log messages printed to stderr as they arrive.
+/// The client's era for `--era`.
+pub(crate) fn era(era: EraArg) -> Era {
+    match era {
+        EraArg::Auto => Era::Auto,
+        EraArg::Legacy => Era::Legacy,
+        EraArg::Modern => Era::Modern,
+    }
+}
+
+/// Connects to `target` as `conn` says: era, headers, the tokens `login` kept, the terminal's
+/// answers to elicitation, and progress and log messages printed to stderr as they arrive.
 pub(crate) async fn connect(target: &Target<'_>, conn: &Connection) -> Result<Client, Failure> {
     let mut builder = match target {
-        Target::Url(url) => Client::http(url),
+        Target::Url(url) => {
+            let builder = Client::http(url);
+            match login::kept(url, conn).await? {
+                Some(oauth) => builder.oauth(oauth),
+                None => builder,
+            }
+        }
         Target::Command(program, args) => Client::stdio(program, args.iter().cloned()),
     };
     builder = builder
-        .era(match conn.era {
-            EraArg::Auto => Era::Auto,
-            EraArg::Legacy => Era::Legacy,
-            EraArg::Modern => Era::Modern,
-        })
+        .era(era(conn.era))
         .timeout(Duration::from_secs(conn.timeout))
         .on_notification(show::notification);
     for header in &conn.headers {
@@ -86,7 +97,7 @@ pub(crate) async fn connect(target: &Target<'_>, conn: &Connection) -> Result<Cl
             let (what, help) = if status == 401 {
                 (
                     "wants a token",
-                    "give it with `--bearer TOKEN` (or `--header Authorization:…`)",
+                    "sign in with `cargo phantom login URL`, or give a token with `--bearer TOKEN` (or `--header Authorization:…`)",
                 )
             } else {
                 (

@@ -70,6 +70,12 @@ impl TokenStore for RedisTokenStore {
         self.redis.query::<()>(&cmd).await
     }
 
+    async fn remove(&self, resource: &str) -> Result<(), StoreError> {
+        self.redis
+            .query::<()>(redis::cmd("DEL").arg(self.key(resource, "tokens")))
+            .await
+    }
+
     async fn lock(&self, resource: &str, holder: &str, ttl: Duration) -> Result<bool, StoreError> {
         let ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
         let set: Option<String> = self

@@ -6,7 +6,8 @@
 use std::sync::{Arc, Mutex};
 
 use phantom::client::{
-    AuthStep, Authorize, ClientError, FileTokenStore, MemoryTokenStore, OAuth, TokenStore as _,
+    AuthStep, Authorize, ClientError, FetchRedirect, FileTokenStore, Loopback, MemoryTokenStore,
+    OAuth, TokenStore as _,
 };
 use serde_json::json;
 
@@ -370,4 +371,171 @@ async fn a_token_file_lock_that_says_nothing_is_held_until_it_is_old() {
     std::fs::write(&lock, "").expect("empty it");
     assert!(!store.lock(resource, "b", ttl).await.expect("lock"));
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The user's browser, scripted: follows the authorization URL to its redirect, but first sends
+/// the loopback listener a stray request and a redirect with another `state`.
+async fn browser(url: String) -> Result<(), String> {
+    let redirect = FetchRedirect.authorize(&url).await?;
+    let (callback, _) = redirect.split_once('?').ok_or("no query")?;
+    let origin = callback.trim_end_matches("/callback");
+    for (stray, status) in [
+        (format!("{origin}/favicon.ico"), 404),
+        (format!("{callback}?code=stolen&state=forged"), 400),
+    ] {
+        let answer = get(&stray).await?;
+        if answer != status {
+            return Err(format!("{stray} answered {answer}, not {status}"));
+        }
+    }
+    match get(&redirect).await? {
+        200 => Ok(()),
+        other => Err(format!("the redirect answered {other}")),
+    }
+}
+
+/// The status of a GET of `url`.
+async fn get(url: &str) -> Result<u16, String> {
+    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .build_http::<http_body_util::Empty<bytes::Bytes>>();
+    let uri: hyper::Uri = url.parse().map_err(|e| format!("{url}: {e}"))?;
+    let answer = client.get(uri).await.map_err(|e| format!("{url}: {e}"))?;
+    Ok(answer.status().as_u16())
+}
+
+#[tokio::test]
+async fn a_loopback_listener_takes_the_redirect_of_its_own_authorization_only() {
+    let (base, script) = servers(Script::default()).await;
+    let (done, mut browsed) = tokio::sync::mpsc::unbounded_channel();
+    let step = Loopback::bind(0)
+        .await
+        .expect("binds 127.0.0.1")
+        .show(move |url| {
+            let done = done.clone();
+            let url = url.to_owned();
+            tokio::spawn(async move { done.send(browser(url).await) });
+        });
+    let redirect = step.redirect_uri().to_owned();
+    assert!(
+        redirect.starts_with("http://127.0.0.1:") && redirect.ends_with("/callback"),
+        "{redirect}"
+    );
+    let client = connect(&base, OAuth::new(&redirect).authorize(step))
+        .await
+        .expect("connects through the loopback redirect");
+    browsed
+        .recv()
+        .await
+        .expect("the browser ran")
+        .expect("the browser's requests were answered as expected");
+    let result = client.call_tool("echo", json!({})).await.expect("call");
+    assert_eq!(result.text_content(), "authorized");
+    let script = script.lock().unwrap();
+    assert_eq!(
+        script.authorization.as_ref().unwrap()["redirect_uri"],
+        redirect
+    );
+    assert_eq!(script.token.as_ref().unwrap()["code"], "the-code");
+}
+
+#[tokio::test]
+async fn a_loopback_listener_that_gets_no_redirect_ends_at_the_authorization_step() {
+    let (base, _) = servers(Script::default()).await;
+    let step = Loopback::bind(0)
+        .await
+        .expect("binds 127.0.0.1")
+        .wait(std::time::Duration::from_millis(300))
+        .show(|_| {});
+    let redirect = step.redirect_uri().to_owned();
+    let error = refused(&base, OAuth::new(&redirect).authorize(step)).await;
+    match &error {
+        ClientError::Auth {
+            step: AuthStep::Authorization,
+            message,
+        } => assert!(message.contains("no redirect came"), "{message}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// An interactive step that must not run.
+struct NoUser;
+
+impl Authorize for NoUser {
+    async fn authorize(&self, _url: &str) -> Result<String, String> {
+        Err("no user here".to_owned())
+    }
+}
+
+#[tokio::test]
+async fn a_client_of_another_process_refreshes_as_the_client_the_tokens_were_issued_to() {
+    let (base, script) = servers(Script {
+        rotating: true,
+        ..Script::default()
+    })
+    .await;
+    let file = scratch().join("tokens.json");
+    let first = connect(
+        &base,
+        OAuth::new(REDIRECT).token_store(FileTokenStore::new(&file)),
+    )
+    .await
+    .expect("connects through the OAuth flow");
+    first.close().await;
+    let kept = std::fs::read_to_string(&file).expect("the token file");
+    assert!(kept.contains("scripted-client"), "the client is kept");
+    script.lock().unwrap().valid = Some(REFRESHED);
+    // Another process: the same file, no memory of the registration, no user to ask.
+    let second = connect(
+        &base,
+        OAuth::new(REDIRECT)
+            .authorize(NoUser)
+            .token_store(FileTokenStore::new(&file)),
+    )
+    .await
+    .expect("connects with a refresh");
+    second.call_tool("echo", json!({})).await.expect("call");
+    let script = script.lock().unwrap();
+    assert_eq!(
+        (
+            script.registrations,
+            script.authorizations,
+            script.refreshes
+        ),
+        (1, 1, 1),
+        "no second registration, no second authorization (the scripted token endpoint refreshes \
+         for the client the tokens were issued to only)"
+    );
+    let _ = std::fs::remove_dir_all(file.parent().unwrap());
+}
+
+#[tokio::test]
+async fn a_refresh_that_fails_is_named_in_the_error_of_the_flow_after_it() {
+    let (base, script) = servers(Script::default()).await;
+    let store = Arc::new(MemoryTokenStore::new());
+    let first = connect(&base, OAuth::new(REDIRECT).token_store(Arc::clone(&store)))
+        .await
+        .expect("connects through the OAuth flow");
+    first.close().await;
+    {
+        let mut script = script.lock().unwrap();
+        script.valid = Some(REFRESHED);
+        script.token_endpoint = Some("http://127.0.0.1:9/token".to_owned());
+    }
+    let error = refused(
+        &base,
+        OAuth::new(REDIRECT)
+            .authorize(NoUser)
+            .token_store(Arc::clone(&store)),
+    )
+    .await;
+    match &error {
+        ClientError::Auth {
+            step: AuthStep::Authorization,
+            message,
+        } => assert!(
+            message.contains("no user here") && message.contains("the refresh failed"),
+            "{message}"
+        ),
+        other => panic!("{other:?}"),
+    }
 }

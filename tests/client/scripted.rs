@@ -120,11 +120,14 @@ pub(crate) async fn servers(script: Script) -> (String, Shared) {
     let register = move || {
         let s = Arc::clone(&s2);
         async move {
-            s.lock().unwrap().registrations += 1;
-            (
-                StatusCode::CREATED,
-                Js(json!({"client_id": "scripted-client"})),
-            )
+            let mut script = s.lock().unwrap();
+            script.registrations += 1;
+            // Each registration is another client: `scripted-client`, `scripted-client-2`, …
+            let id = match script.registrations {
+                1 => "scripted-client".to_owned(),
+                n => format!("scripted-client-{n}"),
+            };
+            (StatusCode::CREATED, Js(json!({"client_id": id})))
         }
     };
     let (s2, b) = (Arc::clone(&s), base.clone());
@@ -138,9 +141,10 @@ pub(crate) async fn servers(script: Script) -> (String, Shared) {
                 Some(error) => format!("error={error}"),
                 None => "code=the-code".to_owned(),
             };
-            script.authorization = Some(params);
             script.authorizations += 1;
-            let location = format!("{REDIRECT}?{outcome}&state={state}&iss={base}");
+            let redirect = params.get("redirect_uri").map_or(REDIRECT, String::as_str);
+            let location = format!("{redirect}?{outcome}&state={state}&iss={base}");
+            script.authorization = Some(params);
             (StatusCode::FOUND, [("location", location)]).into_response()
         }
     };
@@ -152,8 +156,12 @@ pub(crate) async fn servers(script: Script) -> (String, Shared) {
             let mut script = s.lock().unwrap();
             if params.get("grant_type").map(String::as_str) == Some("refresh_token") {
                 script.refreshes += 1;
+                // A refresh token is good for the client it was issued to only (the first
+                // registered, or the pre-registered one), as at a real server.
+                let client = params.get("client_id").map(String::as_str);
                 let good = params.get("refresh_token").map(String::as_str) == Some(REFRESH)
-                    && !(script.rotating && script.refreshes > 1);
+                    && !(script.rotating && script.refreshes > 1)
+                    && client.is_none_or(|id| id == "scripted-client");
                 let mut body = json!({"access_token": REFRESHED, "token_type": "Bearer"});
                 if script.rotating {
                     body["refresh_token"] = json!("rotated-refresh-token");

@@ -90,8 +90,10 @@ pub use crate::Page;
 pub(crate) use calls::x_mcp_headers;
 pub use error::{AuthStep, ClientError};
 #[cfg(feature = "oauth")]
+pub(crate) use oauth::IssuedTo;
+#[cfg(feature = "oauth")]
 pub use oauth::{
-    Authorize, FetchRedirect, FileTokenStore, MemoryTokenStore, OAuth, TokenStore, Tokens,
+    Authorize, FetchRedirect, FileTokenStore, Loopback, MemoryTokenStore, OAuth, TokenStore, Tokens,
 };
 pub use responder::Responder;
 pub use session::Client;

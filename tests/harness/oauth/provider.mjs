@@ -6,9 +6,10 @@
 // Usage (install.sh installs the package and prints the directory to pass here):
 //   OIDC_PROVIDER_DIR="$(bash tests/harness/oauth/install.sh)" \
 //     node tests/harness/oauth/provider.mjs --resource http://127.0.0.1:4000/mcp [--port 0] \
-//       [--ttl 3600] [--jwks private-jwks.json] [--strict-offline-access]
+//       [--ttl 3600] [--scope 'mcp:tools'] [--jwks private-jwks.json] [--strict-offline-access]
 // Each flag may be given instead as an environment variable: OIDC_RESOURCE, OIDC_PORT,
-// OIDC_ACCESS_TOKEN_TTL, OIDC_JWKS_FILE, OIDC_STRICT_OFFLINE_ACCESS=1. Port 0 (the default)
+// OIDC_ACCESS_TOKEN_TTL, OIDC_RESOURCE_SCOPE, OIDC_JWKS_FILE, OIDC_STRICT_OFFLINE_ACCESS=1.
+// --scope lists the resource's scopes, space-separated. Port 0 (the default)
 // picks a free port. --jwks names a JSON Web Key Set with private keys, one of them for RS256
 // (it signs the tokens).
 //
@@ -19,7 +20,7 @@
 //
 // What it grants: access tokens for the configured resource only (RFC 8707; other resources are
 // refused with invalid_target), as JWTs signed with the provider's key (RS256), audience the
-// resource, scope `mcp:tools`, lifetime --ttl seconds. A refresh token when the client may use
+// resource, the scopes of --scope (default `mcp:tools`), lifetime --ttl seconds. A refresh token when the client may use
 // the refresh_token grant and the granted scope includes offline_access (with
 // --strict-offline-access, only if the authorization request also said prompt=consent, as
 // OpenID Connect Core requires and oidc-provider enforces by default); refreshing, with or
@@ -47,6 +48,7 @@ const { values: args } = parseArgs({
     port: { type: 'string', default: process.env.OIDC_PORT ?? '0' },
     resource: { type: 'string', default: process.env.OIDC_RESOURCE },
     ttl: { type: 'string', default: process.env.OIDC_ACCESS_TOKEN_TTL ?? '3600' },
+    scope: { type: 'string', default: process.env.OIDC_RESOURCE_SCOPE ?? 'mcp:tools' },
     jwks: { type: 'string', default: process.env.OIDC_JWKS_FILE },
     'strict-offline-access': {
       type: 'boolean', default: ['1', 'true'].includes(process.env.OIDC_STRICT_OFFLINE_ACCESS ?? ''),
@@ -67,6 +69,8 @@ const resource = new URL(args.resource).href;
 const ttl = Number(args.ttl);
 if (!Number.isInteger(ttl) || ttl <= 0) die('--ttl must be a positive number of seconds');
 const strictOfflineAccess = args['strict-offline-access'];
+const resourceScopes = args.scope.split(' ').filter(Boolean);
+if (resourceScopes.length === 0) die('--scope must name at least one scope');
 const port = Number(args.port);
 if (!Number.isInteger(port) || port < 0 || port > 65535) die('--port must be a port number');
 
@@ -99,7 +103,7 @@ const provider = new Provider(issuer, {
   // the request is https (the defaults leave `secure` unset and oidc-provider only adds it for
   // secure requests), so the login and consent steps work over http on 127.0.0.1.
   cookies: { keys: [randomBytes(32).toString('base64url')] },
-  scopes: ['openid', 'offline_access', 'mcp:tools'],
+  scopes: ['openid', 'offline_access', ...resourceScopes],
   // Anyone may register a client and any origin may call the endpoints (tests only).
   clientBasedCORS: () => true,
   features: {
@@ -115,7 +119,7 @@ const provider = new Provider(issuer, {
       getResourceServerInfo: (_ctx, indicator) => {
         if (indicator !== resource) throw new errors.InvalidTarget();
         return {
-          scope: 'mcp:tools',
+          scope: resourceScopes.join(' '),
           audience: resource,
           accessTokenFormat: 'jwt',
           accessTokenTTL: ttl,

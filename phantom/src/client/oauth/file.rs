@@ -130,6 +130,32 @@ impl FileTokenStore {
         Ok(false)
     }
 
+    /// Changes the file under the writers' lock: read, `change`, written back.
+    async fn edit(
+        &self,
+        change: impl FnOnce(&mut BTreeMap<String, Tokens>),
+    ) -> Result<(), StoreError> {
+        let lock = self.lock_path(None);
+        let holder = crate::kernel::random_id::<12>();
+        let deadline = std::time::Instant::now() + WRITE_WAIT;
+        while !self.take(&lock, &holder, WRITE_LEASE)? {
+            if std::time::Instant::now() >= deadline {
+                return Err(StoreError::unavailable(format!(
+                    "token file `{}`: another process holds `{}`",
+                    self.path.display(),
+                    lock.display()
+                )));
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let written = self.read().and_then(|mut all| {
+            change(&mut all);
+            self.write(&all)
+        });
+        let given = self.give_back(&lock, &holder);
+        written.and(given)
+    }
+
     /// Removes the lock file at `path` if `holder` holds it.
     fn give_back(&self, path: &Path, holder: &str) -> Result<(), StoreError> {
         match std::fs::read_to_string(path) {
@@ -152,25 +178,17 @@ impl TokenStore for FileTokenStore {
     }
 
     async fn save(&self, resource: &str, tokens: Tokens) -> Result<(), StoreError> {
-        let lock = self.lock_path(None);
-        let holder = crate::kernel::random_id::<12>();
-        let deadline = std::time::Instant::now() + WRITE_WAIT;
-        while !self.take(&lock, &holder, WRITE_LEASE)? {
-            if std::time::Instant::now() >= deadline {
-                return Err(StoreError::unavailable(format!(
-                    "token file `{}`: another process holds `{}`",
-                    self.path.display(),
-                    lock.display()
-                )));
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-        let written = self.read().and_then(|mut all| {
+        self.edit(|all| {
             all.insert(resource.to_owned(), tokens);
-            self.write(&all)
-        });
-        let given = self.give_back(&lock, &holder);
-        written.and(given)
+        })
+        .await
+    }
+
+    async fn remove(&self, resource: &str) -> Result<(), StoreError> {
+        self.edit(|all| {
+            all.remove(resource);
+        })
+        .await
     }
 
     async fn lock(&self, resource: &str, holder: &str, ttl: Duration) -> Result<bool, StoreError> {

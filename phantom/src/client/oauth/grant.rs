@@ -110,6 +110,12 @@ pub(super) async fn authorization_code(
     for scope in scopes {
         request = request.add_scope(Scope::new(scope.clone()));
     }
+    if scopes.iter().any(|s| s == "offline_access") {
+        // OpenID Connect Core §11: `offline_access` is granted only with `prompt=consent` (an
+        // OpenID provider drops it otherwise, and issues no refresh token); an OAuth server
+        // ignores the parameter (RFC 6749 §3.1).
+        request = request.add_extra_param("prompt", "consent");
+    }
     let (url, state) = request.url();
     tracing::debug!(endpoint = %server.authorization_endpoint, "authorization request");
     let landed = authorize
@@ -166,6 +172,7 @@ fn tokens(answer: &oauth2::basic::BasicTokenResponse, kept_refresh: Option<&str>
                 .collect::<Vec<_>>()
                 .join(" ")
         }),
+        client: None,
     }
 }
 

@@ -8,6 +8,7 @@ mod discovery;
 mod fetch;
 mod file;
 mod grant;
+mod loopback;
 mod registration;
 mod store;
 
@@ -18,6 +19,8 @@ use std::time::Duration;
 use oauth2::url::Url;
 
 pub use file::FileTokenStore;
+pub use loopback::Loopback;
+pub(crate) use store::IssuedTo;
 pub use store::{MemoryTokenStore, TokenStore, Tokens};
 
 use self::challenge::Challenge;
@@ -210,6 +213,10 @@ impl<S: TokenStore> TokenStore for Arc<S> {
         (**self).save(resource, tokens)
     }
 
+    fn remove(&self, resource: &str) -> impl Future<Output = Result<(), StoreError>> + Send {
+        (**self).remove(resource)
+    }
+
     fn lock(
         &self,
         resource: &str,
@@ -265,8 +272,12 @@ struct Learnt {
     /// The scopes asked for last (a step-up asks for their union with the new ones).
     scopes: BTreeSet<String>,
     refresh_token: Option<String>,
+    /// The client the kept tokens were issued to (a refresh uses it, not a new registration).
+    client: Option<IssuedTo>,
     /// Whether the store was read for tokens another client kept.
     loaded: bool,
+    /// Why the last refresh failed, for the error of the flow that then runs.
+    refresh_failed: Option<String>,
 }
 
 /// One server's OAuth room: the bearer the HTTP link sends, and the flow that gets another.
@@ -327,6 +338,7 @@ impl Session {
     /// Sends `tokens` from now on (without saving them).
     fn adopt(&self, learnt: &mut Learnt, tokens: Tokens) {
         learnt.refresh_token.clone_from(&tokens.refresh_token);
+        learnt.client.clone_from(&tokens.client);
         *self.expires_at.locked() = tokens.expires_at;
         *self.bearer.locked() = Some(tokens.access_token);
     }
@@ -362,11 +374,24 @@ impl Session {
                 return Ok(());
             }
         }
-        let tokens = self.flow(&mut learnt, &challenge, step_up).await?;
+        let tokens = match self.flow(&mut learnt, &challenge, step_up).await {
+            Ok(tokens) => tokens,
+            Err(ClientError::Auth { step, message }) if learnt.refresh_failed.is_some() => {
+                let why = learnt.refresh_failed.take().unwrap_or_default();
+                return Err(ClientError::auth(
+                    step,
+                    format!("{message} (before that, the refresh failed: {why})"),
+                ));
+            }
+            Err(e) => return Err(e),
+        };
         self.keep(&mut learnt, tokens).await
     }
 
-    async fn keep(&self, learnt: &mut Learnt, tokens: Tokens) -> Result<(), ClientError> {
+    async fn keep(&self, learnt: &mut Learnt, mut tokens: Tokens) -> Result<(), ClientError> {
+        if let Some((_, identity)) = &learnt.server {
+            tokens.client = Some(identity.issued_to());
+        }
         self.adopt(learnt, tokens.clone());
         self.config
             .store
@@ -484,11 +509,13 @@ impl Session {
         .await;
         match refreshed {
             Ok(tokens) => {
+                learnt.refresh_failed = None;
                 self.keep(learnt, tokens).await?;
                 Ok(true)
             }
             Err(e) => {
                 tracing::debug!(error = %e, "refresh failed");
+                learnt.refresh_failed = Some(e.to_string());
                 Ok(false)
             }
         }
@@ -525,8 +552,20 @@ impl Session {
                 ));
             }
         };
-        let identity = match &learnt.server {
-            Some((_, identity)) if identity.issuer == server.issuer => identity.clone(),
+        // The client the kept tokens were issued to, unless the credentials given name another.
+        let kept = learnt
+            .client
+            .as_ref()
+            .filter(|client| {
+                self.config
+                    .credentials
+                    .as_ref()
+                    .is_none_or(|(id, _)| *id == client.client_id)
+            })
+            .and_then(|client| Identity::kept(client, &server.issuer));
+        let identity = match (&learnt.server, kept) {
+            (Some((_, identity)), _) if identity.issuer == server.issuer => identity.clone(),
+            (_, Some(kept)) => kept,
             _ => registration::identity(&self.fetch, &self.config, &server).await?,
         };
         learnt.resource = Some(resource);

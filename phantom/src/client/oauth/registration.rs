@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 use super::OAuth;
 use super::discovery::Server;
 use super::fetch::Fetch;
+use super::store::IssuedTo;
 use crate::client::{AuthStep, ClientError};
 
 /// How the client authenticates at the token endpoint.
@@ -59,6 +60,29 @@ impl std::fmt::Debug for Identity {
             )
             .field("method", &self.method)
             .finish()
+    }
+}
+
+impl Identity {
+    /// The record kept with the tokens issued to this client.
+    pub(super) fn issued_to(&self) -> IssuedTo {
+        IssuedTo {
+            issuer: self.issuer.clone(),
+            client_id: self.client_id.clone(),
+            client_secret: self.client_secret.clone(),
+            method: self.method.name().to_owned(),
+        }
+    }
+
+    /// The identity the kept tokens were issued to, if it is one at `issuer` this client speaks.
+    pub(super) fn kept(client: &IssuedTo, issuer: &str) -> Option<Self> {
+        (client.issuer == issuer).then_some(())?;
+        Some(Self {
+            issuer: client.issuer.clone(),
+            client_id: client.client_id.clone(),
+            client_secret: client.client_secret.clone(),
+            method: Method::parse(&client.method)?,
+        })
     }
 }
 

@@ -22,6 +22,23 @@ pub struct Tokens {
     pub expires_at: Option<u64>,
     /// The scopes granted, space-separated, if the server said.
     pub scope: Option<String>,
+    /// The client they were issued to, so that a refresh in another process (or on another
+    /// node) uses that client instead of registering a new one: kept by a store that keeps the
+    /// whole value (it is `Serialize`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) client: Option<IssuedTo>,
+}
+
+/// The client a [`Tokens`] value was issued to: its id at the issuer, its secret if it has one,
+/// and how it authenticates at the token endpoint.
+#[derive(Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct IssuedTo {
+    pub(crate) issuer: String,
+    pub(crate) client_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) client_secret: Option<String>,
+    /// `client_secret_basic`, `client_secret_post` or `none`.
+    pub(crate) method: String,
 }
 
 impl Tokens {
@@ -32,6 +49,7 @@ impl Tokens {
             refresh_token: None,
             expires_at: None,
             scope: None,
+            client: None,
         }
     }
 
@@ -60,6 +78,10 @@ impl std::fmt::Debug for Tokens {
             )
             .field("expires_at", &self.expires_at)
             .field("scope", &self.scope)
+            .field(
+                "client_id",
+                &self.client.as_ref().map(|c| c.client_id.as_str()),
+            )
             .finish()
     }
 }
@@ -91,6 +113,8 @@ pub trait TokenStore: Send + Sync + 'static {
         resource: &str,
         tokens: Tokens,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// Forgets the tokens kept for `resource` (signing out); nothing kept is not an error.
+    fn remove(&self, resource: &str) -> impl Future<Output = Result<(), StoreError>> + Send;
     /// Takes the refresh lease of `resource` for `holder` (a random id of the caller's) during
     /// `ttl`: whether it was taken (`false` while another holder's lease runs, or this
     /// holder's own).
@@ -197,6 +221,11 @@ impl TokenStore for MemoryTokenStore {
 
     async fn save(&self, resource: &str, tokens: Tokens) -> Result<(), StoreError> {
         self.tokens.locked().insert(resource.to_owned(), tokens);
+        Ok(())
+    }
+
+    async fn remove(&self, resource: &str) -> Result<(), StoreError> {
+        self.tokens.locked().remove(resource);
         Ok(())
     }
 

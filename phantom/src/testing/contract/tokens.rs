@@ -9,7 +9,8 @@ const FAULT_WITHIN: Duration = Duration::from_secs(10);
 
 /// The [`TokenStore`](crate::client::TokenStore) contract, on resources of this run's own:
 /// nothing is kept for an unknown resource; tokens saved through one handle load through the
-/// other, every field; a resource's tokens are its own; a save replaces; the refresh lease is
+/// other, every field (the client they were issued to included); a resource's tokens are its
+/// own; a save replaces; a remove forgets one resource's tokens; the refresh lease is
 /// taken by one holder at a time (of two concurrent takers, one), per resource, given back by
 /// its holder only, and lapses after its TTL.
 pub async fn token_store<S: TokenStore>(a: S, b: S) {
@@ -28,6 +29,12 @@ pub async fn token_store<S: TokenStore>(a: S, b: S) {
         refresh_token: Some("refresh-1".to_owned()),
         expires_at: Some(4_102_444_800),
         scope: Some("read write".to_owned()),
+        client: Some(crate::client::IssuedTo {
+            issuer: format!("http://{run}.example/issuer"),
+            client_id: "client-1".to_owned(),
+            client_secret: Some("secret-1".to_owned()),
+            method: "client_secret_basic".to_owned(),
+        }),
     };
     a.save(&r1, first.clone()).await.expect("save");
     assert_eq!(
@@ -55,6 +62,19 @@ pub async fn token_store<S: TokenStore>(a: S, b: S) {
         Some(second),
         "a save replaces what was kept"
     );
+    b.remove(&r1).await.expect("remove");
+    assert_eq!(
+        a.load(&r1).await.expect("load"),
+        None,
+        "a removed resource's tokens are gone"
+    );
+    assert!(
+        a.load(&r2).await.expect("load").is_some(),
+        "a remove leaves the other resources"
+    );
+    a.remove(&r1)
+        .await
+        .expect("removing what is not kept is not an error");
 
     let ttl = Duration::from_secs(30);
     assert!(
@@ -122,6 +142,11 @@ pub async fn token_store_fault<S: TokenStore>(broken: S) {
     assert!(
         answered("save", save).is_err(),
         "save on a faulty store is an error"
+    );
+    let remove = tokio::time::timeout(FAULT_WITHIN, broken.remove(&resource)).await;
+    assert!(
+        answered("remove", remove).is_err(),
+        "remove on a faulty store is an error"
     );
     let lock = tokio::time::timeout(
         FAULT_WITHIN,

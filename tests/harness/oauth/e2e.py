@@ -1,0 +1,260 @@
+#!/usr/bin/env python3
+"""`cargo phantom login` end to end against a real identity provider.
+
+Usage: python3 e2e.py CARGO_PHANTOM NOTES   (the two binaries; run.sh builds them)
+
+oidc-provider (provider.mjs, access tokens of 3 s as JWTs for the notes server, refresh tokens
+only with prompt=consent, as OpenID Connect Core asks) is the authorization server of
+examples/notes.rs, which finds the provider's keys from its issuer URL (`--issuer`). The user's
+browser is user_agent.py. Checked, in order:
+
+1. `call` without a sign-in fails and says to run `cargo phantom login`.
+2. `login --no-browser` prints the URL; the browser signs in; the tokens land in the token file
+   (owner-only), with a refresh token; `call whoami` answers as the signed-in user.
+3. After the access token expired, `call list_notes` succeeds through a refresh: the file holds
+   another access token, and another refresh token (the provider rotates them).
+4. The provider's token endpoint answering 503 to refreshes: `call` fails within its timeout,
+   naming the refresh's failure and `cargo phantom login`; once it answers again, `call`
+   succeeds with the same sign-in.
+5. `logout` forgets the server; a sign-in whose consent the user refuses ends with the
+   authorization step and `access_denied`, and keeps nothing.
+6. The provider stopped in the middle of a sign-in: `login` ends, saying no redirect came.
+7. The provider gone when a refresh is due: `call` fails promptly with a clear error.
+8. The provider gone before `login`: it fails at discovery, promptly.
+9. No access token, refresh token or code appears in anything the commands printed.
+
+Prints one line per check and exits 0 only if all hold.
+"""
+
+import json
+import os
+import re
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TTL = 3
+SCOPES = "notes:read notes:write"
+
+failures = []
+printed = []  # everything the commands printed, searched for secrets at the end
+
+
+def check(ok, what):
+    print(f"{'ok  ' if ok else 'FAIL'} {what}", flush=True)
+    if not ok:
+        failures.append(what)
+    return ok
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run(args, timeout=60):
+    """(exit code, stdout, stderr, seconds) of one command."""
+    started = time.monotonic()
+    try:
+        done = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+        code, out, err = done.returncode, done.stdout, done.stderr
+    except subprocess.TimeoutExpired as e:
+        code, out, err = "timeout", e.stdout or "", e.stderr or ""
+        out, err = (x.decode() if isinstance(x, bytes) else x for x in (out, err))
+    printed.extend([out, err])
+    return code, out, err, time.monotonic() - started
+
+
+def post(url):
+    urllib.request.urlopen(urllib.request.Request(url, method="POST"), timeout=5).read()
+
+
+def kept(token_file, resource):
+    try:
+        with open(token_file) as f:
+            return json.load(f).get(resource)
+    except FileNotFoundError:
+        return None
+
+
+def login(cargo_phantom, resource, *agent_args, wait=30, before_agent=None, token_file=None):
+    """Runs `login --no-browser`, drives user_agent.py through the URL it prints; (exit code,
+    stderr, the user agent's exit code)."""
+    extra = ["--token-file", token_file] if token_file else []
+    proc = subprocess.Popen(
+        [cargo_phantom, "login", resource, "--no-browser", "--wait", str(wait), *extra],
+        stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    lines, url = [], None
+    deadline = time.monotonic() + 20
+    while url is None and time.monotonic() < deadline:
+        line = proc.stderr.readline()
+        if not line:
+            break
+        lines.append(line)
+        if line.startswith("  http"):
+            url = line.strip()
+    agent = None
+    if url is not None:
+        if before_agent:
+            before_agent()
+        agent = subprocess.run([sys.executable, os.path.join(HERE, "user_agent.py"), url,
+                                *agent_args], capture_output=True, text=True, timeout=60)
+        printed.extend([agent.stdout, agent.stderr])
+        agent = agent.returncode
+    try:
+        out, err = proc.communicate(timeout=wait + 30)
+        code = proc.returncode
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        code = "timeout"
+    err = "".join(lines) + err
+    printed.extend([out, err])
+    return code, err, agent
+
+
+def main():
+    cargo_phantom, notes = sys.argv[1], sys.argv[2]
+    provider_dir = subprocess.run(["bash", os.path.join(HERE, "install.sh")], check=True,
+                                  capture_output=True, text=True).stdout.strip()
+    port = free_port()
+    resource = f"http://127.0.0.1:{port}/mcp"
+    scratch = tempfile.mkdtemp(prefix="phantom-oauth-e2e-")
+    token_file = os.path.join(scratch, "tokens.json")
+    os.environ["PHANTOM_TOKEN_FILE"] = token_file
+    provider = subprocess.Popen(
+        ["node", os.path.join(HERE, "provider.mjs"), "--resource", resource, "--ttl", str(TTL),
+         "--scope", SCOPES, "--strict-offline-access"],
+        env={**os.environ, "OIDC_PROVIDER_DIR": provider_dir},
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    server = None
+    try:
+        ready = provider.stdout.readline().split()
+        if ready[:1] != ["ready"]:
+            print("FAIL the provider did not start", flush=True)
+            return 1
+        issuer = ready[1]
+        server = subprocess.Popen(
+            [notes, "--addr", f"127.0.0.1:{port}", "--issuer", issuer],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    print("FAIL the notes server did not start", flush=True)
+                    return 1
+                time.sleep(0.1)
+
+        call = lambda tool, *extra, timeout=60: run(  # noqa: E731
+            [cargo_phantom, "call", tool, resource, "--json", *extra], timeout)
+
+        # 1.
+        code, _, err, _ = call("whoami")
+        check(code == 1 and "cargo phantom login" in err,
+              "without a sign-in, `call` fails and says to run `cargo phantom login`")
+
+        # 2.
+        code, err, agent = login(cargo_phantom, resource)
+        check(agent == 0 and code == 0 and "signed in to" in err,
+              f"`login --no-browser`: the browser signs in, login exits 0 (exit {code}, browser {agent})")
+        first = kept(token_file, resource) or {}
+        check(bool(first.get("access_token")) and bool(first.get("refresh_token")),
+              "the token file holds an access token and a refresh token")
+        check(stat.S_IMODE(os.stat(token_file).st_mode) == 0o600,
+              "the token file is its owner's only (0600)")
+        code, out, err, _ = call("whoami")
+        identity = json.loads(out or "{}").get("structuredContent", {}) if code == 0 else {}
+        check(code == 0 and identity.get("subject") == "alice"
+              and "notes:read" in identity.get("scopes", []),
+              f"`call whoami` answers as the signed-in user with the granted scopes ({identity})")
+
+        # 3.
+        time.sleep(TTL + 1)
+        code, _, err, _ = call("list_notes")
+        second = kept(token_file, resource) or {}
+        check(code == 0, f"after the access token expired, `call list_notes` succeeds (exit {code})")
+        check(second.get("access_token") not in (None, first.get("access_token"))
+              and second.get("refresh_token") not in (None, first.get("refresh_token")),
+              "it refreshed: another access token and a rotated refresh token in the file")
+
+        # 4.
+        post(f"{issuer}/__control/fail-token")
+        time.sleep(TTL + 1)
+        code, _, err, took = call("whoami", "--timeout", "30", timeout=60)
+        check(code == 1 and "503" in err and "the refresh failed" in err
+              and "cargo phantom login" in err and took < 30,
+              f"a 503 on refresh: `call` fails in {took:.1f} s naming the refresh and `cargo phantom login`")
+        post(f"{issuer}/__control/ok")
+        code, _, err, _ = call("whoami")
+        check(code == 0, f"the token endpoint back: `call` succeeds with the same sign-in (exit {code})")
+
+        # 5.
+        code, _, err, _ = run([cargo_phantom, "logout", resource])
+        check(code == 0 and kept(token_file, resource) is None,
+              "`logout` forgets the server's tokens")
+        code, err, agent = login(cargo_phantom, resource, "--refuse")
+        check(code == 1 and "authorization failed at authorization" in err
+              and "access_denied" in err and kept(token_file, resource) is None,
+              "a refused consent ends at the authorization step with access_denied, nothing kept")
+        code, err, agent = login(cargo_phantom, resource)
+        check(code == 0, f"signed in again (exit {code})")
+
+        # 6.
+        def stop_provider():
+            provider.terminate()
+            provider.wait(timeout=10)
+
+        started = time.monotonic()
+        # Another token file, so that the sign-in kept above stays for 7.
+        code, err, agent = login(cargo_phantom, resource, wait=5, before_agent=stop_provider,
+                                 token_file=os.path.join(scratch, "other.json"))
+        took = time.monotonic() - started
+        check(agent != 0 and code == 1 and "no redirect came" in err and took < 30,
+              f"the provider stopped mid-sign-in: `login` ends in {took:.1f} s, saying no redirect came")
+
+        # 7.
+        time.sleep(TTL + 1)
+        code, _, err, took = call("whoami", "--timeout", "30", timeout=60)
+        check(code == 1 and "refresh failed" in err and took < 30,
+              f"the provider gone when a refresh is due: `call` fails in {took:.1f} s, naming the refresh")
+
+        # 8.
+        code, _, err, took = run([cargo_phantom, "login", resource, "--no-browser", "--wait", "5",
+                                  "--token-file", os.path.join(scratch, "other.json")])
+        check(code == 1 and "discovery" in err and took < 30,
+              f"the provider gone before `login`: it fails at discovery in {took:.1f} s")
+
+        # 9.
+        secrets = {v for t in (first, second) for k, v in t.items()
+                   if k in ("access_token", "refresh_token") and v}
+        text = "\n".join(printed)
+        leaked = [s[:6] + "…" for s in secrets if s in text]
+        codes = re.findall(r"[?&]code=([^&\s]+)", text)
+        check(not leaked and not codes, f"no token or code in anything printed ({leaked}, {len(codes)} codes)")
+        if failures:
+            for line in text.splitlines():
+                if line.startswith(("error", "       help")):
+                    print(f"  | {line}")
+    finally:
+        for proc in (server, provider):
+            if proc and proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+    print("all checks passed" if not failures else f"{len(failures)} check(s) failed", flush=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
