@@ -6,8 +6,8 @@
 use std::sync::{Arc, Mutex};
 
 use phantom::client::{
-    AuthStep, Authorize, ClientError, FetchRedirect, FileTokenStore, Loopback, MemoryTokenStore,
-    OAuth, TokenStore as _,
+    AuthStep, Authorize, Client, ClientError, FetchRedirect, FileTokenStore, Loopback,
+    MemoryTokenStore, OAuth, TokenStore as _,
 };
 use serde_json::json;
 
@@ -538,4 +538,57 @@ async fn a_refresh_that_fails_is_named_in_the_error_of_the_flow_after_it() {
         ),
         other => panic!("{other:?}"),
     }
+}
+
+#[tokio::test]
+async fn a_step_up_is_not_asked_again_for_the_scopes_it_asked_for() {
+    let (base, script) = servers(Script {
+        call_scope: Some("notes:admin"),
+        ..Script::default()
+    })
+    .await;
+    let client = connect(&base, OAuth::new(REDIRECT))
+        .await
+        .expect("connects through the OAuth flow");
+    // The first call's 403 steps up once (the union of scopes), and the server refuses again.
+    let first = client.call_tool("echo", json!({})).await.expect_err("403");
+    assert!(
+        matches!(first, ClientError::Http { status: 403, .. }),
+        "{first:?}"
+    );
+    // Every later call: refused without asking the user again.
+    for _ in 0..3 {
+        let again = client
+            .call_tool("echo", json!({}))
+            .await
+            .expect_err("refused");
+        match &again {
+            ClientError::Auth {
+                step: AuthStep::Authorization,
+                message,
+            } => assert!(message.contains("notes:admin"), "{message}"),
+            other => panic!("{other:?}"),
+        }
+    }
+    let script = script.lock().unwrap();
+    assert_eq!(
+        script.authorizations, 2,
+        "the first authorization and one step-up"
+    );
+    assert_eq!(
+        script.authorization.as_ref().unwrap()["scope"],
+        "notes:admin",
+        "the step-up asked for the challenge's scope"
+    );
+}
+
+#[tokio::test]
+async fn a_bearer_header_and_oauth_together_are_refused_at_connect() {
+    let error = Client::http("http://127.0.0.1:9/mcp")
+        .bearer("static")
+        .oauth(OAuth::new(REDIRECT))
+        .connect()
+        .await
+        .expect_err("refused");
+    assert!(error.to_string().contains("give one of them"), "{error}");
 }

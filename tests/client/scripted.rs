@@ -44,6 +44,9 @@ pub(crate) struct Script {
     pub(crate) unauthorized: usize,
     /// The MCP methods answered with the token.
     pub(crate) served: Vec<String>,
+    /// A scope `tools/call` wants and no token has: every call is answered `403`
+    /// `insufficient_scope` asking for it.
+    pub(crate) call_scope: Option<&'static str>,
 }
 
 pub(crate) type Shared = Arc<Mutex<Script>>;
@@ -233,6 +236,12 @@ pub(crate) fn mcp(script: &Shared, base: &str, headers: &HeaderMap, body: &str) 
     }
     let message: Value = serde_json::from_str(body).unwrap_or_default();
     let method = message["method"].as_str().unwrap_or_default().to_owned();
+    if let Some(scope) = script.lock().unwrap().call_scope
+        && method == "tools/call"
+    {
+        let challenge = format!(r#"Bearer error="insufficient_scope", scope="{scope}""#);
+        return (StatusCode::FORBIDDEN, [("www-authenticate", challenge)]).into_response();
+    }
     script.lock().unwrap().served.push(method.clone());
     let result = match method.as_str() {
         "initialize" => json!({

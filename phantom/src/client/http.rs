@@ -53,6 +53,18 @@ impl Http {
             )));
         }
         #[cfg(feature = "oauth")]
+        if auth.is_some()
+            && headers
+                .iter()
+                .any(|(name, _)| name == header::AUTHORIZATION)
+        {
+            // Two `Authorization` headers would reach the server, and which one it reads is
+            // its own choice.
+            return Err(ClientError::Transport(
+                "both an `Authorization` header (`bearer` or `header`) and `oauth` were given: the OAuth flow sends the token, so give one of them".to_owned(),
+            ));
+        }
+        #[cfg(feature = "oauth")]
         let oauth = match auth {
             Some(config) => Some(super::oauth::Session::new(
                 config.clone(),

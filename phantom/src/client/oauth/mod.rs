@@ -278,6 +278,8 @@ struct Learnt {
     loaded: bool,
     /// Why the last refresh failed, for the error of the flow that then runs.
     refresh_failed: Option<String>,
+    /// Whether the tokens came from a step-up (a `403` asking for more scopes).
+    stepped_up: bool,
 }
 
 /// One server's OAuth room: the bearer the HTTP link sends, and the flow that gets another.
@@ -360,6 +362,26 @@ impl Session {
         }
         let challenge = Challenge::of(headers);
         let step_up = status == http::StatusCode::FORBIDDEN;
+        if step_up && learnt.stepped_up {
+            let asked: BTreeSet<String> = challenge
+                .scope
+                .as_deref()
+                .unwrap_or_default()
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect();
+            if asked.is_subset(&learnt.scopes) {
+                // The retry limit of step-up: asking the user again for what they granted would
+                // loop.
+                return Err(ClientError::auth(
+                    AuthStep::Authorization,
+                    format!(
+                        "the server refuses the token for scopes the last step-up asked for already (`{}`): not asking again",
+                        asked.into_iter().collect::<Vec<_>>().join(" ")
+                    ),
+                ));
+            }
+        }
         if !step_up {
             if let Some(kept) = self.load().await?
                 && Some(kept.access_token.as_str()) != sent
@@ -385,6 +407,7 @@ impl Session {
             }
             Err(e) => return Err(e),
         };
+        learnt.stepped_up = step_up;
         self.keep(&mut learnt, tokens).await
     }
 
