@@ -56,10 +56,38 @@
 //! [`Client::call_tool_or_task`] with [`ToolCall::Task`]; follow it with [`Client::wait_task`],
 //! answer what it asks with [`Client::update_task`], stop it with [`Client::cancel_task`].
 //!
-//! **OAuth.** With the `oauth` feature, `Builder::oauth(OAuth::new(redirect_uri))` connects to a
-//! server behind MCP authorization: its first `401` runs discovery, registration, the
-//! authorization (through an `Authorize` step) and the token request, and the request is sent
-//! again with the token; a failure is [`ClientError::Auth`], naming the [`AuthStep`].
+//! **Connect to an OAuth-protected server.** With the `oauth` feature,
+//! `Builder::oauth(OAuth::new(redirect_uri))` connects to a server behind MCP authorization:
+//! its first `401` runs discovery, registration, the authorization (through an `Authorize`
+//! step) and the token request, and the request is sent again with the token; later, the token
+//! is refreshed before it expires. A failure is [`ClientError::Auth`], naming the [`AuthStep`].
+//! A command-line tool or desktop app signs its user in with `Loopback` (the browser comes back
+//! to `127.0.0.1`) and keeps the tokens in a `FileTokenStore`, so its next run starts signed in:
+//!
+//! ```no_run
+//! # #[cfg(feature = "oauth")]
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use phantom::client::{Client, FileTokenStore, Loopback, OAuth};
+//!
+//! let step = Loopback::bind(0)
+//!     .await?
+//!     .show(|url| eprintln!("sign in at {url}"));
+//! let oauth = OAuth::new(step.redirect_uri())
+//!     .client_name("my-tool")
+//!     .authorize(step)
+//!     .token_store(FileTokenStore::new("tokens.json"));
+//! let client = Client::http("http://127.0.0.1:4002/mcp")
+//!     // The sign-in happens within the first request: give it time.
+//!     .timeout(std::time::Duration::from_secs(300))
+//!     .oauth(oauth)
+//!     .connect()
+//!     .await?;
+//! # drop(client); Ok(()) }
+//! ```
+//!
+//! Pre-registered credentials go in `OAuth::credentials`, a hosted Client ID Metadata Document in
+//! `OAuth::client_metadata_url`; without either the client registers itself (RFC 7591).
+//! `cargo phantom login URL` does the same from the command line.
 //!
 //! **Sharing and cancelling.** Calls take `&self`: put the client in an `Arc` for concurrent
 //! callers. Dropping a call's future (or its [timeout](Builder::timeout) passing) cancels it on
