@@ -23,7 +23,8 @@
 //!
 //! The keys in `examples/notes/` stand in for an authorization server: `jwks.json` is its public
 //! JWKS, and `--mint` signs a token with the matching development key. They are published with the
-//! example and protect nothing; a real deployment fetches its authorization server's JWKS instead.
+//! example and protect nothing; a real deployment reads its authorization server's keys instead
+//! (`JwtVerifier::discover(issuer, audience)` finds them from the issuer and follows rotations).
 
 use std::sync::{Arc, Mutex};
 

@@ -13,6 +13,10 @@
 //! - `bearer`: the `notes` example's OAuth resource server with real signed JWTs (401 for missing,
 //!   expired, foreign-audience, foreign-issuer and forged tokens; 403 `insufficient_scope` from a
 //!   tool's scopes and from a handler; a legacy session bound to its subject; step-up);
+//! - `jwks`: `JwtVerifier::discover` against a small authorization server: RFC 8414 and OpenID
+//!   metadata (path-inserted and appended), the issuer checked, a rotated key fetched once, the
+//!   refetch rate-limited and shared, the keys kept when the issuer is gone, and a phantom server
+//!   answering 200 and 401 with it;
 //! - `roles`: the `roles` example's opaque bearer tokens (`StaticTokens`) and per-tool scopes:
 //!   401 without a known token, a reader refused `403 insufficient_scope` on the admin's tool;
 //! - `cancel_and_auth`: a dropped 2026-07-28 response cancels its handler; protected-resource
@@ -34,6 +38,7 @@ mod cancel_and_auth;
 mod drain;
 mod escaped;
 mod interactive;
+mod jwks;
 mod legacy;
 mod limits;
 mod modern;

@@ -1,8 +1,9 @@
 //! Authorization, as an OAuth 2.1 resource server: a [`TokenVerifier`] seam that turns a bearer
 //! token into an [`AuthInfo`], [`BearerAuth`] (the verifier, the metadata URL and the scopes every
 //! request needs, set with [`Config::bearer_auth`](crate::Config::bearer_auth)), a constant-time
-//! table of opaque tokens ([`StaticTokens`]), a JWT verifier with a JWKS behind the `jwt` feature
-//! (`JwtVerifier`), and the RFC 6750 / RFC 9728 challenges.
+//! table of opaque tokens ([`StaticTokens`]), a JWT verifier behind the `jwt` feature
+//! (`JwtVerifier`: a JWKS given, or discovered from the issuer and followed as it rotates its
+//! keys), and the RFC 6750 / RFC 9728 challenges.
 //!
 //! With a `BearerAuth` configured, phantom verifies the `Authorization: Bearer` token of every
 //! request before `connect` runs: over HTTP, and in the in-process
@@ -25,12 +26,20 @@
 
 mod challenge;
 #[cfg(feature = "jwt")]
+mod discover;
+#[cfg(feature = "jwt")]
 mod jwt;
+#[cfg(any(feature = "jwt", feature = "oauth"))]
+mod metadata;
 mod verify;
 
 pub use crate::kernel::WwwAuthenticate;
 pub use challenge::{Bearer, ProtectedResource};
 #[cfg(feature = "jwt")]
+pub use discover::DiscoveryError;
+#[cfg(feature = "jwt")]
 pub use jwt::{InvalidJwks, JwtVerifier};
+#[cfg(any(feature = "jwt", feature = "oauth"))]
+pub(crate) use metadata::authorization_server_metadata;
 pub(crate) use verify::insufficient_scope;
 pub use verify::{AuthInfo, BearerAuth, InvalidToken, StaticTokens, TokenVerifier};

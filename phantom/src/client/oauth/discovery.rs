@@ -126,20 +126,7 @@ pub(super) async fn server(
 ) -> Result<Option<Server>, ClientError> {
     let url = Url::parse(issuer)
         .map_err(|e| discovery(format!("the issuer `{issuer}` is not a URL: {e}")))?;
-    let origin = origin(&url);
-    let path = url.path().trim_end_matches('/');
-    let candidates = if path.is_empty() {
-        vec![
-            format!("{origin}/.well-known/oauth-authorization-server"),
-            format!("{origin}/.well-known/openid-configuration"),
-        ]
-    } else {
-        vec![
-            format!("{origin}/.well-known/oauth-authorization-server{path}"),
-            format!("{origin}/.well-known/openid-configuration{path}"),
-            format!("{origin}{path}/.well-known/openid-configuration"),
-        ]
-    };
+    let candidates = crate::auth::authorization_server_metadata(&origin(&url), url.path());
     for candidate in candidates {
         let Some(document) = fetch.json(&candidate).await.map_err(discovery)? else {
             continue;
