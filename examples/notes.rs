@@ -5,6 +5,7 @@
 //! ```text
 //! cargo run -p phantom-examples --bin notes                                  # http://127.0.0.1:4002/mcp
 //! cargo run -p phantom-examples --bin notes -- --mint ada "notes:read notes:write"   # a development token
+//! cargo run -p phantom-examples --bin notes -- --issuer http://127.0.0.1:9000    # a real authorization server
 //! ```
 //!
 //! | tool | scopes |
@@ -23,8 +24,10 @@
 //!
 //! The keys in `examples/notes/` stand in for an authorization server: `jwks.json` is its public
 //! JWKS, and `--mint` signs a token with the matching development key. They are published with the
-//! example and protect nothing; a real deployment reads its authorization server's keys instead
-//! (`JwtVerifier::discover(issuer, audience)` finds them from the issuer and follows rotations).
+//! example and protect nothing. With `--issuer URL` the server trusts a real authorization server
+//! instead: `JwtVerifier::discover(issuer, audience)` finds its keys from its metadata and follows
+//! their rotation, and the metadata document names it (`tests/harness/oauth/` runs it so behind
+//! `oidc-provider`, signing in with `cargo phantom login`).
 
 use std::sync::{Arc, Mutex};
 
@@ -44,6 +47,8 @@ pub(crate) const ISSUER: &str = "https://auth.notes.example";
 pub(crate) const METADATA: &str = "http://127.0.0.1:4002/.well-known/oauth-protected-resource/mcp";
 /// The authorization server's public keys.
 pub(crate) const JWKS: &str = include_str!("notes/jwks.json");
+/// The scopes the tools need.
+const SCOPES: [&str; 3] = ["notes:read", "notes:write", "notes:admin"];
 /// The development key behind `dev-ed25519` in [`JWKS`], for `--mint`.
 const DEV_KEY: &str = include_str!("notes/dev-ed25519.pem");
 
@@ -135,7 +140,7 @@ pub(crate) fn bearer_auth() -> BearerAuth {
 
 /// The metadata document clients discover the authorization server with.
 fn metadata() -> ProtectedResource {
-    ProtectedResource::new(AUDIENCE, ISSUER).scopes(["notes:read", "notes:write", "notes:admin"])
+    ProtectedResource::new(AUDIENCE, ISSUER).scopes(SCOPES)
 }
 
 /// A development token of `subject` granting `scopes` (space-separated), valid for an hour.
@@ -158,6 +163,8 @@ async fn main() -> std::io::Result<()> {
         .init();
     let mut args = std::env::args().skip(1);
     let mut addr = String::from("127.0.0.1:4002");
+    let mut issuer = None;
+    let mut leeway = None;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--mint" => {
@@ -168,14 +175,48 @@ async fn main() -> std::io::Result<()> {
                 return Ok(());
             }
             "--addr" => addr = args.next().ok_or_else(|| usage("--addr needs a value"))?,
+            "--issuer" => issuer = Some(args.next().ok_or_else(|| usage("--issuer needs a URL"))?),
+            "--leeway" => {
+                let seconds = args.next().and_then(|s| s.parse().ok());
+                leeway = Some(seconds.ok_or_else(|| usage("--leeway needs seconds"))?);
+            }
             other => return Err(usage(&format!("unknown argument `{other}`"))),
         }
     }
     let listener = tokio::net::TcpListener::bind(&addr).await?;
+    let (config, http_config) = match issuer {
+        Some(issuer) => issued_by(&issuer, &addr, leeway).await?,
+        None => (config(), http_config()),
+    };
     // SIGTERM or SIGINT: readiness turns 503, then the server drains and returns.
     let shutdown = phantom::shutdown_signal();
-    let dispatcher = phantom::dispatch::Dispatcher::with_config(Notes::default(), config());
-    phantom::http::serve_dispatcher(listener, dispatcher, http_config(), shutdown).await
+    let dispatcher = phantom::dispatch::Dispatcher::with_config(Notes::default(), config);
+    phantom::http::serve_dispatcher(listener, dispatcher, http_config, shutdown).await
+}
+
+/// The settings for tokens of a real authorization server at `issuer` (`--issuer`): its keys
+/// found from its metadata and followed when it rotates them, the audience this server's URL
+/// at `addr`, expiry checked with `leeway` seconds of clock skew (`--leeway`; 60 by default).
+async fn issued_by(
+    issuer: &str,
+    addr: &str,
+    leeway: Option<u64>,
+) -> std::io::Result<(phantom::Config, HttpConfig)> {
+    let audience = format!("http://{addr}/mcp");
+    let mut verifier = JwtVerifier::discover(issuer, audience.as_str())
+        .await
+        .map_err(std::io::Error::other)?;
+    if let Some(seconds) = leeway {
+        verifier = verifier.leeway(std::time::Duration::from_secs(seconds));
+    }
+    let auth = BearerAuth::new(verifier).resource_metadata(format!(
+        "http://{addr}/.well-known/oauth-protected-resource/mcp"
+    ));
+    let metadata = ProtectedResource::new(&audience, issuer).scopes(SCOPES);
+    Ok((
+        phantom::Config::default().with_bearer_auth(auth),
+        HttpConfig::default().with_protected_resource(metadata),
+    ))
 }
 
 /// The server's settings: bearer tokens checked before `connect`.
@@ -191,6 +232,8 @@ pub(crate) fn http_config() -> HttpConfig {
 fn usage(problem: &str) -> std::io::Error {
     std::io::Error::new(
         std::io::ErrorKind::InvalidInput,
-        format!("{problem}\nusage: notes [--addr HOST:PORT] | --mint SUBJECT [\"SCOPE ...\"]"),
+        format!(
+            "{problem}\nusage: notes [--addr HOST:PORT] [--issuer URL [--leeway SECONDS]] | --mint SUBJECT [\"SCOPE ...\"]"
+        ),
     )
 }

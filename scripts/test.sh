@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The project's test command (README "Run the tests"). On a fresh machine it installs what the tests
 # need (redis-server and redis-cli from Debian's packages, for the scale-out tests; Node 22, the
-# pinned MCP conformance suites, MCP Inspector, playwright-core and @modelcontextprotocol/ext-apps
-# from npm into .cache/, Python `mcp` from PyPI, Chromium, HAProxy and Prometheus from Debian's
+# pinned MCP conformance suites, MCP Inspector, playwright-core, @modelcontextprotocol/ext-apps
+# and oidc-provider from npm into .cache/, Python `mcp` from PyPI, Chromium, HAProxy and Prometheus from Debian's
 # packages) and then runs: format check, clippy, every Rust test (unit, integration, trybuild
 # ui, doc), the README quickstart built as a new crate, rustdoc, `cargo package` of the publishable
 # crates (it needs a committed working tree), the official conformance suites against
 # examples/everything (one node, then two nodes on one Redis behind HAProxy), their client
-# scenarios against phantom::client (tests/bin/conformance_client.rs), a node's failover,
+# scenarios against phantom::client (tests/bin/conformance_client.rs), `cargo phantom login`
+# against oidc-provider in front of examples/notes, a node's failover,
 # a rolling restart of that cluster under load, a real Prometheus scraping two nodes,
 # the MCP Inspector CLI against both examples, MCP Apps in headless Chromium, phantom's own MCP
 # client against the reference server-everything (npm) and a FastMCP server (PyPI),
@@ -146,6 +147,9 @@ if ! $only_rust; then
 
   step "official MCP conformance suites, client side: phantom::client in every scenario of 0.1.16 and 0.2.0-alpha.12 (--suite all, --requirements 2026-07-28; sse-retry alone)"
   bash tests/harness/conformance/client.sh
+
+  step "OAuth end to end: oidc-provider 9.13.3 (npm) in front of examples/notes (keys found from the issuer); cargo phantom login, call, refresh, logout; a refused consent, a 503 on refresh, the provider stopped"
+  bash tests/harness/oauth/run.sh
 
   step "failover: a node killed (SIGKILL) with a legacy stream open; the client resumes on the other node"
   bash tests/harness/failover/run.sh

@@ -110,6 +110,11 @@ pub(crate) async fn connect(target: &Target<'_>, conn: &Connection) -> Result<Cl
             ))
             .help(help);
         }
+        if let phantom::client::ClientError::Auth { .. } = e {
+            return Failure::new(format!("cannot connect to {target}: {e}")).help(
+                "`cargo phantom login URL` signs in again; `cargo phantom logout URL` forgets the tokens kept",
+            );
+        }
         Failure::new(format!("cannot connect to {target}: {e}")).help(match target {
             Target::Url(_) => "check the URL (phantom serves at `/mcp`) and that the server runs; `--era legacy` or `--era modern` pins the era",
             Target::Command(..) => "check that the command starts an MCP server on stdin/stdout (phantom's examples take `--stdio`)",

@@ -171,6 +171,14 @@ impl std::io::Write for Captured {
 impl Captured {
     /// Everything this thread logs from now on, at every level, until the guard drops.
     fn trace() -> (Self, tracing::subscriber::DefaultGuard) {
+        // `tracing` caches whether a callsite is wanted by any subscriber: when another test's
+        // thread, with no subscriber, reaches a callsite first, the cache can say "never" for
+        // this thread too. With a global subscriber (that keeps nothing), no callsite is
+        // unwanted.
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            let _ = tracing::subscriber::set_global_default(tracing_subscriber::registry());
+        });
         let captured = Self::default();
         let subscriber = tracing_subscriber::fmt()
             .with_max_level(tracing::Level::TRACE)

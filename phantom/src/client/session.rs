@@ -219,12 +219,14 @@ impl Client {
                     "server/discover lists no 2026-07-28 version: initializing a session"
                 ),
                 Err(e) if builder.era == Era::Modern => return Err(e),
-                // Refused for want of credentials: initializing would be refused too, and the
-                // caller needs this answer (its challenge), not the next one's.
+                // Refused for want of credentials, or the OAuth flow failed: initializing would be
+                // refused too (and run the flow, and ask the user, again), and the caller needs
+                // this answer (its challenge), not the next one's.
                 Err(
-                    e @ ClientError::Http {
+                    e @ (ClientError::Http {
                         status: 401 | 403, ..
-                    },
+                    }
+                    | ClientError::Auth { .. }),
                 ) => return Err(e),
                 Err(e) => tracing::debug!(error = %e, "no server/discover: initializing a session"),
             }

@@ -5,7 +5,8 @@ Usage: python3 e2e.py CARGO_PHANTOM NOTES   (the two binaries; run.sh builds the
 
 oidc-provider (provider.mjs, access tokens of 3 s as JWTs for the notes server, refresh tokens
 only with prompt=consent, as OpenID Connect Core asks) is the authorization server of
-examples/notes.rs, which finds the provider's keys from its issuer URL (`--issuer`). The user's
+examples/notes.rs, which finds the provider's keys from its issuer URL (`--issuer`; with no
+clock-skew leeway, so an expired token is refused at once). The user's
 browser is user_agent.py. Checked, in order:
 
 1. `call` without a sign-in fails and says to run `cargo phantom login`.
@@ -39,7 +40,7 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TTL = 3
-SCOPES = "notes:read notes:write"
+SCOPES = "notes:read notes:write notes:admin"
 
 failures = []
 printed = []  # everything the commands printed, searched for secrets at the end
@@ -141,7 +142,7 @@ def main():
             return 1
         issuer = ready[1]
         server = subprocess.Popen(
-            [notes, "--addr", f"127.0.0.1:{port}", "--issuer", issuer],
+            [notes, "--addr", f"127.0.0.1:{port}", "--issuer", issuer, "--leeway", "0"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 30
         while True:

@@ -17,6 +17,23 @@ const LIMIT: usize = 1 << 20;
 #[error("{0}")]
 pub(super) struct FetchError(String);
 
+impl FetchError {
+    /// A server's failure (a 5xx) at `uri`: its status, and the OAuth error its body names, if
+    /// any (never the body itself).
+    pub(super) fn failed(uri: &http::Uri, status: StatusCode, body: &[u8]) -> Self {
+        let mut message = format!("{}: HTTP {status}", without_query(uri));
+        if let Ok(answer) = serde_json::from_slice::<Value>(body)
+            && let Some(error) = answer["error"].as_str()
+        {
+            message.push_str(&format!(": {error}"));
+            if let Some(description) = answer["error_description"].as_str() {
+                message.push_str(&format!(" ({description})"));
+            }
+        }
+        Self(message)
+    }
+}
+
 /// An HTTP client for the flow; cheap to clone.
 #[derive(Clone)]
 pub(super) struct Fetch {

@@ -8,8 +8,9 @@ use std::time::Duration;
 use super::store::{TokenStore, Tokens};
 use crate::store::StoreError;
 
-/// How long a write waits for another writer of the file before it fails.
-const WRITE_WAIT: Duration = Duration::from_secs(2);
+/// How long a write waits for another writer of the file before it fails: longer than a dead
+/// writer's lock lasts, so that one is taken over instead of failing the write.
+const WRITE_WAIT: Duration = Duration::from_secs(7);
 /// How long a writer's lock file lasts if its writer died.
 const WRITE_LEASE: Duration = Duration::from_secs(5);
 /// How old a lock file that says nothing (its maker died before writing it) must be to lapse.

@@ -81,7 +81,16 @@ fn sender(
     let fetch = fetch.clone();
     move |request| {
         let fetch = fetch.clone();
-        Box::pin(async move { fetch.send(request).await })
+        Box::pin(async move {
+            let uri = request.uri().clone();
+            let response = fetch.send(request).await?;
+            // A 5xx is the server failing, not an OAuth error answer (those are 400 and 401):
+            // said with its status.
+            if response.status().is_server_error() {
+                return Err(FetchError::failed(&uri, response.status(), response.body()));
+            }
+            Ok(response)
+        })
     }
 }
 

@@ -252,9 +252,17 @@ fn now() -> u64 {
         .as_secs()
 }
 
-/// Whether a token expiring at `at` is to be refreshed now.
+/// When a token expiring at `at`, adopted now, is to be refreshed: [`EARLY`] before, or halfway
+/// through what is left of its life if that is shorter (a token of a few seconds is not
+/// refreshed before every request).
+fn refresh_at(at: Option<u64>) -> Option<u64> {
+    let now = now();
+    at.map(|at| at - EARLY.min(at.saturating_sub(now) / 2))
+}
+
+/// Whether a token to be refreshed at `at` is to be refreshed now.
 fn expiring(at: Option<u64>) -> bool {
-    at.is_some_and(|at| at <= now() + EARLY)
+    at.is_some_and(|at| at <= now())
 }
 
 /// A token store's error as the flow's.
@@ -293,7 +301,9 @@ pub(in crate::client) struct Session {
     fetch: Fetch,
     bearer: Mutex<Option<String>>,
     /// When the bearer expires (seconds since the Unix epoch), if the server said.
-    expires_at: Mutex<Option<u64>>,
+    /// When the bearer is to be refreshed (seconds since the Unix epoch), if the server said
+    /// when it expires: [`refresh_at`].
+    refresh_at: Mutex<Option<u64>>,
     /// One flow at a time; what it learnt.
     flow: tokio::sync::Mutex<Learnt>,
 }
@@ -310,7 +320,7 @@ impl Session {
             holder: crate::kernel::random_id::<16>(),
             fetch: Fetch::new(),
             bearer: Mutex::default(),
-            expires_at: Mutex::default(),
+            refresh_at: Mutex::default(),
             flow: tokio::sync::Mutex::default(),
         })
     }
@@ -341,7 +351,7 @@ impl Session {
     fn adopt(&self, learnt: &mut Learnt, tokens: Tokens) {
         learnt.refresh_token.clone_from(&tokens.refresh_token);
         learnt.client.clone_from(&tokens.client);
-        *self.expires_at.locked() = tokens.expires_at;
+        *self.refresh_at.locked() = refresh_at(tokens.expires_at);
         *self.bearer.locked() = Some(tokens.access_token);
     }
 
@@ -424,11 +434,11 @@ impl Session {
     }
 
     /// Before a request: the tokens another client kept in the store, the first time; then a
-    /// refresh when the bearer expires within [`EARLY`] and there is a refresh token (a failed
+    /// refresh when the bearer is due ([`refresh_at`]) and there is a refresh token (a failed
     /// refresh leaves it: the server's `401` then starts the flow). A store that cannot be read
     /// is an error.
     pub(in crate::client) async fn fresh(&self) -> Result<(), ClientError> {
-        if self.bearer.locked().is_none() || expiring(*self.expires_at.locked()) {
+        if self.bearer.locked().is_none() || expiring(*self.refresh_at.locked()) {
             let mut learnt = self.flow.lock().await;
             if !learnt.loaded {
                 learnt.loaded = true;
@@ -440,11 +450,11 @@ impl Session {
             }
             let bearer = self.bearer();
             if bearer.is_some()
-                && expiring(*self.expires_at.locked())
+                && expiring(*self.refresh_at.locked())
                 && !self.refresh(&mut learnt, bearer.as_deref(), None).await?
             {
                 // Not tried again before each request: the server says when the token is done.
-                *self.expires_at.locked() = None;
+                *self.refresh_at.locked() = None;
             }
         }
         Ok(())
@@ -516,6 +526,7 @@ impl Session {
             && let Err(e) = self.discover(learnt, resource_metadata).await
         {
             tracing::debug!(error = %e, "no refresh: discovery failed");
+            learnt.refresh_failed = Some(e.to_string());
             return Ok(false);
         }
         let (Some((server, identity)), Some(resource)) = (&learnt.server, &learnt.resource) else {
