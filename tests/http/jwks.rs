@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 
 use crate::bearer::modern_call;
 use crate::support::TestServer;
+use crate::telemetry::{Collect, Fields};
 
 const AUDIENCE: &str = "http://127.0.0.1/mcp";
 const ED_KEY: &str = include_str!("../../examples/notes/dev-ed25519.pem");
@@ -139,6 +140,20 @@ fn jwk(kty: &str, kid: &str) -> Value {
     key
 }
 
+/// The fields of every warning logged on the test's thread.
+#[derive(Clone, Default)]
+struct Warnings(Arc<Mutex<Vec<Fields>>>);
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Warnings {
+    fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+        if *event.metadata().level() == tracing::Level::WARN {
+            let mut fields = Fields::new();
+            event.record(&mut Collect(&mut fields));
+            self.0.lock().unwrap().push(fields);
+        }
+    }
+}
+
 fn now() -> u64 {
     jsonwebtoken::get_current_timestamp()
 }
@@ -256,7 +271,7 @@ async fn discovery_reads_rfc8414_and_openid_metadata_where_the_mcp_spec_looks() 
 }
 
 #[tokio::test]
-async fn metadata_naming_another_issuer_or_no_jwks_is_refused_at_construction() {
+async fn metadata_naming_another_issuer_or_an_unusable_jwks_is_refused_at_construction() {
     let server = Issuer::start().await;
     let at = format!("{}/.well-known/oauth-authorization-server", server.base);
     server.keys(&["k1"]);
@@ -293,8 +308,24 @@ async fn metadata_naming_another_issuer_or_no_jwks_is_refused_at_construction() 
         "{error}"
     );
 
-    // A JWKS with no key that can verify a signature.
+    // A JWKS larger than 1 MiB is not read to its end.
     server.metadata("/.well-known/oauth-authorization-server", &server.base);
+    server.publish(
+        "/jwks",
+        json!({"keys": [jwk("OKP", "k1")], "padding": "x".repeat(1 << 20)}),
+    );
+    let error = JwtVerifier::discover(&server.base, AUDIENCE)
+        .await
+        .expect_err("too large");
+    assert_eq!(error.url(), format!("{}/jwks", server.base));
+    assert!(
+        error
+            .to_string()
+            .ends_with("the answer is larger than 1024 KiB"),
+        "{error}"
+    );
+
+    // A JWKS with no key that can verify a signature.
     server.publish("/jwks", json!({"keys": []}));
     let error = JwtVerifier::discover(&server.base, AUDIENCE)
         .await
@@ -426,6 +457,12 @@ async fn concurrent_verifications_of_an_unknown_kid_share_one_fetch() {
 
 #[tokio::test]
 async fn with_the_issuer_gone_the_keys_fetched_before_still_verify() {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    crate::escaped::every_callsite_wanted();
+    let warnings = Warnings::default();
+    let _guard =
+        tracing::subscriber::set_default(tracing_subscriber::registry().with(warnings.clone()));
+
     let (mut server, verifier) = Issuer::serving_k1().await;
     let verifier = verifier.refetch_interval(Duration::ZERO);
     server.stop().await;
@@ -436,6 +473,23 @@ async fn with_the_issuer_gone_the_keys_fetched_before_still_verify() {
         assert_eq!(signed_by(&verifier, &server, "k2").await, Err(untrusted()));
     }
     assert_eq!(server.jwks_hits(), 1);
+
+    // One warning for each failed refetch, naming the JWKS and never the token.
+    let warnings = warnings.0.lock().unwrap().clone();
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    for warning in &warnings {
+        assert_eq!(warning["jwks_uri"], format!("{}/jwks", server.base));
+        assert_eq!(
+            warning["message"],
+            "the JWKS could not be fetched again; the keys fetched before stay trusted"
+        );
+        assert!(
+            warning["problem"].starts_with("client error (Connect)"),
+            "{warning:?}"
+        );
+        // Every JWT starts with the base64 of `{"`.
+        assert!(!format!("{warning:?}").contains("eyJ"), "{warning:?}");
+    }
 }
 
 #[tokio::test]

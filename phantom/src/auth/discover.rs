@@ -57,6 +57,7 @@ impl DiscoveryError {
 /// [`LIMIT`].
 pub(super) struct Fetch {
     client: Hyper<Connector, Empty<Bytes>>,
+    timeout: Duration,
 }
 
 impl Fetch {
@@ -65,6 +66,7 @@ impl Fetch {
             client: Hyper::builder(TokioExecutor::new())
                 .pool_max_idle_per_host(0)
                 .build(Connector::new()),
+            timeout: TIMEOUT,
         }
     }
 
@@ -115,9 +117,9 @@ impl Fetch {
                 Err(e) => Err(format!("the answer is not JSON: {e}")),
             }
         };
-        tokio::time::timeout(TIMEOUT, answer)
+        tokio::time::timeout(self.timeout, answer)
             .await
-            .map_err(|_| format!("no answer within {} s", TIMEOUT.as_secs()))?
+            .map_err(|_| format!("no answer within {:?}", self.timeout))?
     }
 }
 
@@ -189,6 +191,22 @@ mod tests {
             let error = jwks_uri(&fetch, issuer).await.expect_err(issuer);
             assert_eq!(error, DiscoveryError::new(issuer, issuer, problem));
         }
+    }
+
+    #[tokio::test]
+    async fn a_server_that_never_answers_is_given_up_on() {
+        // Connections are accepted (into the backlog) and never answered.
+        let silent = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+        let url = format!("http://{}/jwks", silent.local_addr().expect("an address"));
+        let fetch = Fetch {
+            timeout: Duration::from_millis(200),
+            ..Fetch::new()
+        };
+        let error = tokio::time::timeout(Duration::from_secs(5), fetch.json(&url))
+            .await
+            .expect("the fetch gives up by itself")
+            .expect_err("no answer");
+        assert_eq!(error, "no answer within 200ms");
     }
 
     #[tokio::test]
