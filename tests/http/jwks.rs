@@ -199,6 +199,15 @@ fn ada() -> Result<String, InvalidToken> {
     Ok("ada".into())
 }
 
+/// Asserts that discovering `issuer` fails at `url` for a reason that ends with `problem`.
+async fn refused_at(issuer: &str, url: &str, problem: &str) {
+    let error = JwtVerifier::discover(issuer, AUDIENCE)
+        .await
+        .expect_err(problem);
+    assert_eq!(error.url(), url);
+    assert!(error.to_string().ends_with(problem), "{error}");
+}
+
 async fn discover(issuer: &str) -> JwtVerifier {
     JwtVerifier::discover(issuer, AUDIENCE)
         .await
@@ -298,15 +307,7 @@ async fn metadata_naming_another_issuer_or_an_unusable_jwks_is_refused_at_constr
         "/.well-known/oauth-authorization-server",
         json!({"issuer": server.base}),
     );
-    let error = JwtVerifier::discover(&server.base, AUDIENCE)
-        .await
-        .expect_err("no jwks_uri");
-    assert!(
-        error
-            .to_string()
-            .ends_with("the metadata has no `jwks_uri`"),
-        "{error}"
-    );
+    refused_at(&server.base, &at, "the metadata has no `jwks_uri`").await;
 
     // A JWKS larger than 1 MiB is not read to its end.
     server.metadata("/.well-known/oauth-authorization-server", &server.base);
@@ -314,29 +315,17 @@ async fn metadata_naming_another_issuer_or_an_unusable_jwks_is_refused_at_constr
         "/jwks",
         json!({"keys": [jwk("OKP", "k1")], "padding": "x".repeat(1 << 20)}),
     );
-    let error = JwtVerifier::discover(&server.base, AUDIENCE)
-        .await
-        .expect_err("too large");
-    assert_eq!(error.url(), format!("{}/jwks", server.base));
-    assert!(
-        error
-            .to_string()
-            .ends_with("the answer is larger than 1024 KiB"),
-        "{error}"
-    );
+    let jwks = format!("{}/jwks", server.base);
+    refused_at(&server.base, &jwks, "the answer is larger than 1024 KiB").await;
 
     // A JWKS with no key that can verify a signature.
     server.publish("/jwks", json!({"keys": []}));
-    let error = JwtVerifier::discover(&server.base, AUDIENCE)
-        .await
-        .expect_err("no usable key");
-    assert_eq!(error.url(), format!("{}/jwks", server.base));
-    assert!(
-        error
-            .to_string()
-            .ends_with("the JWKS has no key that verifies signatures"),
-        "{error}"
-    );
+    refused_at(
+        &server.base,
+        &jwks,
+        "the JWKS has no key that verifies signatures",
+    )
+    .await;
 }
 
 #[tokio::test]
