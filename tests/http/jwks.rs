@@ -445,6 +445,21 @@ async fn concurrent_verifications_of_an_unknown_kid_share_one_fetch() {
 }
 
 #[tokio::test]
+async fn a_verification_dropped_during_a_refetch_does_not_stop_it() {
+    let (server, verifier) = Issuer::serving_k1().await;
+    server.keys(&["k1", "k2"]);
+    *server.published.delay.lock().unwrap() = Duration::from_millis(300);
+
+    // The client of the first token naming k2 goes away while the JWKS is being fetched.
+    let first = token(&server.base, "k2");
+    let dropped = tokio::time::timeout(Duration::from_millis(50), verifier.verify(&first)).await;
+    assert!(dropped.is_err(), "the refetch takes 300 ms");
+    // The fetch goes on: the next token naming k2 waits for it, and no second one is made.
+    assert_eq!(signed_by(&verifier, &server, "k2").await, ada());
+    assert_eq!(server.jwks_hits(), 2);
+}
+
+#[tokio::test]
 async fn with_the_issuer_gone_the_keys_fetched_before_still_verify() {
     use tracing_subscriber::layer::SubscriberExt as _;
     crate::escaped::every_callsite_wanted();
