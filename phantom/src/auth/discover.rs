@@ -72,7 +72,10 @@ impl Fetch {
 
     /// The JSON object at `url`; `Ok(None)` when the answer is a 4xx (no document there).
     pub(super) async fn json(&self, url: &str) -> Result<Option<Value>, String> {
-        if url.starts_with("https://") {
+        if url
+            .get(..8)
+            .is_some_and(|s| s.eq_ignore_ascii_case("https://"))
+        {
             return Err(
                 "an https URL needs TLS, which phantom's `jwt` feature does not build in \
                  yet; fetch the JWKS with the application's client and use `JwtVerifier::new`"
@@ -211,10 +214,12 @@ mod tests {
 
     #[tokio::test]
     async fn an_https_url_says_tls_is_not_built_in() {
-        let error = Fetch::new()
-            .json("https://auth.example/.well-known/openid-configuration")
-            .await
-            .expect_err("no TLS");
-        assert!(error.starts_with("an https URL needs TLS"), "{error}");
+        for url in [
+            "https://auth.example/.well-known/openid-configuration",
+            "HTTPS://auth.example/.well-known/openid-configuration",
+        ] {
+            let error = Fetch::new().json(url).await.expect_err("no TLS");
+            assert!(error.starts_with("an https URL needs TLS"), "{error}");
+        }
     }
 }
