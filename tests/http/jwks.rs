@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 
 use crate::bearer::modern_call;
 use crate::support::TestServer;
+use crate::telemetry::{Collect, Fields};
 
 const AUDIENCE: &str = "http://127.0.0.1/mcp";
 const ED_KEY: &str = include_str!("../../examples/notes/dev-ed25519.pem");
@@ -139,6 +140,20 @@ fn jwk(kty: &str, kid: &str) -> Value {
     key
 }
 
+/// The fields of every warning logged on the test's thread.
+#[derive(Clone, Default)]
+struct Warnings(Arc<Mutex<Vec<Fields>>>);
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Warnings {
+    fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+        if *event.metadata().level() == tracing::Level::WARN {
+            let mut fields = Fields::new();
+            event.record(&mut Collect(&mut fields));
+            self.0.lock().unwrap().push(fields);
+        }
+    }
+}
+
 fn now() -> u64 {
     jsonwebtoken::get_current_timestamp()
 }
@@ -182,6 +197,15 @@ async fn signed_by(
 
 fn ada() -> Result<String, InvalidToken> {
     Ok("ada".into())
+}
+
+/// Asserts that discovering `issuer` fails at `url` for a reason that ends with `problem`.
+async fn refused_at(issuer: &str, url: &str, problem: &str) {
+    let error = JwtVerifier::discover(issuer, AUDIENCE)
+        .await
+        .expect_err(problem);
+    assert_eq!(error.url(), url);
+    assert!(error.to_string().ends_with(problem), "{error}");
 }
 
 async fn discover(issuer: &str) -> JwtVerifier {
@@ -256,7 +280,7 @@ async fn discovery_reads_rfc8414_and_openid_metadata_where_the_mcp_spec_looks() 
 }
 
 #[tokio::test]
-async fn metadata_naming_another_issuer_or_no_jwks_is_refused_at_construction() {
+async fn metadata_naming_another_issuer_or_an_unusable_jwks_is_refused_at_construction() {
     let server = Issuer::start().await;
     let at = format!("{}/.well-known/oauth-authorization-server", server.base);
     server.keys(&["k1"]);
@@ -283,29 +307,25 @@ async fn metadata_naming_another_issuer_or_no_jwks_is_refused_at_construction() 
         "/.well-known/oauth-authorization-server",
         json!({"issuer": server.base}),
     );
-    let error = JwtVerifier::discover(&server.base, AUDIENCE)
-        .await
-        .expect_err("no jwks_uri");
-    assert!(
-        error
-            .to_string()
-            .ends_with("the metadata has no `jwks_uri`"),
-        "{error}"
+    refused_at(&server.base, &at, "the metadata has no `jwks_uri`").await;
+
+    // A JWKS larger than 1 MiB is not read to its end.
+    server.metadata("/.well-known/oauth-authorization-server", &server.base);
+    server.publish(
+        "/jwks",
+        json!({"keys": [jwk("OKP", "k1")], "padding": "x".repeat(1 << 20)}),
     );
+    let jwks = format!("{}/jwks", server.base);
+    refused_at(&server.base, &jwks, "the answer is larger than 1024 KiB").await;
 
     // A JWKS with no key that can verify a signature.
-    server.metadata("/.well-known/oauth-authorization-server", &server.base);
     server.publish("/jwks", json!({"keys": []}));
-    let error = JwtVerifier::discover(&server.base, AUDIENCE)
-        .await
-        .expect_err("no usable key");
-    assert_eq!(error.url(), format!("{}/jwks", server.base));
-    assert!(
-        error
-            .to_string()
-            .ends_with("the JWKS has no key that verifies signatures"),
-        "{error}"
-    );
+    refused_at(
+        &server.base,
+        &jwks,
+        "the JWKS has no key that verifies signatures",
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -425,7 +445,28 @@ async fn concurrent_verifications_of_an_unknown_kid_share_one_fetch() {
 }
 
 #[tokio::test]
+async fn a_verification_dropped_during_a_refetch_does_not_stop_it() {
+    let (server, verifier) = Issuer::serving_k1().await;
+    server.keys(&["k1", "k2"]);
+    *server.published.delay.lock().unwrap() = Duration::from_millis(300);
+
+    // The client of the first token naming k2 goes away while the JWKS is being fetched.
+    let first = token(&server.base, "k2");
+    let dropped = tokio::time::timeout(Duration::from_millis(50), verifier.verify(&first)).await;
+    assert!(dropped.is_err(), "the refetch takes 300 ms");
+    // The fetch goes on: the next token naming k2 waits for it, and no second one is made.
+    assert_eq!(signed_by(&verifier, &server, "k2").await, ada());
+    assert_eq!(server.jwks_hits(), 2);
+}
+
+#[tokio::test]
 async fn with_the_issuer_gone_the_keys_fetched_before_still_verify() {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    crate::escaped::every_callsite_wanted();
+    let warnings = Warnings::default();
+    let _guard =
+        tracing::subscriber::set_default(tracing_subscriber::registry().with(warnings.clone()));
+
     let (mut server, verifier) = Issuer::serving_k1().await;
     let verifier = verifier.refetch_interval(Duration::ZERO);
     server.stop().await;
@@ -436,6 +477,23 @@ async fn with_the_issuer_gone_the_keys_fetched_before_still_verify() {
         assert_eq!(signed_by(&verifier, &server, "k2").await, Err(untrusted()));
     }
     assert_eq!(server.jwks_hits(), 1);
+
+    // One warning for each failed refetch, naming the JWKS and never the token.
+    let warnings = warnings.0.lock().unwrap().clone();
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    for warning in &warnings {
+        assert_eq!(warning["jwks_uri"], format!("{}/jwks", server.base));
+        assert_eq!(
+            warning["message"],
+            "the JWKS could not be fetched again; the keys fetched before stay trusted"
+        );
+        assert!(
+            warning["problem"].starts_with("client error (Connect)"),
+            "{warning:?}"
+        );
+        // Every JWT starts with the base64 of `{"`.
+        assert!(!format!("{warning:?}").contains("eyJ"), "{warning:?}");
+    }
 }
 
 #[tokio::test]

@@ -57,6 +57,7 @@ impl DiscoveryError {
 /// [`LIMIT`].
 pub(super) struct Fetch {
     client: Hyper<Connector, Empty<Bytes>>,
+    timeout: Duration,
 }
 
 impl Fetch {
@@ -65,12 +66,16 @@ impl Fetch {
             client: Hyper::builder(TokioExecutor::new())
                 .pool_max_idle_per_host(0)
                 .build(Connector::new()),
+            timeout: TIMEOUT,
         }
     }
 
     /// The JSON object at `url`; `Ok(None)` when the answer is a 4xx (no document there).
     pub(super) async fn json(&self, url: &str) -> Result<Option<Value>, String> {
-        if url.starts_with("https://") {
+        if url
+            .get(..8)
+            .is_some_and(|s| s.eq_ignore_ascii_case("https://"))
+        {
             return Err(
                 "an https URL needs TLS, which phantom's `jwt` feature does not build in \
                  yet; fetch the JWKS with the application's client and use `JwtVerifier::new`"
@@ -115,9 +120,9 @@ impl Fetch {
                 Err(e) => Err(format!("the answer is not JSON: {e}")),
             }
         };
-        tokio::time::timeout(TIMEOUT, answer)
+        tokio::time::timeout(self.timeout, answer)
             .await
-            .map_err(|_| format!("no answer within {} s", TIMEOUT.as_secs()))?
+            .map_err(|_| format!("no answer within {:?}", self.timeout))?
     }
 }
 
@@ -192,11 +197,29 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn an_https_url_says_tls_is_not_built_in() {
-        let error = Fetch::new()
-            .json("https://auth.example/.well-known/openid-configuration")
+    async fn a_server_that_never_answers_is_given_up_on() {
+        // Connections are accepted (into the backlog) and never answered.
+        let silent = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+        let url = format!("http://{}/jwks", silent.local_addr().expect("an address"));
+        let fetch = Fetch {
+            timeout: Duration::from_millis(200),
+            ..Fetch::new()
+        };
+        let error = tokio::time::timeout(Duration::from_secs(5), fetch.json(&url))
             .await
-            .expect_err("no TLS");
-        assert!(error.starts_with("an https URL needs TLS"), "{error}");
+            .expect("the fetch gives up by itself")
+            .expect_err("no answer");
+        assert_eq!(error, "no answer within 200ms");
+    }
+
+    #[tokio::test]
+    async fn an_https_url_says_tls_is_not_built_in() {
+        for url in [
+            "https://auth.example/.well-known/openid-configuration",
+            "HTTPS://auth.example/.well-known/openid-configuration",
+        ] {
+            let error = Fetch::new().json(url).await.expect_err("no TLS");
+            assert!(error.starts_with("an https URL needs TLS"), "{error}");
+        }
     }
 }

@@ -55,12 +55,13 @@ const REFETCH_INTERVAL: Duration = Duration::from_secs(60);
 /// # Ok(()) }
 /// ```
 pub struct JwtVerifier {
-    keys: ArcSwap<Vec<Key>>,
+    /// Shared with a refetch in flight, which stores what it fetched.
+    keys: Arc<ArcSwap<Vec<Key>>>,
     audiences: Vec<String>,
     issuers: Vec<String>,
     leeway: u64,
     /// Where discovered keys are fetched again; `None` for keys the application gave.
-    source: Option<Source>,
+    source: Option<Arc<Source>>,
     refetch_interval: Duration,
 }
 
@@ -68,8 +69,9 @@ pub struct JwtVerifier {
 struct Source {
     fetch: Fetch,
     jwks_uri: String,
-    /// Held for the whole of a refetch, so the verifications that need one share it.
-    refetched: tokio::sync::Mutex<Option<Instant>>,
+    /// When the JWKS was last fetched again; held for the whole of a refetch, so the
+    /// verifications that need one share it.
+    refetched: Arc<tokio::sync::Mutex<Option<Instant>>>,
 }
 
 /// One trusted key: its id, the decoding key, the algorithms it verifies.
@@ -101,7 +103,7 @@ impl JwtVerifier {
     /// Trusts the keys of `jwks` for tokens issued for `audience` (this server's canonical URL).
     pub fn new(jwks: &JwkSet, audience: impl Into<String>) -> Result<Self, InvalidJwks> {
         Ok(Self {
-            keys: ArcSwap::from_pointee(keys_of(jwks)?),
+            keys: Arc::new(ArcSwap::from_pointee(keys_of(jwks)?)),
             audiences: vec![audience.into()],
             issuers: Vec::new(),
             leeway: 60,
@@ -156,18 +158,18 @@ impl JwtVerifier {
             let source = Source {
                 fetch,
                 jwks_uri,
-                refetched: tokio::sync::Mutex::new(None),
+                refetched: Arc::default(),
             };
             let keys = source
                 .keys()
                 .await
                 .map_err(|problem| DiscoveryError::new(&issuer, &source.jwks_uri, problem))?;
             Ok(Self {
-                keys: ArcSwap::from_pointee(keys),
+                keys: Arc::new(ArcSwap::from_pointee(keys)),
                 audiences: vec![audience],
                 issuers: vec![issuer],
                 leeway: 60,
-                source: Some(source),
+                source: Some(Arc::new(source)),
                 refetch_interval: REFETCH_INTERVAL,
             })
         }
@@ -248,9 +250,10 @@ impl JwtVerifier {
     /// The keys after fetching the JWKS again for a token whose key is not in `seen`: one
     /// fetch at a time, shared by the verifications waiting for it, and none within the
     /// refetch interval of the last one; the keys as they are when the fetch is not made or
-    /// fails.
-    async fn refetched(&self, source: &Source, seen: &Arc<Vec<Key>>) -> Arc<Vec<Key>> {
-        let mut last = source.refetched.lock().await;
+    /// fails. The fetch runs as a task of its own, holding the lock: a verification dropped
+    /// while it waits (its client went away) neither stops it nor lets a second one start.
+    async fn refetched(&self, source: &Arc<Source>, seen: &Arc<Vec<Key>>) -> Arc<Vec<Key>> {
+        let mut last = Arc::clone(&source.refetched).lock_owned().await;
         let current = self.keys.load_full();
         if !Arc::ptr_eq(&current, seen) {
             // Fetched (or set) while this verification waited.
@@ -260,22 +263,24 @@ impl JwtVerifier {
             return current;
         }
         *last = Some(Instant::now());
-        match source.keys().await {
-            Ok(keys) => {
-                tracing::debug!(jwks_uri = %source.jwks_uri, keys = keys.len(), "JWKS fetched again");
-                let keys = Arc::new(keys);
-                self.keys.store(Arc::clone(&keys));
-                keys
-            }
-            Err(problem) => {
-                tracing::warn!(
+        let (source, keys) = (Arc::clone(source), Arc::clone(&self.keys));
+        let refetch = tokio::spawn(async move {
+            let _held = last;
+            match source.keys().await {
+                Ok(fetched) => {
+                    tracing::debug!(jwks_uri = %source.jwks_uri, keys = fetched.len(), "JWKS fetched again");
+                    keys.store(Arc::new(fetched));
+                }
+                Err(problem) => tracing::warn!(
                     jwks_uri = %source.jwks_uri,
                     %problem,
                     "the JWKS could not be fetched again; the keys fetched before stay trusted"
-                );
-                current
+                ),
             }
-        }
+        });
+        // A panic in the task is a failed fetch: the keys stay as they were.
+        let _ = refetch.await;
+        self.keys.load_full()
     }
 }
 
