@@ -228,3 +228,47 @@ async fn the_oauth_flow_runs_over_https_with_the_clients_root() {
     let token = script.token.as_ref().expect("a token request");
     assert_eq!(token["grant_type"], "authorization_code");
 }
+
+/// Where the child of the next test finds the server (and knows it is the child).
+const CHILD_URL: &str = "PHANTOM_TLS_CHILD_URL";
+
+/// Without `root_certificate` the client trusts the platform's store, which `SSL_CERT_FILE` can
+/// name (as for curl): this test binary run again (the store is read once per process) with the
+/// test CA there connects and calls.
+#[tokio::test]
+async fn without_an_added_root_the_platforms_store_is_trusted() {
+    if let Ok(url) = std::env::var(CHILD_URL) {
+        let client = Client::http(&url)
+            .connect()
+            .await
+            .expect("the CA of SSL_CERT_FILE is trusted");
+        let echo = client.call_tool("echo", json!({"text": "platform"})).await;
+        assert_eq!(echo.expect("tools/call").text_content(), "echo: platform");
+        return;
+    }
+    let pki = make_pki();
+    let server = lab_over_tls(&pki).await;
+    let dir = crate::oauth::scratch();
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    let bundle = dir.join("ca.pem");
+    std::fs::write(&bundle, &pki.ca).expect("the CA written");
+    let child = tokio::process::Command::new(std::env::current_exe().expect("this test binary"))
+        .args([
+            "tls::without_an_added_root_the_platforms_store_is_trusted",
+            "--exact",
+            "--nocapture",
+        ])
+        .env(CHILD_URL, format!("https://localhost:{}/mcp", server.port))
+        .env("SSL_CERT_FILE", &bundle)
+        .env_remove("SSL_CERT_DIR")
+        .output()
+        .await
+        .expect("the child runs");
+    let _ = std::fs::remove_dir_all(&dir);
+    let said = String::from_utf8_lossy(&child.stdout);
+    assert!(
+        child.status.success() && said.contains("1 passed"),
+        "{said}{}",
+        String::from_utf8_lossy(&child.stderr)
+    );
+}
