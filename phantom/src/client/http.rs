@@ -46,7 +46,8 @@ impl Http {
         let url: http::Uri = url
             .parse()
             .map_err(|e| ClientError::Transport(format!("`{url}` is not a URL: {e}")))?;
-        crate::kernel::check_scheme(&url).map_err(ClientError::Transport)?;
+        crate::kernel::check_scheme(&url)
+            .map_err(|why| ClientError::Transport(format!("`{url}`: {why}")))?;
         let client = crate::kernel::client(trust).map_err(ClientError::Transport)?;
         #[cfg(feature = "oauth")]
         let oauth = match auth {
@@ -511,5 +512,25 @@ fn data_of(event: &[u8]) -> Option<Value> {
             tracing::warn!(error = %e, "an SSE event whose data is not JSON; skipped");
             None
         }
+    }
+}
+
+#[cfg(all(test, not(feature = "tls")))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_https_url_without_the_tls_feature_is_refused_naming_it() {
+        let url = "https://mcp.example.com/mcp";
+        let Err(refused) = Http::new(url, Vec::new(), &Auth::default(), &Trust::default()) else {
+            panic!("an https URL is refused without `tls`");
+        };
+        let ClientError::Transport(message) = refused else {
+            panic!("a transport error: {refused:?}");
+        };
+        assert!(
+            message.starts_with(&format!("`{url}`: https:// needs phantom's `tls` feature")),
+            "{message}"
+        );
     }
 }

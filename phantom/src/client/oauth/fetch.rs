@@ -45,7 +45,7 @@ impl Fetch {
         let (parts, body) = request.into_parts();
         let target = format!("{} {}", parts.method, without_query(&parts.uri));
         crate::kernel::check_scheme(&parts.uri)
-            .map_err(|e| FetchError(format!("{} {e}", parts.method)))?;
+            .map_err(|why| FetchError(format!("{target}: {why}")))?;
         let request = Request::from_parts(parts, Full::new(Bytes::from(body)));
         let response = self
             .client
@@ -119,5 +119,26 @@ pub(super) fn without_query(uri: &http::Uri) -> String {
     match (uri.scheme_str(), uri.authority()) {
         (Some(scheme), Some(authority)) => format!("{scheme}://{authority}{}", uri.path()),
         _ => uri.path().to_owned(),
+    }
+}
+
+#[cfg(all(test, not(feature = "tls")))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_https_request_without_the_tls_feature_is_refused_naming_it() {
+        let fetch = Fetch::new(&Trust::default()).expect("a client");
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a runtime");
+        let url = "https://as.example.com/.well-known/oauth-authorization-server?x=secret";
+        let refused = runtime.block_on(fetch.json(url)).expect_err("refused");
+        assert_eq!(
+            refused.to_string(),
+            "GET https://as.example.com/.well-known/oauth-authorization-server: https:// needs \
+             phantom's `tls` feature (`phantom-mcp` with features [\"client\", \"tls\"]), or a \
+             proxy in front that speaks TLS"
+        );
     }
 }
