@@ -42,7 +42,7 @@ pub(crate) fn token_file(given: Option<&PathBuf>) -> Result<PathBuf, Failure> {
 pub(crate) async fn login(args: &LoginArgs) -> Outcome {
     if !(args.url.starts_with("http://") || args.url.starts_with("https://")) {
         return Err(
-            Failure::new(format!("`{}` is not an http:// URL", args.url))
+            Failure::new(format!("`{}` is not an http:// or https:// URL", args.url))
                 .help("give the server's URL (`https://mcp.example.com/mcp`)"),
         );
     }

@@ -35,7 +35,7 @@ pub(crate) fn target<'a>(
             if url.starts_with("http://") || url.starts_with("https://") {
                 Ok(Target::Url(url))
             } else {
-                Err(Failure::new(format!("`{url}` is not an http:// URL"))
+                Err(Failure::new(format!("`{url}` is not an http:// or https:// URL"))
                     .help("give the server's URL (`http://127.0.0.1:4000/mcp`), or `-- COMMAND ARGS…` to start a stdio server"))
             }
         }

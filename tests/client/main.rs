@@ -20,6 +20,7 @@ mod others;
 mod remote;
 #[allow(dead_code, unreachable_pub)]
 mod scripted;
+mod tls;
 
 use std::sync::{Arc, Mutex};
 

@@ -97,7 +97,16 @@ pub(crate) async fn servers(script: Script) -> (String, Shared) {
         .expect("bind");
     let base = format!("http://{}", listener.local_addr().expect("address"));
     let shared: Shared = Arc::new(Mutex::new(script));
-    let (b, s) = (base.clone(), Arc::clone(&shared));
+    let app = app(&base, &shared);
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (base, shared)
+}
+
+/// The scripted servers' routes, answering as the servers at `base` (`http://…` or
+/// `https://…`).
+pub(crate) fn app(base: &str, shared: &Shared) -> axum::Router {
+    let base = base.to_owned();
+    let (b, s) = (base.clone(), Arc::clone(shared));
     let prm = move || {
         let base = b.clone();
         async move { Js(json!({"resource": format!("{base}/mcp"), "authorization_servers": [base]})) }
@@ -194,12 +203,12 @@ pub(crate) async fn servers(script: Script) -> (String, Shared) {
                 .into_response()
         }
     };
-    let (s2, b) = (Arc::clone(&s), base.clone());
+    let (s2, b) = (Arc::clone(&s), base);
     let mcp = move |headers: HeaderMap, body: String| {
         let (s, base) = (Arc::clone(&s2), b.clone());
         async move { mcp(&s, &base, &headers, &body) }
     };
-    let app = axum::Router::new()
+    axum::Router::new()
         .route(
             "/.well-known/oauth-protected-resource/mcp",
             axum::routing::get(prm),
@@ -214,9 +223,7 @@ pub(crate) async fn servers(script: Script) -> (String, Shared) {
         .route(
             "/mcp",
             axum::routing::post(mcp).get(|| async { StatusCode::METHOD_NOT_ALLOWED }),
-        );
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    (base, shared)
+        )
 }
 
 /// A legacy MCP server that wants `Bearer TOKEN`.

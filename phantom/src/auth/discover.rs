@@ -2,14 +2,12 @@
 //! authorization server metadata (RFC 8414 or OpenID discovery), which names its `jwks_uri`, and
 //! the JWKS there; each GET bounded in time and size.
 
-use std::error::Error as _;
 use std::time::Duration;
 
 use bytes::Bytes;
 use http::{Request, header};
 use http_body_util::{BodyExt as _, Empty, Limited};
 use hyper_util::client::legacy::Client as Hyper;
-use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
 
@@ -18,9 +16,6 @@ const TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The largest document read from an issuer (metadata or JWKS).
 const LIMIT: usize = 1 << 20;
-
-/// How an issuer is reached: plain HTTP. A TLS connector goes here, and only here.
-type Connector = HttpConnector;
 
 /// Why [`JwtVerifier::discover`](super::JwtVerifier::discover) could not trust an issuer's keys:
 /// the issuer, the URL being read and what was wrong with it.
@@ -56,46 +51,37 @@ impl DiscoveryError {
 /// (a JWKS is read again at most once a refetch interval), each within [`TIMEOUT`] and
 /// [`LIMIT`].
 pub(super) struct Fetch {
-    client: Hyper<Connector, Empty<Bytes>>,
+    client: Hyper<crate::kernel::Connector, Empty<Bytes>>,
     timeout: Duration,
 }
 
 impl Fetch {
-    pub(super) fn new() -> Self {
-        Self {
+    /// A fetch over the client's connector (`https://` with the feature `tls`, trusting the
+    /// platform's roots); why there is none (no trusted root at all).
+    pub(super) fn new() -> Result<Self, String> {
+        let connector = crate::kernel::connector(&crate::kernel::Trust::default())?;
+        Ok(Self {
             client: Hyper::builder(TokioExecutor::new())
                 .pool_max_idle_per_host(0)
-                .build(Connector::new()),
+                .build(connector),
             timeout: TIMEOUT,
-        }
+        })
     }
 
     /// The JSON object at `url`; `Ok(None)` when the answer is a 4xx (no document there).
     pub(super) async fn json(&self, url: &str) -> Result<Option<Value>, String> {
-        if url
-            .get(..8)
-            .is_some_and(|s| s.eq_ignore_ascii_case("https://"))
-        {
-            return Err(
-                "an https URL needs TLS, which phantom's `jwt` feature does not build in \
-                 yet; fetch the JWKS with the application's client and use `JwtVerifier::new`"
-                    .into(),
-            );
-        }
-        let request = Request::get(url)
+        let uri: http::Uri = url.parse().map_err(|e| format!("not a URL: {e}"))?;
+        crate::kernel::check_scheme(&uri)?;
+        let request = Request::get(uri)
             .header(header::ACCEPT, "application/json")
             .body(Empty::new())
             .map_err(|e| format!("not a URL: {e}"))?;
         let answer = async {
-            let response = self.client.request(request).await.map_err(|e| {
-                let mut text = e.to_string();
-                let mut cause = e.source();
-                while let Some(c) = cause {
-                    text = format!("{text}: {c}");
-                    cause = c.source();
-                }
-                text
-            })?;
+            let response = self
+                .client
+                .request(request)
+                .await
+                .map_err(|e| crate::kernel::describe(&e))?;
             let status = response.status();
             if status.is_client_error() {
                 return Ok(None);
@@ -179,7 +165,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_issuer_that_is_not_an_http_url_is_refused_before_any_request() {
-        let fetch = Fetch::new();
+        let fetch = Fetch::new().expect("a connector");
         for (issuer, problem) in [
             ("auth.example", "the issuer is not an absolute URL"),
             (
@@ -203,7 +189,7 @@ mod tests {
         let url = format!("http://{}/jwks", silent.local_addr().expect("an address"));
         let fetch = Fetch {
             timeout: Duration::from_millis(200),
-            ..Fetch::new()
+            ..Fetch::new().expect("a connector")
         };
         let error = tokio::time::timeout(Duration::from_secs(5), fetch.json(&url))
             .await
@@ -212,14 +198,22 @@ mod tests {
         assert_eq!(error, "no answer within 200ms");
     }
 
+    #[cfg(not(feature = "tls"))]
     #[tokio::test]
     async fn an_https_url_says_tls_is_not_built_in() {
         for url in [
             "https://auth.example/.well-known/openid-configuration",
             "HTTPS://auth.example/.well-known/openid-configuration",
         ] {
-            let error = Fetch::new().json(url).await.expect_err("no TLS");
-            assert!(error.starts_with("an https URL needs TLS"), "{error}");
+            let error = Fetch::new()
+                .expect("a connector")
+                .json(url)
+                .await
+                .expect_err("no TLS");
+            assert!(
+                error.starts_with("https:// needs phantom's `tls` feature"),
+                "{error}"
+            );
         }
     }
 }

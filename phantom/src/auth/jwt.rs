@@ -124,9 +124,8 @@ impl JwtVerifier {
     /// Each GET must be answered within 10 s, with at most 1 MiB. Keys of the JWKS that cannot
     /// verify signatures (encryption keys, shared secrets, unknown types) are passed over.
     ///
-    /// Only `http://` URLs can be fetched for now: phantom builds in no TLS client, so an
-    /// `https://` issuer or `jwks_uri` fails with an error saying so (read such a JWKS with the
-    /// application's own client and use [`new`](Self::new)).
+    /// `https://` issuers and `jwks_uri`s need the feature `tls` (rustls, the platform's trusted
+    /// roots, as the client's requests); without it they fail with an error saying so.
     ///
     /// # Errors
     ///
@@ -153,7 +152,8 @@ impl JwtVerifier {
         let issuer = issuer.to_owned();
         let audience = audience.into();
         async move {
-            let fetch = Fetch::new();
+            let fetch =
+                Fetch::new().map_err(|problem| DiscoveryError::new(&issuer, &issuer, problem))?;
             let jwks_uri = discover::jwks_uri(&fetch, &issuer).await?;
             let source = Source {
                 fetch,

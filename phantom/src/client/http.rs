@@ -9,12 +9,10 @@ use futures_util::StreamExt as _;
 use http::{HeaderName, HeaderValue, Method, Request, StatusCode, header};
 use http_body_util::{BodyExt as _, Full};
 use hyper_util::client::legacy::Client as Hyper;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
 
 use super::{ClientError, Messages};
-use crate::kernel::{BoxFuture, Locked as _};
+use crate::kernel::{BoxFuture, Connector, Locked as _, Trust, describe};
 
 const SESSION: &str = "mcp-session-id";
 const VERSION: &str = "mcp-protocol-version";
@@ -28,7 +26,7 @@ pub(super) type Auth = ();
 
 /// One server's endpoint.
 pub(super) struct Http {
-    client: Hyper<HttpConnector, Full<Bytes>>,
+    client: Hyper<Connector, Full<Bytes>>,
     url: http::Uri,
     headers: Vec<(HeaderName, HeaderValue)>,
     session: Mutex<Option<String>>,
@@ -43,15 +41,14 @@ impl Http {
         url: &str,
         headers: Vec<(HeaderName, HeaderValue)>,
         auth: &Auth,
+        trust: &Trust,
     ) -> Result<Self, ClientError> {
         let url: http::Uri = url
             .parse()
             .map_err(|e| ClientError::Transport(format!("`{url}` is not a URL: {e}")))?;
-        if url.scheme_str() != Some("http") {
-            return Err(ClientError::Transport(format!(
-                "`{url}`: only http:// URLs are served by this client (put TLS in front with a proxy)"
-            )));
-        }
+        crate::kernel::check_scheme(&url)
+            .map_err(|why| ClientError::Transport(format!("`{url}`: {why}")))?;
+        let client = crate::kernel::client(trust).map_err(ClientError::Transport)?;
         #[cfg(feature = "oauth")]
         if auth.is_some()
             && headers
@@ -69,13 +66,14 @@ impl Http {
             Some(config) => Some(super::oauth::Session::new(
                 config.clone(),
                 &url.to_string(),
+                &client,
             )?),
             None => None,
         };
         #[cfg(not(feature = "oauth"))]
         let () = *auth;
         Ok(Self {
-            client: Hyper::builder(TokioExecutor::new()).build_http(),
+            client,
             url,
             headers,
             session: Mutex::default(),
@@ -249,11 +247,10 @@ impl Http {
     ) -> Result<(http::Response<hyper::body::Incoming>, Option<String>), ClientError> {
         let sent = self.bearer();
         let request = self.build(Method::POST, extra, Some(message.clone()))?;
-        let response = self
-            .client
-            .request(request)
-            .await
-            .map_err(|e| ClientError::Transport(format!("POST {}: {e}", self.url)))?;
+        let response =
+            self.client.request(request).await.map_err(|e| {
+                ClientError::Transport(format!("POST {}: {}", self.url, describe(&e)))
+            })?;
         Ok((response, sent))
     }
 
@@ -262,11 +259,10 @@ impl Http {
     pub(super) async fn get(&self) -> Result<Option<Messages>, ClientError> {
         let accept = [("accept".to_owned(), "text/event-stream".to_owned())];
         let request = self.build(Method::GET, &accept, None)?;
-        let response = self
-            .client
-            .request(request)
-            .await
-            .map_err(|e| ClientError::Transport(format!("GET {}: {e}", self.url)))?;
+        let response =
+            self.client.request(request).await.map_err(|e| {
+                ClientError::Transport(format!("GET {}: {}", self.url, describe(&e)))
+            })?;
         match response.status() {
             StatusCode::METHOD_NOT_ALLOWED => Ok(None),
             s if s.is_success() => Ok(Some(events(response.into_body()))),
@@ -406,11 +402,9 @@ impl Http {
             ("last-event-id".to_owned(), last_id.to_owned()),
         ];
         let request = self.build(Method::GET, &extra, None)?;
-        let response = self
-            .client
-            .request(request)
-            .await
-            .map_err(|e| ClientError::Transport(format!("GET {} (resuming): {e}", self.url)))?;
+        let response = self.client.request(request).await.map_err(|e| {
+            ClientError::Transport(format!("GET {} (resuming): {}", self.url, describe(&e)))
+        })?;
         if !response.status().is_success() {
             return Err(ClientError::Http {
                 status: response.status().as_u16(),
@@ -530,5 +524,25 @@ fn data_of(event: &[u8]) -> Option<Value> {
             tracing::warn!(error = %e, "an SSE event whose data is not JSON; skipped");
             None
         }
+    }
+}
+
+#[cfg(all(test, not(feature = "tls")))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_https_url_without_the_tls_feature_is_refused_naming_it() {
+        let url = "https://mcp.example.com/mcp";
+        let Err(refused) = Http::new(url, Vec::new(), &Auth::default(), &Trust::default()) else {
+            panic!("an https URL is refused without `tls`");
+        };
+        let ClientError::Transport(message) = refused else {
+            panic!("a transport error: {refused:?}");
+        };
+        assert!(
+            message.starts_with(&format!("`{url}`: https:// needs phantom's `tls` feature")),
+            "{message}"
+        );
     }
 }

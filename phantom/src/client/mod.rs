@@ -56,6 +56,11 @@
 //! [`Client::call_tool_or_task`] with [`ToolCall::Task`]; follow it with [`Client::wait_task`],
 //! answer what it asks with [`Client::update_task`], stop it with [`Client::cancel_task`].
 //!
+//! **https.** With the `tls` feature, [`Client::http`] takes `https://` URLs: rustls, http/1.1
+//! or h2 by ALPN, certificates verified against the platform's trusted roots and any
+//! `Builder::root_certificate` (a private CA's). Without it an `https://` URL fails
+//! [`Builder::connect`] with [`ClientError::Transport`], saying to enable `tls`.
+//!
 //! **Connect to an OAuth-protected server.** With the `oauth` feature,
 //! `Builder::oauth(OAuth::new(redirect_uri))` connects to a server behind MCP authorization:
 //! its first `401` runs discovery, registration, the authorization (through an `Authorize`
@@ -208,6 +213,11 @@ pub struct Builder {
     legacy_version: crate::protocol::ProtocolVersion,
     /// How the HTTP link gets tokens ([`Builder::oauth`]).
     auth: http::Auth,
+    /// The roots the HTTP link and its OAuth flow trust (`Builder::root_certificate`).
+    trust: crate::kernel::Trust,
+    /// Why a certificate given to `Builder::root_certificate` does not read.
+    #[cfg(feature = "tls")]
+    bad_root: Option<String>,
 }
 
 impl std::fmt::Debug for Builder {
@@ -271,7 +281,23 @@ impl Builder {
             client_info: None,
             legacy_version: crate::protocol::ProtocolVersion::LATEST_LEGACY,
             auth: Default::default(),
+            trust: crate::kernel::Trust::default(),
+            #[cfg(feature = "tls")]
+            bad_root: None,
         }
+    }
+
+    /// Trusts the root certificate(s) of `pem` (one or more `-----BEGIN CERTIFICATE-----`
+    /// blocks) for `https://` (feature `tls`), besides the platform's trusted roots: a private
+    /// CA's, or a test's. It applies to the MCP requests and to the OAuth flow's (metadata,
+    /// registration, the token endpoint). Certificates are always verified: there is no way to
+    /// turn that off. A `pem` that does not read makes [`Builder::connect`] fail, naming it.
+    #[cfg(feature = "tls")]
+    pub fn root_certificate(mut self, pem: &[u8]) -> Self {
+        if let Err(why) = self.trust.add_pem(pem) {
+            self.bad_root.get_or_insert(why);
+        }
+        self
     }
 
     /// Gets tokens with OAuth when the server asks for one (feature `oauth`): on a `401`, or a
@@ -463,6 +489,12 @@ impl Builder {
         if let Some(name) = self.bad_header {
             return Err(ClientError::Transport(format!(
                 "the header `{name}` is not a valid HTTP header name and value"
+            )));
+        }
+        #[cfg(feature = "tls")]
+        if let Some(why) = self.bad_root {
+            return Err(ClientError::Transport(format!(
+                "the certificate given to `Builder::root_certificate` does not read: {why}"
             )));
         }
         Client::connect(self).await

@@ -103,7 +103,8 @@ impl std::fmt::Debug for Client {
 }
 
 impl Client {
-    /// A client of the Streamable HTTP endpoint at `url` (`http://host:port/mcp`).
+    /// A client of the Streamable HTTP endpoint at `url` (`http://host:port/mcp`, or
+    /// `https://…` with the feature `tls`).
     pub fn http(url: &str) -> Builder {
         Builder::new(Target::Http {
             url: url.to_owned(),
@@ -142,6 +143,7 @@ impl Client {
                 url,
                 headers.clone(),
                 &builder.auth,
+                &builder.trust,
             )?)),
             Target::Stdio { program, args } => Link::Stdio(stdio::Stdio::spawn(
                 program,

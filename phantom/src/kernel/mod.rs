@@ -5,6 +5,8 @@
 
 mod callback;
 mod challenge;
+#[cfg(any(feature = "client", feature = "tls", feature = "jwt"))]
+mod connector;
 mod failure;
 mod ids;
 mod lock;
@@ -19,6 +21,9 @@ use std::pin::Pin;
 pub use callback::Callback;
 pub(crate) use callback::Overrides;
 pub use challenge::WwwAuthenticate;
+#[cfg(any(feature = "client", feature = "tls", feature = "jwt"))]
+#[allow(unused_imports, reason = "each is used by some of `client`, `jwt` and `tls`")]
+pub(crate) use connector::{Connector, Trust, check_scheme, client, connector, describe};
 pub(crate) use failure::{
     Failure, Handling, bad_request, guarded, invalid, parse_params, target_member, unknown,
 };

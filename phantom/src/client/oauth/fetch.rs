@@ -1,13 +1,13 @@
 //! The flow's own HTTP requests (metadata, registration, the token endpoint through `oauth2`),
-//! on the hyper client the MCP requests use.
+//! on the hyper client the MCP requests use (its connections, and so the roots it trusts).
 
 use bytes::Bytes;
 use http::{Method, Request, Response, StatusCode, header};
 use http_body_util::{BodyExt as _, Full};
 use hyper_util::client::legacy::Client as Hyper;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
+
+use crate::kernel::{Connector, Trust, describe};
 
 /// The largest answer read from an authorization server or a metadata URL.
 const LIMIT: usize = 1 << 20;
@@ -37,14 +37,21 @@ impl FetchError {
 /// An HTTP client for the flow; cheap to clone.
 #[derive(Clone)]
 pub(super) struct Fetch {
-    client: Hyper<HttpConnector, Full<Bytes>>,
+    client: Hyper<Connector, Full<Bytes>>,
 }
 
 impl Fetch {
-    pub(super) fn new() -> Self {
+    /// The flow's requests on `client`, the MCP link's (one pool, the same trusted roots).
+    pub(super) fn over(client: &Hyper<Connector, Full<Bytes>>) -> Self {
         Self {
-            client: Hyper::builder(TokioExecutor::new()).build_http(),
+            client: client.clone(),
         }
+    }
+
+    /// A client of its own, trusting `trust`.
+    pub(super) fn new(trust: &Trust) -> Result<Self, FetchError> {
+        let client = crate::kernel::client(trust).map_err(FetchError)?;
+        Ok(Self { client })
     }
 
     /// Sends `request` (no redirect followed); the answer with its body read (at most 1 MiB).
@@ -54,12 +61,14 @@ impl Fetch {
     ) -> Result<Response<Vec<u8>>, FetchError> {
         let (parts, body) = request.into_parts();
         let target = format!("{} {}", parts.method, without_query(&parts.uri));
+        crate::kernel::check_scheme(&parts.uri)
+            .map_err(|why| FetchError(format!("{target}: {why}")))?;
         let request = Request::from_parts(parts, Full::new(Bytes::from(body)));
         let response = self
             .client
             .request(request)
             .await
-            .map_err(|e| FetchError(format!("{target}: {e}")))?;
+            .map_err(|e| FetchError(format!("{target}: {}", describe(&e))))?;
         let (parts, body) = response.into_parts();
         let body = http_body_util::Limited::new(body, LIMIT)
             .collect()
@@ -127,5 +136,26 @@ pub(super) fn without_query(uri: &http::Uri) -> String {
     match (uri.scheme_str(), uri.authority()) {
         (Some(scheme), Some(authority)) => format!("{scheme}://{authority}{}", uri.path()),
         _ => uri.path().to_owned(),
+    }
+}
+
+#[cfg(all(test, not(feature = "tls")))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_https_request_without_the_tls_feature_is_refused_naming_it() {
+        let fetch = Fetch::new(&Trust::default()).expect("a client");
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a runtime");
+        let url = "https://as.example.com/.well-known/oauth-authorization-server?x=secret";
+        let refused = runtime.block_on(fetch.json(url)).expect_err("refused");
+        assert_eq!(
+            refused.to_string(),
+            "GET https://as.example.com/.well-known/oauth-authorization-server: https:// needs \
+             phantom's `tls` feature (`phantom-mcp` with features [\"client\", \"tls\"]), or a \
+             proxy in front that speaks TLS"
+        );
     }
 }

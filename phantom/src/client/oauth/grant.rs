@@ -97,7 +97,7 @@ fn sender(
 /// Runs the authorization request (through `authorize`) and exchanges the code for tokens.
 pub(super) async fn authorization_code(
     fetch: &Fetch,
-    authorize: &dyn DynAuthorize,
+    authorize: Option<&dyn DynAuthorize>,
     server: &Server,
     identity: &Identity,
     redirect_uri: &str,
@@ -127,9 +127,11 @@ pub(super) async fn authorization_code(
     }
     let (url, state) = request.url();
     tracing::debug!(endpoint = %server.authorization_endpoint, "authorization request");
-    let landed = authorize
-        .authorize_boxed(url.as_str())
-        .await
+    let landed = match authorize {
+        Some(step) => step.authorize_boxed(url.as_str()).await,
+        None => super::fetch_redirect(fetch, url.as_str()).await,
+    };
+    let landed = landed
         .map_err(|why| authorization(format!("the authorization request did not end: {why}")))?;
     let code = redirected(&landed, redirect_uri, state.secret(), server)?;
     let exchange = client

@@ -61,30 +61,36 @@ impl<T: Authorize> DynAuthorize for T {
 pub struct FetchRedirect;
 
 impl Authorize for FetchRedirect {
+    /// On a connection of its own that trusts the platform's roots. As a client's step (the
+    /// default, or given to [`OAuth::authorize`]) it runs on the client's connection instead,
+    /// which trusts what `Builder::root_certificate` (feature `tls`) added.
     async fn authorize(&self, url: &str) -> Result<String, String> {
-        let request = http::Request::get(url)
-            .body(Vec::new())
-            .map_err(|e| format!("the authorization URL is not a URL: {e}"))?;
-        let uri = request.uri().clone();
-        let response = Fetch::new()
-            .send(request)
-            .await
-            .map_err(|e| e.to_string())?;
-        let location = response
-            .headers()
-            .get(http::header::LOCATION)
-            .and_then(|v| v.to_str().ok());
-        match location {
-            Some(location) if response.status().is_redirection() => Url::parse(&uri.to_string())
-                .and_then(|base| base.join(location))
-                .map(String::from)
-                .map_err(|e| format!("the redirect's `Location` is not a URL: {e}")),
-            _ => Err(format!(
-                "{} answered HTTP {} and no redirect",
-                fetch::without_query(&uri),
-                response.status()
-            )),
-        }
+        let fetch = Fetch::new(&crate::kernel::Trust::default()).map_err(|e| e.to_string())?;
+        fetch_redirect(&fetch, url).await
+    }
+}
+
+/// [`FetchRedirect`] on `fetch`.
+async fn fetch_redirect(fetch: &Fetch, url: &str) -> Result<String, String> {
+    let request = http::Request::get(url)
+        .body(Vec::new())
+        .map_err(|e| format!("the authorization URL is not a URL: {e}"))?;
+    let uri = request.uri().clone();
+    let response = fetch.send(request).await.map_err(|e| e.to_string())?;
+    let location = response
+        .headers()
+        .get(http::header::LOCATION)
+        .and_then(|v| v.to_str().ok());
+    match location {
+        Some(location) if response.status().is_redirection() => Url::parse(&uri.to_string())
+            .and_then(|base| base.join(location))
+            .map(String::from)
+            .map_err(|e| format!("the redirect's `Location` is not a URL: {e}")),
+        _ => Err(format!(
+            "{} answered HTTP {} and no redirect",
+            fetch::without_query(&uri),
+            response.status()
+        )),
     }
 }
 
@@ -131,7 +137,8 @@ pub struct OAuth {
     client_metadata_url: Option<String>,
     credentials: Option<(String, Option<String>)>,
     client_name: String,
-    authorize: Arc<dyn DynAuthorize>,
+    /// The interactive step; none: [`FetchRedirect`] on the flow's own connection.
+    authorize: Option<Arc<dyn DynAuthorize>>,
     store: Arc<dyn DynStore>,
 }
 
@@ -157,7 +164,7 @@ impl OAuth {
             client_metadata_url: None,
             credentials: None,
             client_name: "phantom-client".to_owned(),
-            authorize: Arc::new(FetchRedirect),
+            authorize: None,
             store: Arc::new(MemoryTokenStore::new()),
         }
     }
@@ -185,7 +192,11 @@ impl OAuth {
 
     /// The interactive step (default [`FetchRedirect`]).
     pub fn authorize(mut self, step: impl Authorize) -> Self {
-        self.authorize = Arc::new(step);
+        let fetch_redirect = (&step as &dyn std::any::Any).is::<FetchRedirect>();
+        self.authorize = match fetch_redirect {
+            true => None,
+            false => Some(Arc::new(step)),
+        };
         self
     }
 
@@ -309,7 +320,14 @@ pub(in crate::client) struct Session {
 }
 
 impl Session {
-    pub(in crate::client) fn new(config: OAuth, server: &str) -> Result<Self, ClientError> {
+    pub(in crate::client) fn new(
+        config: OAuth,
+        server: &str,
+        client: &hyper_util::client::legacy::Client<
+            crate::kernel::Connector,
+            http_body_util::Full<bytes::Bytes>,
+        >,
+    ) -> Result<Self, ClientError> {
         let url = Url::parse(server).map_err(|e| {
             ClientError::auth(AuthStep::Discovery, format!("`{server}` is not a URL: {e}"))
         })?;
@@ -318,7 +336,7 @@ impl Session {
             server: url,
             key: server.to_owned(),
             holder: crate::kernel::random_id::<16>(),
-            fetch: Fetch::new(),
+            fetch: Fetch::over(client),
             bearer: Mutex::default(),
             refresh_at: Mutex::default(),
             flow: tokio::sync::Mutex::default(),
@@ -642,7 +660,7 @@ impl Session {
         let list: Vec<String> = scopes.iter().cloned().collect();
         let tokens = grant::authorization_code(
             &self.fetch,
-            &*self.config.authorize,
+            self.config.authorize.as_deref(),
             server,
             identity,
             &self.config.redirect_uri,
