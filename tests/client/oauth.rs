@@ -600,3 +600,93 @@ async fn a_bearer_header_and_oauth_together_are_refused_at_connect() {
         .expect_err("refused");
     assert!(error.to_string().contains("give one of them"), "{error}");
 }
+
+/// A front server of its own (bearer tokens: `front-token`) with the scripted server at `base`
+/// mounted as `up`, authenticating with `oauth`.
+async fn gateway_to(base: &str, oauth: OAuth) -> crate::support::TestServer {
+    use phantom::auth::{AuthInfo, BearerAuth, StaticTokens};
+
+    #[derive(Clone)]
+    struct Front;
+
+    #[phantom::prelude::mcp_router(name = "front", version = "1.0.0")]
+    impl Front {}
+
+    let tokens = StaticTokens::new().token("front-token", AuthInfo::new("ada"));
+    let config = phantom::Config::default().with_bearer_auth(BearerAuth::new(tokens));
+    let front = phantom::dispatch::Dispatcher::with_config(Front, config);
+    phantom::gateway::Upstream::http(format!("{base}/mcp"))
+        .prefix("up")
+        .oauth(oauth)
+        .mount(&front.registry())
+        .await
+        .expect("the upstream mounts with its own token");
+    crate::support::TestServer::start_dispatcher(front, phantom::http::HttpConfig::default()).await
+}
+
+#[tokio::test]
+async fn a_gateway_upstream_gets_its_own_token_and_never_the_front_clients() {
+    let (base, script) = servers(Script::default()).await;
+    let front = gateway_to(&base, OAuth::new(REDIRECT)).await;
+    for era in [phantom::client::Era::Modern, phantom::client::Era::Legacy] {
+        let client = Client::http(&format!("http://{}/mcp", front.addr))
+            .era(era)
+            .bearer("front-token")
+            .connect()
+            .await
+            .expect("the front takes its own token");
+        let result = client.call_tool("up_echo", json!({})).await.expect("call");
+        assert_eq!(result.text_content(), "authorized", "{era:?}");
+        client.close().await;
+    }
+    let script = script.lock().unwrap();
+    assert!(script.served.contains(&"tools/call".to_owned()));
+    assert!(!script.seen.is_empty());
+    assert!(
+        script.seen.iter().all(|sent| !sent.contains("front-token")),
+        "the front client's token reached the upstream: {:?}",
+        script.seen
+    );
+    assert_eq!(
+        (script.registrations, script.authorizations),
+        (1, 1),
+        "one flow for every connection of the gateway to the upstream"
+    );
+}
+
+#[tokio::test]
+async fn a_token_the_upstream_refuses_is_the_gateways_own_error() {
+    let (base, script) = servers(Script::default()).await;
+    let store = Arc::new(MemoryTokenStore::new());
+    let front = gateway_to(&base, OAuth::new(REDIRECT).token_store(Arc::clone(&store))).await;
+    // The upstream takes no token any more, not even a refreshed one.
+    script.lock().unwrap().valid = Some("never-issued");
+    let client = Client::http(&format!("http://{}/mcp", front.addr))
+        .era(phantom::client::Era::Modern)
+        .bearer("front-token")
+        .connect()
+        .await
+        .expect("the front takes its own token");
+    let error = client
+        .call_tool("up_echo", json!({}))
+        .await
+        .expect_err("the upstream refuses");
+    let ClientError::Rpc {
+        code,
+        message,
+        data,
+    } = &error
+    else {
+        panic!("the gateway's JSON-RPC error, not {error}");
+    };
+    // The front's client gets the gateway's error (its own token was good), naming the
+    // upstream and its status, without the upstream's challenge.
+    assert_eq!(*code, -32603, "{message}");
+    assert!(message.contains("HTTP 401"), "{message}");
+    assert!(!message.contains("resource_metadata"), "{message}");
+    assert_eq!(data.as_ref().unwrap()["upstream"], format!("{base}/mcp"));
+    assert!(
+        script.lock().unwrap().refreshes >= 1,
+        "a refresh was tried first"
+    );
+}

@@ -47,6 +47,8 @@ pub(crate) struct Script {
     /// A scope `tools/call` wants and no token has: every call is answered `403`
     /// `insufficient_scope` asking for it.
     pub(crate) call_scope: Option<&'static str>,
+    /// Every `Authorization` header the MCP endpoint was sent.
+    pub(crate) seen: Vec<String>,
 }
 
 pub(crate) type Shared = Arc<Mutex<Script>>;
@@ -233,6 +235,9 @@ pub(crate) fn mcp(script: &Shared, base: &str, headers: &HeaderMap, body: &str) 
         None => vec![TOKEN, REFRESHED],
     };
     let sent = headers.get("authorization").and_then(|v| v.to_str().ok());
+    if let Some(sent) = sent {
+        script.lock().unwrap().seen.push(sent.to_owned());
+    }
     let authorized = valid.iter().any(|v| sent == Some(&format!("Bearer {v}")));
     if !authorized {
         script.lock().unwrap().unauthorized += 1;
@@ -258,6 +263,11 @@ pub(crate) fn mcp(script: &Shared, base: &str, headers: &HeaderMap, body: &str) 
         }),
         "tools/list" => json!({"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}),
         "tools/call" => json!({"content": [{"type": "text", "text": "authorized"}]}),
+        _ if message.get("id").is_some() => {
+            let error = json!({"code": -32601, "message": format!("no method `{method}`")});
+            return Js(json!({"jsonrpc": "2.0", "id": message["id"], "error": error}))
+                .into_response();
+        }
         _ => return StatusCode::ACCEPTED.into_response(),
     };
     Js(json!({"jsonrpc": "2.0", "id": message["id"], "result": result})).into_response()

@@ -76,6 +76,8 @@ pub struct Upstream {
     pub(crate) timeout: Duration,
     pub(crate) headers: Vec<(String, String)>,
     pub(crate) scopes: Vec<(String, Vec<String>)>,
+    #[cfg(feature = "oauth")]
+    pub(crate) oauth: Option<crate::client::OAuth>,
 }
 
 #[derive(Debug, Clone)]
@@ -95,6 +97,8 @@ impl Upstream {
             timeout: Duration::from_secs(30),
             headers: Vec::new(),
             scopes: Vec::new(),
+            #[cfg(feature = "oauth")]
+            oauth: None,
         }
     }
 
@@ -178,6 +182,19 @@ impl Upstream {
     /// Sends `Authorization: Bearer <token>` with every HTTP request to it.
     pub fn bearer(self, token: &str) -> Self {
         self.header("authorization", format!("Bearer {token}"))
+    }
+
+    /// Authenticates to it with its own OAuth tokens (feature `oauth`): every connection the
+    /// gateway opens to it (one per front session, and the shared one) uses `oauth`, so they
+    /// share its [`TokenStore`](crate::client::TokenStore) and refresh once — give the store the
+    /// tokens the gateway got for it (`cargo phantom login` with that file, or a
+    /// `phantom_redis::RedisTokenStore` shared by the gateway's nodes). The front client's own
+    /// token is never sent upstream; a token the upstream refuses is this gateway's `-32603`
+    /// naming the upstream, not the upstream's challenge.
+    #[cfg(feature = "oauth")]
+    pub fn oauth(mut self, oauth: crate::client::OAuth) -> Self {
+        self.oauth = Some(oauth);
+        self
     }
 
     /// What errors name it by: its URL or its command.

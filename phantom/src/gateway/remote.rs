@@ -90,6 +90,10 @@ fn builder(upstream: &Upstream, era: Era, capabilities: Option<&Value>) -> crate
             for (name, value) in &upstream.headers {
                 b = b.header(name, value);
             }
+            #[cfg(feature = "oauth")]
+            if let Some(oauth) = &upstream.oauth {
+                b = b.oauth(oauth.clone());
+            }
             b
         }
         Target::Stdio(program, args) => Client::stdio(program, args.clone()),

@@ -22,7 +22,10 @@ pub use callback::Callback;
 pub(crate) use callback::Overrides;
 pub use challenge::WwwAuthenticate;
 #[cfg(any(feature = "client", feature = "tls", feature = "jwt"))]
-#[allow(unused_imports, reason = "each is used by some of `client`, `jwt` and `tls`")]
+#[allow(
+    unused_imports,
+    reason = "each is used by some of `client`, `jwt` and `tls`"
+)]
 pub(crate) use connector::{Connector, Trust, check_scheme, client, connector, describe};
 pub(crate) use failure::{
     Failure, Handling, bad_request, guarded, invalid, parse_params, target_member, unknown,
