@@ -13,6 +13,17 @@
 //! spaces) may each be given several times; `--prefix NAME` applies to the upstream before it
 //! (its tools and prompts become `NAME_<name>`, its URIs `<scheme>://NAME/<path>` or `<scheme>://NAME.<host>/<path>`).
 //!
+//! An HTTP upstream behind OAuth: sign the gateway in once with `cargo phantom login URL
+//! --token-file FILE`, then give `--upstream-tokens FILE` after its `--upstream URL`. The gateway
+//! sends that upstream its own tokens from the file and refreshes them there, never the token of
+//! the client calling the gateway:
+//!
+//! ```text
+//! cargo phantom login https://mcp.example.com/mcp --token-file gateway-tokens.json
+//! cargo run -p phantom-examples --bin gateway -- \
+//!     --upstream https://mcp.example.com/mcp --upstream-tokens gateway-tokens.json --prefix ex
+//! ```
+//!
 //! Without `--tokens` the gateway is open and listens on loopback only. With it, every request
 //! needs `Authorization: Bearer <token>`, checked as `examples/roles.rs` checks it, and each tool
 //! needs the scopes the file names for it:
@@ -35,6 +46,7 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 
 use phantom::auth::{AuthInfo, BearerAuth, StaticTokens};
+use phantom::client::{Authorize, FileTokenStore, OAuth};
 use phantom::dispatch::Dispatcher;
 use phantom::gateway::Upstream;
 use phantom::http::HttpConfig;
@@ -61,11 +73,27 @@ struct Holder {
     scopes: Vec<String>,
 }
 
+/// The interactive step of an upstream's OAuth: none (the gateway asks no one), but what to run
+/// when its tokens cannot be refreshed.
+struct SignInAgain {
+    upstream: String,
+    file: String,
+}
+
+impl Authorize for SignInAgain {
+    async fn authorize(&self, _url: &str) -> Result<String, String> {
+        Err(format!(
+            "the gateway's tokens for `{}` cannot be refreshed: run `cargo phantom login {} --token-file {}`",
+            self.upstream, self.upstream, self.file
+        ))
+    }
+}
+
 fn usage(problem: &str) -> std::io::Error {
     std::io::Error::new(
         std::io::ErrorKind::InvalidInput,
         format!(
-            "{problem}\nusage: gateway [--addr HOST:PORT] (--upstream URL | --upstream-cmd \"COMMAND ARGS…\") [--prefix NAME] … [--tokens FILE]"
+            "{problem}\nusage: gateway [--addr HOST:PORT] (--upstream URL [--upstream-tokens FILE] | --upstream-cmd \"COMMAND ARGS…\") [--prefix NAME] … [--tokens FILE]"
         ),
     )
 }
@@ -107,6 +135,17 @@ async fn main() -> std::io::Result<()> {
                     .pop()
                     .ok_or_else(|| usage("--prefix comes after the --upstream it names"))?;
                 upstreams.push(last.prefix(prefix));
+            }
+            "--upstream-tokens" => {
+                let file = value()?;
+                let last = upstreams.pop().ok_or_else(|| {
+                    usage("--upstream-tokens comes after the --upstream it names")
+                })?;
+                let upstream = last.label();
+                let oauth = OAuth::new("http://127.0.0.1/callback")
+                    .token_store(FileTokenStore::new(&file))
+                    .authorize(SignInAgain { upstream, file });
+                upstreams.push(last.oauth(oauth));
             }
             "--tokens" => tokens = Some(read_tokens(&value()?)?),
             other => return Err(usage(&format!("unknown argument `{other}`"))),

@@ -149,7 +149,7 @@ if ! $only_rust; then
   step "official MCP conformance suites, client side: phantom::client in every scenario of 0.1.16 and 0.2.0-alpha.12 (--suite all, --requirements 2026-07-28; sse-retry alone)"
   bash tests/harness/conformance/client.sh
 
-  step "OAuth end to end: oidc-provider 9.13.3 (npm) in front of examples/notes (keys found from the issuer); cargo phantom login, call, refresh, logout; a refused consent, a 503 on refresh, the provider stopped"
+  step "OAuth end to end: oidc-provider 9.13.3 (npm) in front of examples/notes (keys found from the issuer); cargo phantom login, call, refresh, logout; examples/gateway signed in as itself; a refused consent, a 503 on refresh, the provider stopped"
   bash tests/harness/oauth/run.sh
 
   step "failover: a node killed (SIGKILL) with a legacy stream open; the client resumes on the other node"

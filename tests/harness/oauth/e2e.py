@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`cargo phantom login` end to end against a real identity provider.
 
-Usage: python3 e2e.py CARGO_PHANTOM NOTES   (the two binaries; run.sh builds them)
+Usage: python3 e2e.py CARGO_PHANTOM NOTES GATEWAY   (the binaries; run.sh builds them)
 
 oidc-provider (provider.mjs, access tokens of 3 s as JWTs for the notes server, refresh tokens
 only with prompt=consent, as OpenID Connect Core asks) is the authorization server of
@@ -14,6 +14,11 @@ browser is user_agent.py. Checked, in order:
    (owner-only), with a refresh token; `call whoami` answers as the signed-in user.
 3. After the access token expired, `call list_notes` succeeds through a refresh: the file holds
    another access token, and another refresh token (the provider rotates them).
+   The gateway (examples/gateway.rs), signed in to the notes server with its own token file
+   (`login --token-file`, `--upstream-tokens`), serves `notes_whoami` to a front client holding
+   the gateway's own front token: the notes server answers as the gateway's signed-in user, so
+   the front token did not reach it; after the access token expired, the gateway refreshed its
+   tokens in its file and the call succeeds.
 4. The provider's token endpoint answering 503 to refreshes: `call` fails within its timeout,
    naming the refresh's failure and `cargo phantom login`; once it answers again, `call`
    succeeds with the same sign-in.
@@ -120,8 +125,21 @@ def login(cargo_phantom, resource, *agent_args, wait=30, before_agent=None, toke
     return code, err, agent
 
 
+def wait_port(port, proc, what):
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return True
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                print(f"FAIL {what} did not start", flush=True)
+                return False
+            time.sleep(0.1)
+
+
 def main():
-    cargo_phantom, notes = sys.argv[1], sys.argv[2]
+    cargo_phantom, notes, gateway_bin = sys.argv[1], sys.argv[2], sys.argv[3]
     provider_dir = subprocess.run(["bash", os.path.join(HERE, "install.sh")], check=True,
                                   capture_output=True, text=True).stdout.strip()
     port = free_port()
@@ -134,7 +152,7 @@ def main():
          "--scope", SCOPES, "--strict-offline-access"],
         env={**os.environ, "OIDC_PROVIDER_DIR": provider_dir},
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    server = None
+    server = gateway = None
     try:
         ready = provider.stdout.readline().split()
         if ready[:1] != ["ready"]:
@@ -187,6 +205,34 @@ def main():
               and second.get("refresh_token") not in (None, first.get("refresh_token")),
               "it refreshed: another access token and a rotated refresh token in the file")
 
+        # The gateway, signed in as itself.
+        gateway_tokens = os.path.join(scratch, "gateway.json")
+        code, err, agent = login(cargo_phantom, resource, "--login", "gateway-bot",
+                                 token_file=gateway_tokens)
+        check(code == 0 and kept(gateway_tokens, resource),
+              f"the gateway signed in with its own token file (exit {code})")
+        front_tokens = os.path.join(scratch, "front.json")
+        with open(front_tokens, "w") as f:
+            json.dump({"tokens": {"front-token": {"principal": "fred", "scopes": []}}}, f)
+        gateway_port = free_port()
+        gateway_url = f"http://127.0.0.1:{gateway_port}/mcp"
+        gateway = subprocess.Popen(
+            [gateway_bin, "--addr", f"127.0.0.1:{gateway_port}", "--upstream", resource,
+             "--upstream-tokens", gateway_tokens, "--prefix", "notes", "--tokens", front_tokens],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if wait_port(gateway_port, gateway, "the gateway"):
+            before = (kept(gateway_tokens, resource) or {}).get("access_token")
+            time.sleep(TTL + 1)
+            code, out, err, _ = run([cargo_phantom, "call", "notes_whoami", gateway_url, "--json",
+                                     "--bearer", "front-token"])
+            identity = json.loads(out or "{}").get("structuredContent", {}) if code == 0 else {}
+            check(code == 0 and identity.get("subject") == "gateway-bot",
+                  f"through the gateway, the notes server answers as the gateway's user, not the "
+                  f"front client's ({identity}, exit {code})")
+            after = (kept(gateway_tokens, resource) or {}).get("access_token")
+            check(after not in (None, before),
+                  "the gateway refreshed its expired token in its own file")
+
         # 4.
         post(f"{issuer}/__control/fail-token")
         time.sleep(TTL + 1)
@@ -235,7 +281,8 @@ def main():
               f"the provider gone before `login`: it fails at discovery in {took:.1f} s")
 
         # 9.
-        secrets = {v for t in (first, second) for k, v in t.items()
+        secrets = {v for t in (first, second, kept(gateway_tokens, resource) or {})
+                   for k, v in t.items()
                    if k in ("access_token", "refresh_token") and v}
         text = "\n".join(printed)
         leaked = [s[:6] + "…" for s in secrets if s in text]
@@ -246,7 +293,7 @@ def main():
                 if line.startswith(("error", "       help")):
                     print(f"  | {line}")
     finally:
-        for proc in (server, provider):
+        for proc in (gateway, server, provider):
             if proc and proc.poll() is None:
                 proc.terminate()
                 try:
