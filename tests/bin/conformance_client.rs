@@ -29,12 +29,10 @@ const MODERN_ONLY: &[&str] = &[
     "json-schema-ref-no-deref",
 ];
 
-/// The OAuth extension scenarios (client credentials, enterprise-managed authorization and
-/// cross-app access, workload identity, DPoP), not taken part in yet.
+/// The OAuth extension scenarios (enterprise-managed authorization and cross-app access, DPoP)
+/// not taken part in yet.
 const EXTENSIONS: &[&str] = &[
-    "auth/client-credentials",
     "auth/enterprise-managed-authorization",
-    "auth/wif-",
     "auth/dpop",
     "auth/cross-app-access",
 ];
@@ -159,19 +157,46 @@ async fn run(
             .on_roots(|| async { Vec::new() });
     }
     if scenario.starts_with("auth/") {
-        let mut oauth = OAuth::new(REDIRECT_URI)
-            .client_name(NAME)
-            .client_metadata_url(CLIENT_METADATA_URL)
-            .authorize(FetchRedirect);
-        if let Some(id) = context["client_id"].as_str() {
-            oauth = oauth.credentials(id, context["client_secret"].as_str());
-        }
-        builder = builder.oauth(oauth);
+        builder = builder.oauth(oauth(scenario, context));
     }
     let client = builder.connect().await?;
     let outcome = calls(&client, scenario, context).await;
     client.close().await;
     outcome
+}
+
+/// The OAuth set-up of an `auth/` scenario: a grant without a user with the context's
+/// credentials where the scenario is one, else the authorization code flow.
+fn oauth(scenario: &str, context: &Value) -> OAuth {
+    let text = |name: &str| context[name].as_str().unwrap_or_default().to_owned();
+    match scenario {
+        "auth/client-credentials-basic" => {
+            OAuth::client_credentials(&text("client_id"), &text("client_secret"))
+        }
+        "auth/client-credentials-jwt" => OAuth::private_key_jwt(
+            &text("client_id"),
+            &text("private_key_pem"),
+            context["signing_algorithm"].as_str().unwrap_or("ES256"),
+        ),
+        "auth/wif-jwt-bearer" => {
+            // The workload's token, as a platform would hand it over at each request.
+            let jwt = text("valid_jwt");
+            OAuth::jwt_bearer(&text("client_id"), move || {
+                let jwt = jwt.clone();
+                async move { Ok(jwt) }
+            })
+        }
+        _ => {
+            let mut oauth = OAuth::new(REDIRECT_URI)
+                .client_name(NAME)
+                .client_metadata_url(CLIENT_METADATA_URL)
+                .authorize(FetchRedirect);
+            if let Some(id) = context["client_id"].as_str() {
+                oauth = oauth.credentials(id, context["client_secret"].as_str());
+            }
+            oauth
+        }
+    }
 }
 
 async fn calls(client: &Client, scenario: &str, context: &Value) -> Result<(), Failed> {

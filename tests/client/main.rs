@@ -14,6 +14,7 @@ mod asks;
 mod cache;
 mod defects;
 mod gateway;
+mod machine;
 mod middleware;
 mod oauth;
 mod others;

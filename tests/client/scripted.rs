@@ -1,7 +1,8 @@
 //! A small scripted authorization server and MCP server (axum) on one address, for the OAuth
 //! client tests: the protected resource metadata, the authorization server's, dynamic
 //! registration, the authorization redirect, the token endpoint checking PKCE (and counting
-//! refresh grants), and an MCP endpoint that wants the token it issued.
+//! refresh grants, and answering the grants without a user), and an MCP endpoint that wants the
+//! token it issued.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -18,6 +19,8 @@ pub(crate) const TOKEN: &str = "issued-access-token";
 pub(crate) const REFRESHED: &str = "refreshed-access-token";
 pub(crate) const REFRESH: &str = "the-refresh-token";
 pub(crate) const REDIRECT: &str = "http://localhost:3000/callback";
+/// The client id of the grants without a user (pre-registered at the scripted server).
+pub(crate) const MACHINE: &str = "machine-client";
 
 /// What the scripted servers saw and how they answer.
 #[derive(Default)]
@@ -47,6 +50,8 @@ pub(crate) struct Script {
     /// A scope `tools/call` wants and no token has: every call is answered `403`
     /// `insufficient_scope` asking for it.
     pub(crate) call_scope: Option<&'static str>,
+    /// The `Authorization` header of the last token request of a grant without a user.
+    pub(crate) token_authorization: Option<String>,
 }
 
 pub(crate) type Shared = Arc<Mutex<Script>>;
@@ -152,11 +157,24 @@ pub(crate) async fn servers(script: Script) -> (String, Shared) {
         }
     };
     let s2 = Arc::clone(&s);
-    let token = move |body: String| {
+    let token = move |headers: HeaderMap, body: String| {
         let s = Arc::clone(&s2);
         async move {
             let params = form(&body);
             let mut script = s.lock().unwrap();
+            if matches!(
+                params.get("grant_type").map(String::as_str),
+                Some("client_credentials" | "urn:ietf:params:oauth:grant-type:jwt-bearer")
+            ) {
+                // A grant without a user: the tests check what it sent.
+                script.token_authorization = headers
+                    .get("authorization")
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_owned);
+                script.token = Some(params);
+                return Js(json!({"access_token": TOKEN, "token_type": "Bearer", "expires_in": 3600, "refresh_token": REFRESH}))
+                    .into_response();
+            }
             if params.get("grant_type").map(String::as_str) == Some("refresh_token") {
                 script.refreshes += 1;
                 // A refresh token is good for the client it was issued to only (the first
@@ -164,7 +182,7 @@ pub(crate) async fn servers(script: Script) -> (String, Shared) {
                 let client = params.get("client_id").map(String::as_str);
                 let good = params.get("refresh_token").map(String::as_str) == Some(REFRESH)
                     && !(script.rotating && script.refreshes > 1)
-                    && client.is_none_or(|id| id == "scripted-client");
+                    && client.is_none_or(|id| id == "scripted-client" || id == MACHINE);
                 let mut body = json!({"access_token": REFRESHED, "token_type": "Bearer"});
                 if script.rotating {
                     body["refresh_token"] = json!("rotated-refresh-token");

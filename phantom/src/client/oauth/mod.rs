@@ -1,7 +1,7 @@
 //! The client's side of MCP authorization (feature `oauth`): when the server answers `401` (or
 //! `403` for a scope the token lacks), the client discovers the authorization server, gets a
-//! client identity, runs the authorization code grant with PKCE and retries the request once
-//! with the token. See [`OAuth`].
+//! client identity, runs the authorization code grant with PKCE (or a grant without a user:
+//! client credentials, JWT bearer) and retries the request once with the token. See [`OAuth`].
 
 mod challenge;
 mod discovery;
@@ -9,6 +9,7 @@ mod fetch;
 mod file;
 mod grant;
 mod loopback;
+mod machine;
 mod registration;
 mod store;
 
@@ -119,6 +120,22 @@ impl Authorize for FetchRedirect {
 /// The tokens go to the [`TokenStore`] and the request is sent again. A later `401` uses the
 /// refresh token first; a `403` with `insufficient_scope` asks again with the union of scopes.
 ///
+/// Without a user, [`client_credentials`](Self::client_credentials),
+/// [`private_key_jwt`](Self::private_key_jwt) and [`jwt_bearer`](Self::jwt_bearer) replace the
+/// authorization code grant: the same discovery, `resource`, scopes, refresh and store, with no
+/// registration, redirect or [`Authorize`] step.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), phantom::client::ClientError> {
+/// use phantom::client::{Client, OAuth};
+///
+/// let client = Client::http("http://127.0.0.1:4000/mcp")
+///     .oauth(OAuth::client_credentials("reporting-job", "its-secret"))
+///     .connect()
+///     .await?;
+/// # drop(client); Ok(()) }
+/// ```
+///
 /// The client reads the store before its first request, so tokens another client kept are
 /// used. Clients sharing a store (an `Arc` of a [`MemoryTokenStore`], a [`FileTokenStore`],
 /// `phantom_redis::RedisTokenStore`) refresh an expiring token once: the one that takes the
@@ -133,6 +150,39 @@ pub struct OAuth {
     client_name: String,
     authorize: Arc<dyn DynAuthorize>,
     store: Arc<dyn DynStore>,
+    grant: Grant,
+    signing_key: Option<SigningKey>,
+}
+
+/// Where the application's assertion for the JWT bearer grant comes from, at each token request.
+type AssertionSource =
+    Arc<dyn Fn() -> BoxFuture<'static, Result<String, String>> + Send + Sync + 'static>;
+
+/// The grant the flow runs for a token.
+#[derive(Clone)]
+enum Grant {
+    /// The authorization code grant with PKCE, through [`Authorize`].
+    AuthorizationCode,
+    /// The client credentials grant (RFC 6749 §4.4).
+    ClientCredentials,
+    /// The JWT bearer grant (RFC 7523 §2.1), with the application's assertion.
+    JwtBearer(AssertionSource),
+}
+
+/// A private key the client signs its assertions with (`private_key_jwt`); never printed.
+#[derive(Clone)]
+struct SigningKey {
+    pem: String,
+    algorithm: String,
+}
+
+impl std::fmt::Debug for SigningKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SigningKey")
+            .field("pem", &"<redacted>")
+            .field("algorithm", &self.algorithm)
+            .finish()
+    }
 }
 
 impl std::fmt::Debug for OAuth {
@@ -144,6 +194,15 @@ impl std::fmt::Debug for OAuth {
                 "client_id",
                 &self.credentials.as_ref().map(|(id, _)| id.as_str()),
             )
+            .field(
+                "grant",
+                &match self.grant {
+                    Grant::AuthorizationCode => "authorization_code",
+                    Grant::ClientCredentials => "client_credentials",
+                    Grant::JwtBearer(_) => "jwt-bearer",
+                },
+            )
+            .field("signing_key", &self.signing_key)
             .finish_non_exhaustive()
     }
 }
@@ -159,7 +218,59 @@ impl OAuth {
             client_name: "phantom-client".to_owned(),
             authorize: Arc::new(FetchRedirect),
             store: Arc::new(MemoryTokenStore::new()),
+            grant: Grant::AuthorizationCode,
+            signing_key: None,
         }
+    }
+
+    /// A flow without a user: the client credentials grant (RFC 6749 §4.4), the client
+    /// authenticated with `client_secret` (`client_secret_basic`, or `client_secret_post` when
+    /// the authorization server supports only that). No redirect, no [`Authorize`] step; the
+    /// token is asked for the server's URL as the RFC 8707 `resource`, with the scopes the
+    /// authorization code flow would ask.
+    pub fn client_credentials(client_id: &str, client_secret: &str) -> Self {
+        let mut oauth = Self::new("");
+        oauth.credentials = Some((client_id.to_owned(), Some(client_secret.to_owned())));
+        oauth.grant = Grant::ClientCredentials;
+        oauth
+    }
+
+    /// The client credentials grant (RFC 6749 §4.4) with the client authenticated by a signed
+    /// assertion instead of a secret (`private_key_jwt`, RFC 7523 §2.2): a JWT whose `iss` and
+    /// `sub` are `client_id` and whose `aud` is the authorization server's issuer, with a
+    /// unique `jti`, valid for a minute, signed with `private_key_pem` (PKCS #8 or SEC 1 for an
+    /// EC key, PKCS #1 or #8 for RSA) by `algorithm` (`ES256`, `ES384`, `RS256`, `PS256`,
+    /// `EdDSA`, …). A key or algorithm that does not fit fails the token request with
+    /// [`ClientError::Auth`] at [`AuthStep::Token`]. The key is never printed.
+    pub fn private_key_jwt(client_id: &str, private_key_pem: &str, algorithm: &str) -> Self {
+        let mut oauth = Self::new("");
+        oauth.credentials = Some((client_id.to_owned(), None));
+        oauth.grant = Grant::ClientCredentials;
+        oauth.signing_key = Some(SigningKey {
+            pem: private_key_pem.to_owned(),
+            algorithm: algorithm.to_owned(),
+        });
+        oauth
+    }
+
+    /// A flow without a user for a workload with an identity of its own: the JWT bearer grant
+    /// (RFC 7523 §2.1), whose `assertion` is the JWT `assertion` returns. It is called at each
+    /// token request (a workload's token is short-lived and rotated: read it from the file or
+    /// the metadata service each time). An assertion that has expired, or whose `aud` names
+    /// neither the authorization server's issuer nor its token endpoint, is not sent: the
+    /// request fails with [`ClientError::Auth`] at [`AuthStep::Token`], as does an error
+    /// `assertion` returns. A refused assertion is not retried. `client_id` goes in the form
+    /// (the server's client, authenticated by nothing else unless [`Self::credentials`] gives
+    /// a secret).
+    pub fn jwt_bearer<F, Fut>(client_id: &str, assertion: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<String, String>> + Send + 'static,
+    {
+        let mut oauth = Self::new("");
+        oauth.credentials = Some((client_id.to_owned(), None));
+        oauth.grant = Grant::JwtBearer(Arc::new(move || Box::pin(assertion())));
+        oauth
     }
 
     /// The HTTPS URL of this client's metadata document (a Client ID Metadata Document), its
@@ -532,15 +643,20 @@ impl Session {
         let (Some((server, identity)), Some(resource)) = (&learnt.server, &learnt.resource) else {
             return Ok(false);
         };
-        let refreshed = grant::refresh(
-            &self.fetch,
-            server,
-            identity,
-            &self.config.redirect_uri,
-            resource,
-            &refresh,
-        )
-        .await;
+        let refreshed = match self.config.grant {
+            Grant::AuthorizationCode => {
+                grant::refresh(
+                    &self.fetch,
+                    server,
+                    identity,
+                    &self.config.redirect_uri,
+                    resource,
+                    &refresh,
+                )
+                .await
+            }
+            _ => machine::request(&self.fetch, &self.config, learnt, &[], Some(&refresh)).await,
+        };
         match refreshed {
             Ok(tokens) => {
                 learnt.refresh_failed = None;
@@ -640,16 +756,21 @@ impl Session {
             scopes.insert("offline_access".to_owned());
         }
         let list: Vec<String> = scopes.iter().cloned().collect();
-        let tokens = grant::authorization_code(
-            &self.fetch,
-            &*self.config.authorize,
-            server,
-            identity,
-            &self.config.redirect_uri,
-            resource,
-            &list,
-        )
-        .await?;
+        let tokens = match self.config.grant {
+            Grant::AuthorizationCode => {
+                grant::authorization_code(
+                    &self.fetch,
+                    &*self.config.authorize,
+                    server,
+                    identity,
+                    &self.config.redirect_uri,
+                    resource,
+                    &list,
+                )
+                .await?
+            }
+            _ => machine::request(&self.fetch, &self.config, learnt, &list, None).await?,
+        };
         learnt.scopes = scopes;
         Ok(tokens)
     }
