@@ -29,13 +29,8 @@ const MODERN_ONLY: &[&str] = &[
     "json-schema-ref-no-deref",
 ];
 
-/// The OAuth extension scenarios (enterprise-managed authorization and cross-app access, DPoP)
-/// not taken part in yet.
-const EXTENSIONS: &[&str] = &[
-    "auth/enterprise-managed-authorization",
-    "auth/dpop",
-    "auth/cross-app-access",
-];
+/// The OAuth extension scenarios (DPoP) not taken part in yet.
+const EXTENSIONS: &[&str] = &["auth/dpop"];
 
 /// The redirect URI the suite's authorization servers send the code to (nothing listens there:
 /// the redirect is read from the authorization server's answer).
@@ -185,6 +180,21 @@ fn oauth(scenario: &str, context: &Value) -> OAuth {
                 let jwt = jwt.clone();
                 async move { Ok(jwt) }
             })
+        }
+        // 0.1.16 names it cross-app access.
+        "auth/enterprise-managed-authorization" | "auth/cross-app-access-complete-flow" => {
+            // The user's ID token, as the application's sign-in at the identity provider gave it.
+            let id_token = text("idp_id_token");
+            OAuth::enterprise_managed(
+                &text("client_id"),
+                context["client_secret"].as_str(),
+                &text("idp_token_endpoint"),
+                &text("idp_client_id"),
+                move || {
+                    let id_token = id_token.clone();
+                    async move { Ok(id_token) }
+                },
+            )
         }
         _ => {
             let mut oauth = OAuth::new(REDIRECT_URI)

@@ -1,6 +1,7 @@
 //! The OAuth grants without a user (feature `oauth`) against the scripted authorization server:
 //! client credentials with a secret and with a signed assertion (`private_key_jwt`), and the
-//! JWT bearer grant with the application's assertion; none of their secrets logged.
+//! JWT bearer grant with the application's assertion or with an ID-JAG from an identity
+//! provider's token exchange; none of their secrets logged.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
@@ -8,7 +9,9 @@ use phantom::client::{AuthStep, ClientError, OAuth};
 use serde_json::{Value, json};
 
 use crate::oauth::Captured;
-use crate::scripted::{MACHINE, REFRESH, REFRESHED, Script, Shared, TOKEN, connect, servers};
+use crate::scripted::{
+    ID_JAG, MACHINE, REFRESH, REFRESHED, Script, Shared, TOKEN, connect, servers,
+};
 
 /// An EC P-256 key for these tests only, and its public half.
 const PRIVATE_KEY: &str = "-----BEGIN PRIVATE KEY-----
@@ -146,6 +149,60 @@ async fn the_jwt_bearer_grant_sends_the_applications_assertion_each_time() {
     assert_eq!(token["client_id"], MACHINE);
 }
 
+/// The user's ID token at the scripted identity provider.
+const ID_TOKEN: &str = "the-users-id-token";
+
+fn enterprise_managed(base: &str) -> OAuth {
+    OAuth::enterprise_managed(
+        MACHINE,
+        Some(SECRET),
+        &format!("{base}/idp/token"),
+        "idp-client",
+        || async { Ok(ID_TOKEN.to_owned()) },
+    )
+}
+
+#[tokio::test]
+async fn enterprise_managed_exchanges_the_id_token_for_an_id_jag_and_sends_it() {
+    let (base, script) = servers(Script::default()).await;
+    run_then_refresh(&base, &script, enterprise_managed(&base)).await;
+    let script = script.lock().unwrap();
+    let exchange = script.exchange.as_ref().expect("a token exchange");
+    let resource = format!("{base}/mcp");
+    for (name, value) in [
+        (
+            "grant_type",
+            "urn:ietf:params:oauth:grant-type:token-exchange",
+        ),
+        ("subject_token", ID_TOKEN),
+        (
+            "subject_token_type",
+            "urn:ietf:params:oauth:token-type:id_token",
+        ),
+        (
+            "requested_token_type",
+            "urn:ietf:params:oauth:token-type:id-jag",
+        ),
+        ("audience", &base),
+        ("resource", &resource),
+        ("client_id", "idp-client"),
+    ] {
+        assert_eq!(exchange[name], value, "{name}");
+    }
+    let token = script.token.as_ref().expect("a token request");
+    assert_eq!(
+        token["grant_type"],
+        "urn:ietf:params:oauth:grant-type:jwt-bearer"
+    );
+    assert_eq!(token["assertion"], ID_JAG);
+    assert!(
+        script
+            .token_authorization
+            .as_deref()
+            .is_some_and(|a| a.starts_with("Basic "))
+    );
+}
+
 #[tokio::test]
 async fn an_expired_assertion_or_one_for_another_server_is_not_sent() {
     for (claims, why) in [
@@ -206,12 +263,16 @@ async fn no_secret_key_or_assertion_of_the_machine_grants_is_logged_even_at_trac
         async move { Ok(jwt) }
     });
     run_then_refresh(&base, &script, oauth).await;
+    let (base, script) = servers(Script::default()).await;
+    run_then_refresh(&base, &script, enterprise_managed(&base)).await;
     let log = captured.text();
     assert!(log.contains("tokens received"), "the flow logged: {log}");
     let key_line = PRIVATE_KEY.lines().nth(1).unwrap();
-    for secret in [TOKEN, REFRESHED, REFRESH, SECRET, key_line, &jwt]
-        .into_iter()
-        .chain(sent.iter().map(String::as_str))
+    for secret in [
+        TOKEN, REFRESHED, REFRESH, SECRET, key_line, &jwt, ID_TOKEN, ID_JAG,
+    ]
+    .into_iter()
+    .chain(sent.iter().map(String::as_str))
     {
         assert!(!log.contains(secret), "`{secret}` is in the log:\n{log}");
     }

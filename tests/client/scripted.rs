@@ -1,7 +1,8 @@
 //! A small scripted authorization server and MCP server (axum) on one address, for the OAuth
 //! client tests: the protected resource metadata, the authorization server's, dynamic
 //! registration, the authorization redirect, the token endpoint checking PKCE (and counting
-//! refresh grants, and answering the grants without a user), and an MCP endpoint that wants the
+//! refresh grants, and answering the grants without a user), an identity provider's token
+//! exchange (`/idp/token`), and an MCP endpoint that wants the
 //! token it issued.
 
 use std::collections::HashMap;
@@ -21,6 +22,8 @@ pub(crate) const REFRESH: &str = "the-refresh-token";
 pub(crate) const REDIRECT: &str = "http://localhost:3000/callback";
 /// The client id of the grants without a user (pre-registered at the scripted server).
 pub(crate) const MACHINE: &str = "machine-client";
+/// The ID-JAG the scripted identity provider's token exchange issues.
+pub(crate) const ID_JAG: &str = "the-id-jag";
 
 /// What the scripted servers saw and how they answer.
 #[derive(Default)]
@@ -52,6 +55,8 @@ pub(crate) struct Script {
     pub(crate) call_scope: Option<&'static str>,
     /// The `Authorization` header of the last token request of a grant without a user.
     pub(crate) token_authorization: Option<String>,
+    /// The token exchange request the identity provider (`/idp/token`) got.
+    pub(crate) exchange: Option<HashMap<String, String>>,
 }
 
 pub(crate) type Shared = Arc<Mutex<Script>>;
@@ -212,6 +217,18 @@ pub(crate) async fn servers(script: Script) -> (String, Shared) {
                 .into_response()
         }
     };
+    let s2 = Arc::clone(&s);
+    let idp = move |body: String| {
+        let s = Arc::clone(&s2);
+        async move {
+            s.lock().unwrap().exchange = Some(form(&body));
+            Js(json!({
+                "access_token": ID_JAG,
+                "issued_token_type": "urn:ietf:params:oauth:token-type:id-jag",
+                "token_type": "N_A",
+            }))
+        }
+    };
     let (s2, b) = (Arc::clone(&s), base.clone());
     let mcp = move |headers: HeaderMap, body: String| {
         let (s, base) = (Arc::clone(&s2), b.clone());
@@ -229,6 +246,7 @@ pub(crate) async fn servers(script: Script) -> (String, Shared) {
         .route("/register", axum::routing::post(register))
         .route("/authorize", axum::routing::get(authorize))
         .route("/token", axum::routing::post(token))
+        .route("/idp/token", axum::routing::post(idp))
         .route(
             "/mcp",
             axum::routing::post(mcp).get(|| async { StatusCode::METHOD_NOT_ALLOWED }),

@@ -1,5 +1,6 @@
 //! The grants without a user: client credentials (RFC 6749 §4.4) and the JWT bearer grant
-//! (RFC 7523 §2.1), their refresh, and the client's authentication at the token endpoint with a
+//! (RFC 7523 §2.1), with the application's assertion or an ID-JAG from the token exchange
+//! (RFC 8693) of the user's ID token at their identity provider, their refresh, and the client's authentication at the token endpoint with a
 //! secret or a signed assertion (`private_key_jwt`, RFC 7523 §2.2). The token request is a form
 //! POST of its own (the `oauth2` crate has no JWT bearer grant nor client assertions).
 
@@ -11,7 +12,7 @@ use serde_json::{Value, json};
 use super::discovery::Server;
 use super::fetch::{Fetch, FetchError};
 use super::registration::Method;
-use super::{Grant, Learnt, OAuth, SigningKey, Tokens};
+use super::{Grant, IdentityProvider, Learnt, OAuth, SigningKey, Tokens};
 use crate::client::{AuthStep, ClientError};
 
 /// RFC 7523 §2.1.
@@ -19,6 +20,15 @@ const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
 /// RFC 7523 §2.2.
 const CLIENT_ASSERTION: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+
+/// RFC 8693 §2.1.
+const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
+
+/// RFC 8693 §3.
+const ID_TOKEN: &str = "urn:ietf:params:oauth:token-type:id_token";
+
+/// The Identity Assertion JWT Authorization Grant's token type.
+const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
 
 /// How long a client assertion this client signs is valid.
 const ASSERTION_LIFE: u64 = 60;
@@ -58,6 +68,11 @@ pub(super) async fn request(
             form.push(("grant_type", JWT_BEARER.to_owned()));
             form.push(("assertion", assertion));
         }
+        (None, Grant::EnterpriseManaged(idp)) => {
+            let assertion = id_jag(fetch, idp, server, resource, scopes).await?;
+            form.push(("grant_type", JWT_BEARER.to_owned()));
+            form.push(("assertion", assertion));
+        }
         (None, _) => form.push(("grant_type", "client_credentials".to_owned())),
     }
     form.push(("resource", resource.to_owned()));
@@ -82,51 +97,7 @@ pub(super) async fn request(
             _ => form.push(("client_id", identity.client_id.clone())),
         }
     }
-    let body = {
-        let mut body = form_urlencoded::Serializer::new(String::new());
-        for (name, value) in &form {
-            body.append_pair(name, value);
-        }
-        body.finish()
-    };
-    let mut request = http::Request::post(&server.token_endpoint)
-        .header(
-            http::header::CONTENT_TYPE,
-            "application/x-www-form-urlencoded",
-        )
-        .header(http::header::ACCEPT, "application/json");
-    if let Some(basic) = basic {
-        request = request.header(http::header::AUTHORIZATION, basic);
-    }
-    let request = request.body(body.into_bytes()).map_err(|e| {
-        token(format!(
-            "the token endpoint `{}` is not a URL: {e}",
-            server.token_endpoint
-        ))
-    })?;
-    let uri = request.uri().clone();
-    let response = fetch
-        .send(request)
-        .await
-        .map_err(|e: FetchError| token(e))?;
-    let status = response.status();
-    if status.is_server_error() {
-        return Err(token(FetchError::failed(&uri, status, response.body())));
-    }
-    let answer: Value = serde_json::from_slice(response.body()).unwrap_or(Value::Null);
-    if !status.is_success() {
-        let mut message = format!(
-            "{} refused: {}",
-            server.token_endpoint,
-            answer["error"]
-                .as_str()
-                .unwrap_or("no OAuth error in the answer")
-        );
-        if let Some(description) = answer["error_description"].as_str() {
-            message.push_str(&format!(" ({description})"));
-        }
-        return Err(token(message));
-    }
+    let answer = post(fetch, &server.token_endpoint, &form, basic).await?;
     let Some(access_token) = answer["access_token"].as_str() else {
         return Err(token(format!(
             "{}: the answer is not a token response (no `access_token`)",
@@ -146,6 +117,97 @@ pub(super) async fn request(
         scope: answer["scope"].as_str().map(str::to_owned),
         client: None,
     })
+}
+
+/// POSTs `form` to the token endpoint `endpoint` (with `basic` as its `Authorization`): the
+/// JSON answer of a success, else the OAuth error it names (never its body).
+async fn post(
+    fetch: &Fetch,
+    endpoint: &str,
+    form: &[(&str, String)],
+    basic: Option<String>,
+) -> Result<Value, ClientError> {
+    let body = {
+        let mut body = form_urlencoded::Serializer::new(String::new());
+        for (name, value) in form {
+            body.append_pair(name, value);
+        }
+        body.finish()
+    };
+    let mut request = http::Request::post(endpoint)
+        .header(
+            http::header::CONTENT_TYPE,
+            "application/x-www-form-urlencoded",
+        )
+        .header(http::header::ACCEPT, "application/json");
+    if let Some(basic) = basic {
+        request = request.header(http::header::AUTHORIZATION, basic);
+    }
+    let request = request
+        .body(body.into_bytes())
+        .map_err(|e| token(format!("the token endpoint `{endpoint}` is not a URL: {e}")))?;
+    let uri = request.uri().clone();
+    let response = fetch
+        .send(request)
+        .await
+        .map_err(|e: FetchError| token(e))?;
+    let status = response.status();
+    if status.is_server_error() {
+        return Err(token(FetchError::failed(&uri, status, response.body())));
+    }
+    let answer: Value = serde_json::from_slice(response.body()).unwrap_or(Value::Null);
+    if !status.is_success() {
+        let mut message = format!(
+            "{endpoint} refused: {}",
+            answer["error"]
+                .as_str()
+                .unwrap_or("no OAuth error in the answer")
+        );
+        if let Some(description) = answer["error_description"].as_str() {
+            message.push_str(&format!(" ({description})"));
+        }
+        return Err(token(message));
+    }
+    Ok(answer)
+}
+
+/// An Identity Assertion JWT Authorization Grant (ID-JAG) for `server` and `resource`: the
+/// RFC 8693 token exchange of the user's ID token at the identity provider's token endpoint.
+async fn id_jag(
+    fetch: &Fetch,
+    idp: &IdentityProvider,
+    server: &Server,
+    resource: &str,
+    scopes: &[String],
+) -> Result<String, ClientError> {
+    let id_token = (idp.id_token)()
+        .await
+        .map_err(|why| token(format!("the application gave no ID token: {why}")))?;
+    let mut form = vec![
+        ("grant_type", TOKEN_EXCHANGE.to_owned()),
+        ("requested_token_type", ID_JAG.to_owned()),
+        ("subject_token", id_token),
+        ("subject_token_type", ID_TOKEN.to_owned()),
+        ("audience", server.issuer.clone()),
+        ("resource", resource.to_owned()),
+        ("client_id", idp.client_id.clone()),
+    ];
+    if !scopes.is_empty() {
+        form.push(("scope", scopes.join(" ")));
+    }
+    let answer = post(fetch, &idp.token_endpoint, &form, None).await?;
+    tracing::debug!(endpoint = %idp.token_endpoint, "identity assertion grant received");
+    match (
+        answer["issued_token_type"].as_str(),
+        answer["access_token"].as_str(),
+    ) {
+        (Some(ID_JAG), Some(jag)) => Ok(jag.to_owned()),
+        (issued, _) => Err(token(format!(
+            "{}: the token exchange gave no ID-JAG (`issued_token_type` is `{}`)",
+            idp.token_endpoint,
+            issued.unwrap_or("missing")
+        ))),
+    }
 }
 
 /// `client_secret_basic` (RFC 6749 §2.3.1: each part form-encoded first).

@@ -122,8 +122,9 @@ impl Authorize for FetchRedirect {
 ///
 /// Without a user, [`client_credentials`](Self::client_credentials),
 /// [`private_key_jwt`](Self::private_key_jwt) and [`jwt_bearer`](Self::jwt_bearer) replace the
-/// authorization code grant: the same discovery, `resource`, scopes, refresh and store, with no
-/// registration, redirect or [`Authorize`] step.
+/// authorization code grant, and [`enterprise_managed`](Self::enterprise_managed) replaces it
+/// with a user's enterprise sign-in: the same discovery, `resource`, scopes, refresh and store,
+/// with no registration, redirect or [`Authorize`] step.
 ///
 /// ```no_run
 /// # async fn run() -> Result<(), phantom::client::ClientError> {
@@ -167,6 +168,17 @@ enum Grant {
     ClientCredentials,
     /// The JWT bearer grant (RFC 7523 §2.1), with the application's assertion.
     JwtBearer(AssertionSource),
+    /// The JWT bearer grant with an ID-JAG the identity provider exchanged the user's ID
+    /// token for.
+    EnterpriseManaged(Arc<IdentityProvider>),
+}
+
+/// The enterprise identity provider of [`OAuth::enterprise_managed`].
+struct IdentityProvider {
+    token_endpoint: String,
+    /// This client's id at the identity provider.
+    client_id: String,
+    id_token: AssertionSource,
 }
 
 /// A private key the client signs its assertions with (`private_key_jwt`); never printed.
@@ -200,6 +212,7 @@ impl std::fmt::Debug for OAuth {
                     Grant::AuthorizationCode => "authorization_code",
                     Grant::ClientCredentials => "client_credentials",
                     Grant::JwtBearer(_) => "jwt-bearer",
+                    Grant::EnterpriseManaged(_) => "jwt-bearer with an ID-JAG",
                 },
             )
             .field("signing_key", &self.signing_key)
@@ -250,6 +263,37 @@ impl OAuth {
             pem: private_key_pem.to_owned(),
             algorithm: algorithm.to_owned(),
         });
+        oauth
+    }
+
+    /// Enterprise-managed authorization: the user's sign-in at their organisation's identity
+    /// provider stands for the authorization. At each token request the user's ID token, which
+    /// `id_token` returns, is exchanged at the identity provider's `idp_token_endpoint`
+    /// (RFC 8693 token exchange, as `idp_client_id`, `subject_token_type` `id_token`,
+    /// `requested_token_type` `id-jag`, the `audience` the authorization server's issuer and
+    /// the `resource` the server's) for an Identity Assertion JWT Authorization Grant (ID-JAG),
+    /// which then goes to the authorization server as the assertion of the JWT bearer grant
+    /// (RFC 7523 §2.1), the client authenticated there with `client_id` and `client_secret`.
+    /// An error of `id_token`, or a refused exchange, fails the request with
+    /// [`ClientError::Auth`] at [`AuthStep::Token`].
+    pub fn enterprise_managed<F, Fut>(
+        client_id: &str,
+        client_secret: Option<&str>,
+        idp_token_endpoint: &str,
+        idp_client_id: &str,
+        id_token: F,
+    ) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<String, String>> + Send + 'static,
+    {
+        let mut oauth = Self::new("");
+        oauth.credentials = Some((client_id.to_owned(), client_secret.map(str::to_owned)));
+        oauth.grant = Grant::EnterpriseManaged(Arc::new(IdentityProvider {
+            token_endpoint: idp_token_endpoint.to_owned(),
+            client_id: idp_client_id.to_owned(),
+            id_token: Arc::new(move || Box::pin(id_token())),
+        }));
         oauth
     }
 
