@@ -29,9 +29,6 @@ const MODERN_ONLY: &[&str] = &[
     "json-schema-ref-no-deref",
 ];
 
-/// The OAuth extension scenarios (DPoP) not taken part in yet.
-const EXTENSIONS: &[&str] = &["auth/dpop"];
-
 /// The redirect URI the suite's authorization servers send the code to (nothing listens there:
 /// the redirect is read from the authorization server's answer).
 const REDIRECT_URI: &str = "http://localhost:3000/callback";
@@ -54,10 +51,6 @@ async fn main() -> ExitCode {
         eprintln!("usage: MCP_CONFORMANCE_SCENARIO=<scenario> {NAME} <server-url>");
         return ExitCode::from(2);
     };
-    if EXTENSIONS.iter().any(|e| scenario.starts_with(e)) {
-        println!("{NAME}: not run: the OAuth extensions are not taken part in yet");
-        return ExitCode::from(3);
-    }
     let version = match std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION") {
         Ok(v) => match ProtocolVersion::parse(&v) {
             Some(v) => v,
@@ -203,6 +196,9 @@ fn oauth(scenario: &str, context: &Value) -> OAuth {
                 .authorize(FetchRedirect);
             if let Some(id) = context["client_id"].as_str() {
                 oauth = oauth.credentials(id, context["client_secret"].as_str());
+            }
+            if scenario.starts_with("auth/dpop") {
+                oauth = oauth.dpop();
             }
             oauth
         }

@@ -13,6 +13,7 @@ mod chain;
 mod asks;
 mod cache;
 mod defects;
+mod dpop;
 mod gateway;
 mod machine;
 mod middleware;

@@ -57,6 +57,49 @@ pub(crate) struct Script {
     pub(crate) token_authorization: Option<String>,
     /// The token exchange request the identity provider (`/idp/token`) got.
     pub(crate) exchange: Option<HashMap<String, String>>,
+    /// DPoP: the MCP server wants `Authorization: DPoP` and a proof (with this nonce when
+    /// set, which the token endpoint wants too); the proofs each got.
+    pub(crate) dpop: bool,
+    pub(crate) dpop_nonce: Option<&'static str>,
+    pub(crate) token_proofs: Vec<String>,
+    pub(crate) proofs: Vec<String>,
+}
+
+/// The claims of a JWT, unverified.
+pub(crate) fn claims(jwt: &str) -> Value {
+    let payload = jwt.split('.').nth(1).unwrap_or_default();
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload)
+        .unwrap_or_default();
+    serde_json::from_slice(&bytes).unwrap_or_default()
+}
+
+/// The refusal of a proof without `nonce` (RFC 9449 §8 at the token endpoint, §9 at the
+/// resource), if `proof` lacks it.
+fn nonce_refusal(
+    proof: Option<&str>,
+    nonce: Option<&'static str>,
+    resource: bool,
+) -> Option<Response> {
+    let nonce = nonce?;
+    if proof.map(claims).is_some_and(|c| c["nonce"] == nonce) {
+        return None;
+    }
+    let (status, challenge) = if resource {
+        (StatusCode::UNAUTHORIZED, r#"DPoP error="use_dpop_nonce""#)
+    } else {
+        (StatusCode::BAD_REQUEST, "")
+    };
+    let mut response = (status, Js(json!({"error": "use_dpop_nonce"}))).into_response();
+    response
+        .headers_mut()
+        .insert("dpop-nonce", nonce.parse().unwrap());
+    if resource {
+        response
+            .headers_mut()
+            .insert("www-authenticate", challenge.parse().unwrap());
+    }
+    Some(response)
 }
 
 pub(crate) type Shared = Arc<Mutex<Script>>;
@@ -167,6 +210,13 @@ pub(crate) async fn servers(script: Script) -> (String, Shared) {
         async move {
             let params = form(&body);
             let mut script = s.lock().unwrap();
+            let proof = headers.get("dpop").and_then(|v| v.to_str().ok());
+            if script.dpop {
+                script.token_proofs.extend(proof.map(str::to_owned));
+                if let Some(refusal) = nonce_refusal(proof, script.dpop_nonce, false) {
+                    return refusal;
+                }
+            }
             if matches!(
                 params.get("grant_type").map(String::as_str),
                 Some("client_credentials" | "urn:ietf:params:oauth:grant-type:jwt-bearer")
@@ -262,7 +312,23 @@ pub(crate) fn mcp(script: &Shared, base: &str, headers: &HeaderMap, body: &str) 
         None => vec![TOKEN, REFRESHED],
     };
     let sent = headers.get("authorization").and_then(|v| v.to_str().ok());
-    let authorized = valid.iter().any(|v| sent == Some(&format!("Bearer {v}")));
+    let (dpop, nonce) = {
+        let script = script.lock().unwrap();
+        (script.dpop, script.dpop_nonce)
+    };
+    let scheme = if dpop { "DPoP" } else { "Bearer" };
+    let authorized = valid.iter().any(|v| sent == Some(&format!("{scheme} {v}")));
+    if dpop && authorized {
+        let proof = headers.get("dpop").and_then(|v| v.to_str().ok());
+        script
+            .lock()
+            .unwrap()
+            .proofs
+            .extend(proof.map(str::to_owned));
+        if let Some(refusal) = nonce_refusal(proof, nonce, true) {
+            return refusal;
+        }
+    }
     if !authorized {
         script.lock().unwrap().unauthorized += 1;
         let challenge = script.lock().unwrap().challenge.clone().unwrap_or_else(|| {

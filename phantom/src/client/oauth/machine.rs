@@ -148,7 +148,7 @@ async fn post(
         .map_err(|e| token(format!("the token endpoint `{endpoint}` is not a URL: {e}")))?;
     let uri = request.uri().clone();
     let response = fetch
-        .send(request)
+        .token(request)
         .await
         .map_err(|e: FetchError| token(e))?;
     let status = response.status();

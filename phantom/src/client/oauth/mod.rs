@@ -5,6 +5,7 @@
 
 mod challenge;
 mod discovery;
+mod dpop;
 mod fetch;
 mod file;
 mod grant;
@@ -153,6 +154,7 @@ pub struct OAuth {
     store: Arc<dyn DynStore>,
     grant: Grant,
     signing_key: Option<SigningKey>,
+    dpop: bool,
 }
 
 /// Where the application's assertion for the JWT bearer grant comes from, at each token request.
@@ -216,6 +218,7 @@ impl std::fmt::Debug for OAuth {
                 },
             )
             .field("signing_key", &self.signing_key)
+            .field("dpop", &self.dpop)
             .finish_non_exhaustive()
     }
 }
@@ -233,7 +236,21 @@ impl OAuth {
             store: Arc::new(MemoryTokenStore::new()),
             grant: Grant::AuthorizationCode,
             signing_key: None,
+            dpop: false,
         }
+    }
+
+    /// Sender-constrained tokens (DPoP, RFC 9449): the client makes an ES256 key pair of its
+    /// own (in memory, for the client's life), sends a proof signed with it on each token
+    /// request and on each request to the server (`htm`, `htu`, `iat`, a unique `jti`, and
+    /// `ath`, the access token's hash, with the token), and presents the token as
+    /// `Authorization: DPoP …`. A nonce the authorization server or the server asks for
+    /// (`use_dpop_nonce`) is put in the proofs from then on, and the request that was refused
+    /// for it is sent again once. A token kept in a store is bound to the key of the client
+    /// that got it: a client that starts later gets a new token.
+    pub fn dpop(mut self) -> Self {
+        self.dpop = true;
+        self
     }
 
     /// A flow without a user: the client credentials grant (RFC 6749 §4.4), the client
@@ -454,6 +471,8 @@ pub(in crate::client) struct Session {
     /// This client's id as a holder of the store's refresh lease.
     holder: String,
     fetch: Fetch,
+    /// The client's DPoP key and nonces ([`OAuth::dpop`]).
+    dpop: Option<Arc<dpop::Dpop>>,
     bearer: Mutex<Option<String>>,
     /// When the bearer expires (seconds since the Unix epoch), if the server said.
     /// When the bearer is to be refreshed (seconds since the Unix epoch), if the server said
@@ -468,12 +487,18 @@ impl Session {
         let url = Url::parse(server).map_err(|e| {
             ClientError::auth(AuthStep::Discovery, format!("`{server}` is not a URL: {e}"))
         })?;
+        let dpop = config.dpop.then(|| Arc::new(dpop::Dpop::new()));
+        let fetch = match &dpop {
+            Some(dpop) => Fetch::new().with_dpop(Arc::clone(dpop)),
+            None => Fetch::new(),
+        };
         Ok(Self {
             config,
             server: url,
             key: server.to_owned(),
             holder: crate::kernel::random_id::<16>(),
-            fetch: Fetch::new(),
+            fetch,
+            dpop,
             bearer: Mutex::default(),
             refresh_at: Mutex::default(),
             flow: tokio::sync::Mutex::default(),
@@ -483,6 +508,35 @@ impl Session {
     /// The access token to send, if there is one.
     pub(in crate::client) fn bearer(&self) -> Option<String> {
         self.bearer.locked().clone()
+    }
+
+    /// The `Authorization` value for `token`, and the DPoP proof for a `method` request to
+    /// the server when DPoP is on.
+    pub(in crate::client) fn authorization(
+        &self,
+        token: &str,
+        method: &str,
+    ) -> (String, Option<String>) {
+        match &self.dpop {
+            Some(dpop) => (
+                format!("DPoP {token}"),
+                Some(dpop.proof_for_resource(method, self.server.as_str(), token)),
+            ),
+            None => (format!("Bearer {token}"), None),
+        }
+    }
+
+    /// Whether the server's answer asks for a DPoP nonce (kept for the next proofs).
+    pub(in crate::client) fn nonce_asked(
+        &self,
+        status: http::StatusCode,
+        headers: &http::HeaderMap,
+    ) -> bool {
+        status == http::StatusCode::UNAUTHORIZED
+            && self
+                .dpop
+                .as_ref()
+                .is_some_and(|dpop| dpop.resource_nonce(headers))
     }
 
     /// Whether an answer asks for (another) token: a `401`, or a `403` with
