@@ -29,16 +29,6 @@ const MODERN_ONLY: &[&str] = &[
     "json-schema-ref-no-deref",
 ];
 
-/// The OAuth extension scenarios (client credentials, enterprise-managed authorization and
-/// cross-app access, workload identity, DPoP), not taken part in yet.
-const EXTENSIONS: &[&str] = &[
-    "auth/client-credentials",
-    "auth/enterprise-managed-authorization",
-    "auth/wif-",
-    "auth/dpop",
-    "auth/cross-app-access",
-];
-
 /// The redirect URI the suite's authorization servers send the code to (nothing listens there:
 /// the redirect is read from the authorization server's answer).
 const REDIRECT_URI: &str = "http://localhost:3000/callback";
@@ -61,10 +51,6 @@ async fn main() -> ExitCode {
         eprintln!("usage: MCP_CONFORMANCE_SCENARIO=<scenario> {NAME} <server-url>");
         return ExitCode::from(2);
     };
-    if EXTENSIONS.iter().any(|e| scenario.starts_with(e)) {
-        println!("{NAME}: not run: the OAuth extensions are not taken part in yet");
-        return ExitCode::from(3);
-    }
     let version = match std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION") {
         Ok(v) => match ProtocolVersion::parse(&v) {
             Some(v) => v,
@@ -159,19 +145,64 @@ async fn run(
             .on_roots(|| async { Vec::new() });
     }
     if scenario.starts_with("auth/") {
-        let mut oauth = OAuth::new(REDIRECT_URI)
-            .client_name(NAME)
-            .client_metadata_url(CLIENT_METADATA_URL)
-            .authorize(FetchRedirect);
-        if let Some(id) = context["client_id"].as_str() {
-            oauth = oauth.credentials(id, context["client_secret"].as_str());
-        }
-        builder = builder.oauth(oauth);
+        builder = builder.oauth(oauth(scenario, context));
     }
     let client = builder.connect().await?;
     let outcome = calls(&client, scenario, context).await;
     client.close().await;
     outcome
+}
+
+/// The OAuth set-up of an `auth/` scenario: a grant without a user with the context's
+/// credentials where the scenario is one, else the authorization code flow.
+fn oauth(scenario: &str, context: &Value) -> OAuth {
+    let text = |name: &str| context[name].as_str().unwrap_or_default().to_owned();
+    match scenario {
+        "auth/client-credentials-basic" => {
+            OAuth::client_credentials(&text("client_id"), &text("client_secret"))
+        }
+        "auth/client-credentials-jwt" => OAuth::private_key_jwt(
+            &text("client_id"),
+            &text("private_key_pem"),
+            context["signing_algorithm"].as_str().unwrap_or("ES256"),
+        ),
+        "auth/wif-jwt-bearer" => {
+            // The workload's token, as a platform would hand it over at each request.
+            let jwt = text("valid_jwt");
+            OAuth::jwt_bearer(&text("client_id"), move || {
+                let jwt = jwt.clone();
+                async move { Ok(jwt) }
+            })
+        }
+        // 0.1.16 names it cross-app access.
+        "auth/enterprise-managed-authorization" | "auth/cross-app-access-complete-flow" => {
+            // The user's ID token, as the application's sign-in at the identity provider gave it.
+            let id_token = text("idp_id_token");
+            OAuth::enterprise_managed(
+                &text("client_id"),
+                context["client_secret"].as_str(),
+                &text("idp_token_endpoint"),
+                &text("idp_client_id"),
+                move || {
+                    let id_token = id_token.clone();
+                    async move { Ok(id_token) }
+                },
+            )
+        }
+        _ => {
+            let mut oauth = OAuth::new(REDIRECT_URI)
+                .client_name(NAME)
+                .client_metadata_url(CLIENT_METADATA_URL)
+                .authorize(FetchRedirect);
+            if let Some(id) = context["client_id"].as_str() {
+                oauth = oauth.credentials(id, context["client_secret"].as_str());
+            }
+            if scenario.starts_with("auth/dpop") {
+                oauth = oauth.dpop();
+            }
+            oauth
+        }
+    }
 }
 
 async fn calls(client: &Client, scenario: &str, context: &Value) -> Result<(), Failed> {

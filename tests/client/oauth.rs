@@ -155,7 +155,7 @@ async fn an_expired_token_is_refreshed_without_authorizing_again() {
 
 /// Everything logged, for the test that searches it.
 #[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
+pub(crate) struct Captured(Arc<Mutex<Vec<u8>>>);
 
 impl std::io::Write for Captured {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -170,7 +170,7 @@ impl std::io::Write for Captured {
 
 impl Captured {
     /// Everything this thread logs from now on, at every level, until the guard drops.
-    fn trace() -> (Self, tracing::subscriber::DefaultGuard) {
+    pub(crate) fn trace() -> (Self, tracing::subscriber::DefaultGuard) {
         // `tracing` caches whether a callsite is wanted by any subscriber: when another test's
         // thread, with no subscriber, reaches a callsite first, the cache can say "never" for
         // this thread too. With a global subscriber (that keeps nothing), no callsite is
@@ -189,7 +189,7 @@ impl Captured {
     }
 
     /// What was logged.
-    fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
     }
 }

@@ -1,7 +1,9 @@
 //! A small scripted authorization server and MCP server (axum) on one address, for the OAuth
 //! client tests: the protected resource metadata, the authorization server's, dynamic
 //! registration, the authorization redirect, the token endpoint checking PKCE (and counting
-//! refresh grants), and an MCP endpoint that wants the token it issued.
+//! refresh grants, and answering the grants without a user), an identity provider's token
+//! exchange (`/idp/token`), and an MCP endpoint that wants the
+//! token it issued.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -18,6 +20,10 @@ pub(crate) const TOKEN: &str = "issued-access-token";
 pub(crate) const REFRESHED: &str = "refreshed-access-token";
 pub(crate) const REFRESH: &str = "the-refresh-token";
 pub(crate) const REDIRECT: &str = "http://localhost:3000/callback";
+/// The client id of the grants without a user (pre-registered at the scripted server).
+pub(crate) const MACHINE: &str = "machine-client";
+/// The ID-JAG the scripted identity provider's token exchange issues.
+pub(crate) const ID_JAG: &str = "the-id-jag";
 
 /// What the scripted servers saw and how they answer.
 #[derive(Default)]
@@ -49,6 +55,53 @@ pub(crate) struct Script {
     pub(crate) call_scope: Option<&'static str>,
     /// Every `Authorization` header the MCP endpoint was sent.
     pub(crate) seen: Vec<String>,
+    /// The `Authorization` header of the last token request of a grant without a user.
+    pub(crate) token_authorization: Option<String>,
+    /// The token exchange request the identity provider (`/idp/token`) got.
+    pub(crate) exchange: Option<HashMap<String, String>>,
+    /// DPoP: the MCP server wants `Authorization: DPoP` and a proof (with this nonce when
+    /// set, which the token endpoint wants too); the proofs each got.
+    pub(crate) dpop: bool,
+    pub(crate) dpop_nonce: Option<&'static str>,
+    pub(crate) token_proofs: Vec<String>,
+    pub(crate) proofs: Vec<String>,
+}
+
+/// The claims of a JWT, unverified.
+pub(crate) fn claims(jwt: &str) -> Value {
+    let payload = jwt.split('.').nth(1).unwrap_or_default();
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload)
+        .unwrap_or_default();
+    serde_json::from_slice(&bytes).unwrap_or_default()
+}
+
+/// The refusal of a proof without `nonce` (RFC 9449 §8 at the token endpoint, §9 at the
+/// resource), if `proof` lacks it.
+fn nonce_refusal(
+    proof: Option<&str>,
+    nonce: Option<&'static str>,
+    resource: bool,
+) -> Option<Response> {
+    let nonce = nonce?;
+    if proof.map(claims).is_some_and(|c| c["nonce"] == nonce) {
+        return None;
+    }
+    let (status, challenge) = if resource {
+        (StatusCode::UNAUTHORIZED, r#"DPoP error="use_dpop_nonce""#)
+    } else {
+        (StatusCode::BAD_REQUEST, "")
+    };
+    let mut response = (status, Js(json!({"error": "use_dpop_nonce"}))).into_response();
+    response
+        .headers_mut()
+        .insert("dpop-nonce", nonce.parse().unwrap());
+    if resource {
+        response
+            .headers_mut()
+            .insert("www-authenticate", challenge.parse().unwrap());
+    }
+    Some(response)
 }
 
 pub(crate) type Shared = Arc<Mutex<Script>>;
@@ -163,11 +216,31 @@ pub(crate) fn app(base: &str, shared: &Shared) -> axum::Router {
         }
     };
     let s2 = Arc::clone(&s);
-    let token = move |body: String| {
+    let token = move |headers: HeaderMap, body: String| {
         let s = Arc::clone(&s2);
         async move {
             let params = form(&body);
             let mut script = s.lock().unwrap();
+            let proof = headers.get("dpop").and_then(|v| v.to_str().ok());
+            if script.dpop {
+                script.token_proofs.extend(proof.map(str::to_owned));
+                if let Some(refusal) = nonce_refusal(proof, script.dpop_nonce, false) {
+                    return refusal;
+                }
+            }
+            if matches!(
+                params.get("grant_type").map(String::as_str),
+                Some("client_credentials" | "urn:ietf:params:oauth:grant-type:jwt-bearer")
+            ) {
+                // A grant without a user: the tests check what it sent.
+                script.token_authorization = headers
+                    .get("authorization")
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_owned);
+                script.token = Some(params);
+                return Js(json!({"access_token": TOKEN, "token_type": "Bearer", "expires_in": 3600, "refresh_token": REFRESH}))
+                    .into_response();
+            }
             if params.get("grant_type").map(String::as_str) == Some("refresh_token") {
                 script.refreshes += 1;
                 // A refresh token is good for the client it was issued to only (the first
@@ -175,7 +248,7 @@ pub(crate) fn app(base: &str, shared: &Shared) -> axum::Router {
                 let client = params.get("client_id").map(String::as_str);
                 let good = params.get("refresh_token").map(String::as_str) == Some(REFRESH)
                     && !(script.rotating && script.refreshes > 1)
-                    && client.is_none_or(|id| id == "scripted-client");
+                    && client.is_none_or(|id| id == "scripted-client" || id == MACHINE);
                 let mut body = json!({"access_token": REFRESHED, "token_type": "Bearer"});
                 if script.rotating {
                     body["refresh_token"] = json!("rotated-refresh-token");
@@ -205,6 +278,18 @@ pub(crate) fn app(base: &str, shared: &Shared) -> axum::Router {
                 .into_response()
         }
     };
+    let s2 = Arc::clone(&s);
+    let idp = move |body: String| {
+        let s = Arc::clone(&s2);
+        async move {
+            s.lock().unwrap().exchange = Some(form(&body));
+            Js(json!({
+                "access_token": ID_JAG,
+                "issued_token_type": "urn:ietf:params:oauth:token-type:id-jag",
+                "token_type": "N_A",
+            }))
+        }
+    };
     let (s2, b) = (Arc::clone(&s), base);
     let mcp = move |headers: HeaderMap, body: String| {
         let (s, base) = (Arc::clone(&s2), b.clone());
@@ -222,6 +307,7 @@ pub(crate) fn app(base: &str, shared: &Shared) -> axum::Router {
         .route("/register", axum::routing::post(register))
         .route("/authorize", axum::routing::get(authorize))
         .route("/token", axum::routing::post(token))
+        .route("/idp/token", axum::routing::post(idp))
         .route(
             "/mcp",
             axum::routing::post(mcp).get(|| async { StatusCode::METHOD_NOT_ALLOWED }),
@@ -238,7 +324,23 @@ pub(crate) fn mcp(script: &Shared, base: &str, headers: &HeaderMap, body: &str) 
     if let Some(sent) = sent {
         script.lock().unwrap().seen.push(sent.to_owned());
     }
-    let authorized = valid.iter().any(|v| sent == Some(&format!("Bearer {v}")));
+    let (dpop, nonce) = {
+        let script = script.lock().unwrap();
+        (script.dpop, script.dpop_nonce)
+    };
+    let scheme = if dpop { "DPoP" } else { "Bearer" };
+    let authorized = valid.iter().any(|v| sent == Some(&format!("{scheme} {v}")));
+    if dpop && authorized {
+        let proof = headers.get("dpop").and_then(|v| v.to_str().ok());
+        script
+            .lock()
+            .unwrap()
+            .proofs
+            .extend(proof.map(str::to_owned));
+        if let Some(refusal) = nonce_refusal(proof, nonce, true) {
+            return refusal;
+        }
+    }
     if !authorized {
         script.lock().unwrap().unauthorized += 1;
         let challenge = script.lock().unwrap().challenge.clone().unwrap_or_else(|| {

@@ -80,7 +80,8 @@ pub enum AuthStep {
     /// The authorization request and its redirect (`state`, `iss`, `code`, or the error the
     /// authorization server or the user gave).
     Authorization,
-    /// The token request (authorization code or refresh token).
+    /// The token request (authorization code, client credentials, JWT bearer or refresh
+    /// token), or an assertion the client would not send (feature `oauth`).
     Token,
     /// Reading or writing the `TokenStore` (feature `oauth`; its backend down, its file
     /// unreadable), or taking its refresh lease.

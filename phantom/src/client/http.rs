@@ -104,16 +104,32 @@ impl Http {
 
     fn build(
         &self,
-        method: Method,
+        method: &Method,
         extra: &[(String, String)],
         body: Option<Bytes>,
     ) -> Result<Request<Full<Bytes>>, ClientError> {
-        let mut request = Request::builder().method(method).uri(self.url.clone());
+        let mut request = Request::builder()
+            .method(method.clone())
+            .uri(self.url.clone());
         for (name, value) in &self.headers {
             request = request.header(name, value);
         }
         if let Some(token) = self.bearer() {
-            let mut value = HeaderValue::try_from(format!("Bearer {token}")).map_err(|_| {
+            #[cfg(feature = "oauth")]
+            let (authorization, proof) = match &self.oauth {
+                Some(oauth) => oauth.authorization(&token, method.as_str()),
+                None => (format!("Bearer {token}"), None),
+            };
+            #[cfg(not(feature = "oauth"))]
+            let (authorization, proof): (String, Option<String>) =
+                (format!("Bearer {token}"), None);
+            if let Some(proof) = proof
+                && let Ok(mut value) = HeaderValue::try_from(proof)
+            {
+                value.set_sensitive(true);
+                request = request.header("dpop", value);
+            }
+            let mut value = HeaderValue::try_from(authorization).map_err(|_| {
                 ClientError::auth(
                     super::AuthStep::Token,
                     "the access token is not a valid header value",
@@ -229,14 +245,24 @@ impl Http {
         let Some(oauth) = &self.oauth else {
             return Ok(answer);
         };
-        let (response, sent) = &answer;
-        if !super::oauth::Session::wants(response.status(), response.headers()) {
-            return Ok(answer);
+        let (mut answer, mut nonce_sent, mut token_sent) = (answer, false, false);
+        loop {
+            let (response, sent) = &answer;
+            // A DPoP nonce asked for (RFC 9449 §9): sent again with it, once.
+            if !nonce_sent && oauth.nonce_asked(response.status(), response.headers()) {
+                nonce_sent = true;
+            } else if !token_sent
+                && super::oauth::Session::wants(response.status(), response.headers())
+            {
+                token_sent = true;
+                oauth
+                    .authenticate(response.status(), response.headers(), sent.as_deref())
+                    .await?;
+            } else {
+                return Ok(answer);
+            }
+            answer = self.send_post(message, extra).await?;
         }
-        oauth
-            .authenticate(response.status(), response.headers(), sent.as_deref())
-            .await?;
-        self.send_post(message, extra).await
     }
 
     /// POSTs `message`; the answer, and the access token it was sent with.
@@ -246,7 +272,7 @@ impl Http {
         extra: &[(String, String)],
     ) -> Result<(http::Response<hyper::body::Incoming>, Option<String>), ClientError> {
         let sent = self.bearer();
-        let request = self.build(Method::POST, extra, Some(message.clone()))?;
+        let request = self.build(&Method::POST, extra, Some(message.clone()))?;
         let response =
             self.client.request(request).await.map_err(|e| {
                 ClientError::Transport(format!("POST {}: {}", self.url, describe(&e)))
@@ -258,7 +284,7 @@ impl Http {
     /// (`None` when it offers none: `405`).
     pub(super) async fn get(&self) -> Result<Option<Messages>, ClientError> {
         let accept = [("accept".to_owned(), "text/event-stream".to_owned())];
-        let request = self.build(Method::GET, &accept, None)?;
+        let request = self.build(&Method::GET, &accept, None)?;
         let response =
             self.client.request(request).await.map_err(|e| {
                 ClientError::Transport(format!("GET {}: {}", self.url, describe(&e)))
@@ -279,7 +305,7 @@ impl Http {
         if self.session.locked().is_none() {
             return;
         }
-        if let Ok(request) = self.build(Method::DELETE, &[], None) {
+        if let Ok(request) = self.build(&Method::DELETE, &[], None) {
             let _ = self.client.request(request).await;
         }
         *self.session.locked() = None;
@@ -401,7 +427,7 @@ impl Http {
             ("accept".to_owned(), "text/event-stream".to_owned()),
             ("last-event-id".to_owned(), last_id.to_owned()),
         ];
-        let request = self.build(Method::GET, &extra, None)?;
+        let request = self.build(&Method::GET, &extra, None)?;
         let response = self.client.request(request).await.map_err(|e| {
             ClientError::Transport(format!("GET {} (resuming): {}", self.url, describe(&e)))
         })?;

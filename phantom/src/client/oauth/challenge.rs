@@ -1,4 +1,5 @@
-//! The `WWW-Authenticate: Bearer …` challenge of a `401` or `403` (RFC 6750 §3, RFC 9728 §5.1).
+//! The `WWW-Authenticate: Bearer …` challenge of a `401` or `403` (RFC 6750 §3, RFC 9728 §5.1),
+//! or the `DPoP …` one (RFC 9449 §7.1).
 
 /// What a `Bearer` challenge says.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -12,13 +13,18 @@ pub(super) struct Challenge {
 }
 
 impl Challenge {
-    /// The `Bearer` challenge among `headers`' `WWW-Authenticate` values (empty when none).
+    /// The `Bearer` challenge among `headers`' `WWW-Authenticate` values, else the `DPoP` one
+    /// (RFC 9449 §7.1: a server that takes only DPoP-bound tokens), else empty.
     pub(super) fn of(headers: &http::HeaderMap) -> Self {
-        headers
-            .get_all(http::header::WWW_AUTHENTICATE)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
+        let values = || {
+            headers
+                .get_all(http::header::WWW_AUTHENTICATE)
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+        };
+        values()
             .find_map(parse)
+            .or_else(|| values().find_map(|v| parse_as(v, "dpop")))
             .unwrap_or_default()
     }
 
@@ -30,8 +36,13 @@ impl Challenge {
 
 /// Parses one header value; `None` when it holds no `Bearer` challenge.
 fn parse(value: &str) -> Option<Challenge> {
-    let start = find_scheme(value)?;
-    let mut rest = &value[start + "bearer".len()..];
+    parse_as(value, "bearer")
+}
+
+/// Parses the challenge of `scheme` (lowercase) in one header value; `None` when there is none.
+fn parse_as(value: &str, scheme: &str) -> Option<Challenge> {
+    let start = find_scheme(value, scheme)?;
+    let mut rest = &value[start + scheme.len()..];
     let mut challenge = Challenge::default();
     loop {
         rest = rest.trim_start_matches([' ', '\t', ',']);
@@ -78,18 +89,18 @@ fn parse(value: &str) -> Option<Challenge> {
     Some(challenge)
 }
 
-/// Where the `Bearer` scheme starts (case-insensitive, as a whole word).
-fn find_scheme(value: &str) -> Option<usize> {
+/// Where the `scheme` (lowercase) starts (case-insensitive, as a whole word).
+fn find_scheme(value: &str, scheme: &str) -> Option<usize> {
     let lower = value.to_ascii_lowercase();
     let mut from = 0;
-    while let Some(i) = lower[from..].find("bearer") {
+    while let Some(i) = lower[from..].find(scheme) {
         let at = from + i;
         let before = lower[..at].chars().next_back();
-        let after = lower[at + 6..].chars().next();
+        let after = lower[at + scheme.len()..].chars().next();
         if before.is_none_or(|c| c == ' ' || c == ',') && after.is_none_or(|c| c == ' ') {
             return Some(at);
         }
-        from = at + 6;
+        from = at + scheme.len();
     }
     None
 }
@@ -119,5 +130,20 @@ mod tests {
         assert_eq!(parse(r#"Basic realm="x""#), None);
         let c = parse(r#"Basic realm="x", Bearer error=invalid_token"#).unwrap();
         assert_eq!(c.error.as_deref(), Some("invalid_token"));
+    }
+
+    #[test]
+    fn a_dpop_challenge_is_read_when_there_is_no_bearer_one() {
+        let mut headers = http::HeaderMap::new();
+        headers.insert(
+            http::header::WWW_AUTHENTICATE,
+            r#"DPoP algs="ES256", resource_metadata="http://h/prm""#
+                .parse()
+                .unwrap(),
+        );
+        assert_eq!(
+            Challenge::of(&headers).resource_metadata.as_deref(),
+            Some("http://h/prm")
+        );
     }
 }

@@ -38,6 +38,8 @@ impl FetchError {
 #[derive(Clone)]
 pub(super) struct Fetch {
     client: Hyper<Connector, Full<Bytes>>,
+    /// The client's DPoP key and the nonces servers gave, when DPoP is on.
+    dpop: Option<std::sync::Arc<super::dpop::Dpop>>,
 }
 
 impl Fetch {
@@ -45,13 +47,55 @@ impl Fetch {
     pub(super) fn over(client: &Hyper<Connector, Full<Bytes>>) -> Self {
         Self {
             client: client.clone(),
+            dpop: None,
+        }
+    }
+
+    /// This client with DPoP proofs on its token requests.
+    pub(super) fn with_dpop(mut self, dpop: std::sync::Arc<super::dpop::Dpop>) -> Self {
+        self.dpop = Some(dpop);
+        self
+    }
+
+    /// Sends a token request: with a DPoP proof when DPoP is on, sent again once with the
+    /// nonce the token endpoint asks for (`use_dpop_nonce`, RFC 9449 §8).
+    pub(super) async fn token(
+        &self,
+        request: Request<Vec<u8>>,
+    ) -> Result<Response<Vec<u8>>, FetchError> {
+        let Some(dpop) = &self.dpop else {
+            return self.send(request).await;
+        };
+        let (parts, body) = request.into_parts();
+        let mut retried = false;
+        loop {
+            let mut request = Request::builder()
+                .method(parts.method.clone())
+                .uri(parts.uri.clone())
+                .body(body.clone())
+                .map_err(|e| FetchError(format!("the token request: {e}")))?;
+            *request.headers_mut() = parts.headers.clone();
+            let proof = dpop.proof_for_token(parts.method.as_str(), &parts.uri.to_string());
+            if let Ok(value) = header::HeaderValue::try_from(proof) {
+                request.headers_mut().insert("dpop", value);
+            }
+            let response = self.send(request).await?;
+            let error = serde_json::from_slice::<Value>(response.body())
+                .ok()
+                .and_then(|v| v["error"].as_str().map(str::to_owned));
+            let asked = dpop.token_nonce(response.headers(), error.as_deref());
+            if asked && !retried && response.status().is_client_error() {
+                retried = true;
+                continue;
+            }
+            return Ok(response);
         }
     }
 
     /// A client of its own, trusting `trust`.
     pub(super) fn new(trust: &Trust) -> Result<Self, FetchError> {
         let client = crate::kernel::client(trust).map_err(FetchError)?;
-        Ok(Self { client })
+        Ok(Self { client, dpop: None })
     }
 
     /// Sends `request` (no redirect followed); the answer with its body read (at most 1 MiB).

@@ -83,7 +83,7 @@ fn sender(
         let fetch = fetch.clone();
         Box::pin(async move {
             let uri = request.uri().clone();
-            let response = fetch.send(request).await?;
+            let response = fetch.token(request).await?;
             // A 5xx is the server failing, not an OAuth error answer (those are 400 and 401):
             // said with its status.
             if response.status().is_server_error() {

@@ -1,14 +1,16 @@
 //! The client's side of MCP authorization (feature `oauth`): when the server answers `401` (or
 //! `403` for a scope the token lacks), the client discovers the authorization server, gets a
-//! client identity, runs the authorization code grant with PKCE and retries the request once
-//! with the token. See [`OAuth`].
+//! client identity, runs the authorization code grant with PKCE (or a grant without a user:
+//! client credentials, JWT bearer) and retries the request once with the token. See [`OAuth`].
 
 mod challenge;
 mod discovery;
+mod dpop;
 mod fetch;
 mod file;
 mod grant;
 mod loopback;
+mod machine;
 mod registration;
 mod store;
 
@@ -125,6 +127,23 @@ async fn fetch_redirect(fetch: &Fetch, url: &str) -> Result<String, String> {
 /// The tokens go to the [`TokenStore`] and the request is sent again. A later `401` uses the
 /// refresh token first; a `403` with `insufficient_scope` asks again with the union of scopes.
 ///
+/// Without a user, [`client_credentials`](Self::client_credentials),
+/// [`private_key_jwt`](Self::private_key_jwt) and [`jwt_bearer`](Self::jwt_bearer) replace the
+/// authorization code grant, and [`enterprise_managed`](Self::enterprise_managed) replaces it
+/// with a user's enterprise sign-in: the same discovery, `resource`, scopes, refresh and store,
+/// with no registration, redirect or [`Authorize`] step.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), phantom::client::ClientError> {
+/// use phantom::client::{Client, OAuth};
+///
+/// let client = Client::http("http://127.0.0.1:4000/mcp")
+///     .oauth(OAuth::client_credentials("reporting-job", "its-secret"))
+///     .connect()
+///     .await?;
+/// # drop(client); Ok(()) }
+/// ```
+///
 /// The client reads the store before its first request, so tokens another client kept are
 /// used. Clients sharing a store (an `Arc` of a [`MemoryTokenStore`], a [`FileTokenStore`],
 /// `phantom_redis::RedisTokenStore`) refresh an expiring token once: the one that takes the
@@ -140,6 +159,51 @@ pub struct OAuth {
     /// The interactive step; none: [`FetchRedirect`] on the flow's own connection.
     authorize: Option<Arc<dyn DynAuthorize>>,
     store: Arc<dyn DynStore>,
+    grant: Grant,
+    signing_key: Option<SigningKey>,
+    dpop: bool,
+}
+
+/// Where the application's assertion for the JWT bearer grant comes from, at each token request.
+type AssertionSource =
+    Arc<dyn Fn() -> BoxFuture<'static, Result<String, String>> + Send + Sync + 'static>;
+
+/// The grant the flow runs for a token.
+#[derive(Clone)]
+enum Grant {
+    /// The authorization code grant with PKCE, through [`Authorize`].
+    AuthorizationCode,
+    /// The client credentials grant (RFC 6749 §4.4).
+    ClientCredentials,
+    /// The JWT bearer grant (RFC 7523 §2.1), with the application's assertion.
+    JwtBearer(AssertionSource),
+    /// The JWT bearer grant with an ID-JAG the identity provider exchanged the user's ID
+    /// token for.
+    EnterpriseManaged(Arc<IdentityProvider>),
+}
+
+/// The enterprise identity provider of [`OAuth::enterprise_managed`].
+struct IdentityProvider {
+    token_endpoint: String,
+    /// This client's id at the identity provider.
+    client_id: String,
+    id_token: AssertionSource,
+}
+
+/// A private key the client signs its assertions with (`private_key_jwt`); never printed.
+#[derive(Clone)]
+struct SigningKey {
+    pem: String,
+    algorithm: String,
+}
+
+impl std::fmt::Debug for SigningKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SigningKey")
+            .field("pem", &"<redacted>")
+            .field("algorithm", &self.algorithm)
+            .finish()
+    }
 }
 
 impl std::fmt::Debug for OAuth {
@@ -151,6 +215,17 @@ impl std::fmt::Debug for OAuth {
                 "client_id",
                 &self.credentials.as_ref().map(|(id, _)| id.as_str()),
             )
+            .field(
+                "grant",
+                &match self.grant {
+                    Grant::AuthorizationCode => "authorization_code",
+                    Grant::ClientCredentials => "client_credentials",
+                    Grant::JwtBearer(_) => "jwt-bearer",
+                    Grant::EnterpriseManaged(_) => "jwt-bearer with an ID-JAG",
+                },
+            )
+            .field("signing_key", &self.signing_key)
+            .field("dpop", &self.dpop)
             .finish_non_exhaustive()
     }
 }
@@ -166,7 +241,104 @@ impl OAuth {
             client_name: "phantom-client".to_owned(),
             authorize: None,
             store: Arc::new(MemoryTokenStore::new()),
+            grant: Grant::AuthorizationCode,
+            signing_key: None,
+            dpop: false,
         }
+    }
+
+    /// Sender-constrained tokens (DPoP, RFC 9449): the client makes an ES256 key pair of its
+    /// own (in memory, for the client's life), sends a proof signed with it on each token
+    /// request and on each request to the server (`htm`, `htu`, `iat`, a unique `jti`, and
+    /// `ath`, the access token's hash, with the token), and presents the token as
+    /// `Authorization: DPoP …`. A nonce the authorization server or the server asks for
+    /// (`use_dpop_nonce`) is put in the proofs from then on, and the request that was refused
+    /// for it is sent again once. A token kept in a store is bound to the key of the client
+    /// that got it: a client that starts later gets a new token.
+    pub fn dpop(mut self) -> Self {
+        self.dpop = true;
+        self
+    }
+
+    /// A flow without a user: the client credentials grant (RFC 6749 §4.4), the client
+    /// authenticated with `client_secret` (`client_secret_basic`, or `client_secret_post` when
+    /// the authorization server supports only that). No redirect, no [`Authorize`] step; the
+    /// token is asked for the server's URL as the RFC 8707 `resource`, with the scopes the
+    /// authorization code flow would ask.
+    pub fn client_credentials(client_id: &str, client_secret: &str) -> Self {
+        let mut oauth = Self::new("");
+        oauth.credentials = Some((client_id.to_owned(), Some(client_secret.to_owned())));
+        oauth.grant = Grant::ClientCredentials;
+        oauth
+    }
+
+    /// The client credentials grant (RFC 6749 §4.4) with the client authenticated by a signed
+    /// assertion instead of a secret (`private_key_jwt`, RFC 7523 §2.2): a JWT whose `iss` and
+    /// `sub` are `client_id` and whose `aud` is the authorization server's issuer, with a
+    /// unique `jti`, valid for a minute, signed with `private_key_pem` (PKCS #8 or SEC 1 for an
+    /// EC key, PKCS #1 or #8 for RSA) by `algorithm` (`ES256`, `ES384`, `RS256`, `PS256`,
+    /// `EdDSA`, …). A key or algorithm that does not fit fails the token request with
+    /// [`ClientError::Auth`] at [`AuthStep::Token`]. The key is never printed.
+    pub fn private_key_jwt(client_id: &str, private_key_pem: &str, algorithm: &str) -> Self {
+        let mut oauth = Self::new("");
+        oauth.credentials = Some((client_id.to_owned(), None));
+        oauth.grant = Grant::ClientCredentials;
+        oauth.signing_key = Some(SigningKey {
+            pem: private_key_pem.to_owned(),
+            algorithm: algorithm.to_owned(),
+        });
+        oauth
+    }
+
+    /// Enterprise-managed authorization: the user's sign-in at their organisation's identity
+    /// provider stands for the authorization. At each token request the user's ID token, which
+    /// `id_token` returns, is exchanged at the identity provider's `idp_token_endpoint`
+    /// (RFC 8693 token exchange, as `idp_client_id`, `subject_token_type` `id_token`,
+    /// `requested_token_type` `id-jag`, the `audience` the authorization server's issuer and
+    /// the `resource` the server's) for an Identity Assertion JWT Authorization Grant (ID-JAG),
+    /// which then goes to the authorization server as the assertion of the JWT bearer grant
+    /// (RFC 7523 §2.1), the client authenticated there with `client_id` and `client_secret`.
+    /// An error of `id_token`, or a refused exchange, fails the request with
+    /// [`ClientError::Auth`] at [`AuthStep::Token`].
+    pub fn enterprise_managed<F, Fut>(
+        client_id: &str,
+        client_secret: Option<&str>,
+        idp_token_endpoint: &str,
+        idp_client_id: &str,
+        id_token: F,
+    ) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<String, String>> + Send + 'static,
+    {
+        let mut oauth = Self::new("");
+        oauth.credentials = Some((client_id.to_owned(), client_secret.map(str::to_owned)));
+        oauth.grant = Grant::EnterpriseManaged(Arc::new(IdentityProvider {
+            token_endpoint: idp_token_endpoint.to_owned(),
+            client_id: idp_client_id.to_owned(),
+            id_token: Arc::new(move || Box::pin(id_token())),
+        }));
+        oauth
+    }
+
+    /// A flow without a user for a workload with an identity of its own: the JWT bearer grant
+    /// (RFC 7523 §2.1), whose `assertion` is the JWT `assertion` returns. It is called at each
+    /// token request (a workload's token is short-lived and rotated: read it from the file or
+    /// the metadata service each time). An assertion that has expired, or whose `aud` names
+    /// neither the authorization server's issuer nor its token endpoint, is not sent: the
+    /// request fails with [`ClientError::Auth`] at [`AuthStep::Token`], as does an error
+    /// `assertion` returns. A refused assertion is not retried. `client_id` goes in the form
+    /// (the server's client, authenticated by nothing else unless [`Self::credentials`] gives
+    /// a secret).
+    pub fn jwt_bearer<F, Fut>(client_id: &str, assertion: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<String, String>> + Send + 'static,
+    {
+        let mut oauth = Self::new("");
+        oauth.credentials = Some((client_id.to_owned(), None));
+        oauth.grant = Grant::JwtBearer(Arc::new(move || Box::pin(assertion())));
+        oauth
     }
 
     /// The HTTPS URL of this client's metadata document (a Client ID Metadata Document), its
@@ -310,6 +482,8 @@ pub(in crate::client) struct Session {
     /// This client's id as a holder of the store's refresh lease.
     holder: String,
     fetch: Fetch,
+    /// The client's DPoP key and nonces ([`OAuth::dpop`]).
+    dpop: Option<Arc<dpop::Dpop>>,
     bearer: Mutex<Option<String>>,
     /// When the bearer expires (seconds since the Unix epoch), if the server said.
     /// When the bearer is to be refreshed (seconds since the Unix epoch), if the server said
@@ -331,12 +505,18 @@ impl Session {
         let url = Url::parse(server).map_err(|e| {
             ClientError::auth(AuthStep::Discovery, format!("`{server}` is not a URL: {e}"))
         })?;
+        let dpop = config.dpop.then(|| Arc::new(dpop::Dpop::new()));
+        let fetch = match &dpop {
+            Some(dpop) => Fetch::over(client).with_dpop(Arc::clone(dpop)),
+            None => Fetch::over(client),
+        };
         Ok(Self {
             config,
             server: url,
             key: server.to_owned(),
             holder: crate::kernel::random_id::<16>(),
-            fetch: Fetch::over(client),
+            fetch,
+            dpop,
             bearer: Mutex::default(),
             refresh_at: Mutex::default(),
             flow: tokio::sync::Mutex::default(),
@@ -346,6 +526,35 @@ impl Session {
     /// The access token to send, if there is one.
     pub(in crate::client) fn bearer(&self) -> Option<String> {
         self.bearer.locked().clone()
+    }
+
+    /// The `Authorization` value for `token`, and the DPoP proof for a `method` request to
+    /// the server when DPoP is on.
+    pub(in crate::client) fn authorization(
+        &self,
+        token: &str,
+        method: &str,
+    ) -> (String, Option<String>) {
+        match &self.dpop {
+            Some(dpop) => (
+                format!("DPoP {token}"),
+                Some(dpop.proof_for_resource(method, self.server.as_str(), token)),
+            ),
+            None => (format!("Bearer {token}"), None),
+        }
+    }
+
+    /// Whether the server's answer asks for a DPoP nonce (kept for the next proofs).
+    pub(in crate::client) fn nonce_asked(
+        &self,
+        status: http::StatusCode,
+        headers: &http::HeaderMap,
+    ) -> bool {
+        status == http::StatusCode::UNAUTHORIZED
+            && self
+                .dpop
+                .as_ref()
+                .is_some_and(|dpop| dpop.resource_nonce(headers))
     }
 
     /// Whether an answer asks for (another) token: a `401`, or a `403` with
@@ -550,15 +759,20 @@ impl Session {
         let (Some((server, identity)), Some(resource)) = (&learnt.server, &learnt.resource) else {
             return Ok(false);
         };
-        let refreshed = grant::refresh(
-            &self.fetch,
-            server,
-            identity,
-            &self.config.redirect_uri,
-            resource,
-            &refresh,
-        )
-        .await;
+        let refreshed = match self.config.grant {
+            Grant::AuthorizationCode => {
+                grant::refresh(
+                    &self.fetch,
+                    server,
+                    identity,
+                    &self.config.redirect_uri,
+                    resource,
+                    &refresh,
+                )
+                .await
+            }
+            _ => machine::request(&self.fetch, &self.config, learnt, &[], Some(&refresh)).await,
+        };
         match refreshed {
             Ok(tokens) => {
                 learnt.refresh_failed = None;
@@ -658,16 +872,21 @@ impl Session {
             scopes.insert("offline_access".to_owned());
         }
         let list: Vec<String> = scopes.iter().cloned().collect();
-        let tokens = grant::authorization_code(
-            &self.fetch,
-            self.config.authorize.as_deref(),
-            server,
-            identity,
-            &self.config.redirect_uri,
-            resource,
-            &list,
-        )
-        .await?;
+        let tokens = match self.config.grant {
+            Grant::AuthorizationCode => {
+                grant::authorization_code(
+                    &self.fetch,
+                    self.config.authorize.as_deref(),
+                    server,
+                    identity,
+                    &self.config.redirect_uri,
+                    resource,
+                    &list,
+                )
+                .await?
+            }
+            _ => machine::request(&self.fetch, &self.config, learnt, &list, None).await?,
+        };
         learnt.scopes = scopes;
         Ok(tokens)
     }

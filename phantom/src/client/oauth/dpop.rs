@@ -1,0 +1,146 @@
+//! DPoP (RFC 9449): the client's key pair, made once per client and never stored, and the proof
+//! JWT it signs for each token request and each request to the server.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use p256::ecdsa::signature::Signer as _;
+use p256::ecdsa::{Signature, SigningKey};
+use serde_json::json;
+use sha2::Digest as _;
+
+use crate::kernel::Locked as _;
+
+/// A DPoP key pair (ES256); its `Debug` shows the public key only.
+pub(super) struct DpopKey {
+    key: SigningKey,
+    /// The public key as a JWK, for the proofs' `jwk` header.
+    jwk: serde_json::Value,
+}
+
+impl std::fmt::Debug for DpopKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DpopKey")
+            .field("private", &"<redacted>")
+            .field("jwk", &self.jwk)
+            .finish()
+    }
+}
+
+impl DpopKey {
+    /// A new key pair from the system's random source.
+    pub(super) fn new() -> Self {
+        let key = loop {
+            // A random scalar is a valid key but for a chance of about 2^-128.
+            if let Ok(key) = SigningKey::from_bytes(&crate::kernel::random_bytes::<32>().into()) {
+                break key;
+            }
+        };
+        let point = key.verifying_key().to_encoded_point(false);
+        let coordinate = |c: Option<&p256::FieldBytes>| {
+            URL_SAFE_NO_PAD.encode(c.map(|c| c.as_slice()).unwrap_or_default())
+        };
+        let jwk = json!({
+            "kty": "EC",
+            "crv": "P-256",
+            "x": coordinate(point.x()),
+            "y": coordinate(point.y()),
+        });
+        Self { key, jwk }
+    }
+
+    /// A proof for a `method` request to `url` (its query and fragment left out), with the
+    /// server's `nonce` and, for a request that carries it, the access token's hash (`ath`).
+    pub(super) fn proof(
+        &self,
+        method: &str,
+        url: &str,
+        nonce: Option<&str>,
+        access_token: Option<&str>,
+    ) -> String {
+        let htu = url.split(['?', '#']).next().unwrap_or(url);
+        let header = json!({"typ": "dpop+jwt", "alg": "ES256", "jwk": self.jwk});
+        let mut claims = json!({
+            "jti": crate::kernel::random_id::<16>(),
+            "htm": method,
+            "htu": htu,
+            "iat": super::now(),
+        });
+        if let Some(nonce) = nonce {
+            claims["nonce"] = json!(nonce);
+        }
+        if let Some(token) = access_token {
+            claims["ath"] = json!(URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(token.as_bytes())));
+        }
+        let input = format!(
+            "{}.{}",
+            URL_SAFE_NO_PAD.encode(header.to_string()),
+            URL_SAFE_NO_PAD.encode(claims.to_string())
+        );
+        let signature: Signature = self.key.sign(input.as_bytes());
+        format!("{input}.{}", URL_SAFE_NO_PAD.encode(signature.to_bytes()))
+    }
+}
+
+/// Whether an answer asks for a DPoP nonce (RFC 9449 §8 at the token endpoint, §9 at the
+/// resource): its `DPoP-Nonce`, when it does.
+pub(super) fn nonce_asked(headers: &http::HeaderMap, error: Option<&str>) -> Option<String> {
+    let asked = error == Some("use_dpop_nonce")
+        || headers
+            .get_all(http::header::WWW_AUTHENTICATE)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .any(|v| v.contains("use_dpop_nonce"));
+    asked.then(|| headers.get("dpop-nonce")?.to_str().ok().map(str::to_owned))?
+}
+
+/// DPoP for one client: its key and the nonces its authorization server and its MCP server
+/// gave last (RFC 9449 §8, §9).
+#[derive(Debug)]
+pub(super) struct Dpop {
+    key: DpopKey,
+    token_nonce: std::sync::Mutex<Option<String>>,
+    resource_nonce: std::sync::Mutex<Option<String>>,
+}
+
+impl Dpop {
+    pub(super) fn new() -> Self {
+        Self {
+            key: DpopKey::new(),
+            token_nonce: std::sync::Mutex::default(),
+            resource_nonce: std::sync::Mutex::default(),
+        }
+    }
+
+    /// A proof for a token request.
+    pub(super) fn proof_for_token(&self, method: &str, url: &str) -> String {
+        let nonce = self.token_nonce.locked().clone();
+        self.key.proof(method, url, nonce.as_deref(), None)
+    }
+
+    /// A proof for a request to the server carrying `access_token`.
+    pub(super) fn proof_for_resource(&self, method: &str, url: &str, access_token: &str) -> String {
+        let nonce = self.resource_nonce.locked().clone();
+        self.key
+            .proof(method, url, nonce.as_deref(), Some(access_token))
+    }
+
+    /// Keeps the nonce a token endpoint's answer asks for: whether it asked for one.
+    pub(super) fn token_nonce(&self, headers: &http::HeaderMap, error: Option<&str>) -> bool {
+        let asked = nonce_asked(headers, error);
+        let got = asked.is_some();
+        if let Some(nonce) = asked {
+            *self.token_nonce.locked() = Some(nonce);
+        }
+        got
+    }
+
+    /// Keeps the nonce the server's answer asks for: whether it asked for one.
+    pub(super) fn resource_nonce(&self, headers: &http::HeaderMap) -> bool {
+        let asked = nonce_asked(headers, None);
+        let got = asked.is_some();
+        if let Some(nonce) = asked {
+            *self.resource_nonce.locked() = Some(nonce);
+        }
+        got
+    }
+}
