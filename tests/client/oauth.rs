@@ -657,8 +657,7 @@ async fn a_gateway_upstream_gets_its_own_token_and_never_the_front_clients() {
 #[tokio::test]
 async fn a_token_the_upstream_refuses_is_the_gateways_own_error() {
     let (base, script) = servers(Script::default()).await;
-    let store = Arc::new(MemoryTokenStore::new());
-    let front = gateway_to(&base, OAuth::new(REDIRECT).token_store(Arc::clone(&store))).await;
+    let front = gateway_to(&base, OAuth::new(REDIRECT)).await;
     // The upstream takes no token any more, not even a refreshed one.
     script.lock().unwrap().valid = Some("never-issued");
     let client = Client::http(&format!("http://{}/mcp", front.addr))
