@@ -198,8 +198,8 @@ mod tests {
         assert_eq!(
             refused.to_string(),
             "GET https://as.example.com/.well-known/oauth-authorization-server: https:// needs \
-             phantom's `tls` feature (`phantom-mcp` with features [\"client\", \"tls\"]), or a \
-             proxy in front that speaks TLS"
+             phantom's `tls` feature (`phantom-mcp` with the feature \"tls\" beside \"client\" \
+             or \"jwt\"), or a proxy in front that speaks TLS"
         );
     }
 }

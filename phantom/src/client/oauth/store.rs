@@ -2,7 +2,7 @@
 //! that lets one client refresh them when several share the store.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::kernel::{BoxFuture, Locked as _};
@@ -245,5 +245,43 @@ impl TokenStore for MemoryTokenStore {
             leases.remove(resource);
         }
         Ok(())
+    }
+}
+
+impl<S: TokenStore> TokenStore for Arc<S> {
+    fn load(
+        &self,
+        resource: &str,
+    ) -> impl Future<Output = Result<Option<Tokens>, StoreError>> + Send {
+        (**self).load(resource)
+    }
+
+    fn save(
+        &self,
+        resource: &str,
+        tokens: Tokens,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send {
+        (**self).save(resource, tokens)
+    }
+
+    fn remove(&self, resource: &str) -> impl Future<Output = Result<(), StoreError>> + Send {
+        (**self).remove(resource)
+    }
+
+    fn lock(
+        &self,
+        resource: &str,
+        holder: &str,
+        ttl: std::time::Duration,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send {
+        (**self).lock(resource, holder, ttl)
+    }
+
+    fn unlock(
+        &self,
+        resource: &str,
+        holder: &str,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send {
+        (**self).unlock(resource, holder)
     }
 }
