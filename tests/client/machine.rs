@@ -5,7 +5,9 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
-use phantom::client::{AuthStep, ClientError, OAuth};
+use std::sync::Arc;
+
+use phantom::client::{AuthStep, ClientError, MemoryTokenStore, OAuth, TokenStore as _, Tokens};
 use serde_json::{Value, json};
 
 use crate::oauth::Captured;
@@ -65,6 +67,40 @@ fn in_a_minute() -> u64 {
         .unwrap()
         .as_secs()
         + 60
+}
+
+#[tokio::test]
+async fn two_machine_clients_sharing_a_store_ask_once_for_the_token_that_expired() {
+    let (base, script) = servers(Script::default()).await;
+    script.lock().unwrap().machine_without_refresh = true;
+    let resource = format!("{base}/mcp");
+    let store = Arc::new(MemoryTokenStore::new());
+    store
+        .save(&resource, Tokens::new("expired-token").with_expires_at(1))
+        .await
+        .expect("save");
+    let oauth = || OAuth::client_credentials(MACHINE, SECRET).token_store(Arc::clone(&store));
+    let (a, b) = tokio::join!(connect(&base, oauth()), connect(&base, oauth()));
+    let (a, b) = (a.expect("a connects"), b.expect("b connects"));
+    a.call_tool("echo", json!({})).await.expect("a calls");
+    b.call_tool("echo", json!({})).await.expect("b calls");
+    let kept = store.load(&resource).await.expect("load").expect("kept");
+    assert_eq!(kept.access_token, TOKEN);
+    assert_eq!(kept.refresh_token, None);
+    let script = script.lock().unwrap();
+    assert_eq!(
+        (script.machine_grants, script.unauthorized),
+        (1, 0),
+        "one grant between the two clients, before any request (none refused)"
+    );
+    // No refresh token is asked for a grant without a user.
+    let token = script.token.as_ref().expect("a token request");
+    assert!(
+        !token
+            .get("scope")
+            .is_some_and(|s| s.contains("offline_access")),
+        "{token:?}"
+    );
 }
 
 #[tokio::test]

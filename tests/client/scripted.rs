@@ -65,6 +65,10 @@ pub(crate) struct Script {
     pub(crate) dpop_nonce: Option<&'static str>,
     pub(crate) token_proofs: Vec<String>,
     pub(crate) proofs: Vec<String>,
+    /// The tokens granted without a user, and whether they come without a refresh token (as
+    /// the client credentials grant's should, RFC 6749 §4.4.3).
+    pub(crate) machine_grants: usize,
+    pub(crate) machine_without_refresh: bool,
 }
 
 /// The claims of a JWT, unverified.
@@ -238,8 +242,12 @@ pub(crate) fn app(base: &str, shared: &Shared) -> axum::Router {
                     .and_then(|v| v.to_str().ok())
                     .map(str::to_owned);
                 script.token = Some(params);
-                return Js(json!({"access_token": TOKEN, "token_type": "Bearer", "expires_in": 3600, "refresh_token": REFRESH}))
-                    .into_response();
+                script.machine_grants += 1;
+                let mut body = json!({"access_token": TOKEN, "token_type": "Bearer", "expires_in": 3600, "refresh_token": REFRESH});
+                if script.machine_without_refresh {
+                    body.as_object_mut().unwrap().remove("refresh_token");
+                }
+                return Js(body).into_response();
             }
             if params.get("grant_type").map(String::as_str) == Some("refresh_token") {
                 script.refreshes += 1;

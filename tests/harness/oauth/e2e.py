@@ -27,11 +27,22 @@ browser is user_agent.py. Checked, in order:
 6. The provider stopped in the middle of a sign-in: `login` ends, saying no redirect came.
 7. The provider gone when a refresh is due: `call` fails promptly with a clear error.
 8. The provider gone before `login`: it fails at discovery, promptly.
-9. No access token, refresh token or code appears in anything the commands printed.
+9. Two gateway nodes sharing one Redis (`--redis`), each signed in to the notes server with the
+   client credentials grant (`--upstream-client-credentials`, a client the provider registered
+   for the gateway; tokens of 8 s): the second node mounts the server with the first's token
+   (one grant between them); both serve `notes_whoami` as the gateway's client, not as the front
+   client; after the token expired, calls through both nodes at once cost one grant. The
+   provider stopped: a front call fails promptly with the gateway's own error naming the
+   authorization step; the provider back (same port and keys): the next call succeeds. Then two
+   nodes whose Redis is seeded from one `login --token-file` (`--upstream-tokens`): after the
+   token expired, calls through both at once cost one refresh.
+10. No access token, refresh token, client secret or code appears in anything the commands
+   printed, nor in the gateways' logs at trace level.
 
 Prints one line per check and exits 0 only if all hold.
 """
 
+import concurrent.futures
 import json
 import os
 import re
@@ -45,6 +56,9 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TTL = 3
+MACHINE_TTL = 8
+MACHINE_CLIENT = "gateway-machine"
+MACHINE_SECRET = "machine-" + os.urandom(12).hex()
 SCOPES = "notes:read notes:write notes:admin"
 
 failures = []
@@ -125,6 +139,12 @@ def login(cargo_phantom, resource, *agent_args, wait=30, before_agent=None, toke
     return code, err, agent
 
 
+def grants(issuer):
+    """The provider's count of tokens issued, by grant type."""
+    with urllib.request.urlopen(f"{issuer}/__control/grants", timeout=5) as answer:
+        return json.load(answer)
+
+
 def wait_port(port, proc, what):
     deadline = time.monotonic() + 60
     while True:
@@ -147,18 +167,26 @@ def main():
     scratch = tempfile.mkdtemp(prefix="phantom-oauth-e2e-")
     token_file = os.path.join(scratch, "tokens.json")
     os.environ["PHANTOM_TOKEN_FILE"] = token_file
-    provider = subprocess.Popen(
-        ["node", os.path.join(HERE, "provider.mjs"), "--resource", resource, "--ttl", str(TTL),
-         "--scope", SCOPES, "--strict-offline-access"],
-        env={**os.environ, "OIDC_PROVIDER_DIR": provider_dir},
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    server = gateway = None
+    jwks = os.path.join(scratch, "provider-keys.json")
+
+    def start_provider(port=0, ttl=TTL):
+        """The provider, and its issuer (None if it did not start); the same keys each time."""
+        proc = subprocess.Popen(
+            ["node", os.path.join(HERE, "provider.mjs"), "--resource", resource, "--ttl", str(ttl),
+             "--scope", SCOPES, "--strict-offline-access", "--port", str(port), "--jwks", jwks,
+             "--machine-client", f"{MACHINE_CLIENT}:{MACHINE_SECRET}"],
+            env={**os.environ, "OIDC_PROVIDER_DIR": provider_dir},
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        ready = proc.stdout.readline().split()
+        return proc, (ready[1] if ready[:1] == ["ready"] else None)
+
+    provider, issuer = start_provider()
+    server = gateway = redis = None
+    nodes = []
     try:
-        ready = provider.stdout.readline().split()
-        if ready[:1] != ["ready"]:
+        if issuer is None:
             print("FAIL the provider did not start", flush=True)
             return 1
-        issuer = ready[1]
         server = subprocess.Popen(
             [notes, "--addr", f"127.0.0.1:{port}", "--issuer", issuer, "--leeway", "0"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -281,19 +309,140 @@ def main():
               f"the provider gone before `login`: it fails at discovery in {took:.1f} s")
 
         # 9.
-        secrets = {v for t in (first, second, kept(gateway_tokens, resource) or {})
+        redis_port = free_port()
+        redis = subprocess.Popen(["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1",
+                                  "--save", "", "--appendonly", "no"],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        issuer_port = int(issuer.rsplit(":", 1)[1])
+        provider, back = start_provider(issuer_port, MACHINE_TTL)
+        machine_file = os.path.join(scratch, "machine.json")
+        with open(machine_file, "w") as f:
+            json.dump({"client_id": MACHINE_CLIENT, "client_secret": MACHINE_SECRET}, f)
+        os.chmod(machine_file, 0o600)
+        logs = []
+
+        def two_nodes(*sign_in):
+            """Two gateway nodes on the Redis, in front of the notes server signed in by
+            `sign_in`; their ports (none if they did not start)."""
+            ports, started = [free_port(), free_port()], []
+            for port_ in ports:
+                logs.append(os.path.join(scratch, f"gateway-{len(logs)}.log"))
+                with open(logs[-1], "w") as out:
+                    started.append(subprocess.Popen(
+                        [gateway_bin, "--addr", f"127.0.0.1:{port_}", "--upstream", resource,
+                         *sign_in, "--prefix", "notes", "--tokens", front_tokens,
+                         "--redis", f"redis://127.0.0.1:{redis_port}"],
+                        stdout=subprocess.DEVNULL, stderr=out,
+                        env={**os.environ, "RUST_LOG": "trace"}))
+                nodes.append(started[-1])
+                if not wait_port(port_, started[-1], "a gateway node"):
+                    return []
+            return ports
+
+        def whoami(port_, timeout=60):
+            code, out, err, took = run(
+                [cargo_phantom, "call", "notes_whoami", f"http://127.0.0.1:{port_}/mcp",
+                 "--json", "--bearer", "front-token", "--timeout", "30"], timeout)
+            identity = json.loads(out or "{}").get("structuredContent", {}) if code == 0 else {}
+            return code, identity, err, took
+
+        def at_once(ports):
+            with concurrent.futures.ThreadPoolExecutor(len(ports)) as pool:
+                return list(pool.map(whoami, ports))
+
+        def stop_nodes():
+            """Stops the nodes; the tokens they kept in Redis, removed from it."""
+            for node in nodes:
+                if node.poll() is None:
+                    node.terminate()
+                    node.wait(timeout=10)
+            key = f"phantom:{{t:{resource}}}tokens"
+            got = subprocess.run(["redis-cli", "-p", str(redis_port), "--raw", "GET", key],
+                                 capture_output=True, text=True, timeout=10).stdout.strip()
+            subprocess.run(["redis-cli", "-p", str(redis_port), "DEL", key],
+                           capture_output=True, timeout=10)
+            return json.loads(got) if got else None
+
+        redis_tokens = []
+        ports = (back == issuer and wait_port(redis_port, redis, "redis-server")
+                 and two_nodes("--upstream-client-credentials", machine_file))
+        if ports:
+            check(grants(issuer).get("client_credentials") == 1,
+                  f"two gateway nodes mounted the server with one client credentials grant between "
+                  f"them, shared in Redis ({grants(issuer)})")
+            answers = [whoami(p) for p in ports]
+            check(all(code == 0 and identity.get("subject") == MACHINE_CLIENT
+                      for code, identity, _, _ in answers),
+                  f"through each node, the notes server answers as the gateway's client, not the "
+                  f"front client's ({[(a[0], a[1].get('subject')) for a in answers]})")
+            time.sleep(MACHINE_TTL + 1)
+            answers = at_once(ports)
+            check(all(code == 0 for code, _, _, _ in answers)
+                  and grants(issuer).get("client_credentials") == 2,
+                  f"after the token expired, calls through both nodes at once cost one grant "
+                  f"({[a[0] for a in answers]}, {grants(issuer)})")
+
+            provider.terminate()
+            provider.wait(timeout=10)
+            time.sleep(MACHINE_TTL + 1)
+            code, _, err, took = whoami(ports[0])
+            check(code == 1 and "-32603" in err and "authorization failed at" in err
+                  and took < 30,
+                  f"the provider down: a front call fails in {took:.1f} s with the gateway's own "
+                  f"error naming the authorization step ({err.strip()[:300]!r})")
+            provider, back = start_provider(issuer_port, MACHINE_TTL)
+            code, identity, err, _ = whoami(ports[0])
+            check(back == issuer and code == 0 and identity.get("subject") == MACHINE_CLIENT,
+                  f"the provider back: the next front call succeeds (exit {code})")
+        else:
+            check(False, "two gateway nodes started on one Redis with client credentials")
+        kept_in_redis = stop_nodes()
+        check(bool(kept_in_redis), "the gateways' tokens were kept in Redis")
+        redis_tokens.append(kept_in_redis or {})
+
+        # The same with a user's refresh token: signed in once into a file, which seeds Redis.
+        bot_tokens = os.path.join(scratch, "gateway-bot.json")
+        code, err, agent = login(cargo_phantom, resource, "--login", "gateway-bot",
+                                 token_file=bot_tokens)
+        ports = code == 0 and two_nodes("--upstream-tokens", bot_tokens)
+        if ports:
+            before = grants(issuer).get("refresh_token", 0)
+            time.sleep(MACHINE_TTL + 1)
+            answers = at_once(ports)
+            check(all(code == 0 and identity.get("subject") == "gateway-bot"
+                      for code, identity, _, _ in answers)
+                  and grants(issuer).get("refresh_token", 0) == before + 1,
+                  f"two nodes seeded from one sign-in: after the token expired, calls through "
+                  f"both at once refresh once ({[a[0] for a in answers]}, {grants(issuer)})")
+        else:
+            check(False, f"two gateway nodes started on one Redis with a sign-in (login exit {code})")
+        redis_tokens.append(stop_nodes() or {})
+        redis_tokens.append(kept(bot_tokens, resource) or {})
+
+        # 10.
+        secrets = {v for t in (first, second, kept(gateway_tokens, resource) or {}, *redis_tokens)
                    for k, v in t.items()
                    if k in ("access_token", "refresh_token") and v}
+        secrets.add(MACHINE_SECRET)
+        logged = ""
+        for log in logs:
+            if os.path.exists(log):
+                with open(log) as f:
+                    logged += f.read()
+        printed.append(logged)
+        check("tokens received" in logged and "TRACE" in logged,
+              "the gateways logged their grants at trace level (the logs searched below)")
         text = "\n".join(printed)
         leaked = [s[:6] + "…" for s in secrets if s in text]
         codes = re.findall(r"[?&]code=([^&\s]+)", text)
-        check(not leaked and not codes, f"no token or code in anything printed ({leaked}, {len(codes)} codes)")
+        check(not leaked and not codes,
+              f"no token, secret or code in anything printed or logged ({leaked}, {len(codes)} codes)")
         if failures:
             for line in text.splitlines():
                 if line.startswith(("error", "       help")):
                     print(f"  | {line}")
     finally:
-        for proc in (gateway, server, provider):
+        for proc in (gateway, *nodes, server, provider, redis):
             if proc and proc.poll() is None:
                 proc.terminate()
                 try:

@@ -7,11 +7,16 @@
 //   OIDC_PROVIDER_DIR="$(bash tests/harness/oauth/install.sh)" \
 //     node tests/harness/oauth/provider.mjs --resource http://127.0.0.1:4000/mcp [--port 0] \
 //       [--ttl 3600] [--scope 'mcp:tools'] [--jwks private-jwks.json] [--strict-offline-access]
+//       [--machine-client ID:SECRET]
 // Each flag may be given instead as an environment variable: OIDC_RESOURCE, OIDC_PORT,
-// OIDC_ACCESS_TOKEN_TTL, OIDC_RESOURCE_SCOPE, OIDC_JWKS_FILE, OIDC_STRICT_OFFLINE_ACCESS=1.
+// OIDC_ACCESS_TOKEN_TTL, OIDC_RESOURCE_SCOPE, OIDC_JWKS_FILE, OIDC_STRICT_OFFLINE_ACCESS=1,
+// OIDC_MACHINE_CLIENT.
 // --scope lists the resource's scopes, space-separated. Port 0 (the default)
 // picks a free port. --jwks names a JSON Web Key Set with private keys, one of them for RS256
-// (it signs the tokens).
+// (it signs the tokens); a file that does not exist yet gets a fresh key set, so that a provider
+// restarted with the same file keeps its keys, as an identity provider back from an outage does.
+// --machine-client registers a confidential client (client_secret_basic) for the client
+// credentials grant (RFC 6749 section 4.4), allowed every scope of --scope.
 //
 // Once listening it prints exactly one line on stdout, `ready http://127.0.0.1:PORT`, which is
 // also the issuer; its metadata is at /.well-known/openid-configuration and, the same document,
@@ -33,10 +38,12 @@
 //   /__control/fail-token[?count=N]  every refresh_token grant at /token answers HTTP 503
 //                                    (temporarily_unavailable), or only the next N of them
 //   /__control/ok                    back to normal
-// Other grants at /token are not affected.
+// Other grants at /token are not affected. And one to read (GET):
+//   /__control/grants                the tokens issued since the start, by grant type, as
+//                                    JSON: {"client_credentials": 2, "refresh_token": 1, ...}
 
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { parse as parseQuery } from 'node:querystring';
@@ -50,6 +57,7 @@ const { values: args } = parseArgs({
     ttl: { type: 'string', default: process.env.OIDC_ACCESS_TOKEN_TTL ?? '3600' },
     scope: { type: 'string', default: process.env.OIDC_RESOURCE_SCOPE ?? 'mcp:tools' },
     jwks: { type: 'string', default: process.env.OIDC_JWKS_FILE },
+    'machine-client': { type: 'string', default: process.env.OIDC_MACHINE_CLIENT },
     'strict-offline-access': {
       type: 'boolean', default: ['1', 'true'].includes(process.env.OIDC_STRICT_OFFLINE_ACCESS ?? ''),
     },
@@ -71,6 +79,22 @@ if (!Number.isInteger(ttl) || ttl <= 0) die('--ttl must be a positive number of 
 const strictOfflineAccess = args['strict-offline-access'];
 const resourceScopes = args.scope.split(' ').filter(Boolean);
 if (resourceScopes.length === 0) die('--scope must name at least one scope');
+let machineClient;
+if (args['machine-client'] !== undefined) {
+  const colon = args['machine-client'].indexOf(':');
+  if (colon <= 0 || colon === args['machine-client'].length - 1) {
+    die('--machine-client must be ID:SECRET');
+  }
+  machineClient = {
+    client_id: args['machine-client'].slice(0, colon),
+    client_secret: args['machine-client'].slice(colon + 1),
+    grant_types: ['client_credentials'],
+    response_types: [],
+    redirect_uris: [],
+    token_endpoint_auth_method: 'client_secret_basic',
+    scope: resourceScopes.join(' '),
+  };
+}
 const port = Number(args.port);
 if (!Number.isInteger(port) || port < 0 || port > 65535) die('--port must be a port number');
 
@@ -82,11 +106,13 @@ const { default: Provider, errors } = await import(
 );
 
 function signingKeys() {
-  if (args.jwks) return JSON.parse(readFileSync(args.jwks, 'utf8'));
+  if (args.jwks && existsSync(args.jwks)) return JSON.parse(readFileSync(args.jwks, 'utf8'));
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const jwk = privateKey.export({ format: 'jwk' });
   const kid = `k-${Date.now().toString(36)}`;
-  return { keys: [{ ...jwk, kid, use: 'sig', alg: 'RS256' }] };
+  const keys = { keys: [{ ...jwk, kid, use: 'sig', alg: 'RS256' }] };
+  if (args.jwks) writeFileSync(args.jwks, JSON.stringify(keys), { mode: 0o600 });
+  return keys;
 }
 
 // Listen first, so that with port 0 the issuer can name the port actually bound.
@@ -106,7 +132,9 @@ const provider = new Provider(issuer, {
   scopes: ['openid', 'offline_access', ...resourceScopes],
   // Anyone may register a client and any origin may call the endpoints (tests only).
   clientBasedCORS: () => true,
+  clients: machineClient ? [machineClient] : [],
   features: {
+    clientCredentials: { enabled: machineClient !== undefined },
     registration: { enabled: true },
     // Built-in login and consent pages: any login name with any password signs in as that name.
     devInteractions: { enabled: true },
@@ -138,6 +166,11 @@ const provider = new Provider(issuer, {
 // One middleware ahead of the provider's own routes: the offline_access leniency, the test-only
 // control routes, and the refresh failure they switch on.
 let failRefresh = 0; // 0: normal; a positive count: that many failures; Infinity: until /ok
+const grants = {};
+provider.on('grant.success', (ctx) => {
+  const type = ctx.oidc.params?.grant_type ?? 'unknown';
+  grants[type] = (grants[type] ?? 0) + 1;
+});
 provider.use(async (ctx, next) => {
   // oidc-provider follows OpenID Connect Core 11 to the letter: it drops offline_access from an
   // authorization request unless the request has prompt=consent, and then issues no refresh
@@ -155,6 +188,10 @@ provider.use(async (ctx, next) => {
     if (!(count > 0)) ctx.throw(400, 'count must be positive');
     failRefresh = count;
     ctx.status = 204;
+    return undefined;
+  }
+  if (ctx.method === 'GET' && ctx.path === '/__control/grants') {
+    ctx.body = grants;
     return undefined;
   }
   if (ctx.method === 'POST' && ctx.path === '/__control/ok') {

@@ -4,7 +4,8 @@
 # issuer URL. First the provider half alone (selftest.py: registration, PKCE, JWT access tokens
 # for the resource, refresh, refusal), then `cargo phantom login` / `call` / `logout` end to end
 # with user_agent.py as the browser, and examples/gateway signed in with its own tokens in front
-# of the same server (e2e.py).
+# of the same server, then as two nodes on one redis-server with the client credentials grant
+# (e2e.py).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../../.." && pwd)"
 cache="${PHANTOM_CACHE:-$root/.cache}"

@@ -225,10 +225,7 @@ impl Session {
                 self.adopt(&mut learnt, kept);
                 return Ok(());
             }
-            if self
-                .refresh(&mut learnt, sent, challenge.resource_metadata.as_deref())
-                .await?
-            {
+            if self.refresh(&mut learnt, sent, Some(&challenge)).await? {
                 return Ok(());
             }
         }
@@ -275,12 +272,26 @@ impl Session {
                 }
             }
             let bearer = self.bearer();
-            if bearer.is_some()
-                && expiring(*self.refresh_at.locked())
-                && !self.refresh(&mut learnt, bearer.as_deref(), None).await?
-            {
-                // Not tried again before each request: the server says when the token is done.
-                *self.refresh_at.locked() = None;
+            if bearer.is_some() && expiring(*self.refresh_at.locked()) {
+                let refreshed = match self.refresh(&mut learnt, bearer.as_deref(), None).await {
+                    Ok(refreshed) => refreshed,
+                    Err(
+                        e @ ClientError::Auth {
+                            step: AuthStep::Store,
+                            ..
+                        },
+                    ) => return Err(e),
+                    // The bearer is still good: the server says when it is done, and the grant
+                    // runs again then.
+                    Err(e) => {
+                        tracing::debug!(error = %e, "an early renewal failed");
+                        false
+                    }
+                };
+                if !refreshed {
+                    // Not tried again before each request: the server says when the token is done.
+                    *self.refresh_at.locked() = None;
+                }
             }
         }
         Ok(())
@@ -294,7 +305,7 @@ impl Session {
         &self,
         learnt: &mut Learnt,
         stale: Option<&str>,
-        resource_metadata: Option<&str>,
+        challenge: Option<&Challenge>,
     ) -> Result<bool, ClientError> {
         let store = &self.config.store;
         // Tokens other than the stale ones are newer: another client's.
@@ -318,9 +329,7 @@ impl Session {
                 tokio::time::sleep(POLL).await;
                 continue;
             }
-            let refreshed = self
-                .refresh_held(learnt, kept, &fresher, resource_metadata)
-                .await;
+            let refreshed = self.refresh_held(learnt, kept, &fresher, challenge).await;
             let given = store.unlock_boxed(&self.key, &self.holder).await;
             let refreshed = refreshed?;
             given.map_err(|e| store_error("giving the refresh lease back", &e))?;
@@ -335,42 +344,73 @@ impl Session {
         learnt: &mut Learnt,
         kept: Result<Option<Tokens>, ClientError>,
         fresher: &(dyn Fn(&Tokens) -> bool + Sync),
-        resource_metadata: Option<&str>,
+        challenge: Option<&Challenge>,
     ) -> Result<bool, ClientError> {
         let kept = kept?;
         if let Some(kept) = kept.as_ref().filter(|k| fresher(k)) {
             self.adopt(learnt, kept.clone());
             return Ok(true);
         }
-        let Some(refresh) = kept
+        let refresh = kept
             .and_then(|kept| kept.refresh_token)
-            .or_else(|| learnt.refresh_token.clone())
-        else {
+            .or_else(|| learnt.refresh_token.clone());
+        // A grant without a user and without a refresh token is renewed by the grant itself,
+        // under the lease too, so that the clients sharing the store ask once.
+        let renew = !matches!(self.config.grant, Grant::AuthorizationCode);
+        if refresh.is_none() && !renew {
             return Ok(false);
-        };
-        if learnt.server.is_none()
-            && let Err(e) = self.discover(learnt, resource_metadata).await
-        {
-            tracing::debug!(error = %e, "no refresh: discovery failed");
-            learnt.refresh_failed = Some(e.to_string());
-            return Ok(false);
+        }
+        let mut listed = None;
+        if learnt.server.is_none() {
+            let resource_metadata = challenge.and_then(|c| c.resource_metadata.as_deref());
+            match self.discover(learnt, resource_metadata).await {
+                Ok(scopes) => listed = scopes,
+                Err(e) if renew && refresh.is_none() => return Err(e),
+                Err(e) => {
+                    tracing::debug!(error = %e, "no refresh: discovery failed");
+                    learnt.refresh_failed = Some(e.to_string());
+                    return Ok(false);
+                }
+            }
         }
         let (Some((server, identity)), Some(resource)) = (&learnt.server, &learnt.resource) else {
             return Ok(false);
         };
-        let refreshed = match self.config.grant {
-            Grant::AuthorizationCode => {
+        let refreshed = match (&self.config.grant, refresh.as_deref()) {
+            (Grant::AuthorizationCode, Some(refresh)) => {
                 grant::refresh(
                     &self.fetch,
                     server,
                     identity,
                     &self.config.redirect_uri,
                     resource,
-                    &refresh,
+                    refresh,
                 )
                 .await
             }
-            _ => machine::request(&self.fetch, &self.config, learnt, &[], Some(&refresh)).await,
+            (_, Some(refresh)) => {
+                machine::request(&self.fetch, &self.config, learnt, &[], Some(refresh)).await
+            }
+            (_, None) => {
+                // The scopes granted before, else those the server asks for, else those it lists.
+                let asked = challenge.and_then(|c| c.scope.as_deref()).map(|scope| {
+                    scope
+                        .split_whitespace()
+                        .map(str::to_owned)
+                        .collect::<BTreeSet<_>>()
+                });
+                let scopes = match asked {
+                    _ if !learnt.scopes.is_empty() => learnt.scopes.clone(),
+                    Some(asked) => asked,
+                    None => listed.unwrap_or_default().into_iter().collect(),
+                };
+                let list: Vec<String> = scopes.iter().cloned().collect();
+                // Asking again would ask the same: its error is the flow's.
+                let tokens =
+                    machine::request(&self.fetch, &self.config, learnt, &list, None).await?;
+                learnt.scopes = scopes;
+                Ok(tokens)
+            }
         };
         match refreshed {
             Ok(tokens) => {
@@ -462,7 +502,9 @@ impl Session {
         if step_up {
             scopes.extend(learnt.scopes.iter().cloned());
         }
+        // A refresh token is asked for a user's grant; a grant without a user asks again instead.
         if !scopes.is_empty()
+            && matches!(self.config.grant, Grant::AuthorizationCode)
             && server
                 .scopes_supported
                 .as_deref()
