@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use sha2::Digest as _;
 
 use crate::oauth::Captured;
-use crate::scripted::{REDIRECT, Script, TOKEN, claims, connect, servers};
+use crate::scripted::{MACHINE, REDIRECT, Script, TOKEN, claims, connect, servers};
 
 /// The proof's claims, its signature checked with the key in its own header.
 fn verified(proof: &str) -> Value {
@@ -80,4 +80,88 @@ async fn proofs_go_with_the_token_request_and_each_request_with_the_nonces_asked
             "a proof is in the log:\n{log}"
         );
     }
+}
+
+#[tokio::test]
+async fn a_token_issued_as_bearer_is_sent_as_bearer_without_a_proof() {
+    // An authorization server without DPoP ignores the proof and answers `token_type`
+    // `Bearer` (RFC 9449 §5): the token is bound to nothing, and the server wants it as a
+    // bearer token.
+    let (base, script) = servers(Script::default()).await;
+    let client = connect(&base, OAuth::new(REDIRECT).dpop())
+        .await
+        .expect("connects with the bearer token");
+    let result = client.call_tool("echo", json!({})).await.expect("call");
+    assert_eq!(result.text_content(), "authorized");
+    let script = script.lock().unwrap();
+    assert!(
+        script
+            .seen
+            .iter()
+            .skip(1)
+            .all(|a| a == &format!("Bearer {TOKEN}")),
+        "{:?}",
+        script.seen
+    );
+    assert_eq!(script.unauthorized, 1, "only the request before the flow");
+}
+
+#[tokio::test]
+async fn the_servers_next_nonce_is_taken_from_any_answer_not_only_a_refusal() {
+    let (base, script) = servers(Script {
+        dpop: true,
+        dpop_nonce: Some("the-nonce"),
+        dpop_next_nonce: Some("next-nonce"),
+        ..Script::default()
+    })
+    .await;
+    let client = connect(&base, OAuth::new(REDIRECT).dpop())
+        .await
+        .expect("connects");
+    client.list_tools(None).await.expect("tools");
+    client.call_tool("echo", json!({})).await.expect("call");
+    let script = script.lock().unwrap();
+    let nonces: Vec<Value> = script
+        .proofs
+        .iter()
+        .map(|p| claims(p)["nonce"].clone())
+        .collect();
+    // Refused once for want of a nonce; then the first served answer gave the next one, which
+    // every later proof carries: no second refusal.
+    assert_eq!(nonces[..2], [Value::Null, json!("the-nonce")], "{nonces:?}");
+    assert!(nonces.len() >= 4, "{nonces:?}");
+    assert!(nonces[2..].iter().all(|n| n == "next-nonce"), "{nonces:?}");
+}
+
+#[tokio::test]
+async fn a_grant_without_a_user_gets_a_dpop_bound_token_too() {
+    let (base, script) = servers(Script {
+        dpop: true,
+        ..Script::default()
+    })
+    .await;
+    let client = connect(&base, OAuth::client_credentials(MACHINE, "a-secret").dpop())
+        .await
+        .expect("connects with a DPoP-bound token");
+    let result = client.call_tool("echo", json!({})).await.expect("call");
+    assert_eq!(result.text_content(), "authorized");
+    let script = script.lock().unwrap();
+    assert_eq!(script.machine_grants, 1);
+    assert_eq!(
+        script.token_proofs.len(),
+        1,
+        "a proof with the token request"
+    );
+    let proof = verified(&script.token_proofs[0]);
+    assert_eq!(proof["htu"], format!("{base}/token"));
+    assert!(
+        script
+            .seen
+            .iter()
+            .skip(1)
+            .all(|a| a == &format!("DPoP {TOKEN}")),
+        "{:?}",
+        script.seen
+    );
+    assert!(!script.proofs.is_empty());
 }

@@ -63,6 +63,9 @@ pub(crate) struct Script {
     /// set, which the token endpoint wants too); the proofs each got.
     pub(crate) dpop: bool,
     pub(crate) dpop_nonce: Option<&'static str>,
+    /// The MCP server's next nonce, given with each answer it serves (RFC 9449 §9) and wanted
+    /// from the second request it serves on.
+    pub(crate) dpop_next_nonce: Option<&'static str>,
     pub(crate) token_proofs: Vec<String>,
     pub(crate) proofs: Vec<String>,
     /// The tokens granted without a user, and whether they come without a refresh token (as
@@ -243,7 +246,8 @@ pub(crate) fn app(base: &str, shared: &Shared) -> axum::Router {
                     .map(str::to_owned);
                 script.token = Some(params);
                 script.machine_grants += 1;
-                let mut body = json!({"access_token": TOKEN, "token_type": "Bearer", "expires_in": 3600, "refresh_token": REFRESH});
+                let token_type = if script.dpop { "DPoP" } else { "Bearer" };
+                let mut body = json!({"access_token": TOKEN, "token_type": token_type, "expires_in": 3600, "refresh_token": REFRESH});
                 if script.machine_without_refresh {
                     body.as_object_mut().unwrap().remove("refresh_token");
                 }
@@ -257,7 +261,8 @@ pub(crate) fn app(base: &str, shared: &Shared) -> axum::Router {
                 let good = params.get("refresh_token").map(String::as_str) == Some(REFRESH)
                     && !(script.rotating && script.refreshes > 1)
                     && client.is_none_or(|id| id == "scripted-client" || id == MACHINE);
-                let mut body = json!({"access_token": REFRESHED, "token_type": "Bearer"});
+                let token_type = if script.dpop { "DPoP" } else { "Bearer" };
+                let mut body = json!({"access_token": REFRESHED, "token_type": token_type});
                 if script.rotating {
                     body["refresh_token"] = json!("rotated-refresh-token");
                 }
@@ -282,7 +287,8 @@ pub(crate) fn app(base: &str, shared: &Shared) -> axum::Router {
                 return (StatusCode::BAD_REQUEST, Js(body)).into_response();
             }
             let expires_in = script.expires_in.unwrap_or(3600);
-            Js(json!({"access_token": TOKEN, "token_type": "Bearer", "expires_in": expires_in, "refresh_token": REFRESH}))
+            let token_type = if script.dpop { "DPoP" } else { "Bearer" };
+            Js(json!({"access_token": TOKEN, "token_type": token_type, "expires_in": expires_in, "refresh_token": REFRESH}))
                 .into_response()
         }
     };
@@ -332,9 +338,13 @@ pub(crate) fn mcp(script: &Shared, base: &str, headers: &HeaderMap, body: &str) 
     if let Some(sent) = sent {
         script.lock().unwrap().seen.push(sent.to_owned());
     }
-    let (dpop, nonce) = {
+    let (dpop, nonce, next) = {
         let script = script.lock().unwrap();
-        (script.dpop, script.dpop_nonce)
+        let nonce = match script.dpop_next_nonce {
+            Some(next) if !script.served.is_empty() => Some(next),
+            _ => script.dpop_nonce,
+        };
+        (script.dpop, nonce, script.dpop_next_nonce)
     };
     let scheme = if dpop { "DPoP" } else { "Bearer" };
     let authorized = valid.iter().any(|v| sent == Some(&format!("{scheme} {v}")));
@@ -380,7 +390,14 @@ pub(crate) fn mcp(script: &Shared, base: &str, headers: &HeaderMap, body: &str) 
         }
         _ => return StatusCode::ACCEPTED.into_response(),
     };
-    Js(json!({"jsonrpc": "2.0", "id": message["id"], "result": result})).into_response()
+    let mut response =
+        Js(json!({"jsonrpc": "2.0", "id": message["id"], "result": result})).into_response();
+    if let Some(next) = next {
+        response
+            .headers_mut()
+            .insert("dpop-nonce", next.parse().unwrap());
+    }
+    response
 }
 
 /// A legacy client of the scripted MCP server at `base`, with `oauth`.

@@ -249,7 +249,9 @@ impl Http {
         loop {
             let (response, sent) = &answer;
             // A DPoP nonce asked for (RFC 9449 §9): sent again with it, once.
-            if !nonce_sent && oauth.nonce_asked(response.status(), response.headers()) {
+            // Every answer is heard for the server's next nonce, the last one included.
+            let asked = oauth.nonce_asked(response.status(), response.headers());
+            if asked && !nonce_sent {
                 nonce_sent = true;
             } else if !token_sent
                 && super::oauth::Session::wants(response.status(), response.headers())

@@ -124,23 +124,25 @@ impl Dpop {
             .proof(method, url, nonce.as_deref(), Some(access_token))
     }
 
-    /// Keeps the nonce a token endpoint's answer asks for: whether it asked for one.
+    /// Keeps the nonce a token endpoint's answer gives, asked for or not (RFC 9449 §8.2: the
+    /// next nonce may come with any answer): whether the answer asked for one (a refusal to
+    /// send again).
     pub(super) fn token_nonce(&self, headers: &http::HeaderMap, error: Option<&str>) -> bool {
-        let asked = nonce_asked(headers, error);
-        let got = asked.is_some();
-        if let Some(nonce) = asked {
-            *self.token_nonce.locked() = Some(nonce);
-        }
-        got
+        keep(&self.token_nonce, headers);
+        nonce_asked(headers, error).is_some()
     }
 
-    /// Keeps the nonce the server's answer asks for: whether it asked for one.
+    /// Keeps the nonce the server's answer gives, asked for or not (RFC 9449 §9): whether the
+    /// answer asked for one.
     pub(super) fn resource_nonce(&self, headers: &http::HeaderMap) -> bool {
-        let asked = nonce_asked(headers, None);
-        let got = asked.is_some();
-        if let Some(nonce) = asked {
-            *self.resource_nonce.locked() = Some(nonce);
-        }
-        got
+        keep(&self.resource_nonce, headers);
+        nonce_asked(headers, None).is_some()
+    }
+}
+
+/// Keeps in `nonce` the `DPoP-Nonce` of `headers`, if there is one.
+fn keep(nonce: &std::sync::Mutex<Option<String>>, headers: &http::HeaderMap) {
+    if let Some(given) = headers.get("dpop-nonce").and_then(|v| v.to_str().ok()) {
+        *nonce.locked() = Some(given.to_owned());
     }
 }

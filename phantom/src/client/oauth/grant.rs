@@ -184,6 +184,7 @@ fn tokens(answer: &oauth2::basic::BasicTokenResponse, kept_refresh: Option<&str>
                 .join(" ")
         }),
         client: None,
+        unbound: *answer.token_type() == oauth2::basic::BasicTokenType::Bearer,
     }
 }
 

@@ -116,6 +116,9 @@ pub(super) async fn request(
             .map(|seconds| super::now() + seconds),
         scope: answer["scope"].as_str().map(str::to_owned),
         client: None,
+        unbound: answer["token_type"]
+            .as_str()
+            .is_some_and(|t| t.eq_ignore_ascii_case("bearer")),
     })
 }
 

@@ -84,6 +84,8 @@ pub(in crate::client) struct Session {
     /// The client's DPoP key and nonces ([`OAuth::dpop`]).
     dpop: Option<Arc<dpop::Dpop>>,
     bearer: Mutex<Option<String>>,
+    /// Whether the bearer is bound to no DPoP key ([`Tokens`]' `unbound`).
+    unbound: Mutex<bool>,
     /// When the bearer expires (seconds since the Unix epoch), if the server said.
     /// When the bearer is to be refreshed (seconds since the Unix epoch), if the server said
     /// when it expires: [`refresh_at`].
@@ -117,6 +119,7 @@ impl Session {
             fetch,
             dpop,
             bearer: Mutex::default(),
+            unbound: Mutex::default(),
             refresh_at: Mutex::default(),
             flow: tokio::sync::Mutex::default(),
         })
@@ -135,11 +138,11 @@ impl Session {
         method: &str,
     ) -> (String, Option<String>) {
         match &self.dpop {
-            Some(dpop) => (
+            Some(dpop) if !*self.unbound.locked() => (
                 format!("DPoP {token}"),
                 Some(dpop.proof_for_resource(method, self.server.as_str(), token)),
             ),
-            None => (format!("Bearer {token}"), None),
+            _ => (format!("Bearer {token}"), None),
         }
     }
 
@@ -149,11 +152,11 @@ impl Session {
         status: http::StatusCode,
         headers: &http::HeaderMap,
     ) -> bool {
-        status == http::StatusCode::UNAUTHORIZED
-            && self
-                .dpop
-                .as_ref()
-                .is_some_and(|dpop| dpop.resource_nonce(headers))
+        // The nonce kept first: a server may give the next one in any answer.
+        self.dpop
+            .as_ref()
+            .is_some_and(|dpop| dpop.resource_nonce(headers))
+            && status == http::StatusCode::UNAUTHORIZED
     }
 
     /// Whether an answer asks for (another) token: a `401`, or a `403` with
@@ -178,6 +181,7 @@ impl Session {
         learnt.refresh_token.clone_from(&tokens.refresh_token);
         learnt.client.clone_from(&tokens.client);
         *self.refresh_at.locked() = refresh_at(tokens.expires_at);
+        *self.unbound.locked() = tokens.unbound;
         *self.bearer.locked() = Some(tokens.access_token);
     }
 

@@ -27,6 +27,10 @@ pub struct Tokens {
     /// whole value (it is `Serialize`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) client: Option<IssuedTo>,
+    /// The authorization server answered `token_type` `Bearer` to a client using DPoP: the token
+    /// is bound to no key (RFC 9449 §5), so it is sent as a bearer token, without proof.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) unbound: bool,
 }
 
 /// The client a [`Tokens`] value was issued to: its id at the issuer, its secret if it has one,
@@ -50,6 +54,7 @@ impl Tokens {
             expires_at: None,
             scope: None,
             client: None,
+            unbound: false,
         }
     }
 

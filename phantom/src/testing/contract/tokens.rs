@@ -35,6 +35,7 @@ pub async fn token_store<S: TokenStore>(a: S, b: S) {
             client_secret: Some("secret-1".to_owned()),
             method: "client_secret_basic".to_owned(),
         }),
+        unbound: true,
     };
     a.save(&r1, first.clone()).await.expect("save");
     assert_eq!(
