@@ -106,9 +106,12 @@ impl Ctx {
     /// handler must do nothing before its input requests that it cannot safely do twice.
     ///
     /// The request ends with an error instead (and the handler is dropped) when the client did
-    /// not declare the capability an input needs (`-32021`; check first with
-    /// [`supports`](Self::supports)), when an answer does not read (`-32602`), or when the
-    /// client answers with an error.
+    /// not declare the capability an input needs (`-32021`, its `data.requiredCapabilities`
+    /// naming what is missing; check first with [`supports`](Self::supports)), when an answer
+    /// does not read (`-32602`), or when the client answers with an error. A handler running as
+    /// a task (`#[task_handler]`) asks through its task (`input_required`, answered by
+    /// `tasks/update`); when it cannot ask, the task is `failed` at once with that error, and
+    /// its `statusMessage` says what was asked.
     pub async fn input<I: Inputs>(&self, inputs: I) -> I::Output {
         let requests = inputs.requests();
         let keys: Vec<String> = requests.iter().map(|r| r.key().to_owned()).collect();
