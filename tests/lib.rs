@@ -2,5 +2,6 @@
 
 pub mod child;
 pub mod fuzzing;
+pub mod paging;
 pub mod redis;
 pub mod slow;

@@ -29,11 +29,11 @@ impl Jobs {
 
 /// What the `warn` lines written while a test runs say.
 #[derive(Clone, Default)]
-struct Logs(Arc<Mutex<Vec<u8>>>);
+pub(crate) struct Logs(Arc<Mutex<Vec<u8>>>);
 
 impl Logs {
     /// Collects this thread's `warn` lines until the guard drops.
-    fn capture(&self) -> tracing::subscriber::DefaultGuard {
+    pub(crate) fn capture(&self) -> tracing::subscriber::DefaultGuard {
         let logs = self.clone();
         let subscriber = tracing_subscriber::fmt()
             .with_max_level(tracing::Level::WARN)
@@ -43,9 +43,13 @@ impl Logs {
         tracing::subscriber::set_default(subscriber)
     }
 
+    /// What was written so far.
+    pub(crate) fn text(&self) -> String {
+        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
+    }
+
     fn lost(&self) -> usize {
-        let text = String::from_utf8(self.0.lock().unwrap().clone()).unwrap();
-        text.matches("no served router uses").count()
+        self.text().matches("no served router uses").count()
     }
 }
 

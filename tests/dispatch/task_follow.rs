@@ -205,3 +205,143 @@ async fn a_revoked_task_stops_notifying_and_authorization_is_asked_once() {
     assert_eq!(listen.next_within(QUIET).await, None);
     assert_eq!(shared.asked.lock().expect("asked").len(), 1);
 }
+
+/// A handler that reports with both calls, run inline or as a task.
+#[derive(Clone)]
+struct Reporter {
+    /// One permit per step the handler may take.
+    steps: Arc<tokio::sync::Semaphore>,
+}
+
+impl Reporter {
+    fn new() -> Self {
+        Self {
+            steps: Arc::new(tokio::sync::Semaphore::new(0)),
+        }
+    }
+
+    async fn step(&self) {
+        self.steps.acquire().await.expect("open").forget();
+    }
+}
+
+#[mcp_router(name = "reporter", version = "1.0.0")]
+impl Reporter {
+    /// A status, progress with a message, progress without one and a status, a step each;
+    /// answers whether each status reached someone.
+    #[task_handler(ttl = "1m")]
+    async fn report(&self, ctx: Ctx) -> String {
+        self.step().await;
+        let first = ctx.status("looking up").await;
+        self.step().await;
+        ctx.progress(1.0, Some(2.0), Some("half way")).await;
+        self.step().await;
+        ctx.progress(1.5, Some(2.0), None).await;
+        let last = ctx.status("wrapping up").await;
+        self.step().await;
+        format!("{first} {last}")
+    }
+}
+
+#[tokio::test]
+async fn inline_a_status_is_a_progress_notification_when_the_request_has_a_token() {
+    let reporter = Reporter::new();
+    for mut client in [
+        Client::modern(reporter.clone()),
+        Client::legacy(reporter.clone()).await,
+    ] {
+        let era = client.era();
+        reporter.steps.add_permits(4);
+        let response = client
+            .request(
+                "tools/call",
+                json!({"name": "report", "arguments": {}, "_meta": {"progressToken": "r"}}),
+            )
+            .await;
+        response.assert_tool_text("true true");
+        let progress = |value: f64, total: Option<f64>, message: Option<&str>| {
+            let mut params = json!({"progressToken": "r", "progress": value});
+            if let Some(total) = total {
+                params["total"] = json!(total);
+            }
+            if let Some(message) = message {
+                params["message"] = json!(message);
+            }
+            json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
+        };
+        assert_eq!(
+            response.notifications,
+            [
+                // A first status: progress 0, no total yet.
+                progress(0.0, None, Some("looking up")),
+                progress(1.0, Some(2.0), Some("half way")),
+                progress(1.5, Some(2.0), None),
+                // A later one: the last total, and the value just above the last (it must grow).
+                progress(1.5f64.next_up(), Some(2.0), Some("wrapping up")),
+            ],
+            "{era:?}"
+        );
+
+        // Without a token, neither call reaches anyone.
+        reporter.steps.add_permits(4);
+        let silent = client.call_tool("report", json!({})).await;
+        silent.assert_tool_text("false false");
+        assert!(silent.notifications.is_empty(), "{era:?}");
+    }
+}
+
+#[tokio::test]
+async fn as_a_task_a_progress_message_is_the_status_message() {
+    let reporter = Reporter::new();
+    let mut client = Client::builder(reporter.clone())
+        .capabilities(tasks_ext())
+        .modern();
+    let created = client
+        .request(
+            "tools/call",
+            json!({"name": "report", "arguments": {}, "_meta": {"progressToken": "r"}}),
+        )
+        .await;
+    assert!(
+        created.notifications.is_empty(),
+        "{:?}",
+        created.notifications
+    );
+    let id = created.result()["taskId"]
+        .as_str()
+        .expect("a task id")
+        .to_owned();
+    let mut listen = client.listen(json!({ "taskIds": [id] }));
+    let ack = next(&mut listen).await;
+    assert_eq!(ack["params"]["notifications"]["taskIds"], json!([id]));
+    // One step at a time, each heard before the next (a listen reads the task as it is then).
+    let mut heard = Vec::new();
+    for _ in 0..4 {
+        reporter.steps.add_permits(1);
+        let task = next(&mut listen).await;
+        assert_eq!(task["method"], "notifications/tasks", "{task}");
+        let params = &task["params"];
+        heard.push((
+            params["status"].as_str().unwrap_or_default().to_owned(),
+            params["statusMessage"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+        ));
+        if params["status"] == "completed" {
+            assert_eq!(params["result"]["content"][0]["text"], "true true");
+        }
+    }
+    // The progress without a message changed nothing; the outcome keeps the last status.
+    let said = |status: &str, message: &str| (status.to_owned(), message.to_owned());
+    assert_eq!(
+        heard,
+        [
+            said("working", "looking up"),
+            said("working", "half way"),
+            said("working", "wrapping up"),
+            said("completed", "wrapping up"),
+        ]
+    );
+    assert_eq!(listen.next_within(QUIET).await, None);
+}

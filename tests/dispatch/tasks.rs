@@ -1,6 +1,7 @@
 //! `#[task_handler]` and the Tasks extension: task creation only after storing, background runs to
 //! `completed` / `failed`, cancellation that stops the handler (and clears its status message),
-//! TTL expiry, the owner check, the `-32021` gates, and the task id a handler sees.
+//! TTL expiry, the owner check, the `-32021` gates, the task id a handler sees, and a task that
+//! asks a client which cannot be asked failing at once.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -8,6 +9,7 @@ use std::time::Duration;
 
 use phantom::prelude::*;
 use phantom::testing::Client;
+use phantom_tests::paging::Paging;
 use serde_json::{Value, json};
 
 #[derive(Clone, Default)]
@@ -651,4 +653,89 @@ async fn a_draining_node_starts_tasks_and_refuses_them_once_its_grace_began() {
         .await
         .expect("the tasks finished within the grace")
         .expect("finish_tasks");
+}
+
+/// The task once it ended, polled for at most `within`.
+async fn ended_within(client: &mut Client<Paging>, id: &str, within: Duration) -> Value {
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        let got = client.get_task(id).await;
+        let task = got.result().clone();
+        let status = task["status"].as_str().unwrap_or_default();
+        if ["completed", "failed", "cancelled"].contains(&status) {
+            return task;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "still {status} after {within:?}: {task}"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_task_that_asks_a_client_which_cannot_be_asked_fails_at_once() {
+    let logs = crate::notifier::Logs::default();
+    let _guard = logs.capture();
+    for mut client in [
+        Client::builder(Paging).capabilities(tasks_ext()).modern(),
+        Client::builder(Paging)
+            .capabilities(tasks_ext())
+            .legacy()
+            .await,
+    ] {
+        let era = client.era();
+        let created = client.call_tool("page", json!({})).await;
+        let id = created.result()["taskId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("a task ({era:?}): {}", created.json))
+            .to_owned();
+        let task = ended_within(&mut client, &id, Duration::from_secs(1)).await;
+        assert_eq!(task["status"], "failed", "{era:?}: {task}");
+        assert_eq!(task["error"]["code"], -32021, "{era:?}: {task}");
+        assert_eq!(
+            task["error"]["data"]["requiredCapabilities"],
+            json!({"elicitation": {"form": {}}}),
+            "{era:?}: {task}"
+        );
+        // The status message says what was asked, not what the handler did before.
+        let message = task["statusMessage"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("`severity`")
+                && message.contains("elicitation/create")
+                && message.contains("elicitation.form"),
+            "{era:?}: {task}"
+        );
+    }
+    let warned = logs.text();
+    assert_eq!(
+        warned.matches("WARN").count(),
+        2,
+        "one warning per task: {warned}"
+    );
+    assert!(warned.contains("`severity`"), "{warned}");
+}
+
+#[tokio::test]
+async fn a_task_that_asks_a_client_which_can_be_asked_waits_for_it() {
+    let caps = json!({"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}});
+    let mut client = Client::builder(Paging).capabilities(caps).modern();
+    let created = client.call_tool("page", json!({})).await;
+    let id = created.result()["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    let asked = client.wait_task(&id, &["input_required"]).await;
+    assert!(
+        asked.result()["inputRequests"]["severity"].is_object(),
+        "{}",
+        asked.json
+    );
+    let update = json!({"taskId": id, "inputResponses": {"severity": {"action": "decline"}}});
+    client.request("tasks/update", update).await.result();
+    let done = client.wait_task(&id, &["completed"]).await;
+    assert_eq!(
+        done.result()["result"]["content"][0]["text"],
+        "paged: decline"
+    );
 }

@@ -527,3 +527,71 @@ async fn constraints_of_nested_structs_name_the_field() {
         .await;
     pattern.assert_tool_error("invalid argument `team.lead.code`");
 }
+
+/// How bad an incident is (plain variants: an `enum` schema).
+#[derive(Debug, Clone, Copy, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Severity {
+    Sev1,
+    Sev2,
+    Sev3,
+    Sev4,
+}
+
+/// The same with documented variants: a `oneOf` of `const`s.
+#[derive(Debug, Clone, Copy, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Priority {
+    /// Everyone, now.
+    P1,
+    /// Today.
+    P2,
+    /// This week.
+    P3,
+    /// When there is time.
+    P4,
+}
+
+#[derive(Clone)]
+struct Incidents;
+
+#[phantom::mcp_router(name = "incidents", version = "1.0.0")]
+impl Incidents {
+    /// Opens an incident.
+    #[phantom::tool]
+    async fn open(&self, severity: Severity, priority: Priority, team: Option<Severity>) -> String {
+        format!("{severity:?} {priority:?} {team:?}")
+    }
+}
+
+#[tokio::test]
+async fn an_enum_argument_error_lists_every_allowed_value() {
+    let mut client = Client::modern(Incidents);
+    let good = json!({"severity": "sev1", "priority": "p2", "team": "sev3"});
+    client
+        .call_tool("open", good.clone())
+        .await
+        .assert_tool_text("Sev1 P2 Some(Sev3)");
+    for (name, expected) in [
+        (
+            "severity",
+            r#"invalid argument `severity`: "critical" is not one of "sev1", "sev2", "sev3" or "sev4""#,
+        ),
+        (
+            "priority",
+            r#"invalid argument `priority`: "critical" is not one of "p1", "p2", "p3" or "p4""#,
+        ),
+        (
+            "team",
+            // An `Option` argument is checked against its type (a `null` is skipped first).
+            r#"invalid argument `team`: "critical" is not one of "sev1", "sev2", "sev3" or "sev4""#,
+        ),
+    ] {
+        let mut arguments = good.clone();
+        arguments[name] = json!("critical");
+        client
+            .call_tool("open", arguments)
+            .await
+            .assert_tool_error(expected);
+    }
+}

@@ -1,13 +1,15 @@
-//! Tasks over real HTTP: a task outlives the request and the connection that created it, and the
-//! tasks methods carry `Mcp-Name: <taskId>`.
+//! Tasks over real HTTP: a task outlives the request and the connection that created it, the
+//! tasks methods carry `Mcp-Name: <taskId>`, and a task that asks a client which cannot be asked
+//! fails at once.
 
 use std::time::Duration;
 
 use phantom::http::HttpConfig;
 use phantom::prelude::*;
+use phantom_tests::paging::Paging;
 use serde_json::{Value, json};
 
-use crate::support::TestServer;
+use crate::support::{LEGACY, TestServer, initialize_request, notification, request};
 
 #[derive(Clone)]
 struct Slow;
@@ -146,6 +148,76 @@ async fn a_draining_node_starts_tasks_until_its_grace_and_fails_the_running_ones
             done.task.status,
             phantom::tasks::TaskStatus::Completed,
             "{id}"
+        );
+    }
+}
+
+/// `method` with `params` (a request that declares the tasks extension): in the legacy
+/// `session` when there is one, else a 2026-07-28 request. The response's body.
+async fn send(server: &TestServer, session: Option<&str>, method: &str, params: Value) -> Value {
+    let call = match session {
+        Some(session) => server.post_in(session, &request(1, method, params)),
+        None => server.post_modern(method, with_tasks(params)),
+    };
+    call.send().await.json().await
+}
+
+/// A 2025-11-25 session whose client declared the tasks extension (and nothing else).
+async fn legacy_session_with_tasks(server: &TestServer) -> String {
+    let mut initialize = initialize_request(LEGACY);
+    initialize["params"]["capabilities"] =
+        json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+    let reply = server.post(&initialize).send().await;
+    let session = reply.session_id().expect("a session");
+    let _ = reply.text().await;
+    let initialized = server
+        .post_in(&session, &notification("notifications/initialized"))
+        .send()
+        .await;
+    assert_eq!(initialized.status, http::StatusCode::ACCEPTED);
+    session
+}
+
+#[tokio::test]
+async fn a_task_that_asks_a_client_without_elicitation_fails_at_once_in_both_eras() {
+    let server = TestServer::start_with(Paging, HttpConfig::default()).await;
+    let legacy = legacy_session_with_tasks(&server).await;
+    for session in [None, Some(legacy.as_str())] {
+        let era = if session.is_some() {
+            "2025-11-25"
+        } else {
+            "2026-07-28"
+        };
+        let call = json!({"name": "page", "arguments": {}});
+        let created = send(&server, session, "tools/call", call).await;
+        let id = created["result"]["taskId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("a task ({era}): {created}"))
+            .to_owned();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(1);
+        let task = loop {
+            let got = send(&server, session, "tasks/get", json!({ "taskId": id })).await;
+            let task = got["result"].clone();
+            if task["status"] != "working" {
+                break task;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "still working after a second ({era}): {got}"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        };
+        assert_eq!(task["status"], "failed", "{era}: {task}");
+        assert_eq!(task["error"]["code"], -32021, "{era}: {task}");
+        assert_eq!(
+            task["error"]["data"]["requiredCapabilities"],
+            json!({"elicitation": {"form": {}}}),
+            "{era}: {task}"
+        );
+        let message = task["statusMessage"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("`severity`") && message.contains("elicitation.form"),
+            "{era}: {task}"
         );
     }
 }

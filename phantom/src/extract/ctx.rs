@@ -44,9 +44,49 @@ use crate::protocol::{LogLevel, Method};
 #[derive(Debug, Clone)]
 pub struct Ctx {
     outbound: Outbound,
-    progress_token: Option<Box<RawValue>>,
+    progress: Option<Arc<Progress>>,
     log_level: Option<LogLevel>,
     exchange: Arc<Shared>,
+}
+
+/// A request's progress token and the last progress sent for it, shared by a `Ctx`'s clones so
+/// that the values they send keep increasing, as the protocol requires.
+#[derive(Debug)]
+struct Progress {
+    token: Box<RawValue>,
+    /// The last `progress` and `total` sent.
+    last: std::sync::Mutex<Option<(f64, Option<f64>)>>,
+}
+
+impl Progress {
+    /// Sends `notifications/progress`: `progress` when it is above the last value sent, else
+    /// the next value above that one (a status message: the work has not moved on); `total`,
+    /// when `None`, is the last one sent.
+    fn send(
+        &self,
+        outbound: &Outbound,
+        progress: Option<f64>,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) -> bool {
+        use crate::kernel::Locked as _;
+        // Locked while sending, so clones of the `Ctx` send their values in order.
+        let mut last = self.last.locked();
+        let progress = match (*last, progress) {
+            (None, progress) => progress.unwrap_or(0.0),
+            (Some((before, _)), Some(progress)) if progress > before => progress,
+            (Some((before, _)), _) => before.next_up(),
+        };
+        let total = total.or_else(|| last.and_then(|(_, total)| total));
+        *last = Some((progress, total));
+        let params = ProgressParams {
+            progress_token: &self.token,
+            progress,
+            total,
+            message,
+        };
+        outbound.notify(Method::Progress, &params)
+    }
 }
 
 #[derive(Serialize)]
@@ -61,17 +101,27 @@ struct ProgressParams<'a> {
 }
 
 impl Ctx {
-    /// Reports progress (`notifications/progress`), when the request carried a
-    /// `_meta.progressToken`; otherwise does nothing. `progress` should grow with every call.
+    /// Reports progress to whoever follows the request. One call serves a handler that runs
+    /// inline or as a task (a `#[task_handler]`), as [`status`](Self::status) does:
+    ///
+    /// | the request | `progress(p, total, message)` | `status(message)` |
+    /// |---|---|---|
+    /// | inline, with a `_meta.progressToken` | `notifications/progress` with `p`, `total` and `message` | `notifications/progress` with `message`, the last `total` and a `progress` just above the last one sent (`0` first) |
+    /// | inline, without a token | nothing | nothing |
+    /// | a task | the `message`, if any, becomes the task's `statusMessage` (the tasks extension has no numbers) | the task's `statusMessage` |
+    ///
+    /// A task's `statusMessage` is what `tasks/get` shows, and a change of it reaches the
+    /// listens that follow the task (`notifications/tasks`). `progress` should grow with every
+    /// call; the protocol requires each notification's value to be above the last, so a value
+    /// that is not goes as the next one above the last sent.
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
-        if let Some(token) = &self.progress_token {
-            let params = ProgressParams {
-                progress_token: token,
-                progress,
-                total,
-                message,
-            };
-            self.outbound.notify(Method::Progress, &params);
+        if let Some(line) = &self.progress {
+            line.send(&self.outbound, Some(progress), total, message);
+        }
+        if let Some(message) = message
+            && self.exchange.task_id().is_some()
+        {
+            self.exchange.status(message.to_owned()).await;
         }
     }
 
@@ -106,9 +156,12 @@ impl Ctx {
     /// handler must do nothing before its input requests that it cannot safely do twice.
     ///
     /// The request ends with an error instead (and the handler is dropped) when the client did
-    /// not declare the capability an input needs (`-32021`; check first with
-    /// [`supports`](Self::supports)), when an answer does not read (`-32602`), or when the
-    /// client answers with an error.
+    /// not declare the capability an input needs (`-32021`, its `data.requiredCapabilities`
+    /// naming what is missing; check first with [`supports`](Self::supports)), when an answer
+    /// does not read (`-32602`), or when the client answers with an error. A handler running as
+    /// a task (`#[task_handler]`) asks through its task (`input_required`, answered by
+    /// `tasks/update`); when it cannot ask, the task is `failed` at once with that error, and
+    /// its `statusMessage` says what was asked.
     pub async fn input<I: Inputs>(&self, inputs: I) -> I::Output {
         let requests = inputs.requests();
         let keys: Vec<String> = requests.iter().map(|r| r.key().to_owned()).collect();
@@ -193,12 +246,21 @@ impl Ctx {
         self.exchange.escalate().await;
     }
 
-    /// Sets the status message of the task this handler runs as (`#[task_handler]`): the task's
-    /// `statusMessage` in `tasks/get`, and a `notifications/tasks` to the listens that follow
-    /// it. `false` where the handler does not run as a task (the tasks extension has no
-    /// progress notifications; inline, [`progress`](Self::progress) is the way to tell).
+    /// Says what the handler is doing, to whoever follows the request: the `statusMessage` of
+    /// the task it runs as (`#[task_handler]`; `tasks/get` shows it, and the listens that
+    /// follow the task hear `notifications/tasks`), or, inline, a `notifications/progress`
+    /// carrying `message` when the request has a `_meta.progressToken` (its `progress` just
+    /// above the last one sent, so the work does not look as if it moved on). The table at
+    /// [`progress`](Self::progress) shows both calls in both modes. `true` when the message
+    /// reached someone; `false` inline without a progress token, or for a task that ended.
     pub async fn status(&self, message: impl Into<String>) -> bool {
-        self.exchange.status(message.into()).await
+        let message = message.into();
+        if self.exchange.task_id().is_some() {
+            return self.exchange.status(message).await;
+        }
+        self.progress
+            .as_ref()
+            .is_some_and(|line| line.send(&self.outbound, None, None, Some(&message)))
     }
 
     /// The id of the task this handler runs as (`#[task_handler]`): the `taskId` the client got
@@ -265,7 +327,12 @@ impl<'a> FromContext<'a> for Ctx {
     fn from_context(cx: &Context<'a>) -> Result<Self, String> {
         Ok(Self {
             outbound: cx.outbound.clone(),
-            progress_token: cx.progress_token.map(ToOwned::to_owned),
+            progress: cx.progress_token.map(|token| {
+                Arc::new(Progress {
+                    token: token.to_owned(),
+                    last: std::sync::Mutex::new(None),
+                })
+            }),
             log_level: cx.session.log_level,
             exchange: cx.exchange.shared(),
         })

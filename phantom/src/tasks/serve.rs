@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 use super::lookup::node_gone;
 use super::{StoredTask, Task, TaskInput, new_task_id};
 use crate::extract::Context;
-use crate::input::{Engine, Exchange};
+use crate::input::{Engine, Exchange, Interrupt, interruptible};
 use crate::kernel::Callback;
 use crate::kernel::Locked as _;
 use crate::kernel::{Body, Failure, Outbound, Status};
@@ -426,8 +426,11 @@ async fn run_task<E: Env>(
         notifier: env.notifier(),
     };
     let entry = &env.tools().declared.entries[index];
-    let outcome =
-        crate::tools::run_tool(env.server(), entry, env.tool_timeout_ms(), arguments, cx).await;
+    let run = crate::tools::run_tool(env.server(), entry, env.tool_timeout_ms(), arguments, cx);
+    // A handler stopped by its `Ctx` (input the client cannot give, an answer that does not
+    // read, `insufficient_scope`) never completes: without this, the task would stay `working`
+    // until its TTL.
+    let outcome = interruptible(&exchange, run).await;
     let store = env.task_store();
     let id = &stored.task.task_id;
     let current = match store.get(id).await {
@@ -436,8 +439,25 @@ async fn run_task<E: Env>(
         _ => return,
     };
     let task = match outcome {
-        Ok(body) => current.task.completed(body_value(body)),
-        Err(failure) => current.task.failed(failure.error),
+        Ok(Ok(body)) => current.task.completed(body_value(body)),
+        Ok(Err(failure)) => current.task.failed(failure.error),
+        Err(interrupt) => {
+            let error = match interrupt {
+                Interrupt::Failed(failure) => failure.error,
+                // A task's exchange asks through the task, and never escalates.
+                Interrupt::InputRequired(_) | Interrupt::Escalate(_) => Failure::internal().error,
+            };
+            tracing::warn!(
+                task = %id,
+                tool = %entry.def.name,
+                code = error.code,
+                "a task failed: its handler was stopped: {}",
+                error.message
+            );
+            // The status message says why, not what the handler last said it was doing.
+            let message = error.message.clone();
+            current.task.failed(error).message(message)
+        }
     };
     let finished = StoredTask { task, ..current };
     if let Err(e) = recorder(env).record(finished).await {

@@ -385,12 +385,23 @@ impl Shared {
         }
         let needed: Vec<&str> = requests.iter().map(|r| r.kind.capability()).collect();
         if let Some(missing) = missing_capabilities(&needed, &self.caps) {
-            let keys: Vec<&str> = requests.iter().map(InputRequest::key).collect();
+            let asked: Vec<String> = requests
+                .iter()
+                .filter(|r| !self.supports(r.kind))
+                .map(|r| {
+                    let (method, needs) = (r.kind.method(), r.kind.capability());
+                    format!("`{}` ({method}, which needs `{needs}`)", r.key)
+                })
+                .collect();
+            let what = match self.engine {
+                Engine::Task(_) => "task",
+                _ => "request",
+            };
             let error = ErrorObject::new(
                 codes::MISSING_CLIENT_CAPABILITY,
                 format!(
-                    "Missing required client capability: this request asks the client for input ({}) that its capabilities do not declare",
-                    keys.join(", ")
+                    "Missing required client capability: this {what} asks the client for {}, and the client's capabilities do not declare it",
+                    asked.join(" and ")
                 ),
             )
             .with_data(json!({ "requiredCapabilities": missing }));
