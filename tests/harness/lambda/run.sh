@@ -6,7 +6,8 @@
 # 1. response streaming, two instances at most (--concurrency 2), every seam on one Redis and
 #    one PHANTOM_STATE_KEY: the official suite's `--requirements 2026-07-28` set through the
 #    Function URL, against the listener's expected-failures file (empty; its required
-#    subscription checks included); then a legacy session created by one invocation used by
+#    subscription checks included); the Python client's interactive and subscription scripts
+#    (tests/harness/python/) in both eras; then a legacy session created by one invocation used by
 #    an invocation in a fresh process (`watch` and its function stopped and started again
 #    between them), its record in Redis (check.py session-open, session-use);
 # 2. buffered, no backend (stateless), `Host` allowed from PHANTOM_ALLOWED_HOSTS: the API
@@ -27,6 +28,12 @@ if [ ! -x "$venv/bin/cargo-lambda" ]; then
   "$venv/bin/pip" install --quiet --disable-pip-version-check 'cargo-lambda==1.9.2'
 fi
 cargo_lambda="$venv/bin/cargo-lambda"
+# The Python client's virtualenv, as tests/harness/python/run.sh makes it.
+python="$cache/python-venv/bin/python"
+if ! "$python" -c 'import importlib.metadata as m, sys; sys.exit(m.version("mcp") != "2.3.0")' 2>/dev/null; then
+  python3 -m venv "$cache/python-venv"
+  "$cache/python-venv/bin/pip" install --quiet --disable-pip-version-check 'mcp==2.3.0'
+fi
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 wait_port() {
@@ -82,6 +89,10 @@ out="$work/conformance"
 (cd "$cache/conformance-0.2.0-alpha.12" && npx conformance server --url "$url" -o "$out" --requirements 2026-07-28 >"$out.log" 2>&1) || true
 python3 "$root/tests/harness/conformance/check.py" "lambda alpha.12-2026-07-28" "$out" \
   "$root/tests/harness/conformance/expected-failures/2026-07-28.yml" || { status=1; tail -n 40 "$out.log"; }
+echo "==> lambda: the Python client (mcp 2.3.0) through the Function URL, both eras: interactive.py, subscriptions.py"
+for script in interactive.py subscriptions.py; do
+  "$python" "$root/tests/harness/python/$script" "$url" || { status=1; echo "$script failed through the Function URL"; }
+done
 echo "==> lambda: a legacy session used by a fresh process"
 python3 "$here/check.py" session-open "$url" "$stream" "$work/session.json" || status=1
 stop_watch "$stream"
