@@ -9,7 +9,9 @@
 #    subscription checks included); the Python client's interactive and subscription scripts
 #    (tests/harness/python/) in both eras; then a legacy session created by one invocation used by
 #    an invocation in a fresh process (`watch` and its function stopped and started again
-#    between them), its record in Redis (check.py session-open, session-use);
+#    between them), its record in Redis (check.py session-open, session-use); a listen through
+#    one function hearing a change another function published while the first one's process
+#    was stopped (SIGSTOP, as Lambda freezes an instance; freeze.py);
 # 2. buffered, no backend (stateless), `Host` allowed from PHANTOM_ALLOWED_HOSTS: the API
 #    Gateway REST and HTTP API events of events/ sent with `cargo lambda invoke --data-file`
 #    and their answers checked (check.py events).
@@ -98,8 +100,24 @@ python3 "$here/check.py" session-open "$url" "$stream" "$work/session.json" || s
 stop_watch "$stream"
 watch_streaming
 python3 "$here/check.py" session-use "$url" "$stream" "$redis_port" "$work/session.json" || status=1
-echo "response streaming: $(( $(date +%s) - started )) s"
 stop_watch "$stream"
+
+echo "==> lambda: a subscription heard across a freeze (function A stopped while B publishes)"
+freeze_a="$(free_port)" freeze_b="$(free_port)"
+"$cargo_lambda" lambda watch --quiet --ignore-changes -p phantom-examples --bin lambda --disable-cors \
+  -A 127.0.0.1 -P "$freeze_a" --env-file "$work/streaming.env" >"$work/freeze-a.log" 2>&1 &
+watch_a=$!
+pids+=("$watch_a")
+"$cargo_lambda" lambda watch --quiet --ignore-changes -p phantom-examples --bin lambda --disable-cors \
+  -A 127.0.0.1 -P "$freeze_b" --env-file "$work/streaming.env" >"$work/freeze-b.log" 2>&1 &
+watch_b=$!
+pids+=("$watch_b")
+wait_port "$freeze_a" && wait_port "$freeze_b" || { cat "$work/freeze-a.log" "$work/freeze-b.log"; exit 1; }
+"$python" "$here/freeze.py" "http://localhost:$freeze_a/lambda-url/lambda/mcp" "$watch_a" \
+  "http://localhost:$freeze_b/lambda-url/lambda/mcp" || status=1
+stop_watch "$watch_a"
+stop_watch "$watch_b"
+echo "response streaming: $(( $(date +%s) - started )) s"
 
 echo "==> lambda: buffered, API Gateway REST and HTTP API events from events/"
 buffered_port="$(free_port)"
