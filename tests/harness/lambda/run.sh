@@ -7,7 +7,8 @@
 #    one PHANTOM_STATE_KEY: the official suite's `--requirements 2026-07-28` set through the
 #    Function URL, against the listener's expected-failures file (empty; its required
 #    subscription checks included); the Python client's interactive and subscription scripts
-#    (tests/harness/python/) in both eras; then a legacy session created by one invocation used by
+#    (tests/harness/python/) in both eras, and a tool called by the TypeScript SDK's client
+#    (the MCP Inspector CLI); then a legacy session created by one invocation used by
 #    an invocation in a fresh process (`watch` and its function stopped and started again
 #    between them), its record in Redis (check.py session-open, session-use); a listen through
 #    one function hearing a change another function published while the first one's process
@@ -20,6 +21,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../../.." && pwd)"
 cache="${PHANTOM_CACHE:-$root/.cache}"
 bash "$root/tests/harness/conformance/install.sh"
+bash "$root/tests/harness/inspector/install.sh"
 bash "$root/tests/harness/debian.sh" redis-server=redis-server redis-cli=redis-tools
 export PATH="$cache/node22/node_modules/.bin:$PATH"
 
@@ -95,6 +97,16 @@ echo "==> lambda: the Python client (mcp 2.3.0) through the Function URL, both e
 for script in interactive.py subscriptions.py; do
   "$python" "$root/tests/harness/python/$script" "$url" || { status=1; echo "$script failed through the Function URL"; }
 done
+echo "==> lambda: the TypeScript SDK's client (MCP Inspector CLI 2.12.0) calls a tool through the Function URL"
+inspector_home="$work/inspector"
+mkdir -p "$inspector_home"
+(cd "$inspector_home" && HOME="$inspector_home" "$cache/inspector-2.12.0/node_modules/.bin/inspector" --cli "$url" \
+  --method tools/call --tool-name test_simple_text --format json </dev/null >"$work/inspector.out" 2>&1) || true
+if grep -q '"This is a simple text response for testing."' "$work/inspector.out"; then
+  echo "ok   the Inspector's tools/call answered"
+else
+  status=1; echo "FAIL the Inspector's tools/call:"; cat "$work/inspector.out"
+fi
 echo "==> lambda: a legacy session used by a fresh process"
 python3 "$here/check.py" session-open "$url" "$stream" "$work/session.json" || status=1
 stop_watch "$stream"
