@@ -4,9 +4,10 @@
 # with neither zig nor a network):
 #
 # 1. response streaming, two instances at most (--concurrency 2), every seam on one Redis and
-#    one PHANTOM_STATE_KEY: the official suite's `--requirements 2026-07-28` set through the
-#    Function URL, against the listener's expected-failures file (empty; its required
-#    subscription checks included); the Python client's interactive and subscription scripts
+#    one PHANTOM_STATE_KEY: the official suites through the Function URL — the
+#    `--requirements 2026-07-28` set, 0.1.16's `--suite all`, `--requirements 2025-11-25` and
+#    `--suite pending` — against the listener's expected-failures files (empty; their required
+#    checks and complete scenarios included); the Python client's interactive and subscription scripts
 #    (tests/harness/python/) in both eras, and a tool called by the TypeScript SDK's client
 #    (the MCP Inspector CLI); then a legacy session created by one invocation used by
 #    an invocation in a fresh process (`watch` and its function stopped and started again
@@ -89,10 +90,19 @@ watch_streaming() {
 }
 watch_streaming
 url="http://localhost:$stream_port/lambda-url/lambda/mcp"
-out="$work/conformance"
-(cd "$cache/conformance-0.2.0-alpha.12" && npx conformance server --url "$url" -o "$out" --requirements 2026-07-28 >"$out.log" 2>&1) || true
-python3 "$root/tests/harness/conformance/check.py" "lambda alpha.12-2026-07-28" "$out" \
-  "$root/tests/harness/conformance/expected-failures/2026-07-28.yml" || { status=1; tail -n 40 "$out.log"; }
+# Every suite and requirement set of tests/harness/conformance/run.sh, against the same strict
+# expected-failures files (all empty).
+suite() { # label suite-dir expected-file args...
+  local label="$1" dir="$2" expected="$3"; shift 3
+  local out="$work/conformance-$label"
+  (cd "$dir" && npx conformance server --url "$url" -o "$out" "$@" >"$out.log" 2>&1) || true
+  python3 "$root/tests/harness/conformance/check.py" "lambda $label" "$out" \
+    "$root/tests/harness/conformance/expected-failures/$expected" || { status=1; tail -n 40 "$out.log"; }
+}
+suite alpha.12-2026-07-28 "$cache/conformance-0.2.0-alpha.12" 2026-07-28.yml --requirements 2026-07-28
+suite 0.1.16-all "$cache/conformance-0.1.16" 0.1.16-all.yml --suite all
+suite alpha.12-2025-11-25 "$cache/conformance-0.2.0-alpha.12" 2025-11-25.yml --requirements 2025-11-25
+suite alpha.12-pending "$cache/conformance-0.2.0-alpha.12" pending.yml --suite pending
 echo "==> lambda: the Python client (mcp 2.3.0) through the Function URL, both eras: interactive.py, subscriptions.py"
 for script in interactive.py subscriptions.py; do
   "$python" "$root/tests/harness/python/$script" "$url" || { status=1; echo "$script failed through the Function URL"; }
