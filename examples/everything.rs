@@ -753,6 +753,23 @@ fn millis(
         })
 }
 
+/// Announces a change of `test://watched-resource` every three seconds, as the reference
+/// server's does, for as long as the process runs.
+pub(crate) fn watch_resource(notifier: phantom::Notifier) {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(std::time::Duration::from_secs(3));
+        loop {
+            tick.tick().await;
+            if let Err(e) = notifier
+                .notify_resource_updated("test://watched-resource")
+                .await
+            {
+                tracing::warn!(error = %e, "could not announce the watched resource's update");
+            }
+        }
+    });
+}
+
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     tracing_subscriber::fmt()
@@ -836,20 +853,7 @@ async fn main() -> std::io::Result<()> {
             .map_err(|e| std::io::Error::other(format!("--redis {url}: {e}")))?;
         config = config.with_backend(backend);
     }
-    let notifier = config.notifier().clone();
-    // `test://watched-resource` changes every three seconds, as the reference server's does.
-    tokio::spawn(async move {
-        let mut tick = tokio::time::interval(std::time::Duration::from_secs(3));
-        loop {
-            tick.tick().await;
-            if let Err(e) = notifier
-                .notify_resource_updated("test://watched-resource")
-                .await
-            {
-                tracing::warn!(error = %e, "could not announce the watched resource's update");
-            }
-        }
-    });
+    watch_resource(config.notifier().clone());
     // SIGTERM or SIGINT: readiness turns 503, then the server drains and returns.
     let shutdown = phantom::shutdown_signal();
     let dispatcher = phantom::dispatch::Dispatcher::with_config(Everything, config);

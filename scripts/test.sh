@@ -2,11 +2,12 @@
 # The project's test command (README "Run the tests"). On a fresh machine it installs what the tests
 # need (redis-server and redis-cli from Debian's packages, for the scale-out tests; Node 22, the
 # pinned MCP conformance suites, MCP Inspector, playwright-core, @modelcontextprotocol/ext-apps
-# and oidc-provider from npm into .cache/, Python `mcp` from PyPI, Chromium, HAProxy and Prometheus from Debian's
+# and oidc-provider from npm into .cache/, Python `mcp` and cargo-lambda from PyPI, Chromium, HAProxy and Prometheus from Debian's
 # packages) and then runs: format check, clippy, every Rust test (unit, integration, trybuild
 # ui, doc), the README quickstart built as a new crate, rustdoc, `cargo package` of the publishable
 # crates (it needs a committed working tree), the official conformance suites against
-# examples/everything (one node, then two nodes on one Redis behind HAProxy), their client
+# examples/everything (one node, then two nodes on one Redis behind HAProxy) and through the
+# Function URL of examples/lambda under `cargo lambda watch`, their client
 # scenarios against phantom::client (tests/bin/conformance_client.rs), `cargo phantom login`
 # against oidc-provider in front of examples/notes, a node's failover,
 # a rolling restart of that cluster under load, a real Prometheus scraping two nodes,
@@ -145,6 +146,9 @@ cargo run -p phantom-bench --release -- smoke
 if ! $only_rust; then
   step "official MCP conformance suites (strict expected failures)"
   bash tests/harness/conformance/run.sh
+
+  step "AWS Lambda: examples/lambda under cargo lambda watch (cargo-lambda 1.9.2, PyPI): response streaming, --concurrency 2, Redis, the conformance suites (both eras), the Python client and the Inspector through the Function URL, a legacy session in a fresh process, a listen across a stopped instance; buffered, API Gateway REST and HTTP API events"
+  bash tests/harness/lambda/run.sh
 
   step "official MCP conformance suites, client side: phantom::client in every scenario of 0.1.16 and 0.2.0-alpha.12 (--suite all, --requirements 2026-07-28; sse-retry alone)"
   bash tests/harness/conformance/client.sh
