@@ -4,7 +4,7 @@
 //! a token for another resource refused).
 
 use http::{Method, StatusCode};
-use phantom::auth::{BearerAuth, JwtVerifier, TokenVerifier as _};
+use phantom::auth::{BearerAuth, JwtVerifier, ProtectedResource, TokenVerifier as _};
 use phantom::authz::{AccessToken, AuthorizationServer, Keyring, SigningKey};
 use phantom::http::HttpConfig;
 use phantom::prelude::*;
@@ -183,4 +183,51 @@ async fn registration_answers_201_or_the_rfc_error_never_cached() {
         assert_eq!(refused["error"], error, "{refused}");
         assert!(refused.get("client_id").is_none());
     }
+}
+
+#[tokio::test]
+async fn served_beside_mcp_on_phantoms_own_listener() {
+    let issuer = "http://127.0.0.1";
+    let authz = AuthorizationServer::new(issuer, Keyring::new(SigningKey::generate()));
+    let verifier = authz.keyring().verifier(issuer, AUDIENCE);
+    let config = phantom::Config::default().with_bearer_auth(BearerAuth::new(verifier));
+    let http = HttpConfig::default()
+        .with_protected_resource(ProtectedResource::new(AUDIENCE, issuer))
+        .with_authorization_server(&authz);
+    let server = TestServer::start_configured(Notes, config, http).await;
+    let get = |path: &'static str| server.request(Method::GET).path(path).send();
+
+    let metadata = get("/.well-known/oauth-authorization-server")
+        .await
+        .json()
+        .await;
+    assert_eq!(metadata["issuer"], issuer);
+    let resource = get("/.well-known/oauth-protected-resource")
+        .await
+        .json()
+        .await;
+    assert_eq!(resource["authorization_servers"], json!([issuer]));
+    let jwks = get("/jwks.json").await.json().await;
+    assert_eq!(jwks["keys"][0]["kty"], "EC");
+    assert_eq!(
+        get("/healthz").await.status,
+        StatusCode::OK,
+        "the probes still answer"
+    );
+    assert_eq!(get("/elsewhere").await.status, StatusCode::NOT_FOUND);
+    let registered = server
+        .request(Method::POST)
+        .path("/register")
+        .header("content-type", "application/json")
+        .body(json!({"redirect_uris": ["http://localhost/cb"]}).to_string())
+        .send()
+        .await;
+    assert_eq!(registered.status, StatusCode::CREATED);
+
+    let token = authz.keyring().issue(
+        &AccessToken::new(issuer, AUDIENCE, "ada", "client-1").scopes(["notes:read"]),
+        now(),
+    );
+    let (status, _, body) = modern_call(&server, Some(&token), "whoami", json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
 }
