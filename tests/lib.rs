@@ -2,5 +2,6 @@
 
 pub mod child;
 pub mod fuzzing;
+pub mod logs;
 pub mod redis;
 pub mod slow;

@@ -231,3 +231,50 @@ async fn served_beside_mcp_on_phantoms_own_listener() {
     let (status, _, body) = modern_call(&server, Some(&token), "whoami", json!({})).await;
     assert_eq!(status, StatusCode::OK, "{body}");
 }
+
+#[tokio::test]
+async fn no_secret_or_token_is_ever_logged() {
+    let (captured, _guard) = phantom_tests::logs::Captured::trace();
+
+    let issuer = "http://127.0.0.1";
+    let authz = AuthorizationServer::new(issuer, Keyring::new(SigningKey::generate()));
+    let config = phantom::Config::default()
+        .with_bearer_auth(BearerAuth::new(authz.keyring().verifier(issuer, AUDIENCE)));
+    let http = HttpConfig::default().with_authorization_server(&authz);
+    let server = TestServer::start_configured(Notes, config, http).await;
+    let registered = server
+        .request(Method::POST)
+        .path("/register")
+        .header("content-type", "application/json")
+        .body(
+            json!({"redirect_uris": ["https://app.example/cb"],
+                   "token_endpoint_auth_method": "client_secret_post"})
+            .to_string(),
+        )
+        .send()
+        .await
+        .json()
+        .await;
+    let secret = registered["client_secret"]
+        .as_str()
+        .expect("a secret")
+        .to_owned();
+    let token = authz.keyring().issue(
+        &AccessToken::new(issuer, AUDIENCE, "ada", "client-1").scopes(["notes:read"]),
+        now(),
+    );
+    let (status, _, _) = modern_call(&server, Some(&token), "whoami", json!({})).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _, _) = modern_call(&server, Some("forged.token.here"), "whoami", json!({})).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+
+    let logged = captured.text();
+    assert!(!logged.is_empty(), "the run logged something to search");
+    for (what, value) in [
+        ("the client secret", secret.as_str()),
+        ("the access token", token.as_str()),
+        ("the forged token", "forged.token.here"),
+    ] {
+        assert!(!logged.contains(value), "{what} is in the logs:\n{logged}");
+    }
+}
