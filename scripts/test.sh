@@ -74,6 +74,7 @@ cargo clippy -p phantom-mcp --no-default-features --features jwt -- -D warnings
 cargo clippy -p phantom-mcp --no-default-features --features otel -- -D warnings
 cargo clippy -p phantom-mcp --no-default-features --features client -- -D warnings
 cargo clippy -p phantom-mcp --no-default-features --features oauth -- -D warnings
+cargo clippy -p phantom-mcp --no-default-features --features authz -- -D warnings
 cargo clippy -p phantom-mcp --no-default-features --features tls -- -D warnings
 cargo clippy -p phantom-mcp --no-default-features --features metrics -- -D warnings
 cargo clippy -p phantom-mcp --no-default-features --features prometheus -- -D warnings
@@ -115,7 +116,7 @@ RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps --quiet
 # with a CHANGELOG.md line for every path that moved.
 step "public API snapshot (tests/public-api.txt)"
 RUSTC_BOOTSTRAP=1 RUSTDOCFLAGS="-Z unstable-options --output-format json" \
-  cargo doc -p phantom-mcp --no-deps --quiet --features client,oauth,jwt,tls
+  cargo doc -p phantom-mcp --no-deps --quiet --features client,oauth,jwt,tls,authz
 python3 scripts/public-api.py target/doc/phantom.json | diff -u tests/public-api.txt -
 
 # No public signature names a hidden or private type (docs/ARCHITECTURE.md, "No hidden type in a
@@ -124,7 +125,7 @@ python3 scripts/public-api.py target/doc/phantom.json | diff -u tests/public-api
 step "no hidden type in a public signature (scripts/hidden-types.py)"
 python3 scripts/hidden-types.py --self-test
 RUSTC_BOOTSTRAP=1 RUSTDOCFLAGS="-Z unstable-options --output-format json --document-hidden-items" \
-  cargo doc -p phantom-mcp --no-deps --quiet --features client,oauth,jwt,tls
+  cargo doc -p phantom-mcp --no-deps --quiet --features client,oauth,jwt,tls,authz
 python3 scripts/hidden-types.py target/doc/phantom.json
 
 # One invocation, so the unpublished path dependencies between the four resolve to each other; each

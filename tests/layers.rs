@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&[&str]] = &[
     &["protocol", "error", "content"],
     &["kernel", "store"],
-    &["session", "auth", "telemetry"],
+    &["session", "auth", "authz", "telemetry"],
     &["extract", "input"],
     FEATURES,
     &["router", "registry", "server"],

@@ -2,6 +2,7 @@
 
 pub mod child;
 pub mod fuzzing;
+pub mod logs;
 pub mod paging;
 pub mod redis;
 pub mod slow;

@@ -31,6 +31,10 @@
 //! response timeout (one second), and phantom answers `503` with `Retry-After`; the connection
 //! reconnects by itself when Redis is back.
 //!
+//! The authorization server's state (`phantom::authz`) has its own four stores:
+//! [`RedisClientStore`], [`RedisGrantStore`], [`RedisRefreshStore`] and [`RedisConsentStore`],
+//! every key expiring.
+//!
 //! With the `oauth` feature (off by default), [`RedisTokenStore`] keeps the OAuth tokens of
 //! `phantom::client` for clients on several nodes, which then refresh them once.
 
@@ -41,6 +45,7 @@ use phantom::store::StoreError;
 use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
 use redis::cluster_async::ClusterConnection;
 
+mod authz;
 mod bus;
 mod cache;
 mod events;
@@ -54,6 +59,7 @@ mod tasks;
 #[cfg(feature = "oauth")]
 mod tokens;
 
+pub use authz::{RedisClientStore, RedisConsentStore, RedisGrantStore, RedisRefreshStore};
 pub use bus::{RedisBus, RedisSubscriptions};
 pub use cache::RedisCacheStore;
 pub use events::RedisEventStore;

@@ -3,6 +3,8 @@
 
 pub mod apps;
 pub mod auth;
+#[cfg(feature = "authz")]
+pub mod authz;
 #[cfg(feature = "client")]
 pub mod client;
 pub mod completion;

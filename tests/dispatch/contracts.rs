@@ -159,3 +159,27 @@ async fn the_memory_cache_store_keeps_the_contract() {
     let store = Arc::new(phantom::store::MemoryCacheStore::new());
     phantom::testing::contract::cache_store(Arc::clone(&store), store).await;
 }
+
+#[tokio::test]
+async fn the_memory_client_store_keeps_the_contract() {
+    let store = Arc::new(phantom::store::MemoryClientStore::new());
+    phantom::testing::contract::client_store(Arc::clone(&store), store).await;
+}
+
+#[tokio::test]
+async fn the_memory_grant_store_keeps_the_contract() {
+    let store = Arc::new(phantom::store::MemoryGrantStore::new());
+    phantom::testing::contract::grant_store(Arc::clone(&store), store).await;
+}
+
+#[tokio::test]
+async fn the_memory_refresh_store_keeps_the_contract() {
+    let store = Arc::new(phantom::store::MemoryRefreshStore::new());
+    phantom::testing::contract::refresh_store(Arc::clone(&store), store).await;
+}
+
+#[tokio::test]
+async fn the_memory_consent_store_keeps_the_contract() {
+    let store = Arc::new(phantom::store::MemoryConsentStore::new());
+    phantom::testing::contract::consent_store(Arc::clone(&store), store).await;
+}

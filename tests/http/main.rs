@@ -17,6 +17,9 @@
 //!   metadata (path-inserted and appended), the issuer checked, a rotated key fetched once, the
 //!   refetch rate-limited and shared, the keys kept when the issuer is gone, and a phantom server
 //!   answering 200 and 401 with it;
+//! - `authz`: phantom's authorization server: its metadata and JWKS served and followed by
+//!   `JwtVerifier::discover`, its tokens calling a scoped tool and refused for another
+//!   resource, registration answered 201 or with the RFC's error;
 //! - `roles`: the `roles` example's opaque bearer tokens (`StaticTokens`) and per-tool scopes:
 //!   401 without a known token, a reader refused `403 insufficient_scope` on the admin's tool;
 //! - `cancel_and_auth`: a dropped 2026-07-28 response cancels its handler; protected-resource
@@ -31,6 +34,7 @@
 //!   with a `retry:` hint, and `SIGTERM` to a server process finishing its request in flight;
 //! - `transport`: 403 (Host, Origin), 405, 406, 413, 415, CORS, and `connect` (401, 403).
 
+mod authz;
 mod bad_input;
 mod bearer;
 mod callbacks;

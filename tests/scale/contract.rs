@@ -1,11 +1,12 @@
-//! The public session, event, task, rate-limit, cache, reply and registry contracts against Redis, on one server
+//! The public session, event, task, rate-limit, cache, reply, registry and authorization-server contracts against Redis, on one server
 //! and on a three-master Redis Cluster.
 
 use std::time::Duration;
 
 use phantom_redis::{
-    Redis, RedisCacheStore, RedisEventStore, RedisKeyringStore, RedisRateStore, RedisRegistryStore,
-    RedisReplyBus, RedisSessionStore, RedisTaskStore,
+    Redis, RedisCacheStore, RedisClientStore, RedisConsentStore, RedisEventStore, RedisGrantStore,
+    RedisKeyringStore, RedisRateStore, RedisRefreshStore, RedisRegistryStore, RedisReplyBus,
+    RedisSessionStore, RedisTaskStore,
 };
 use phantom_tests::redis::{RedisCluster, RedisServer};
 
@@ -48,6 +49,26 @@ async fn contracts(a: Redis, b: Redis) {
     phantom::testing::contract::keyring_store(
         RedisKeyringStore::new(a.clone()),
         RedisKeyringStore::new(b.clone()),
+    )
+    .await;
+    phantom::testing::contract::client_store(
+        RedisClientStore::new(a.clone()),
+        RedisClientStore::new(b.clone()),
+    )
+    .await;
+    phantom::testing::contract::grant_store(
+        RedisGrantStore::new(a.clone()),
+        RedisGrantStore::new(b.clone()),
+    )
+    .await;
+    phantom::testing::contract::refresh_store(
+        RedisRefreshStore::new(a.clone()),
+        RedisRefreshStore::new(b.clone()),
+    )
+    .await;
+    phantom::testing::contract::consent_store(
+        RedisConsentStore::new(a.clone()),
+        RedisConsentStore::new(b.clone()),
     )
     .await;
     phantom::testing::contract::reply_bus(

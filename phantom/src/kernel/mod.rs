@@ -7,6 +7,8 @@ mod callback;
 mod challenge;
 #[cfg(any(feature = "client", feature = "tls", feature = "jwt"))]
 mod connector;
+#[cfg(any(feature = "oauth", feature = "authz"))]
+pub(crate) mod es256;
 mod failure;
 mod ids;
 mod lock;

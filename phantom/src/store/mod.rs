@@ -5,8 +5,9 @@
 //! ([`testing::contract`](crate::testing::contract)): [`SessionStore`], [`EventStore`],
 //! [`ReplyBus`], [`NotificationBus`], [`SubscriptionStore`], [`TaskStore`], [`RegistryStore`],
 //! [`KeyringStore`] (which `requestState` keys the nodes hold), and the middleware's
-//! [`RateStore`] and [`CacheStore`]. The
-//! `phantom-redis` crate implements them on Redis.
+//! [`RateStore`] and [`CacheStore`], and the authorization server's [`ClientStore`],
+//! [`GrantStore`], [`RefreshStore`] and [`ConsentStore`]. The `phantom-redis` crate implements
+//! every one before the authorization server's on Redis.
 
 use crate::kernel::Locked as _;
 use std::collections::HashMap;
@@ -14,6 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::kernel::BoxFuture;
+mod authz;
 mod backend;
 mod bus;
 mod cache;
@@ -26,6 +28,10 @@ mod registry;
 mod sessions;
 mod tasks;
 
+pub use authz::{
+    ClientStore, ConsentStore, GrantStore, MemoryClientStore, MemoryConsentStore, MemoryGrantStore,
+    MemoryRefreshStore, RefreshStore, Rotated, USED_TOKENS,
+};
 pub use backend::Backend;
 pub use bus::{
     BusEvent, Change, MemoryBus, MemorySubscriptions, NotificationBus, SubscriptionStore,

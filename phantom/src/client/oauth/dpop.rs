@@ -3,9 +3,10 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use p256::ecdsa::signature::Signer as _;
-use p256::ecdsa::{Signature, SigningKey};
+use p256::ecdsa::SigningKey;
 use serde_json::json;
+
+use crate::kernel::es256;
 use sha2::Digest as _;
 
 use crate::kernel::Locked as _;
@@ -29,22 +30,8 @@ impl std::fmt::Debug for DpopKey {
 impl DpopKey {
     /// A new key pair from the system's random source.
     pub(super) fn new() -> Self {
-        let key = loop {
-            // A random scalar is a valid key but for a chance of about 2^-128.
-            if let Ok(key) = SigningKey::from_bytes(&crate::kernel::random_bytes::<32>().into()) {
-                break key;
-            }
-        };
-        let point = key.verifying_key().to_encoded_point(false);
-        let coordinate = |c: Option<&p256::FieldBytes>| {
-            URL_SAFE_NO_PAD.encode(c.map(|c| c.as_slice()).unwrap_or_default())
-        };
-        let jwk = json!({
-            "kty": "EC",
-            "crv": "P-256",
-            "x": coordinate(point.x()),
-            "y": coordinate(point.y()),
-        });
+        let key = es256::new_key();
+        let jwk = es256::public_jwk(&key);
         Self { key, jwk }
     }
 
@@ -71,13 +58,7 @@ impl DpopKey {
         if let Some(token) = access_token {
             claims["ath"] = json!(URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(token.as_bytes())));
         }
-        let input = format!(
-            "{}.{}",
-            URL_SAFE_NO_PAD.encode(header.to_string()),
-            URL_SAFE_NO_PAD.encode(claims.to_string())
-        );
-        let signature: Signature = self.key.sign(input.as_bytes());
-        format!("{input}.{}", URL_SAFE_NO_PAD.encode(signature.to_bytes()))
+        es256::sign(&self.key, &header, &claims)
     }
 }
 

@@ -2,7 +2,9 @@
 //! in-memory stores, `phantom-redis`, and a third party's Postgres or NATS backend. One suite per
 //! seam: [`session_store`], [`event_store`], [`reply_bus`], [`notification_bus`],
 //! [`subscription_store`], [`task_store`], [`registry_store`], [`rate_store`], [`cache_store`],
-//! [`keyring_store`], and with the `oauth` feature `token_store` and `token_store_fault`.
+//! [`keyring_store`], the authorization server's [`client_store`], [`grant_store`],
+//! [`refresh_store`] and [`consent_store`], and with the `oauth` feature `token_store` and
+//! `token_store_fault`.
 //!
 //! Each suite takes two handles onto one and the same backend (for the in-memory stores, clones
 //! of one `Arc`; for a networked one, two connections), so that what one node writes is checked
@@ -18,6 +20,7 @@
 //! # }
 //! ```
 
+mod authz;
 mod bus;
 mod events;
 mod keyring;
@@ -29,6 +32,7 @@ mod tasks;
 #[cfg(feature = "oauth")]
 mod tokens;
 
+pub use authz::{client_store, consent_store, grant_store, refresh_store};
 pub use bus::{notification_bus, subscription_store};
 pub use events::event_store;
 pub use keyring::keyring_store;

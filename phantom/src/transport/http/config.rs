@@ -69,6 +69,9 @@ pub struct HttpConfig {
     pub(crate) preview: bool,
     /// See [`HttpConfig::protected_resource`].
     pub(crate) protected_resource: Option<crate::auth::ProtectedResource>,
+    /// See [`HttpConfig::with_authorization_server`].
+    #[cfg(feature = "authz")]
+    pub(crate) authorization_server: Option<axum::Router>,
     /// See [`HttpConfig::drain_delay`].
     pub(crate) drain_delay: Duration,
     /// See [`HttpConfig::grace`].
@@ -139,6 +142,8 @@ impl Default for HttpConfig {
             stateless: false,
             preview: false,
             protected_resource: None,
+            #[cfg(feature = "authz")]
+            authorization_server: None,
             drain_delay: Duration::ZERO,
             grace: DEFAULT_GRACE,
             health_path: "/healthz".to_owned(),
@@ -288,6 +293,18 @@ impl HttpConfig {
     #[must_use]
     pub fn with_protected_resource(mut self, metadata: crate::auth::ProtectedResource) -> Self {
         self.protected_resource = Some(metadata);
+        self
+    }
+
+    /// Serves `server`'s endpoints (its metadata, JWKS and registration: see
+    /// [`AuthorizationServer::router`](crate::authz::AuthorizationServer::router)) beside the
+    /// MCP endpoint on phantom's own listener (`serve_listener`, `serve_dispatcher`), for the
+    /// paths outside `/mcp` that the probes and the protected-resource metadata do not answer.
+    /// (Mounted in your own axum app, merge the router instead.)
+    #[cfg(feature = "authz")]
+    #[must_use]
+    pub fn with_authorization_server(mut self, server: &crate::authz::AuthorizationServer) -> Self {
+        self.authorization_server = Some(server.router());
         self
     }
 

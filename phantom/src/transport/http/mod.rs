@@ -242,6 +242,9 @@ pub(super) struct AtMcp<S: Server> {
     pub(super) mcp: OriginAware<S>,
     /// The serialized protected-resource metadata, when configured.
     pub(super) metadata: Option<Arc<str>>,
+    /// The authorization server's routes, when configured.
+    #[cfg(feature = "authz")]
+    pub(super) authorization_server: Option<axum::Router>,
 }
 
 impl<S: Server> Clone for AtMcp<S> {
@@ -249,6 +252,8 @@ impl<S: Server> Clone for AtMcp<S> {
         Self {
             mcp: self.mcp.clone(),
             metadata: self.metadata.clone(),
+            #[cfg(feature = "authz")]
+            authorization_server: self.authorization_server.clone(),
         }
     }
 }
@@ -283,13 +288,25 @@ impl<S: Server> AtMcp<S> {
             let answering: BoxResponse = Box::pin(async move { Ok(st.probes.answer(probe).await) });
             return Either::Left(answering);
         }
-        let resp = if let Some(body) = &self.metadata
-            && req.method() == Method::GET
+        let resource_metadata = req.method() == Method::GET
             && matches!(
                 path,
                 "/.well-known/oauth-protected-resource"
                     | "/.well-known/oauth-protected-resource/mcp"
-            ) {
+            );
+        #[cfg(feature = "authz")]
+        if let Some(router) = &self.authorization_server
+            && !(resource_metadata && self.metadata.is_some())
+        {
+            let mut router = router.clone();
+            let request = req.map(axum::body::Body::new);
+            let answering: BoxResponse =
+                Box::pin(async move { tower::Service::call(&mut router, request).await });
+            return Either::Left(answering);
+        }
+        let resp = if let Some(body) = &self.metadata
+            && resource_metadata
+        {
             metadata_response(body)
         } else {
             empty(StatusCode::NOT_FOUND)

@@ -136,9 +136,13 @@ where
         }
         None => None,
     };
+    #[cfg(feature = "authz")]
+    let authorization_server = http.authorization_server.clone();
     let app = AtMcp {
         mcp: endpoint_for(dispatcher, http),
         metadata,
+        #[cfg(feature = "authz")]
+        authorization_server,
     };
     let st = Arc::clone(&app.mcp.plain.st);
     tracing::info!(%local, "serving MCP at http://{local}/mcp");
