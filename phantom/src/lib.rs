@@ -41,7 +41,8 @@ pub use transport::stdio;
 
 /// Middleware: code that runs around every feature request, in both eras
 /// ([`Config::middleware`]). [`Method`](crate::protocol::Method) names the requests a
-/// [`RateLimit`] or [`Timeout`] applies to.
+/// [`RateLimit`](crate::middleware::RateLimit) or [`Timeout`](crate::middleware::Timeout)
+/// applies to.
 pub mod middleware {
     pub use crate::protocol::Method;
     pub use crate::server::middleware::{
