@@ -159,7 +159,7 @@ impl Bookmarks {
     /// Who the server thinks you are.
     #[tool(read_only)]
     async fn whoami(&self, session: &Session) -> String {
-        session.principal.clone().unwrap_or_default()
+        session.principal.as_deref().unwrap_or_default().to_owned()
     }
 
     /// One bookmark, as JSON.
@@ -194,7 +194,7 @@ impl Bookmarks {
         let Some(role) = Role::of(token).await else {
             return Connect::Unauthorized(WwwAuthenticate::bearer().error("invalid_token"));
         };
-        session.principal = Some(role.principal().to_owned());
+        session.principal = Some(role.principal().into());
         if role == Role::Reader {
             session.deny_all();
             session.allowed_tools = Session::allow(["search"]);

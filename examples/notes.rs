@@ -102,7 +102,7 @@ impl Notes {
         let mut notes = self.notes.lock().expect("notes");
         let note = Note {
             id: notes.last().map_or(1, |n| n.id + 1),
-            author: session.principal.clone().unwrap_or_default(),
+            author: session.principal.as_deref().unwrap_or_default().to_owned(),
             text,
         };
         notes.push(note.clone());

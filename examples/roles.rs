@@ -126,7 +126,7 @@ impl Handbook {
         };
         match self.tokens.verify(token).await {
             Ok(info) => {
-                session.principal = Some(info.subject.clone());
+                session.principal = Some(info.subject.as_str().into());
                 session.auth = Some(Arc::new(info));
                 Connect::Ok
             }

@@ -5,7 +5,8 @@
 //!   in the context row of each attribute's typing table and in the README;
 //! - a limitation is written `Not yet: … (pinned by `test_name`)`, and the test it names exists:
 //!   any other "not yet" (or "yet to", "no … yet") in the README, `docs/`, the attribute docs,
-//!   the rustdoc of `phantom/src` and the examples fails this test.
+//!   the rustdoc of `phantom/src` and the examples fails this test;
+//! - every constructor and setter of `input::Form` and `input::Field` is in a doc example.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -240,6 +241,43 @@ fn the_example_lists_name_every_example() {
         assert!(
             missing.is_empty(),
             "{doc}'s `examples/` row leaves out {missing:?}: name each example there"
+        );
+    }
+}
+
+/// Every constructor and setter of `input::Form` and `input::Field` is shown in a doc example of
+/// `phantom/src/input/form.rs`, so that the docs show each way to build a form (`Field::choice`,
+/// `.default(…)`) and a reader never has to find one in the source.
+#[test]
+fn every_form_and_field_method_is_shown_in_an_example() {
+    let path = root().join("phantom/src/input/form.rs");
+    let text = read(&path);
+    let mut example = String::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        let Some(doc) = line.trim_start().strip_prefix("///") else {
+            continue;
+        };
+        if doc.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if fenced {
+            example.push_str(doc);
+            example.push('\n');
+        }
+    }
+    let methods: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("    pub fn "))
+        .filter_map(|rest| rest.split(['(', '<']).next())
+        .collect();
+    assert!(methods.len() >= 20, "the methods were read: {methods:?}");
+    for method in methods {
+        assert!(
+            example.contains(&format!("::{method}("))
+                || example.contains(&format!(".{method}("))
+                || example.contains(&format!("::{method}::<")),
+            "`{method}` of `Form`/`Field` is in no doc example of {}",
+            path.display()
         );
     }
 }

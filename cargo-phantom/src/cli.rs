@@ -59,6 +59,12 @@ pub(crate) struct NewArgs {
     /// Depend on a local phantom checkout (its `phantom/` directory) instead of crates.io.
     #[arg(long, value_name = "DIR")]
     pub(crate) path: Option<PathBuf>,
+    /// Also depend on `phantom-redis` (sessions, tasks and notifications shared in Redis).
+    #[arg(long)]
+    pub(crate) redis: bool,
+    /// Also enable phantom's `client` feature (`phantom::client`, `phantom::gateway`).
+    #[arg(long)]
+    pub(crate) client: bool,
 }
 
 /// `cargo phantom dev`.

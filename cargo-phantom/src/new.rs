@@ -51,6 +51,32 @@ fn check_name(name: &str) -> Result<(), Failure> {
     Ok(())
 }
 
+/// The `phantom/` directory of the checkout this tool was built from, when it was (installed
+/// from crates.io, its sources have no such sibling).
+fn checkout() -> Option<std::path::PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()?
+        .join("phantom");
+    let dir = std::fs::canonicalize(dir).ok()?;
+    dir.join("Cargo.toml").is_file().then_some(dir)
+}
+
+/// A dependency table's value: `{ path = "…" }` or the version requirement, with `features`.
+fn dependency(source: &str, features: &[&str]) -> String {
+    if features.is_empty() {
+        return source.to_owned();
+    }
+    let list = features
+        .iter()
+        .map(|f| format!("\"{f}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    match source.strip_prefix("{ ").and_then(|s| s.strip_suffix(" }")) {
+        Some(inner) => format!("{{ {inner}, features = [{list}] }}"),
+        None => format!("{{ version = {source}, features = [{list}] }}"),
+    }
+}
+
 /// The files of the crate, as (path, contents).
 fn files(args: &NewArgs) -> Result<Vec<(&'static str, String)>, Failure> {
     let name = args.name.as_str();
@@ -69,6 +95,17 @@ fn files(args: &NewArgs) -> Result<Vec<(&'static str, String)>, Failure> {
         }
         None => phantom_requirement(),
     };
+    // `phantom-redis` sits beside `phantom/` in a checkout, and has the same version.
+    let redis = match &args.path {
+        Some(_) => phantom.replace("/phantom\" }", "/phantom-redis\" }"),
+        None => phantom_requirement(),
+    };
+    let mut dependencies = String::new();
+    if args.redis {
+        dependencies.push_str(&format!("phantom-redis = {redis}\n"));
+    }
+    let features: &[&str] = if args.client { &["client"] } else { &[] };
+    let phantom = dependency(&phantom, features);
     let (main, extra_features) = if args.stdio_only {
         (MAIN_STDIO, "")
     } else {
@@ -81,6 +118,7 @@ fn files(args: &NewArgs) -> Result<Vec<(&'static str, String)>, Failure> {
             .replace("{{scheme}}", &name.replace('_', "-").to_ascii_lowercase())
             .replace("{{phantom}}", &phantom)
             .replace("{{tokio_features}}", extra_features)
+            .replace("{{dependencies}}", &dependencies)
             .replace("{{name}}", name)
     };
     let mut manifest = fill(MANIFEST);
@@ -123,5 +161,14 @@ pub(crate) fn run(args: &NewArgs) -> Outcome {
     );
     println!("  cd {} && cargo test", args.name);
     println!("  {how}; `cargo phantom dev` rebuilds and restarts it on every change");
+    if args.path.is_none()
+        && let Some(dir) = checkout()
+    {
+        println!(
+            "  this cargo-phantom was built from a checkout: to build against it rather than the crates.io release, run `cargo phantom new {} --path {}`",
+            args.name,
+            dir.display()
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -76,3 +76,64 @@ fn bad_names_are_refused_with_help() {
     }
     assert_eq!(std::fs::read_dir(sandbox.work()).unwrap().count(), 0);
 }
+
+#[test]
+fn redis_and_client_are_added_beside_phantom_and_resolve() {
+    let sandbox = Sandbox::new("new");
+    let phantom = workspace().join("phantom");
+    let name = "demo_redis";
+    let out = sandbox.run(&[
+        "new",
+        name,
+        "--path",
+        phantom.to_str().unwrap(),
+        "--redis",
+        "--client",
+    ]);
+    assert!(out.status.success(), "{}", both(&out));
+    let dir = sandbox.work().join(name);
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    let redis = workspace().join("phantom-redis").canonicalize().unwrap();
+    let redis = redis.to_string_lossy().replace('\\', "/");
+    assert!(
+        manifest.contains(&format!("phantom-redis = {{ path = \"{redis}\" }}")),
+        "{manifest}"
+    );
+    assert!(manifest.contains("features = [\"client\"] }"), "{manifest}");
+    // The manifest resolves against the checkout (both path dependencies found, the feature known).
+    std::fs::copy(workspace().join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+    let mut command = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    command
+        .args(["metadata", "--format-version", "1", "--offline"])
+        .current_dir(&dir);
+    sandbox.isolate(&mut command);
+    let resolved = command.output().expect("cargo runs");
+    assert!(resolved.status.success(), "{}", both(&resolved));
+    let metadata: serde_json::Value = serde_json::from_slice(&resolved.stdout).unwrap();
+    let packages: Vec<&str> = metadata["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p["name"].as_str())
+        .collect();
+    assert!(packages.contains(&"phantom-redis"), "{packages:?}");
+}
+
+#[test]
+fn new_from_a_checkouts_build_says_how_to_depend_on_the_checkout() {
+    let sandbox = Sandbox::new("new");
+    let out = sandbox.run(&["new", "demo_hint"]);
+    assert!(out.status.success(), "{}", both(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let phantom = workspace().join("phantom").canonicalize().unwrap();
+    assert!(
+        stdout.contains(&format!(
+            "cargo phantom new demo_hint --path {}",
+            phantom.display()
+        )),
+        "{stdout}"
+    );
+    let manifest =
+        std::fs::read_to_string(sandbox.work().join("demo_hint").join("Cargo.toml")).unwrap();
+    assert!(manifest.contains("phantom-mcp = \"0.1\""), "{manifest}");
+}

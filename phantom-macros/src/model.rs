@@ -58,6 +58,8 @@ pub(crate) struct Item {
     pub(crate) title: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
     pub(crate) icons: Vec<LitStr>,
+    /// `scopes = […]`: OAuth scopes a caller's token must grant (`"notes:write"`).
+    pub(crate) scopes: Vec<LitStr>,
 }
 
 impl Item {
@@ -70,6 +72,7 @@ impl Item {
             title: None,
             description: None,
             icons: Vec::new(),
+            scopes: Vec::new(),
         }
     }
 
@@ -91,8 +94,6 @@ pub(crate) struct Tool {
     pub(crate) meta: Vec<(LitStr, Lit)>,
     /// Client capabilities the tool needs (`"sampling"`, `"elicitation.url"`).
     pub(crate) requires: Vec<LitStr>,
-    /// `scopes = […]`: OAuth scopes a caller's token must grant (`"notes:write"`).
-    pub(crate) scopes: Vec<LitStr>,
     /// `timeout = "…"`, in milliseconds.
     pub(crate) timeout_ms: Option<u64>,
     /// `#[task_handler(...)]`: the tool runs as a task (`None` for a plain `#[tool]`).

@@ -42,8 +42,11 @@ pub use transport::shutdown_signal;
 pub use transport::stdio;
 
 /// Middleware: code that runs around every feature request, in both eras
-/// ([`Config::middleware`]).
+/// ([`Config::middleware`]). [`Method`](crate::protocol::Method) names the requests a
+/// [`RateLimit`](crate::middleware::RateLimit) or [`Timeout`](crate::middleware::Timeout)
+/// applies to.
 pub mod middleware {
+    pub use crate::protocol::Method;
     pub use crate::server::middleware::{
         Answer, Attach, Audit, Call, Middleware, Next, Outcome, RateKey, RateLimit, ResponseCache,
         SizeLimit, Timeout,
@@ -56,7 +59,7 @@ pub use error::Error;
 pub use extract::ctx::Ctx;
 pub use kernel::BoxFuture;
 pub use protocol::cache::CacheScope;
-pub use server::{Config, Connect, Cursor, Page, Server};
+pub use server::{Config, Connect, Cursor, Page, Server, default_resources, default_skills};
 pub use session::{AllowList, Request, Session};
 pub use store::notifier::Notifier;
 

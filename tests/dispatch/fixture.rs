@@ -159,8 +159,9 @@ impl Lab {
     async fn whoami(&self, session: &Session) -> String {
         session
             .principal
-            .clone()
-            .unwrap_or_else(|| "anonymous".into())
+            .as_deref()
+            .unwrap_or("anonymous")
+            .to_owned()
     }
 
     /// A tiny image.
@@ -286,7 +287,7 @@ impl Lab {
             Some("reader") => return Connect::InsufficientScope(vec!["lab:write".into()]),
             _ => {}
         }
-        session.principal = request.header("x-user").map(str::to_owned);
+        session.principal = request.header("x-user").map(Into::into);
         Connect::Ok
     }
 }

@@ -177,7 +177,7 @@ impl Asker {
             .headers
             .get("x-user")
             .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
+            .map(Into::into);
         Connect::Ok
     }
 }

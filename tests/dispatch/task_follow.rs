@@ -38,7 +38,7 @@ impl Board {
 
     /// `x-user` names the principal.
     async fn connect(&self, session: &mut Session, request: &Request) -> Connect {
-        session.principal = request.header("x-user").map(str::to_owned);
+        session.principal = request.header("x-user").map(Into::into);
         Connect::Ok
     }
 }

@@ -47,7 +47,7 @@ impl Jobs {
 
     /// `x-user` names the principal.
     async fn connect(&self, session: &mut Session, request: &Request) -> Connect {
-        session.principal = request.header("x-user").map(str::to_owned);
+        session.principal = request.header("x-user").map(Into::into);
         Connect::Ok
     }
 }
@@ -368,7 +368,7 @@ impl Ledger {
 
     /// `x-user` names the principal.
     async fn connect(&self, session: &mut Session, request: &Request) -> Connect {
-        session.principal = request.header("x-user").map(str::to_owned);
+        session.principal = request.header("x-user").map(Into::into);
         Connect::Ok
     }
 }

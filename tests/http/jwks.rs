@@ -551,7 +551,7 @@ impl Guarded {
     /// The token's subject.
     #[tool]
     async fn whoami(&self, session: &Session) -> String {
-        session.principal.clone().unwrap_or_default()
+        session.principal.as_deref().unwrap_or_default().to_owned()
     }
 }
 

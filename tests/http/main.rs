@@ -49,6 +49,7 @@ mod modern;
 mod param_headers;
 mod registry;
 mod roles;
+mod scoped;
 mod shape;
 mod sse;
 mod subscriptions;

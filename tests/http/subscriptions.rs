@@ -54,7 +54,7 @@ impl Watch {
     /// `x-user` names the principal; `x-guest` sees nothing (every allow-list empty).
     async fn connect(&self, session: &mut Session, request: &Request) -> Connect {
         if let Some(user) = request.header("x-user") {
-            session.principal = Some(user.to_owned());
+            session.principal = Some(user.into());
         }
         if request.header("x-guest").is_some() {
             session.deny_all();

@@ -88,7 +88,7 @@ impl Confirmer {
             .headers
             .get("x-user")
             .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
+            .map(Into::into);
         Connect::Ok
     }
 }

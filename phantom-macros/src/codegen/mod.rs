@@ -25,17 +25,19 @@ fn opt<T: ToTokens>(value: Option<T>, paths: &Paths) -> TokenStream {
 }
 
 /// The fields every descriptor has: `name`, `title`, `description` (explicit, else the doc
-/// comment) and `icons`.
+/// comment), `icons` and `scopes`.
 fn listing(item: &Item, paths: &Paths) -> TokenStream {
     let name = &item.name;
     let title = opt(item.title.as_ref(), paths);
     let description = opt(item.description(), paths);
     let icons = &item.icons;
+    let scopes = &item.scopes;
     quote! {
         name: #name,
         title: #title,
         description: #description,
         icons: &[#(#icons),*],
+        scopes: &[#(#scopes),*],
     }
 }
 

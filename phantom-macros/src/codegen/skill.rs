@@ -15,11 +15,13 @@ pub(super) fn def(s: &Resource, paths: &Paths) -> TokenStream {
     };
     let lit = &s.lit;
     let name = &s.item.name;
+    let scopes = &s.item.scopes;
     let def = paths.p("SkillDef");
     quote! {
         #def {
             template: #lit,
             name: #name,
+            scopes: &[#(#scopes),*],
             get: |this, parts| #body,
         }
     }

@@ -36,7 +36,6 @@ pub(super) fn def(t: &Tool, paths: &Paths) -> TokenStream {
     let idempotent = opt(t.idempotent.then_some(true), paths);
     let open_world = opt(t.open_world, paths);
     let requires = &t.requires;
-    let scopes = &t.scopes;
     let timeout = match t.timeout_ms {
         Some(ms) => quote!(::core::option::Option::Some(#ms)),
         None => quote!(::core::option::Option::None),
@@ -87,7 +86,6 @@ pub(super) fn def(t: &Tool, paths: &Paths) -> TokenStream {
             annotations: #annotations { read_only: #read_only, destructive: #destructive, idempotent: #idempotent, open_world: #open_world },
             meta: &[#(#meta),*],
             requires: &[#(#requires),*],
-            scopes: &[#(#scopes),*],
             timeout_ms: #timeout,
             task: #task,
             ui: #ui,

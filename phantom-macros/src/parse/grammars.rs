@@ -158,6 +158,11 @@ fn the_prompt_resource_and_router_grammars_list_their_keys() {
         &table(&super::resource::CSP_KEYS),
     );
     agree(
+        "#[skill]",
+        &keys(&production(grammar(&doc("skill")), "key")),
+        &table(&super::skill::KEYS),
+    );
+    agree(
         "#[mcp_router]",
         &keys(&production(grammar(&doc("mcp_router")), "key")),
         &table(&super::router::KEYS),

@@ -20,6 +20,7 @@ macro_rules! key_table {
             "title" => |x, m| x.item.title = Some($crate::parse::keys::lit_str(m)?),
             "description" => |x, m| x.item.description = Some($crate::parse::keys::lit_str(m)?),
             "icons" => |x, m| x.item.icons = $crate::parse::keys::icons(m)?,
+            "scopes" => |x, m| x.item.scopes = $crate::parse::keys::scopes(m)?,
             $($rest)*
         })
     };
@@ -228,6 +229,16 @@ pub(super) fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<bool> {
 /// `icons = ["…", "…"]` (also read by `requires`, which words its own error)
 pub(super) fn icons(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
     string_list(meta, "[\"https://…/icon.png\"]")
+}
+
+/// `scopes = ["notes:write"]`: the OAuth scopes a caller's token must grant (any listed handler).
+pub(super) fn scopes(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
+    icons(meta).map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            "expected a list of OAuth scopes for `scopes`\n       help: write `scopes = [\"notes:write\"]`",
+        )
+    })
 }
 
 /// `key = ["…", "…"]`; `example` is what the error suggests writing.

@@ -7,10 +7,16 @@ use syn::{Attribute, Block, Expr, ImplItemFn, LitStr, Stmt};
 
 use super::Marker;
 use super::handler::handler;
+use super::keys::{Keys, key_table};
 use crate::ctxt::Ctxt;
 use crate::model::{Item, Resource};
 
 const HELP: &str = "help: write `#[skill(\"skill://<prefix>/<name>\")]`, e.g. `#[skill(\"skill://studies/<id>/study-review\")]`";
+
+/// What a `#[skill]` takes after its URI: the scopes a caller's token must grant.
+pub(super) const KEYS: Keys<Vec<LitStr>> = key_table!("skill" for Vec<LitStr> {
+    "scopes" => |s, m| *s = super::keys::scopes(m)?,
+});
 
 /// Parses a `#[skill]` method into the resource shape it shares (a template and a handler whose
 /// parameters are URI parameters or context); `None` when it has no usable URI.
@@ -21,25 +27,38 @@ pub(super) fn parse(
     krate: &syn::Path,
 ) -> Option<Resource> {
     let handler = handler(cx, Marker::Skill, f);
-    let lit = match &attr.meta {
-        syn::Meta::List(list) => match syn::parse2::<LitStr>(list.tokens.clone()) {
-            Ok(lit) => lit,
-            Err(_) => {
-                cx.error_spanned_by(
-                    &list.tokens,
-                    format!("`#[skill]` takes one string: the skill's URI\n       {HELP}"),
-                );
-                return None;
-            }
-        },
-        _ => {
-            cx.error_spanned_by(
-                attr,
-                format!("`#[skill]` needs the skill's URI\n       {HELP}"),
-            );
-            return None;
-        }
+    let syn::Meta::List(list) = &attr.meta else {
+        cx.error_spanned_by(
+            attr,
+            format!("`#[skill]` needs the skill's URI\n       {HELP}"),
+        );
+        return None;
     };
+    let mut lit: Option<LitStr> = None;
+    let mut scopes = Vec::new();
+    let parser = |input: syn::parse::ParseStream<'_>| -> syn::Result<()> {
+        lit = Some(input.parse()?);
+        if input.is_empty() {
+            return Ok(());
+        }
+        input.parse::<syn::Token![,]>()?;
+        let rest: proc_macro2::TokenStream = input.parse()?;
+        let keys = syn::meta::parser(|meta| KEYS.parse(cx, &mut scopes, &meta).map(drop));
+        syn::parse::Parser::parse2(keys, rest)
+    };
+    let parsed = syn::parse::Parser::parse2(parser, list.tokens.clone());
+    let Some(lit) = lit else {
+        cx.error_spanned_by(
+            &list.tokens,
+            format!(
+                "`#[skill]` takes the skill's URI, then `scopes = [\"…\"]` if any\n       {HELP}"
+            ),
+        );
+        return None;
+    };
+    if let Err(e) = parsed {
+        cx.syn_error(e);
+    }
     let mut skill = Resource {
         item: Item::new(handler),
         lit: LitStr::new("", Span::call_site()),
@@ -49,6 +68,7 @@ pub(super) fn parse(
         app: crate::model::AppKeys::default(),
         embedded: embedded(&f.block, krate),
     };
+    skill.item.scopes = scopes;
     match Template::parse(&lit.value()) {
         Ok(t) => match phantom_uri::skill::route_name(&t) {
             Ok(name) => {

@@ -16,7 +16,6 @@ pub(super) const KEYS: Keys<Tool> = key_table!("tool" for item Tool {
     "open_world" => |t, m| t.open_world = Some(flag(m)?),
     "meta" => |t, m| t.meta = meta(m)?,
     "requires" => |t, m| t.requires = requires(m)?,
-    "scopes" => |t, m| t.scopes = scopes(m)?,
     "timeout" => |t, m| t.timeout_ms = Some(duration_ms(m)?),
     "mode" => |t, m| t.task_mut(m).required = mode(m)?,
     "ttl" => |t, m| t.task_mut(m).ttl_ms = Some(duration_ms(m)?),
@@ -70,16 +69,6 @@ fn requires(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
     })
 }
 
-/// `scopes = ["notes:write"]`
-fn scopes(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
-    icons(meta).map_err(|e| {
-        syn::Error::new(
-            e.span(),
-            "expected a list of OAuth scopes for `scopes`\n       help: write `scopes = [\"notes:write\"]`",
-        )
-    })
-}
-
 /// `meta(owner = "team", priority = 2)`
 fn meta(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<(LitStr, Lit)>> {
     const HELP: &str = "help: write `meta(owner = \"team\", priority = 2)`";
@@ -122,7 +111,6 @@ pub(super) fn parse(cx: &Ctxt, marker: Marker, attr: &Attribute, f: &mut ImplIte
         open_world: None,
         meta: Vec::new(),
         requires: Vec::new(),
-        scopes: Vec::new(),
         timeout_ms: None,
         task: None,
         task_keys: None,

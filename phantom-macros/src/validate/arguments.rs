@@ -222,7 +222,13 @@ pub(super) fn headers_and_requirements(cx: &Ctxt, router: &Router) {
                 );
             }
         }
-        scopes(cx, tool);
+    }
+    let items = (router.tools.iter().map(|t| &t.item))
+        .chain(router.prompts.iter().map(|p| &p.item))
+        .chain(router.resources.iter().map(|r| &r.item))
+        .chain(router.skills.iter().map(|s| &s.item));
+    for item in items {
+        scopes(cx, item);
     }
     for prompt in &router.prompts {
         for p in &prompt.item.handler.params {
@@ -236,11 +242,11 @@ pub(super) fn headers_and_requirements(cx: &Ctxt, router: &Router) {
     }
 }
 
-/// `#[tool(scopes = [...])]`: each an RFC 6749 scope token (printable ASCII, no space, `"` or
-/// `\`), none twice.
-fn scopes(cx: &Ctxt, tool: &crate::model::Tool) {
+/// `scopes = [...]` of a tool, prompt, resource or skill: each an RFC 6749 scope token
+/// (printable ASCII, no space, `"` or `\`), none twice.
+fn scopes(cx: &Ctxt, item: &crate::model::Item) {
     let mut seen: Vec<String> = Vec::new();
-    for scope in &tool.scopes {
+    for scope in &item.scopes {
         let value = scope.value();
         let ok = !value.is_empty()
             && value
@@ -258,7 +264,7 @@ fn scopes(cx: &Ctxt, tool: &crate::model::Tool) {
                 scope.span(),
                 format!(
                     "scope `{value}` is listed twice in `{}`\n       help: list each scope once",
-                    tool.item.name
+                    item.name
                 ),
             );
         }

@@ -39,6 +39,7 @@ const _: () = {
                             title: ::phantom::__private::None,
                             description: ::phantom::__private::Some("Reviews a study."),
                             icons: &[],
+                            scopes: &[],
                             args: |b| {
                                 b.param::<String>("study", ::phantom::__private::None);
                                 b.param::<

@@ -38,6 +38,7 @@ const _: () = {
                         ::phantom::__private::SkillDef {
                             template: "skill://studies/<id>/study-review",
                             name: "study-review",
+                            scopes: &[],
                             get: |this, parts| ::phantom::__private::assert_send(async move {
                                 let __phantom_arg0 = match <u32 as ::phantom::__private::FromUriParam>::from_uri_param(
                                     parts.param(0usize),

@@ -48,6 +48,7 @@ const _: () = {
                                 "Exports everything.",
                             ),
                             icons: &[],
+                            scopes: &[],
                             annotations: ::phantom::__private::ToolAnnotations {
                                 read_only: ::phantom::__private::None,
                                 destructive: ::phantom::__private::None,
@@ -56,7 +57,6 @@ const _: () = {
                             },
                             meta: &[],
                             requires: &[],
-                            scopes: &[],
                             timeout_ms: ::core::option::Option::None,
                             task: ::phantom::__private::Some(::phantom::__private::TaskSupport {
                                 required: true,

@@ -52,6 +52,7 @@ const _: () = {
                                 "Finds notes that mention every word of the query, newest first.\n\nRead-only.",
                             ),
                             icons: &[],
+                            scopes: &[],
                             annotations: ::phantom::__private::ToolAnnotations {
                                 read_only: ::phantom::__private::Some(true),
                                 destructive: ::phantom::__private::None,
@@ -60,7 +61,6 @@ const _: () = {
                             },
                             meta: &[],
                             requires: &[],
-                            scopes: &[],
                             timeout_ms: ::core::option::Option::None,
                             task: ::phantom::__private::None,
                             ui: ::phantom::__private::None,
@@ -131,6 +131,7 @@ const _: () = {
                             title: ::phantom::__private::None,
                             description: ::phantom::__private::Some("Counts the notes."),
                             icons: &[],
+                            scopes: &[],
                             annotations: ::phantom::__private::ToolAnnotations {
                                 read_only: ::phantom::__private::Some(true),
                                 destructive: ::phantom::__private::None,
@@ -139,7 +140,6 @@ const _: () = {
                             },
                             meta: &[],
                             requires: &[],
-                            scopes: &[],
                             timeout_ms: ::core::option::Option::None,
                             task: ::phantom::__private::None,
                             ui: ::phantom::__private::None,

@@ -41,5 +41,5 @@ pub use discover::DiscoveryError;
 pub use jwt::{InvalidJwks, JwtVerifier};
 #[cfg(any(feature = "jwt", feature = "oauth"))]
 pub(crate) use metadata::authorization_server_metadata;
-pub(crate) use verify::insufficient_scope;
 pub use verify::{AuthInfo, BearerAuth, InvalidToken, StaticTokens, TokenVerifier};
+pub(crate) use verify::{check_scopes, grants, insufficient_scope};

@@ -249,10 +249,34 @@ impl BearerAuth {
         if !info.missing(&required).is_empty() {
             return Err(insufficient_scope(&required, "this server"));
         }
-        session.principal = Some(info.subject.clone());
+        session.principal = Some(Arc::from(info.subject.as_str()));
         session.auth = Some(Arc::new(info));
         Ok(())
     }
+}
+
+/// Whether the session's verified token grants every scope of `needed` (fail closed: a session
+/// without a verified token grants none).
+pub(crate) fn grants<N: AsRef<str>>(session: &Session, needed: &[N]) -> bool {
+    needed.is_empty()
+        || session
+            .auth
+            .as_ref()
+            .is_some_and(|auth| needed.iter().all(|s| auth.has_scope(s.as_ref())))
+}
+
+/// Refuses `what` (`tool `add``, `resource `notes``) when the session's token does not grant
+/// every scope of `needed`: the same 403 for every kind of entry.
+pub(crate) fn check_scopes<N: AsRef<str>>(
+    session: &Session,
+    needed: &[N],
+    what: impl FnOnce() -> String,
+) -> Result<(), Failure> {
+    if grants(session, needed) {
+        return Ok(());
+    }
+    let needed: Vec<&str> = needed.iter().map(AsRef::as_ref).collect();
+    Err(insufficient_scope(&needed, &what()))
 }
 
 /// The 403 of a request whose token lacks `scopes` (all that `what` needs): JSON-RPC `-32001`

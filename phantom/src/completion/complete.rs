@@ -70,6 +70,9 @@ pub(crate) trait Completable<S> {
     fn has_argument(&self, name: &str) -> bool;
     /// Its completion functions, by argument.
     fn completions(&self) -> Completions<'_, S>;
+    /// Refuses a session whose token does not grant the entry's `scopes` (the same 403 as a
+    /// scoped tool's).
+    fn check_scopes(&self, session: &Session) -> Result<(), Failure>;
 }
 
 /// The completion functions of the entry a `ref` names: declared (run with the server) or added
@@ -103,12 +106,14 @@ pub(crate) async fn complete<E: Env>(
     let (known, completions) = match &p.reference {
         CompleteRef::Prompt { name } => {
             prompt = env.prompt(name, session)?;
+            prompt.check_scopes(session)?;
             (prompt.has_argument(arg), prompt.completions())
         }
         CompleteRef::Resource { uri } => {
             template = env
                 .template(uri, session)
                 .ok_or_else(|| unknown("resource template", "uri", uri))?;
+            template.check_scopes(session)?;
             (template.has_argument(arg), template.completions())
         }
     };

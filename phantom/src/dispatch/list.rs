@@ -41,7 +41,8 @@ impl<S: Server> Dispatcher<S> {
             }
             return Ok(Body::Map(map));
         }
-        let first = p.cursor.is_none() && kind.allow_list(session).is_none();
+        let first =
+            p.cursor.is_none() && kind.allow_list(session).is_none() && !inner.tables.scoped(kind);
         match inner.tables.changed_first_page(kind) {
             Some(Some(page)) if first => return Ok(Body::Members(page)),
             Some(_) => {}

@@ -159,6 +159,18 @@ fn arguments_of(arguments: Option<&RawValue>) -> Value {
         .unwrap_or_else(|| json!({}))
 }
 
+/// The scopes [`Upstream::scopes`](super::Upstream::scopes) gives the remote entry `remote_name`
+/// (its own, else those of `"*"`).
+fn scopes_of(remote: &Remote, remote_name: &str) -> Vec<String> {
+    let scopes = &remote.upstream.scopes;
+    scopes
+        .iter()
+        .find(|(t, _)| t == remote_name)
+        .or_else(|| scopes.iter().find(|(t, _)| t == "*"))
+        .map(|(_, s)| s.clone())
+        .unwrap_or_default()
+}
+
 fn tool(remote: &Arc<Remote>, item: Value) -> Option<Arc<AddedTool>> {
     let remote_name = item["name"].as_str()?.to_owned();
     let name = local_name(remote, &remote_name)?;
@@ -168,14 +180,7 @@ fn tool(remote: &Arc<Remote>, item: Value) -> Option<Arc<AddedTool>> {
         .into_iter()
         .map(|(arg, header)| (Cow::Owned(arg), Cow::Owned(header)))
         .collect();
-    let scopes = remote
-        .upstream
-        .scopes
-        .iter()
-        .find(|(t, _)| *t == remote_name)
-        .or_else(|| remote.upstream.scopes.iter().find(|(t, _)| t == "*"))
-        .map(|(_, s)| s.clone())
-        .unwrap_or_default();
+    let scopes = scopes_of(remote, &remote_name);
     let has_ui = item["_meta"].get("ui").is_some();
     let forwarder = Arc::clone(remote);
     let handler: Handler = Arc::new(move |arguments, cx| {
@@ -243,6 +248,7 @@ fn prompt(remote: &Arc<Remote>, item: Value) -> Option<Arc<AddedPrompt>> {
         .iter()
         .map(|a| (a.clone(), completer(remote, reference.clone())))
         .collect();
+    let scopes = scopes_of(remote, &remote_name);
     let forwarder = Arc::clone(remote);
     let handler: Handler = Arc::new(move |arguments, cx| {
         let remote = Arc::clone(&forwarder);
@@ -254,6 +260,7 @@ fn prompt(remote: &Arc<Remote>, item: Value) -> Option<Arc<AddedPrompt>> {
         name,
         arguments,
         completions,
+        scopes,
         handler,
     }))
 }
@@ -275,6 +282,7 @@ fn resource(remote: &Arc<Remote>, item: Value, key: &str) -> Option<Arc<AddedRes
         uri_template: template.to_rfc6570(),
         name: name.clone(),
         params: template.params().map(str::to_owned).collect(),
+        scopes: scopes_of(remote, &remote_name),
     });
     let reference = json!({"type": "ref/resource", "uri": remote_uri});
     let completions = info

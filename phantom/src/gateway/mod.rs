@@ -154,16 +154,18 @@ impl Upstream {
         self
     }
 
-    /// OAuth scopes a caller's token must grant to call the remote tool `tool` (by its remote
-    /// name; `"*"`: every tool without scopes of its own), as `#[tool(scopes = […])]` says for a
-    /// local one: a call without them gets `403` with an `insufficient_scope` challenge.
-    pub fn scopes<I, T>(mut self, tool: impl Into<String>, scopes: I) -> Self
+    /// OAuth scopes a caller's token must grant to use the remote tool, prompt or resource
+    /// `name` (by its remote name; `"*"`: every entry without scopes of its own), as
+    /// `#[tool(scopes = […])]` says for a local one: a call, `prompts/get`, read, subscription or
+    /// completion without them gets `403` with an `insufficient_scope` challenge, and a prompt
+    /// or resource is left out of the lists of a session whose token does not grant them.
+    pub fn scopes<I, T>(mut self, name: impl Into<String>, scopes: I) -> Self
     where
         I: IntoIterator<Item = T>,
         T: Into<String>,
     {
         self.scopes
-            .push((tool.into(), scopes.into_iter().map(Into::into).collect()));
+            .push((name.into(), scopes.into_iter().map(Into::into).collect()));
         self
     }
 

@@ -52,7 +52,31 @@ impl Form {
     }
 }
 
-/// One field of a [`Form`].
+/// One field of a [`Form`]: a string (plain or with a format), a number, an integer, a boolean,
+/// or one of the five choice forms, each with an optional title, description and default.
+///
+/// ```
+/// use phantom::input::{Field, Form};
+/// use serde_json::json;
+///
+/// let form = Form::new()
+///     .required("name", Field::string().min_length(1).max_length(64).title("Name"))
+///     .field("email", Field::email().description("Where we write"))
+///     .field("site", Field::uri())
+///     .field("born", Field::date())
+///     .field("seen", Field::date_time())
+///     .field("ratio", Field::number().minimum(0.0).maximum(1.0))
+///     .field("count", Field::integer().default(1))
+///     .field("subscribe", Field::boolean().default(false))
+///     .field("status", Field::choice(["active", "paused"]).default("active"))
+///     .field("plan", Field::titled_choice([("free", "Free"), ("pro", "Pro")]))
+///     .field("tier", Field::legacy_choice(["a", "b"], ["Tier A", "Tier B"]))
+///     .field("tags", Field::multi_choice(["red", "blue"]).min_items(1).max_items(2))
+///     .field("zones", Field::titled_multi_choice([("eu", "Europe"), ("us", "Americas")]));
+/// let status = &form.schema()["properties"]["status"];
+/// assert_eq!(status["enum"], json!(["active", "paused"]));
+/// assert_eq!(status["default"], "active");
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Field(Map<String, Value>);
 

@@ -8,6 +8,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::{PromptDef, PromptEntry};
+use crate::auth::{check_scopes, grants};
 use crate::completion::{Completable, Completer, Completions};
 use crate::extract::{Handler, describe_args};
 use crate::kernel::{Failure, unknown};
@@ -78,6 +79,8 @@ pub(crate) struct AddedPrompt {
     pub(crate) arguments: Vec<String>,
     /// Completion functions, by argument.
     pub(crate) completions: Vec<(String, Completer)>,
+    /// OAuth scopes a caller's token must grant.
+    pub(crate) scopes: Vec<String>,
     pub(crate) handler: Handler,
 }
 
@@ -107,6 +110,20 @@ impl<S: 'static> Table<S> {
         .ok_or_else(|| unknown("prompt", "name", name))
     }
 
+    /// Whether a prompt (declared or added) has scopes: its list then differs by token.
+    pub(crate) fn scoped(&self) -> bool {
+        self.declared
+            .entries
+            .iter()
+            .any(|p| !p.def.scopes.is_empty())
+            || self
+                .added
+                .load()
+                .entries
+                .iter()
+                .any(|p| !p.scopes.is_empty())
+    }
+
     pub(crate) fn is_empty(&self) -> bool {
         self.declared.entries.is_empty() && self.added.load().entries.is_empty()
     }
@@ -122,10 +139,19 @@ impl<S: 'static> Table<S> {
                 .any(|p| !p.completions.is_empty())
     }
 
-    /// The items of `prompts/list`, in order (declared, then added), without the disabled ones.
-    pub(crate) fn items<'a>(&'a self, added: &'a Added) -> Vec<(&'a str, &'a RawValue)> {
-        let declared = self.declared.entries.iter().map(|p| (p.def.name, &*p.json));
-        let extra = added.entries.iter().map(|a| (a.name.as_str(), &*a.json));
+    /// The items of `prompts/list`, in order (declared, then added), without the disabled ones
+    /// and those whose scopes the session's token does not grant.
+    pub(crate) fn items<'a>(
+        &'a self,
+        added: &'a Added,
+        session: &Session,
+    ) -> Vec<(&'a str, &'a RawValue)> {
+        let declared = (self.declared.entries.iter())
+            .filter(|p| grants(session, p.def.scopes))
+            .map(|p| (p.def.name, &*p.json));
+        let extra = (added.entries.iter())
+            .filter(|a| grants(session, &a.scopes))
+            .map(|a| (a.name.as_str(), &*a.json));
         declared
             .chain(extra)
             .filter(|(name, _)| !added.disabled.contains(*name))
@@ -134,6 +160,17 @@ impl<S: 'static> Table<S> {
 }
 
 impl<S> Completable<S> for Found<S> {
+    fn check_scopes(&self, session: &Session) -> Result<(), Failure> {
+        match self {
+            Self::Declared(entry) => check_scopes(session, entry.def.scopes, || {
+                format!("prompt `{}`", entry.def.name)
+            }),
+            Self::Added(added) => check_scopes(session, &added.scopes, || {
+                format!("prompt `{}`", added.name)
+            }),
+        }
+    }
+
     fn has_argument(&self, name: &str) -> bool {
         match self {
             Self::Declared(entry) => entry.specs.iter().any(|s| s.name == name),

@@ -3,6 +3,7 @@
 use serde_json::value::RawValue;
 
 use super::{Found, PromptEntry, Table};
+use crate::completion::Completable as _;
 use crate::extract::{Args, CallParts, Context};
 use crate::kernel::{Body, Failure, guarded, invalid, members_of, named_arguments};
 use crate::protocol::Params;
@@ -23,7 +24,9 @@ pub(crate) async fn get<E: Env>(
     arguments: Option<Option<&RawValue>>,
 ) -> Result<Body, Failure> {
     let p = named_arguments(cx.target, params, arguments)?;
-    match env.prompts().find(p.name, cx.session)? {
+    let found = env.prompts().find(p.name, cx.session)?;
+    found.check_scopes(cx.session)?;
+    match found {
         Found::Declared(entry) => run_prompt(env.server(), entry, p.arguments, cx).await,
         Found::Added(prompt) => {
             guarded(

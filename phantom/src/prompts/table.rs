@@ -19,6 +19,8 @@ pub struct PromptDef<S> {
     pub title: Option<&'static str>,
     pub description: Option<&'static str>,
     pub icons: &'static [&'static str],
+    /// `scopes`: OAuth scopes the caller's token must grant.
+    pub scopes: &'static [&'static str],
     pub args: fn(&mut ArgsBuilder<'_>),
     pub get: PromptFn<S>,
     pub completions: Vec<(&'static str, CompleteFn<S>)>,

@@ -57,6 +57,11 @@ where
 }
 
 /// The item of a list, with `description` when there is one.
+/// Scopes as given to a `scopes(…)` builder.
+pub(super) fn owned(scopes: impl IntoIterator<Item = impl Into<String>>) -> Vec<String> {
+    scopes.into_iter().map(Into::into).collect()
+}
+
 fn item(mut obj: Map<String, Value>, description: Option<&String>) -> Box<RawValue> {
     if let Some(d) = description {
         obj.insert("description".into(), d.as_str().into());
@@ -134,7 +139,7 @@ impl DynamicTool {
         I: IntoIterator<Item = T>,
         T: Into<String>,
     {
-        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self.scopes = owned(scopes);
         self
     }
 
@@ -200,6 +205,7 @@ pub struct DynamicPrompt {
     name: String,
     description: Option<String>,
     arguments: Vec<Value>,
+    scopes: Vec<String>,
     handler: Handler,
 }
 
@@ -235,6 +241,7 @@ impl DynamicPrompt {
             name,
             description: None,
             arguments: prompt_arguments(&schema_of::<A>()),
+            scopes: Vec::new(),
             handler,
         }
     }
@@ -243,6 +250,15 @@ impl DynamicPrompt {
     #[must_use]
     pub fn description(mut self, text: impl Into<String>) -> Self {
         self.description = Some(text.into());
+        self
+    }
+
+    /// OAuth scopes the caller's token must grant, as `#[prompt(scopes = […])]` says for a declared
+    /// prompt: without them it is left out of lists and a `prompts/get` or completion of it gets `403` with an
+    /// `insufficient_scope` challenge naming them.
+    #[must_use]
+    pub fn scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.scopes = owned(scopes);
         self
     }
 
@@ -267,6 +283,7 @@ impl DynamicPrompt {
             name: self.name,
             arguments,
             completions: Vec::new(),
+            scopes: self.scopes,
             handler: self.handler,
         }
     }
@@ -315,6 +332,7 @@ pub struct DynamicResource {
     name: String,
     description: Option<String>,
     mime_type: Option<Arc<str>>,
+    scopes: Vec<String>,
     read: ReadFn,
 }
 
@@ -361,6 +379,7 @@ impl DynamicResource {
             name: name.into(),
             description: None,
             mime_type: None,
+            scopes: Vec::new(),
             read,
         }
     }
@@ -376,6 +395,15 @@ impl DynamicResource {
     #[must_use]
     pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
         self.mime_type = Some(mime_type.into().into());
+        self
+    }
+
+    /// OAuth scopes the caller's token must grant, as `#[resource(scopes = […])]` says for a declared
+    /// resource: without them it is left out of lists and a read, subscription or completion of it gets `403` with an
+    /// `insufficient_scope` challenge naming them.
+    #[must_use]
+    pub fn scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.scopes = owned(scopes);
         self
     }
 
@@ -396,6 +424,7 @@ impl DynamicResource {
             uri_template: uri_template.clone(),
             name: self.name,
             params: template.params().map(str::to_owned).collect(),
+            scopes: self.scopes,
         });
         let mut obj = Map::new();
         let key = if template.is_concrete() {

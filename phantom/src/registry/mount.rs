@@ -169,6 +169,7 @@ fn parts<T: Server>(prefix: Option<&str>, other: T) -> Result<Parts, RegistryErr
             name,
             arguments: entry.specs.iter().map(|s| s.name.to_owned()).collect(),
             completions: completers(&server, &entry.def.completions),
+            scopes: entry.def.scopes.iter().map(|s| (*s).to_owned()).collect(),
             handler: handler(&server, i, prompt_at::<T>),
         })
     });

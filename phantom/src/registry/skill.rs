@@ -24,6 +24,7 @@ use crate::skills::{AddedSkill, SkillBuilder};
 #[derive(Clone)]
 pub struct DynamicSkill {
     uri: String,
+    scopes: Vec<String>,
     build: SkillBuilder,
 }
 
@@ -50,8 +51,18 @@ impl DynamicSkill {
         });
         Self {
             uri: uri.into(),
+            scopes: Vec::new(),
             build,
         }
+    }
+
+    /// OAuth scopes the caller's token must grant, as `#[skill("…", scopes = […])]` says for a
+    /// declared skill: without them it is left out of `skills/list` and `resources/list`, and a
+    /// `skills/get` or a read of its files gets `403` with an `insufficient_scope` challenge.
+    #[must_use]
+    pub fn scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.scopes = super::dynamic::owned(scopes);
+        self
     }
 
     /// The skill's directory URI, as given.
@@ -71,6 +82,7 @@ impl DynamicSkill {
             template,
             name,
             uri: self.uri,
+            scopes: self.scopes,
             build: self.build,
         })
     }

@@ -97,9 +97,9 @@ impl<S: 'static> Tables<S> {
     ) -> Result<String, Error> {
         let items = match kind {
             ListKind::Tools => self.tools.items(tools, self.portable_schemas),
-            ListKind::Prompts => self.prompts.items(prompts),
-            ListKind::ResourceTemplates => self.resources.items(resources, false),
-            ListKind::Resources => self.resources.items(resources, true),
+            ListKind::Prompts => self.prompts.items(prompts, session),
+            ListKind::ResourceTemplates => self.resources.items(resources, false, session),
+            ListKind::Resources => self.resources.items(resources, true, session),
             ListKind::Skills => Vec::new(),
         };
         let page = paginate(
@@ -149,6 +149,16 @@ impl<S: 'static> Tables<S> {
                 added.changes().then(|| added.first_pages[i].clone())
             }
             ListKind::Skills => None,
+        }
+    }
+
+    /// Whether a list has entries with scopes, so that its pages differ by token (and no cached
+    /// page, built for a session without one, serves it).
+    pub(crate) fn scoped(&self, kind: ListKind) -> bool {
+        match kind {
+            ListKind::Prompts => self.prompts.scoped(),
+            ListKind::ResourceTemplates | ListKind::Resources => self.resources.scoped(),
+            ListKind::Tools | ListKind::Skills => false,
         }
     }
 

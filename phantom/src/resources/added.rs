@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 
 use super::uri::{Matcher, Template};
 use super::{ResolvedResource, ResourceDef, ResourceEntry, TemplateInfo};
+use crate::auth::{check_scopes, grants};
 use crate::completion::{Completable, Completer, Completions};
 use crate::extract::Context;
 use crate::kernel::{Body, BoxFuture, Failure};
@@ -51,6 +52,7 @@ impl<S> Declared<S> {
                 uri_template: uri_template.clone(),
                 name: res.name.to_owned(),
                 params: template.params().map(str::to_owned).collect(),
+                scopes: res.scopes.iter().map(|s| (*s).to_owned()).collect(),
             });
             let mut obj = Map::new();
             let concrete_uri = template.is_concrete().then(|| uri_template.clone());
@@ -169,6 +171,16 @@ pub(crate) enum Matched<'u, S: 'static> {
     Added(Arc<AddedResource>, Vec<Cow<'u, str>>),
 }
 
+impl<S: 'static> Matched<'_, S> {
+    /// The template matched.
+    pub(crate) fn info(&self) -> &Arc<TemplateInfo> {
+        match self {
+            Self::Declared(entry, _) => &entry.info,
+            Self::Added(resource, _) => &resource.info,
+        }
+    }
+}
+
 /// A template found in the table by its URI template (`ref/resource`).
 pub(crate) enum Named<S: 'static> {
     Declared(&'static ResourceEntry<S>),
@@ -243,6 +255,14 @@ impl<S: 'static> Table<S> {
             .map(|r| Named::Added(Arc::clone(r)))
     }
 
+    /// Whether a resource or template (declared or added) has scopes: its lists then differ by
+    /// token.
+    pub(crate) fn scoped(&self) -> bool {
+        let scoped = |info: &TemplateInfo| !info.scopes.is_empty();
+        self.declared.entries.iter().any(|r| scoped(&r.info))
+            || self.added.load().entries.iter().any(|r| scoped(&r.info))
+    }
+
     pub(crate) fn is_empty(&self) -> bool {
         self.declared.entries.is_empty() && self.added.load().entries.is_empty()
     }
@@ -265,21 +285,25 @@ impl<S: 'static> Table<S> {
     }
 
     /// The items of `resources/list` (`concrete`) or `resources/templates/list`, in order
-    /// (declared, then added), without the disabled ones.
+    /// (declared, then added), without the disabled ones and those whose scopes the session's
+    /// token does not grant.
     pub(crate) fn items<'a>(
         &'a self,
         added: &'a Added,
         concrete: bool,
+        session: &Session,
     ) -> Vec<(&'a str, &'a RawValue)> {
         let d = self.declared;
         let positions = if concrete { &d.concrete } else { &d.templated };
         let declared = positions
             .iter()
-            .map(|&i| (d.entries[i].def.name, &*d.entries[i].json));
+            .map(|&i| &d.entries[i])
+            .filter(|e| grants(session, &e.info.scopes))
+            .map(|e| (e.def.name, &*e.json));
         let extra = added
             .entries
             .iter()
-            .filter(|r| r.is_concrete() == concrete)
+            .filter(|r| r.is_concrete() == concrete && grants(session, &r.info.scopes))
             .map(|r| (r.info.name.as_str(), &*r.json));
         declared
             .chain(extra)
@@ -307,13 +331,25 @@ pub(crate) fn resolved(
     }
 }
 
-impl<S> Completable<S> for Named<S> {
-    fn has_argument(&self, name: &str) -> bool {
-        let info = match self {
+impl<S> Named<S> {
+    fn info(&self) -> &Arc<TemplateInfo> {
+        match self {
             Self::Declared(entry) => &entry.info,
             Self::Added(added) => &added.info,
-        };
-        info.params.iter().any(|p| p == name)
+        }
+    }
+}
+
+impl<S> Completable<S> for Named<S> {
+    fn has_argument(&self, name: &str) -> bool {
+        self.info().params.iter().any(|p| p == name)
+    }
+
+    fn check_scopes(&self, session: &Session) -> Result<(), Failure> {
+        let info = self.info();
+        check_scopes(session, &info.scopes, || {
+            format!("resource `{}`", info.name)
+        })
     }
 
     fn completions(&self) -> Completions<'_, S> {

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 
 use super::{Matched, ReadParts, ResourceEntry, Table};
+use crate::auth::check_scopes;
 use crate::error::Error;
 use crate::extract::Context;
 use crate::kernel::{Body, Failure, guarded, target_member};
@@ -42,7 +43,13 @@ pub(crate) async fn read<E: Env>(
     cx: Context<'_>,
 ) -> Result<Option<Body>, Failure> {
     let table = env.resources();
-    match table.matched(uri, cx.session) {
+    let matched = table.matched(uri, cx.session);
+    if let Some(info) = matched.as_ref().map(Matched::info) {
+        check_scopes(cx.session, &info.scopes, || {
+            format!("resource `{}`", info.name)
+        })?;
+    }
+    match matched {
         Some(Matched::Declared(entry, params)) => run_read(env.server(), entry, uri, params, cx)
             .await
             .map(Some),

@@ -16,6 +16,9 @@ pub struct TemplateInfo {
     pub name: String,
     /// Parameter names, in order.
     pub params: Vec<String>,
+    /// OAuth scopes a caller's token must grant to list, read, subscribe to or complete it
+    /// (`#[resource(scopes = […])]`).
+    pub scopes: Vec<String>,
 }
 
 /// A URI resolved against a `#[resource]` template: `(uri, path params, template)`.

@@ -27,6 +27,8 @@ pub struct ResourceDef<S> {
     pub mime_type: Option<&'static str>,
     pub size: Option<u64>,
     pub icons: &'static [&'static str],
+    /// `scopes`: OAuth scopes the caller's token must grant (to list, read, subscribe, complete).
+    pub scopes: &'static [&'static str],
     /// A `ui://` resource's `_meta.ui` (MCP Apps).
     pub ui: Option<crate::apps::ResourceUi>,
     pub read: ReadFn<S>,

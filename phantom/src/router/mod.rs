@@ -101,7 +101,8 @@ impl<S> Router<S> {
         self.overrides.contains(callback)
     }
 
-    /// The default `list_resources`: concrete resources, paginated, allow-list applied.
+    /// The default `list_resources`: concrete resources, paginated, allow-list and scopes
+    /// applied.
     pub fn concrete_resources(
         &self,
         cursor: Option<&Cursor>,
@@ -113,7 +114,9 @@ impl<S> Router<S> {
             declared
                 .concrete
                 .iter()
-                .map(|&i| (declared.entries[i].def.name, &declared.entries[i])),
+                .map(|&i| &declared.entries[i])
+                .filter(|r| crate::auth::grants(session, r.def.scopes))
+                .map(|r| (r.def.name, r)),
             &session.allowed_resource_templates,
             cursor.map(|c| c.0.as_str()),
             crate::session::DEFAULT_PAGE_SIZE,
@@ -140,7 +143,7 @@ impl<S> Router<S> {
     }
 
     /// The default `list_skills`: every skill route without URI parameters, paginated, the
-    /// allow-list applied.
+    /// allow-list and scopes applied.
     pub fn concrete_skills(
         &self,
         cursor: Option<&Cursor>,

@@ -41,6 +41,56 @@ pub enum Connect {
     Error(String),
 }
 
+/// The page of `resources/list` that `S`'s declared resources make for `session`: the concrete
+/// (parameter-less) resources of its `#[resource]`s, paginated, the session's
+/// `allowed_resource_templates` and each resource's scopes applied. For an override of
+/// [`Server::list_resources`] that extends the default rather than restating it:
+///
+/// ```
+/// use phantom::prelude::*;
+/// use phantom::resources::Resource;
+///
+/// #[derive(Clone)]
+/// struct Desk;
+///
+/// #[mcp_router(name = "desk", version = "1.0.0")]
+/// impl Desk {
+///     /// The runbook.
+///     #[resource("desk:///runbook")]
+///     async fn runbook(&self) -> String {
+///         "Page the on-call.".into()
+///     }
+///
+///     async fn list_resources(
+///         &self,
+///         cursor: Option<Cursor>,
+///         session: &Session,
+///     ) -> Result<Page<Resource>, Error> {
+///         let mut page = phantom::default_resources::<Self>(cursor.as_ref(), session)?;
+///         if page.next_cursor.is_none() {
+///             page.items.push(Resource::new("desk:///incidents/42", "incident-42"));
+///         }
+///         Ok(page)
+///     }
+/// }
+/// ```
+pub fn default_resources<S: Server>(
+    cursor: Option<&Cursor>,
+    session: &Session,
+) -> Result<Page<Resource>, Error> {
+    S::__router().concrete_resources(cursor, session)
+}
+
+/// The page of `skills/list` that `S`'s declared skills make for `session`: the `SKILL.md` URIs
+/// of its `#[skill]`s without URI parameters, paginated, the session's `allowed_skills` and each
+/// skill's scopes applied. For an override of [`Server::list_skills`] that extends the default.
+pub fn default_skills<S: Server>(
+    cursor: Option<&Cursor>,
+    session: &Session,
+) -> Result<Page<String>, Error> {
+    S::__router().concrete_skills(cursor, session)
+}
+
 /// The server side of phantom: implemented by `#[mcp_router]` on your type.
 ///
 /// Every method is a callback with a default. Write a method with the same name and an equivalent
@@ -112,26 +162,30 @@ pub trait Server: Clone + Send + Sync + 'static {
         async { Self::__router().info.implementation() }
     }
 
-    /// `resources/list`. Default: the concrete (parameter-less) resources, paginated, allow-list
-    /// applied.
+    /// `resources/list`. Default: the concrete (parameter-less) resources, declared and added at
+    /// run time, paginated, the allow-list and scopes applied, then the `SKILL.md` of each skill
+    /// without URI parameters. An override replaces all of it; one that only adds entries starts
+    /// from [`default_resources`](crate::default_resources) (the declared resources' page, the
+    /// allow-list and scopes applied) and extends it.
     fn list_resources(
         &self,
         cursor: Option<Cursor>,
         session: &Session,
     ) -> impl Future<Output = Result<Page<Resource>, Error>> + Send {
-        async move { Self::__router().concrete_resources(cursor.as_ref(), session) }
+        async move { default_resources::<Self>(cursor.as_ref(), session) }
     }
 
     /// `skills/list`: the `SKILL.md` URIs of one page (`skill://…/<name>/SKILL.md`) and the
     /// cursor of the next. phantom builds each entry as `skills/get` does and leaves out a URI
     /// that serves no skill to the session. Default: every `#[skill]` without URI parameters,
-    /// paginated, the session's `allowed_skills` applied.
+    /// paginated, the session's `allowed_skills` and the skills' scopes applied. An override that
+    /// only adds skills starts from [`default_skills`](crate::default_skills) and extends it.
     fn list_skills(
         &self,
         cursor: Option<Cursor>,
         session: &Session,
     ) -> impl Future<Output = Result<Page<String>, Error>> + Send {
-        async move { Self::__router().concrete_skills(cursor.as_ref(), session) }
+        async move { default_skills::<Self>(cursor.as_ref(), session) }
     }
 
     /// Which resources a session may subscribe to and hear about. Default: all.

@@ -39,7 +39,7 @@ pub struct Session {
     /// Session id (`Mcp-Session-Id` for legacy HTTP); `None` for modern stateless requests.
     pub id: Option<Arc<str>>,
     /// Who the client is, as `connect` decided (for example the subject of a bearer token).
-    pub principal: Option<String>,
+    pub principal: Option<Arc<str>>,
     /// What the verified bearer token grants (set before `connect` when the server has a
     /// [`BearerAuth`](crate::auth::BearerAuth); `connect` may set it itself, e.g. on stdio). Tools
     /// with `#[tool(scopes = […])]` check it.
@@ -130,7 +130,7 @@ impl Session {
     /// `connect` to keep their tasks apart.
     pub fn task_owner(&self) -> Owner {
         match (&self.principal, &self.id) {
-            (Some(p), _) => Owner::Principal(p.clone()),
+            (Some(p), _) => Owner::Principal(p.to_string()),
             (None, Some(id)) => Owner::Session(id.to_string()),
             (None, None) => Owner::Anonymous,
         }

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use super::{SkillDef, SkillEntry};
+use crate::auth::grants;
 use crate::error::Error;
 use crate::kernel::{BoxFuture, Cursor, Page};
 use crate::resources::uri::{Matcher, Template};
@@ -36,8 +37,8 @@ impl<S> Declared<S> {
         Self { entries, matcher }
     }
 
-    /// The default `list_skills`: every skill route without URI parameters, paginated, the
-    /// allow-list applied.
+    /// The default `list_skills`: every skill route without URI parameters whose scopes the
+    /// session's token grants, paginated, the allow-list applied.
     pub(crate) fn concrete(
         &self,
         cursor: Option<&Cursor>,
@@ -47,7 +48,7 @@ impl<S> Declared<S> {
             ListKind::Skills,
             self.entries
                 .iter()
-                .filter(|s| s.concrete)
+                .filter(|s| s.concrete && grants(session, s.def.scopes))
                 .map(|s| (s.def.name, s)),
             &session.allowed_skills,
             cursor.map(|c| c.0.as_str()),
@@ -80,6 +81,8 @@ pub(crate) struct AddedSkill {
     pub(crate) uri: String,
     pub(crate) template: Template,
     pub(crate) name: String,
+    /// OAuth scopes a caller's token must grant.
+    pub(crate) scopes: Vec<String>,
     pub(crate) build: SkillBuilder,
 }
 

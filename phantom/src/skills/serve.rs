@@ -9,6 +9,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::{Skill, Table, entry, uri};
+use crate::auth::{check_scopes, grants};
 use crate::error::Error;
 use crate::extract::Context;
 use crate::kernel::Callback;
@@ -103,6 +104,9 @@ async fn find_skill<E: Env>(env: &E, uri: &str, cx: Context<'_>) -> Result<Optio
     if !allowed(&cx.session.allowed_skills, route.def.name) {
         return Ok(None);
     }
+    check_scopes(cx.session, route.def.scopes, || {
+        format!("skill `{}`", route.def.name)
+    })?;
     let (dir, path) = split_at_segment(uri, route.segments);
     let mut params = found.params;
     params.truncate(route.params);
@@ -134,6 +138,9 @@ async fn find_added_skill<E: Env>(
     if !allowed(&cx.session.allowed_skills, &added.name) {
         return Ok(None);
     }
+    check_scopes(cx.session, &added.scopes, || {
+        format!("skill `{}`", added.name)
+    })?;
     let (dir, path) = split_at_segment(uri, added.template.segments.len());
     let params = added
         .template
@@ -239,7 +246,7 @@ pub(crate) async fn list_skills<E: Env>(
                 added_skills
                     .entries
                     .iter()
-                    .filter(|s| s.template.is_concrete())
+                    .filter(|s| s.template.is_concrete() && grants(cx.session, &s.scopes))
                     .map(|s| format!("{}/SKILL.md", s.uri)),
             );
         }

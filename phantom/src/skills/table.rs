@@ -15,6 +15,8 @@ pub struct SkillDef<S> {
     pub template: &'static str,
     /// Its last segment: the skill's name.
     pub name: &'static str,
+    /// `scopes`: OAuth scopes the caller's token must grant (to list and read the skill).
+    pub scopes: &'static [&'static str],
     pub get: SkillFn<S>,
 }
 

@@ -232,6 +232,9 @@ pub(crate) async fn open_listen<E: Env>(
             .filter_map(|u| env.resolve(u))
             .filter(|r| allowed(&session.allowed_resource_templates, &r.template.name))
             .collect();
+        for resolved in &offered {
+            super::check_resource_scopes(resolved, session)?;
+        }
         let granted = if offered.is_empty() {
             Vec::new()
         } else {

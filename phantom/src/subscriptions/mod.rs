@@ -53,3 +53,15 @@ pub(crate) trait Env: crate::tasks::Env {
 }
 #[cfg(feature = "http")]
 pub(crate) use listen::{Listening, Next};
+
+/// Refuses a subscription to a resource whose `scopes` the session's token does not grant (the
+/// same 403 as a read of it).
+fn check_resource_scopes(
+    resolved: &crate::resources::ResolvedResource,
+    session: &crate::session::Session,
+) -> Result<(), crate::kernel::Failure> {
+    let template = &resolved.template;
+    crate::auth::check_scopes(session, &template.scopes, || {
+        format!("resource `{}`", template.name)
+    })
+}

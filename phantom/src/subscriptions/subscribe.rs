@@ -84,6 +84,7 @@ fn subscribed<'t, E: Env>(
         .resolve(uri)
         .filter(|r| allowed(&session.allowed_resource_templates, &r.template.name))
         .ok_or_else(|| Failure::from(Error::resource_not_found(uri)))?;
+    super::check_resource_scopes(&resolved, session)?;
     Ok((uri, resolved))
 }
 

@@ -22,6 +22,8 @@ mod response;
 mod streams;
 mod tasks;
 
+/// What [`Response::status`] answers: the transport status of a reply.
+pub use crate::dispatch::Status;
 use exchange::{Answers, declare};
 #[cfg(feature = "client")]
 pub use remote::{Remote, RemoteBuilder};

@@ -8,6 +8,7 @@ use serde_json::json;
 use serde_json::value::RawValue;
 
 use super::{Found, Table, TaskSupport};
+use crate::auth::check_scopes;
 use crate::extract::{Args, CallParts, Context};
 use crate::input::{limited, missing_capabilities};
 use crate::kernel::Status;
@@ -55,14 +56,15 @@ pub(crate) async fn call<E: Env>(
     let found = env.tools().find(p.name, session)?;
     let entry = match found {
         Found::Added(tool) => {
-            let scopes: Vec<&str> = tool.scopes.iter().map(String::as_str).collect();
-            check_scopes(&scopes, &tool.name, session)?;
+            check_scopes(session, &tool.scopes, || format!("tool `{}`", tool.name))?;
             let name = tool.name.clone();
             return guarded("tool handler", &name, (tool.handler)(p.arguments, cx)).await?;
         }
         Found::Declared(entry) => entry,
     };
-    check_scopes(entry.def.scopes, entry.def.name, session)?;
+    check_scopes(session, entry.def.scopes, || {
+        format!("tool `{}`", entry.def.name)
+    })?;
     if let Some(task) = entry.def.task
         && env.runs_as_task(entry.def.name, task, session)?
     {
@@ -184,23 +186,6 @@ fn one_text(mut result: ToolResult) -> Result<Body, ToolResult> {
         // Not reached: `one` says the list is this one text block.
         _ => Err(result),
     }
-}
-
-/// Refuses a call whose token does not grant the tool's `#[tool(scopes = […])]` (fail closed: a
-/// session without a verified token grants none).
-fn check_scopes(needed: &[&str], name: &str, session: &crate::Session) -> Result<(), Failure> {
-    if needed.is_empty() {
-        return Ok(());
-    }
-    let granted = session
-        .auth
-        .as_ref()
-        .is_some_and(|auth| auth.missing(needed).is_empty());
-    if granted {
-        return Ok(());
-    }
-    let what = format!("tool `{name}`");
-    Err(crate::auth::insufficient_scope(needed, &what))
 }
 
 /// Checks a call's arguments against the tool's declared arguments and compiled validators.

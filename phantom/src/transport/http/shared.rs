@@ -20,7 +20,7 @@ use crate::transport::sessions::Refused;
 /// The record of a session as it opens.
 fn record_of(session: &Session) -> Option<SessionRecord> {
     let mut record = SessionRecord::new(session.id.as_deref()?, session.protocol_version.as_str());
-    record.principal.clone_from(&session.principal);
+    record.principal = session.principal.as_deref().map(str::to_owned);
     record.client_info = session.client_info.as_deref().cloned();
     record.client_capabilities = Value::clone(&session.client_capabilities);
     record.log_level = session.log_level;
@@ -31,7 +31,7 @@ fn record_of(session: &Session) -> Option<SessionRecord> {
 fn session_of(record: SessionRecord) -> Option<Session> {
     let version = ProtocolVersion::parse(&record.protocol_version)?;
     let mut session = Session::new(Some(Arc::from(record.id)), version);
-    session.principal = record.principal;
+    session.principal = record.principal.map(Arc::from);
     session.client_info = record.client_info.map(Arc::new);
     if !record.client_capabilities.is_null() {
         session.client_capabilities = Arc::new(record.client_capabilities);
