@@ -48,7 +48,7 @@ impl Notes {
     /// The caller's subject.
     #[tool(scopes = ["notes:read"])]
     async fn whoami(&self, session: &Session) -> String {
-        session.principal.clone().unwrap_or_default()
+        session.principal.as_deref().unwrap_or_default().to_owned()
     }
 }
 
