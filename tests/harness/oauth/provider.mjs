@@ -7,16 +7,21 @@
 //   OIDC_PROVIDER_DIR="$(bash tests/harness/oauth/install.sh)" \
 //     node tests/harness/oauth/provider.mjs --resource http://127.0.0.1:4000/mcp [--port 0] \
 //       [--ttl 3600] [--scope 'mcp:tools'] [--jwks private-jwks.json] [--strict-offline-access]
-//       [--machine-client ID:SECRET]
+//       [--machine-client ID:SECRET] [--login-client ID:SECRET=REDIRECT_URI]
 // Each flag may be given instead as an environment variable: OIDC_RESOURCE, OIDC_PORT,
 // OIDC_ACCESS_TOKEN_TTL, OIDC_RESOURCE_SCOPE, OIDC_JWKS_FILE, OIDC_STRICT_OFFLINE_ACCESS=1,
-// OIDC_MACHINE_CLIENT.
+// OIDC_MACHINE_CLIENT, OIDC_LOGIN_CLIENT.
 // --scope lists the resource's scopes, space-separated. Port 0 (the default)
 // picks a free port. --jwks names a JSON Web Key Set with private keys, one of them for RS256
 // (it signs the tokens); a file that does not exist yet gets a fresh key set, so that a provider
 // restarted with the same file keeps its keys, as an identity provider back from an outage does.
 // --machine-client registers a confidential client (client_secret_basic) for the client
 // credentials grant (RFC 6749 section 4.4), allowed every scope of --scope.
+// --login-client registers a confidential client (client_secret_basic) that signs users in with
+// OpenID Connect (the authorization code grant, scope `openid email profile`, an ID token) to
+// REDIRECT_URI, as an application with fixed credentials at a team's identity provider does (an
+// authorization server in front of it, for one). Every account's ID token and userinfo carry
+// `email` (NAME@example.com, `email_verified` true) and `name` (NAME).
 //
 // Once listening it prints exactly one line on stdout, `ready http://127.0.0.1:PORT`, which is
 // also the issuer; its metadata is at /.well-known/openid-configuration and, the same document,
@@ -58,6 +63,7 @@ const { values: args } = parseArgs({
     scope: { type: 'string', default: process.env.OIDC_RESOURCE_SCOPE ?? 'mcp:tools' },
     jwks: { type: 'string', default: process.env.OIDC_JWKS_FILE },
     'machine-client': { type: 'string', default: process.env.OIDC_MACHINE_CLIENT },
+    'login-client': { type: 'string', default: process.env.OIDC_LOGIN_CLIENT },
     'strict-offline-access': {
       type: 'boolean', default: ['1', 'true'].includes(process.env.OIDC_STRICT_OFFLINE_ACCESS ?? ''),
     },
@@ -95,6 +101,19 @@ if (args['machine-client'] !== undefined) {
     scope: resourceScopes.join(' '),
   };
 }
+let loginClient;
+if (args['login-client'] !== undefined) {
+  const match = /^([^:=]+):([^=]+)=(.+)$/.exec(args['login-client']);
+  if (!match || !URL.canParse(match[3])) die('--login-client must be ID:SECRET=REDIRECT_URI');
+  loginClient = {
+    client_id: match[1],
+    client_secret: match[2],
+    grant_types: ['authorization_code'],
+    response_types: ['code'],
+    redirect_uris: [match[3]],
+    token_endpoint_auth_method: 'client_secret_basic',
+  };
+}
 const port = Number(args.port);
 if (!Number.isInteger(port) || port < 0 || port > 65535) die('--port must be a port number');
 
@@ -129,10 +148,16 @@ const provider = new Provider(issuer, {
   // the request is https (the defaults leave `secure` unset and oidc-provider only adds it for
   // secure requests), so the login and consent steps work over http on 127.0.0.1.
   cookies: { keys: [randomBytes(32).toString('base64url')] },
-  scopes: ['openid', 'offline_access', ...resourceScopes],
+  scopes: ['openid', 'offline_access', 'email', 'profile', ...resourceScopes],
+  claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+  // Any login name is an account; its claims follow from the name.
+  findAccount: (_ctx, id) => ({
+    accountId: id,
+    claims: () => ({ sub: id, email: `${id}@example.com`, email_verified: true, name: id }),
+  }),
   // Anyone may register a client and any origin may call the endpoints (tests only).
   clientBasedCORS: () => true,
-  clients: machineClient ? [machineClient] : [],
+  clients: [machineClient, loginClient].filter(Boolean),
   features: {
     clientCredentials: { enabled: machineClient !== undefined },
     registration: { enabled: true },
