@@ -194,6 +194,7 @@ async fn answer<W: tokio::io::AsyncWrite + Unpin>(out: &mut W, path: &str, port:
             "Cache-Control: max-age=1\r\n",
             document(path, port),
         ),
+        "/plain.json" => ("200 OK", json, "", document(path, port)),
         "/no-store.json" => (
             "200 OK",
             json,
@@ -320,11 +321,18 @@ async fn a_good_document_is_fetched_then_kept_as_long_as_its_headers_say() {
     documents.client(&brief).await.expect("fetched again");
     assert_eq!(server.requests().len(), 3);
 
-    // no-store: never kept.
+    // With the default floor (60 s): an answer without caching headers is kept that long, and
+    // a no-store one never.
+    let documents = documents.limits(DocumentLimits::default());
+    let plain = server.url("/plain.json");
     let no_store = server.url("/no-store.json");
-    documents.client(&no_store).await.expect("fetched");
-    documents.client(&no_store).await.expect("fetched again");
-    assert_eq!(server.requests()[3..], ["/no-store.json", "/no-store.json"]);
+    for url in [&plain, &plain, &no_store, &no_store] {
+        documents.client(url).await.expect("a good document");
+    }
+    assert_eq!(
+        server.requests()[3..],
+        ["/plain.json", "/no-store.json", "/no-store.json"]
+    );
 }
 
 #[tokio::test]
