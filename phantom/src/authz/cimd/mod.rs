@@ -121,7 +121,7 @@ impl Default for DocumentLimits {
 ///    carried in IPv6 addresses included;
 /// 3. the connection goes to an address that was vetted, never to a second lookup, so a name
 ///    that changes its answer in between cannot steer it; TLS verifies the certificate for the
-///    host name (the platform's roots, and any [`root_certificate`](Self::root_certificate));
+///    host name (the platform's roots, and any added with `root_certificate`);
 /// 4. the answer must be `200` (a redirect is not followed) with a JSON `Content-Type`, at most
 ///    [`DocumentLimits::max_bytes`], the whole fetch within [`DocumentLimits::timeout`];
 /// 5. the document's `client_id` is the URL exactly, its `redirect_uris` are valid ones, and it
