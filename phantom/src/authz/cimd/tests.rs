@@ -112,7 +112,9 @@ impl Server {
             )
             .expect("the certificate");
         let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
-        // `[::]` takes IPv4 too where the system allows it; otherwise every IPv4 interface.
+        // `[::]` takes IPv4 too (Linux, `bindv6only` 0: the default), so an address that slipped
+        // past the guard — 127.0.0.1, ::1, ::ffff:127.0.0.1 — would reach this server and count;
+        // without IPv6, every IPv4 interface.
         let listener = match tokio::net::TcpListener::bind("[::]:0").await {
             Ok(listener) => listener,
             Err(_) => tokio::net::TcpListener::bind("0.0.0.0:0")
