@@ -493,6 +493,28 @@ mod checks {
         assert_eq!(claimed(serving), cfg!(feature = "tls"));
     }
 
+    #[cfg(not(feature = "tls"))]
+    #[tokio::test]
+    async fn without_tls_a_document_is_refused_naming_the_feature() {
+        let documents = MetadataDocuments::new();
+        let refused = documents
+            .client("https://192.0.2.7/c.json")
+            .await
+            .unwrap_err();
+        assert!(
+            refused.problem().contains("needs phantom's `tls` feature"),
+            "{refused}"
+        );
+        let refused = documents
+            .client("https://127.0.0.1/c.json")
+            .await
+            .unwrap_err();
+        assert!(
+            refused.problem().contains("a loopback address"),
+            "{refused}"
+        );
+    }
+
     #[test]
     fn only_https_urls_with_a_path_are_fetched() {
         let good = Target::parse("https://Client.Example:8443/apps/notes.json?v=2").unwrap();
