@@ -66,7 +66,8 @@ impl Metadata {
                 "client_secret_post",
             ],
             authorization_response_iss_parameter_supported: true,
-            // Client ID Metadata Documents are not fetched: clients register (RFC 7591).
+            // Client ID Metadata Documents are fetched only when the server is given
+            // `MetadataDocuments` (`client_id_metadata_documents`).
             client_id_metadata_document_supported: false,
         }
     }
@@ -75,6 +76,13 @@ impl Metadata {
     #[must_use]
     pub fn scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
         self.scopes_supported = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Claims `client_id_metadata_document_supported`: `client_id`s that are `https://` URLs
+    /// are served.
+    pub(crate) fn client_id_metadata_documents(mut self, supported: bool) -> Self {
+        self.client_id_metadata_document_supported = supported;
         self
     }
 

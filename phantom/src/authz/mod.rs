@@ -12,6 +12,9 @@
 //! - [`AccessToken`]: a short-lived JWT (RFC 9068) for one resource, issued by
 //!   [`Keyring::issue`];
 //! - [`Metadata`]: the RFC 8414 authorization server metadata document;
+//! - [`MetadataDocuments`]: Client ID Metadata Documents fetched behind SSRF guards (an
+//!   injectable [`Resolve`]r, every address vetted and the connection pinned to it), within
+//!   [`DocumentLimits`], kept by their HTTP caching headers; [`CimdError`] says why one is refused;
 //! - [`AuthorizationServer`]: the endpoints served as an axum router (the metadata, the JWKS,
 //!   dynamic client registration within [`RegistrationLimits`]), merged beside the MCP
 //!   endpoint.
@@ -22,12 +25,14 @@
 //! [`ConsentStore`](crate::store::ConsentStore), so each step of a sign-in may land on another
 //! node.
 
+mod cimd;
 mod keys;
 mod metadata;
 mod register;
 mod server;
 mod token;
 
+pub use cimd::{CimdError, DocumentLimits, MetadataDocuments, Resolve};
 pub use keys::{InvalidKey, Keyring, SigningKey};
 pub use metadata::Metadata;
 pub use register::{MAX_REDIRECT_URIS, MAX_REGISTRATION_BYTES, RegistrationLimits};

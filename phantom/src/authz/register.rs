@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use sha2::Digest as _;
 
 use crate::store::{Bucket, ClientStore, RateStore};
@@ -16,7 +16,7 @@ pub const MAX_REGISTRATION_BYTES: usize = 16 * 1024;
 pub const MAX_REDIRECT_URIS: usize = 8;
 
 /// The longest redirect URI, client name or scope accepted, in bytes.
-const MAX_FIELD: usize = 2048;
+pub(crate) const MAX_FIELD: usize = 2048;
 
 /// How a registered client authenticates at the token endpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -172,44 +172,11 @@ pub(crate) async fn register(
     let Ok(Value::Object(request)) = serde_json::from_slice::<Value>(body) else {
         return invalid("the registration is not a JSON object");
     };
-    let Some(Value::Array(uris)) = request.get("redirect_uris") else {
-        return Answer::error(
-            400,
-            "invalid_redirect_uri",
-            "`redirect_uris` is required: a list of the client's redirect URIs",
-        );
+    let redirect_uris = match redirect_uris(&request) {
+        Ok(uris) => uris,
+        Err(problem) => return Answer::error(400, "invalid_redirect_uri", problem),
     };
-    if uris.is_empty() || uris.len() > MAX_REDIRECT_URIS {
-        return Answer::error(
-            400,
-            "invalid_redirect_uri",
-            format!("`redirect_uris` must hold 1 to {MAX_REDIRECT_URIS} URIs"),
-        );
-    }
-    let mut redirect_uris = Vec::with_capacity(uris.len());
-    for uri in uris {
-        let Some(uri) = uri.as_str() else {
-            return Answer::error(
-                400,
-                "invalid_redirect_uri",
-                "a redirect URI is not a string",
-            );
-        };
-        if let Some(problem) = redirect_uri_problem(uri) {
-            return Answer::error(400, "invalid_redirect_uri", problem);
-        }
-        redirect_uris.push(uri.to_owned());
-    }
-    let text = |field: &str| -> Result<Option<String>, Answer> {
-        match request.get(field) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) if s.len() <= MAX_FIELD => Ok(Some(s.clone())),
-            Some(Value::String(_)) => Err(invalid(format!(
-                "`{field}` is longer than {MAX_FIELD} bytes"
-            ))),
-            Some(_) => Err(invalid(format!("`{field}` is not a string"))),
-        }
-    };
+    let text = |field: &str| optional_text(&request, field).map_err(invalid);
     let (client_name, scope, method) = match (
         text("client_name"),
         text("scope"),
@@ -229,25 +196,8 @@ pub(crate) async fn register(
             ));
         }
     };
-    for (field, allowed) in [
-        ("grant_types", &["authorization_code", "refresh_token"][..]),
-        ("response_types", &["code"][..]),
-    ] {
-        match request.get(field) {
-            None => {}
-            Some(Value::Array(values)) => {
-                if let Some(bad) = values
-                    .iter()
-                    .find(|v| !v.as_str().is_some_and(|v| allowed.contains(&v)))
-                {
-                    return invalid(format!(
-                        "`{field}` holds {bad}: only {} are supported",
-                        allowed.join(", ")
-                    ));
-                }
-            }
-            Some(_) => return invalid(format!("`{field}` is not a list")),
-        }
+    if let Some(problem) = types_problem(&request) {
+        return invalid(problem);
     }
     match rates.take("authz:register", limits.rate).await {
         Ok(None) => {}
@@ -298,6 +248,70 @@ pub(crate) async fn register(
         body: info.to_string(),
         retry_after: None,
     }
+}
+
+/// The `redirect_uris` of a registration or a client metadata document: 1 to
+/// [`MAX_REDIRECT_URIS`] strings, each passing [`redirect_uri_problem`]; why not, naming the
+/// field or the URI.
+pub(crate) fn redirect_uris(request: &Map<String, Value>) -> Result<Vec<String>, String> {
+    let Some(Value::Array(uris)) = request.get("redirect_uris") else {
+        return Err("`redirect_uris` is required: a list of the client's redirect URIs".into());
+    };
+    if uris.is_empty() || uris.len() > MAX_REDIRECT_URIS {
+        return Err(format!(
+            "`redirect_uris` must hold 1 to {MAX_REDIRECT_URIS} URIs"
+        ));
+    }
+    let mut redirect_uris = Vec::with_capacity(uris.len());
+    for uri in uris {
+        let Some(uri) = uri.as_str() else {
+            return Err("a redirect URI is not a string".into());
+        };
+        if let Some(problem) = redirect_uri_problem(uri) {
+            return Err(problem);
+        }
+        redirect_uris.push(uri.to_owned());
+    }
+    Ok(redirect_uris)
+}
+
+/// The text of `field` when present (at most `MAX_FIELD` bytes); why not.
+pub(crate) fn optional_text(
+    request: &Map<String, Value>,
+    field: &str,
+) -> Result<Option<String>, String> {
+    match request.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if s.len() <= MAX_FIELD => Ok(Some(s.clone())),
+        Some(Value::String(_)) => Err(format!("`{field}` is longer than {MAX_FIELD} bytes")),
+        Some(_) => Err(format!("`{field}` is not a string")),
+    }
+}
+
+/// What is wrong with the `grant_types` and `response_types` of a registration or a metadata
+/// document: only the authorization code (with refresh tokens) is served.
+pub(crate) fn types_problem(request: &Map<String, Value>) -> Option<String> {
+    for (field, allowed) in [
+        ("grant_types", &["authorization_code", "refresh_token"][..]),
+        ("response_types", &["code"][..]),
+    ] {
+        match request.get(field) {
+            None => {}
+            Some(Value::Array(values)) => {
+                if let Some(bad) = values
+                    .iter()
+                    .find(|v| !v.as_str().is_some_and(|v| allowed.contains(&v)))
+                {
+                    return Some(format!(
+                        "`{field}` holds {bad}: only {} are supported",
+                        allowed.join(", ")
+                    ));
+                }
+            }
+            Some(_) => return Some(format!("`{field}` is not a list")),
+        }
+    }
+    None
 }
 
 /// The SHA-256 of `secret`, base64url: what is stored of a secret.

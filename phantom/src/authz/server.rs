@@ -7,7 +7,7 @@ use axum::response::Response;
 use http::{HeaderValue, StatusCode, header};
 
 use super::register::{self, Answer, MAX_REGISTRATION_BYTES};
-use super::{Keyring, Metadata, RegistrationLimits};
+use super::{Keyring, Metadata, MetadataDocuments, RegistrationLimits};
 use crate::store::{ClientStore, MemoryClientStore, MemoryRateStore, RateStore};
 
 /// phantom's authorization server: its metadata, its keyring and the stores its state crosses.
@@ -38,6 +38,7 @@ pub struct AuthorizationServer {
     clients: Arc<dyn ClientStore>,
     rates: Arc<dyn RateStore>,
     limits: RegistrationLimits,
+    documents: Option<MetadataDocuments>,
 }
 
 impl std::fmt::Debug for AuthorizationServer {
@@ -60,6 +61,7 @@ impl AuthorizationServer {
             clients: Arc::new(MemoryClientStore::new()),
             rates: Arc::new(MemoryRateStore::new()),
             limits: RegistrationLimits::default(),
+            documents: None,
         }
     }
 
@@ -88,6 +90,18 @@ impl AuthorizationServer {
     #[must_use]
     pub fn registration_limits(mut self, limits: RegistrationLimits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// Serves clients whose `client_id` is an `https://` URL, their Client ID Metadata Document
+    /// fetched and checked by `documents`; the metadata then says
+    /// `client_id_metadata_document_supported` (with the feature `tls`).
+    #[must_use]
+    pub fn metadata_documents(mut self, documents: MetadataDocuments) -> Self {
+        self.metadata = self
+            .metadata
+            .client_id_metadata_documents(MetadataDocuments::supported());
+        self.documents = Some(documents);
         self
     }
 

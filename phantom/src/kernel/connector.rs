@@ -61,6 +61,17 @@ where
 /// per process, and the ones added; http/1.1 and h2 offered by ALPN).
 #[cfg(feature = "tls")]
 pub(crate) fn connector(trust: &Trust) -> Result<Connector, String> {
+    Ok(hyper_rustls::HttpsConnectorBuilder::new()
+        .with_tls_config(tls_config(trust)?)
+        .https_or_http()
+        .enable_all_versions()
+        .build())
+}
+
+/// The TLS configuration of a connection that trusts `trust`: the platform's roots and the ones
+/// added, rustls's safe defaults with the `ring` provider; why there is none.
+#[cfg(feature = "tls")]
+pub(crate) fn tls_config(trust: &Trust) -> Result<rustls::ClientConfig, String> {
     let mut roots = platform_roots().clone();
     for certificate in &trust.extra {
         roots
@@ -78,16 +89,11 @@ pub(crate) fn connector(trust: &Trust) -> Result<Connector, String> {
     // that builds without cmake and nasm (docs/ARCHITECTURE.md, "Cargo features").
     #[allow(deprecated)]
     let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
-    let config = rustls::ClientConfig::builder_with_provider(provider)
+    Ok(rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|e| format!("TLS set-up: {e}"))?
         .with_root_certificates(roots)
-        .with_no_client_auth();
-    Ok(hyper_rustls::HttpsConnectorBuilder::new()
-        .with_tls_config(config)
-        .https_or_http()
-        .enable_all_versions()
-        .build())
+        .with_no_client_auth())
 }
 
 /// The connector of a client: TCP, `http://` only.

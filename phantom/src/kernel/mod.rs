@@ -23,6 +23,8 @@ use std::pin::Pin;
 pub use callback::Callback;
 pub(crate) use callback::Overrides;
 pub use challenge::WwwAuthenticate;
+#[cfg(all(feature = "tls", feature = "authz"))]
+pub(crate) use connector::tls_config;
 #[cfg(any(feature = "client", feature = "tls", feature = "jwt"))]
 #[allow(
     unused_imports,
