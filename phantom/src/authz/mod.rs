@@ -27,9 +27,13 @@ mod metadata;
 mod register;
 mod server;
 mod token;
+mod upstream;
 
 pub use keys::{InvalidKey, Keyring, SigningKey};
 pub use metadata::Metadata;
 pub use register::{MAX_REDIRECT_URIS, MAX_REGISTRATION_BYTES, RegistrationLimits};
 pub use server::AuthorizationServer;
 pub use token::AccessToken;
+#[allow(unused_imports)] // by the authorization endpoints
+pub(crate) use upstream::Started;
+pub use upstream::{Identity, Upstream, UpstreamError};
