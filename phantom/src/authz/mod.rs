@@ -12,6 +12,9 @@
 //! - [`AccessToken`]: a short-lived JWT (RFC 9068) for one resource, issued by
 //!   [`Keyring::issue`];
 //! - [`Metadata`]: the RFC 8414 authorization server metadata document;
+//! - [`Upstream`]: the identity provider users sign in through, with the team's fixed
+//!   credentials (any OpenID Connect provider by discovery, or the Google and GitHub presets),
+//!   and who signed in there ([`Identity`]) or why not ([`UpstreamError`]);
 //! - [`AuthorizationServer`]: the endpoints served as an axum router (the metadata, the JWKS,
 //!   dynamic client registration within [`RegistrationLimits`]), merged beside the MCP
 //!   endpoint.
