@@ -556,3 +556,86 @@ fn no_secret_code_verifier_or_token_is_ever_logged() {
         );
     }
 }
+
+/// Against a real OpenID provider, oidc-provider, which `tests/harness/oauth/upstream.sh`
+/// starts (its issuer in `PHANTOM_OIDC_ISSUER`, its scripted browser in `PHANTOM_USER_AGENT`):
+/// a client registered there, its discovery is taken, the authorization URL leads to its login,
+/// and after the browser signs in as `alice` and consents, the code it brings back to a loopback
+/// callback finishes the sign-in (an RS256 ID token, checked).
+#[tokio::test]
+#[ignore = "needs oidc-provider: bash tests/harness/oauth/upstream.sh"]
+async fn a_real_provider_signs_in_through_discovery_and_its_id_token() {
+    let issuer = std::env::var("PHANTOM_OIDC_ISSUER").expect("PHANTOM_OIDC_ISSUER");
+    let browser = std::env::var("PHANTOM_USER_AGENT").expect("PHANTOM_USER_AGENT");
+    let callback = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let redirect_uri = format!("http://{}/callback", callback.local_addr().unwrap());
+    let (delivered, received) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let app = axum::Router::new().fallback(move |uri: Uri| {
+        let _ = delivered.send(uri.query().unwrap_or_default().to_owned());
+        async { "signed in" }
+    });
+    tokio::spawn(async move { axum::serve(callback, app).await });
+
+    let fetch = Fetch::new(&Trust::default()).unwrap();
+    let registration = json!({
+        "application_type": "native",
+        "redirect_uris": ["http://127.0.0.1/callback"],
+        "grant_types": ["authorization_code"],
+        "response_types": ["code"],
+        "token_endpoint_auth_method": "client_secret_basic",
+    });
+    let request = Request::post(format!("{issuer}/reg"))
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Full::new(Bytes::from(registration.to_string())))
+        .unwrap();
+    let registered = fetch.send(request).await.unwrap();
+    assert_eq!(registered.status, http::StatusCode::CREATED);
+    let client = registered.object().unwrap();
+    let (id, secret) = (
+        client["client_id"].as_str().unwrap(),
+        client["client_secret"].as_str().unwrap(),
+    );
+
+    let upstream = Upstream::oidc(&issuer, id, secret).scopes(["openid"]);
+    let started = upstream.start(&redirect_uri, "state-1").await.unwrap();
+    assert!(
+        started.url.starts_with(&format!("{issuer}/auth?")),
+        "{}",
+        started.url
+    );
+    let request = Request::get(started.url.as_str())
+        .body(Full::default())
+        .unwrap();
+    let answer = fetch.send(request).await.unwrap();
+    let location = answer
+        .headers
+        .get(header::LOCATION)
+        .and_then(|l| l.to_str().ok())
+        .unwrap_or_default();
+    assert!(
+        answer.status.is_redirection() && location.starts_with("/interaction/"),
+        "{} {location}: {}",
+        answer.status,
+        String::from_utf8_lossy(&answer.body)
+    );
+
+    let url = started.url.clone();
+    let browsed = tokio::task::spawn_blocking(move || {
+        std::process::Command::new("python3")
+            .arg(browser)
+            .arg(url)
+            .status()
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    assert!(browsed.success(), "the browser: {browsed}");
+    let back = query(&{ received }.recv().await.unwrap());
+    assert_eq!(back["state"], "state-1");
+    let identity = upstream
+        .finish(&redirect_uri, &back["code"], &started)
+        .await
+        .unwrap();
+    assert_eq!(identity.subject(), "alice");
+    assert_eq!(identity.claim("iss"), Some(&json!(issuer)));
+}
