@@ -131,7 +131,8 @@ impl Upstream {
         }
     }
 
-    /// The scopes asked of the provider, in place of the preset's.
+    /// The scopes asked of the provider, in place of the preset's (an OpenID Connect provider
+    /// issues the ID token that says who signed in only for `openid`: keep it).
     #[must_use]
     pub fn scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
         self.scopes = scopes.into_iter().map(Into::into).collect();
@@ -574,12 +575,22 @@ fn encoded(pairs: &[(&str, &str)]) -> String {
 }
 
 /// A sign-in under way: the URL the browser is sent to and what finishing it needs (kept with
-/// the pending authorization, never shown).
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+/// the pending authorization, never shown; its `Debug` leaves the verifier out).
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Started {
     pub(crate) url: String,
     pub(crate) verifier: String,
     pub(crate) nonce: Option<String>,
+}
+
+impl fmt::Debug for Started {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Started")
+            .field("url", &self.url)
+            .field("verifier", &"<redacted>")
+            .field("nonce", &self.nonce)
+            .finish()
+    }
 }
 
 /// Who signed in upstream: a stable subject (scoped to the provider, e.g. GitHub's numeric id)

@@ -286,6 +286,7 @@ async fn the_authorization_url_carries_pkce_s256_a_nonce_and_the_request() {
     );
     assert_eq!(Some(&asked["nonce"]), started.nonce.as_ref());
     assert!(!started.url.contains(CLIENT_SECRET) && !started.url.contains(&started.verifier));
+    assert!(!format!("{started:?}").contains(&started.verifier));
     let again = upstream.start(REDIRECT_URI, "xyz").await.unwrap();
     assert_ne!(again.verifier, started.verifier);
     assert_ne!(again.nonce, started.nonce);
