@@ -157,6 +157,9 @@ if ! $only_rust; then
   step "OAuth end to end: oidc-provider 9.13.3 (npm) in front of examples/notes (keys found from the issuer); cargo phantom login, call, refresh, logout; examples/gateway signed in as itself; a refused consent, a 503 on refresh, the provider stopped"
   bash tests/harness/oauth/run.sh
 
+  step "the authorization server's upstream against oidc-provider 9.13.3: discovery, the authorization URL to its login, a sign-in by the scripted browser finished with its RS256 ID token"
+  bash tests/harness/oauth/upstream.sh
+
   step "failover: a node killed (SIGKILL) with a legacy stream open; the client resumes on the other node"
   bash tests/harness/failover/run.sh
 

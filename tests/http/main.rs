@@ -20,6 +20,9 @@
 //! - `authz`: phantom's authorization server: its metadata and JWKS served and followed by
 //!   `JwtVerifier::discover`, its tokens calling a scoped tool and refused for another
 //!   resource, registration answered 201 or with the RFC's error;
+//! - `idp`: a scripted OpenID Connect identity provider (discovery, an authorization endpoint
+//!   that signs its user in at once, a token endpoint checking PKCE and the client's credentials,
+//!   ES256 ID tokens), with knobs to make it refuse, lie or fail; `upstream`: its own checks;
 //! - `roles`: the `roles` example's opaque bearer tokens (`StaticTokens`) and per-tool scopes:
 //!   401 without a known token, a reader refused `403 insufficient_scope` on the admin's tool;
 //! - `cancel_and_auth`: a dropped 2026-07-28 response cancels its handler; protected-resource
@@ -41,6 +44,7 @@ mod callbacks;
 mod cancel_and_auth;
 mod drain;
 mod escaped;
+mod idp;
 mod interactive;
 mod jwks;
 mod legacy;
@@ -57,3 +61,4 @@ mod support;
 mod tasks;
 mod telemetry;
 mod transport;
+mod upstream;

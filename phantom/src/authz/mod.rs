@@ -15,6 +15,9 @@
 //! - [`MetadataDocuments`]: Client ID Metadata Documents fetched behind SSRF guards (an
 //!   injectable [`Resolve`]r, every address vetted and the connection pinned to it), within
 //!   [`DocumentLimits`], kept by their HTTP caching headers; [`CimdError`] says why one is refused;
+//! - [`Upstream`]: the identity provider users sign in through, with the team's fixed
+//!   credentials (any OpenID Connect provider by discovery, or the Google and GitHub presets),
+//!   and who signed in there ([`Identity`]) or why not ([`UpstreamError`]);
 //! - [`AuthorizationServer`]: the endpoints served as an axum router (the metadata, the JWKS,
 //!   dynamic client registration within [`RegistrationLimits`]), merged beside the MCP
 //!   endpoint.
@@ -31,6 +34,7 @@ mod metadata;
 mod register;
 mod server;
 mod token;
+mod upstream;
 
 pub use cimd::{CimdError, DocumentLimits, MetadataDocuments, Resolve};
 pub use keys::{InvalidKey, Keyring, SigningKey};
@@ -38,3 +42,6 @@ pub use metadata::Metadata;
 pub use register::{MAX_REDIRECT_URIS, MAX_REGISTRATION_BYTES, RegistrationLimits};
 pub use server::AuthorizationServer;
 pub use token::AccessToken;
+#[allow(unused_imports)] // by the authorization endpoints
+pub(crate) use upstream::Started;
+pub use upstream::{Identity, Upstream, UpstreamError};
