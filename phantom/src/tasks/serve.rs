@@ -405,7 +405,7 @@ pub(crate) async fn fail_all<E: Env>(env: &E, reason: &str) {
     .await;
 }
 
-/// Stops every task handler running on this node; each task not yet ended in the store is
+/// Stops every task handler running on this node; each task still open in the store is
 /// written as `failed` makes it, and its lease released.
 async fn stop_all<E: Env>(env: &E, failed: impl Fn(StoredTask) -> StoredTask) {
     let stopped: Vec<_> = env.running().map().drain().collect();
