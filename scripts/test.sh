@@ -148,7 +148,7 @@ if ! $only_rust; then
   step "official MCP conformance suites (strict expected failures)"
   bash tests/harness/conformance/run.sh
 
-  step "AWS Lambda: examples/lambda under cargo lambda watch (cargo-lambda 1.9.2, PyPI): response streaming, --concurrency 2, Redis, the conformance suites (both eras), the Python client and the Inspector through the Function URL, a legacy session in a fresh process, a listen across a stopped instance; buffered, API Gateway REST and HTTP API events"
+  step "AWS Lambda: examples/lambda under cargo lambda watch (cargo-lambda 1.9.2, PyPI): response streaming, --concurrency 2, Redis, the conformance suites (both eras), the Python client and the Inspector through the Function URL, a legacy session in a fresh process, tasks held within their invocation (completed, or failed at the deadline), a listen across a stopped instance and across a dropped pub/sub connection; buffered, API Gateway REST and HTTP API events"
   bash tests/harness/lambda/run.sh
 
   step "official MCP conformance suites, client side: phantom::client in every scenario of 0.1.16 and 0.2.0-alpha.12 (--suite all, --requirements 2026-07-28; sse-retry alone)"
