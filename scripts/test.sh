@@ -128,7 +128,7 @@ RUSTC_BOOTSTRAP=1 RUSTDOCFLAGS="-Z unstable-options --output-format json --docum
   cargo doc -p phantom-mcp --no-deps --quiet --features client,oauth,jwt,tls,authz
 python3 scripts/hidden-types.py target/doc/phantom.json
 
-# One invocation, so the unpublished path dependencies between the four resolve to each other; each
+# One invocation, so the unpublished path dependencies between them resolve to each other; each
 # .crate is then built from its own contents. Like `cargo publish`, it refuses uncommitted changes.
 step "package and verify the publishable crates"
 # Cargo unpacks each packaged crate that another one depends on into a registry directory named
@@ -136,9 +136,9 @@ step "package and verify the publishable crates"
 # a run from the same checkout path would verify against the sources of an earlier run. Remove
 # those unpackings (only the temporary registries' directories, whose names start with "-").
 for d in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/; do
-  rm -rf "$d"phantom-uri-* "$d"phantom-macros-* "$d"phantom-mcp-* "$d"phantom-redis-* "$d"cargo-phantom-*
+  rm -rf "$d"phantom-uri-* "$d"phantom-macros-* "$d"phantom-mcp-* "$d"phantom-redis-* "$d"phantom-lambda-* "$d"cargo-phantom-*
 done
-cargo package -p phantom-uri -p phantom-macros -p phantom-mcp -p phantom-redis -p cargo-phantom
+cargo package -p phantom-uri -p phantom-macros -p phantom-mcp -p phantom-redis -p phantom-lambda -p cargo-phantom
 
 step "benchmark harness smoke (phantom and rmcp echo servers, every driver mode, ~1 s each; instructions per request under callgrind, 200 requests)"
 cargo build -p phantom-bench --release
@@ -148,7 +148,7 @@ if ! $only_rust; then
   step "official MCP conformance suites (strict expected failures)"
   bash tests/harness/conformance/run.sh
 
-  step "AWS Lambda: examples/lambda under cargo lambda watch (cargo-lambda 1.9.2, PyPI): response streaming, --concurrency 2, Redis, the conformance suites (both eras), the Python client and the Inspector through the Function URL, a legacy session in a fresh process, a listen across a stopped instance; buffered, API Gateway REST and HTTP API events"
+  step "AWS Lambda: examples/lambda under cargo lambda watch (cargo-lambda 1.9.2, PyPI): response streaming, --concurrency 2, Redis, the conformance suites (both eras), the Python client and the Inspector through the Function URL, a legacy session in a fresh process, tasks held within their invocation (completed, or failed at the deadline), a listen across a stopped instance and across a dropped pub/sub connection; buffered, API Gateway REST and HTTP API events"
   bash tests/harness/lambda/run.sh
 
   step "official MCP conformance suites, client side: phantom::client in every scenario of 0.1.16 and 0.2.0-alpha.12 (--suite all, --requirements 2026-07-28; sse-retry alone)"

@@ -37,6 +37,7 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
+use std::time::{Duration, SystemTime};
 
 use phantom::Server;
 use phantom::dispatch::Dispatcher;
@@ -69,7 +70,17 @@ pub struct LambdaConfig {
     http: HttpConfig,
     path: String,
     response: ResponseKind,
+    timeout: Duration,
+    task_margin: Duration,
 }
+
+/// Lambda's default function timeout: what [`LambdaConfig`] takes for an invocation whose
+/// deadline is not given (an emulator's) unless `AWS_LAMBDA_FUNCTION_TIMEOUT` says otherwise.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// How long before an invocation's deadline the task handlers still running are stopped, by
+/// default: the time to store them `failed` and end the answer.
+pub const DEFAULT_TASK_MARGIN: Duration = Duration::from_secs(1);
 
 impl Default for LambdaConfig {
     fn default() -> Self {
@@ -77,6 +88,8 @@ impl Default for LambdaConfig {
             http: HttpConfig::default().with_body_limit(PAYLOAD_LIMIT),
             path: "/mcp".to_owned(),
             response: ResponseKind::Streaming,
+            timeout: DEFAULT_TIMEOUT,
+            task_margin: DEFAULT_TASK_MARGIN,
         }
     }
 }
@@ -121,7 +134,10 @@ impl LambdaConfig {
     /// - `PHANTOM_ALLOWED_ORIGINS`: the browser origins allowed, comma-separated;
     /// - `PHANTOM_PATH`: the path the endpoint answers at (and below), `/mcp` by default; `/`
     ///   for every path;
-    /// - `PHANTOM_RESPONSE`: `streaming` (the default) or `buffered`.
+    /// - `PHANTOM_RESPONSE`: `streaming` (the default) or `buffered`;
+    /// - `AWS_LAMBDA_FUNCTION_TIMEOUT`: the function's timeout in seconds, used only when an
+    ///   invocation comes without a deadline ahead (an emulator's: `cargo lambda watch` gives
+    ///   one in 1970); Lambda itself always gives one.
     pub fn from_env() -> Result<Self, EnvError> {
         Self::from_vars(|name| std::env::var(name).ok())
     }
@@ -163,7 +179,35 @@ impl LambdaConfig {
                 }
             };
         }
+        if let Some(seconds) = var("AWS_LAMBDA_FUNCTION_TIMEOUT") {
+            match seconds.trim().parse::<u64>() {
+                Ok(seconds) if seconds > 0 => {
+                    config.timeout = Duration::from_secs(seconds);
+                }
+                _ => {
+                    return Err(EnvError(format!(
+                        "AWS_LAMBDA_FUNCTION_TIMEOUT must be a whole number of seconds above 0, not `{seconds}`"
+                    )));
+                }
+            }
+        }
         Ok(config)
+    }
+
+    /// The function's timeout, for an invocation whose deadline is not ahead of it (an
+    /// emulator's); [`DEFAULT_TIMEOUT`] unless set.
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// How long before the invocation's deadline the task handlers still running are stopped
+    /// and stored `failed` ([`DEFAULT_TASK_MARGIN`] unless set).
+    #[must_use]
+    pub fn with_task_margin(mut self, margin: Duration) -> Self {
+        self.task_margin = margin;
+        self
     }
 
     /// Replaces phantom's HTTP settings (keep [`PAYLOAD_LIMIT`] or less as the body limit:
@@ -209,6 +253,31 @@ impl LambdaConfig {
         self.response
     }
 
+    /// The function's timeout when an invocation's deadline is not given.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// How long before the deadline running task handlers are stopped.
+    pub fn task_margin(&self) -> Duration {
+        self.task_margin
+    }
+
+    /// When an invocation received now (`at`) stops waiting for task handlers: its deadline
+    /// (`deadline`, from the Lambda context) less the margin, or the timeout from now when the
+    /// deadline is not ahead.
+    fn hold_until(
+        &self,
+        deadline: Option<SystemTime>,
+        at: tokio::time::Instant,
+    ) -> tokio::time::Instant {
+        let left = deadline
+            .and_then(|d| d.duration_since(SystemTime::now()).ok())
+            .filter(|left| !left.is_zero())
+            .unwrap_or(self.timeout);
+        at + left.saturating_sub(self.task_margin)
+    }
+
     /// Whether `path` is the endpoint's or below it.
     fn serves(&self, path: &str) -> bool {
         self.path == "/"
@@ -234,9 +303,19 @@ pub fn config_from_env(config: phantom::Config) -> Result<phantom::Config, EnvEr
 
 /// The function's handler as a tower service over [`lambda_http::Request`]: phantom's endpoint
 /// at [`LambdaConfig::path`], 404 elsewhere. [`run`] runs it; use it yourself to add layers.
+///
+/// An invocation that leaves a task's handler running (a task-augmented `tools/call`) is held
+/// open until no handler runs in this instance, or until its deadline less
+/// [`LambdaConfig::task_margin`], when those still running are stored `failed`, saying the
+/// invocation ended ([`Dispatcher::fail_tasks`]): Lambda freezes an instance between
+/// invocations, so a handler left running would advance only while the instance serves others,
+/// and die with it. In streaming mode a JSON answer becomes one SSE event (the client accepts
+/// both), so that the client reads it at once while the stream stays open; in buffered mode the
+/// answer is sent once the handlers ended.
 pub fn service<S: Server>(dispatcher: Dispatcher<S>, config: &LambdaConfig) -> Handler {
     Handler {
-        endpoint: phantom::http::service_dispatcher(dispatcher, config.http.clone()),
+        endpoint: phantom::http::service_dispatcher(dispatcher.clone(), config.http.clone()),
+        tasks: std::sync::Arc::new(dispatcher),
         config: std::sync::Arc::new(config.clone()),
     }
 }
@@ -261,7 +340,43 @@ pub async fn run<S: Server>(dispatcher: Dispatcher<S>, config: LambdaConfig) -> 
 #[derive(Clone)]
 pub struct Handler {
     endpoint: axum::Router,
+    tasks: std::sync::Arc<dyn Tasks>,
     config: std::sync::Arc<LambdaConfig>,
+}
+
+/// What [`Handler`] asks of its dispatcher about the tasks running in this instance.
+trait Tasks: Send + Sync {
+    fn runs(&self) -> bool;
+    fn finished(&self) -> Pin<Box<dyn Future<Output = ()> + Send + '_>>;
+    fn fail(&self) -> Pin<Box<dyn Future<Output = ()> + Send + '_>>;
+}
+
+/// The reason stored with a task whose handler was still running at the invocation's end.
+const INVOCATION_ENDED: &str = "the Lambda invocation running this task ended before the task finished (the function's timeout); start it again, or run it on a long-lived server";
+
+impl<S: Server> Tasks for Dispatcher<S> {
+    fn runs(&self) -> bool {
+        self.runs_tasks()
+    }
+
+    fn finished(&self) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+        Box::pin(self.tasks_finished())
+    }
+
+    fn fail(&self) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+        Box::pin(self.fail_tasks(INVOCATION_ENDED))
+    }
+}
+
+/// Waits until no task handler runs in this instance, or until `until`; then stops and fails
+/// those still running.
+async fn settle(tasks: std::sync::Arc<dyn Tasks>, until: tokio::time::Instant) {
+    if tokio::time::timeout_at(until, tasks.finished())
+        .await
+        .is_err()
+    {
+        tasks.fail().await;
+    }
 }
 
 /// The answer of a [`Handler`]: phantom's response, its body JSON or an SSE stream.
@@ -290,7 +405,105 @@ impl tower::Service<lambda_http::Request> for Handler {
             );
             return Box::pin(std::future::ready(Ok(resp)));
         }
-        Box::pin(tower::ServiceExt::oneshot(self.endpoint.clone(), req))
+        let until = self.config.hold_until(
+            lambda_http::RequestExt::lambda_context_ref(&req).map(|c| c.deadline()),
+            tokio::time::Instant::now(),
+        );
+        let takes_sse = self.config.response == ResponseKind::Streaming
+            && req
+                .headers()
+                .get_all(http::header::ACCEPT)
+                .iter()
+                .any(|v| v.to_str().is_ok_and(|v| v.contains("text/event-stream")));
+        let tasks = std::sync::Arc::clone(&self.tasks);
+        let answer = tower::ServiceExt::oneshot(self.endpoint.clone(), req);
+        Box::pin(async move {
+            let resp = answer.await?;
+            if !tasks.runs() {
+                return Ok(resp);
+            }
+            Ok(held(resp, takes_sse, Box::pin(settle(tasks, until))).await)
+        })
+    }
+}
+
+/// `resp` whose body ends only once `hold` completed; a JSON answer becomes one SSE `message`
+/// event when `sse`.
+async fn held(
+    resp: Response,
+    sse: bool,
+    hold: Pin<Box<dyn Future<Output = ()> + Send>>,
+) -> Response {
+    let (mut parts, body) = resp.into_parts();
+    let json = parts
+        .headers
+        .get(http::header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    let body = if sse && json {
+        // phantom's own JSON answer, already whole.
+        let bytes = axum::body::to_bytes(body, usize::MAX)
+            .await
+            .unwrap_or_default();
+        let mut event = String::from("event: message\n");
+        for line in String::from_utf8_lossy(&bytes).lines() {
+            event.push_str("data: ");
+            event.push_str(line);
+            event.push('\n');
+        }
+        event.push('\n');
+        parts.headers.insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static("text/event-stream"),
+        );
+        parts.headers.insert(
+            http::header::CACHE_CONTROL,
+            http::HeaderValue::from_static("no-cache"),
+        );
+        parts.headers.remove(http::header::CONTENT_LENGTH);
+        axum::body::Body::from(event)
+    } else {
+        parts.headers.remove(http::header::CONTENT_LENGTH);
+        body
+    };
+    Response::from_parts(
+        parts,
+        axum::body::Body::new(Held {
+            body,
+            hold: Some(hold),
+        }),
+    )
+}
+
+/// A body that ends once its inner body ended and `hold` completed.
+struct Held {
+    body: axum::body::Body,
+    hold: Option<Pin<Box<dyn Future<Output = ()> + Send>>>,
+}
+
+impl http_body::Body for Held {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        let this = self.get_mut();
+        match Pin::new(&mut this.body).poll_frame(cx) {
+            Poll::Ready(None) => {}
+            other => return other,
+        }
+        if let Some(hold) = this.hold.as_mut() {
+            if hold.as_mut().poll(cx).is_pending() {
+                return Poll::Pending;
+            }
+            this.hold = None;
+        }
+        Poll::Ready(None)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.hold.is_none() && self.body.is_end_stream()
     }
 }
 
@@ -337,8 +550,10 @@ mod tests {
             ("PHANTOM_ALLOWED_ORIGINS", "https://app.example.com"),
             ("PHANTOM_PATH", "/prod/mcp/"),
             ("PHANTOM_RESPONSE", "buffered"),
+            ("AWS_LAMBDA_FUNCTION_TIMEOUT", "5"),
         ])
         .unwrap();
+        assert_eq!(config.timeout(), Duration::from_secs(5));
         assert_eq!(
             config.http().allowed_hosts().map(<[String]>::to_vec),
             Some(vec![
@@ -359,6 +574,10 @@ mod tests {
     #[test]
     fn a_bad_variable_is_named() {
         for (vars, name) in [
+            (
+                &[("AWS_LAMBDA_FUNCTION_TIMEOUT", "3s")][..],
+                "AWS_LAMBDA_FUNCTION_TIMEOUT",
+            ),
             (
                 &[("PHANTOM_ALLOWED_HOSTS", " , ")][..],
                 "PHANTOM_ALLOWED_HOSTS",
@@ -390,6 +609,122 @@ mod tests {
         async fn greet(&self, name: String) -> String {
             format!("hello {name}")
         }
+    }
+
+    #[derive(Clone)]
+    struct Jobs;
+
+    #[phantom::mcp_router(name = "jobs", version = "1.0.0")]
+    impl Jobs {
+        /// Sleeps `ms`.
+        #[phantom::task_handler(ttl = "10m")]
+        async fn sleep(&self, ms: u64) -> String {
+            tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+            format!("slept {ms} ms")
+        }
+    }
+
+    /// A 2026-07-28 request of the tasks extension; its answer's content type and body, and
+    /// how long the body took to end.
+    async fn send(
+        handler: &Handler,
+        method: &str,
+        name: &str,
+        params: &str,
+    ) -> (String, String, Duration) {
+        use http_body_util::BodyExt as _;
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{{{params},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{"extensions":{{"io.modelcontextprotocol/tasks":{{}}}}}}}}}}}}"#
+        );
+        let req = http::Request::post("/mcp")
+            .header("host", "localhost")
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", method)
+            .header("mcp-name", name);
+        let req = req.body(lambda_http::Body::Text(body)).unwrap();
+        let began = tokio::time::Instant::now();
+        let resp = tower::ServiceExt::oneshot(handler.clone(), req)
+            .await
+            .unwrap();
+        let kind = resp
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .map(|v| v.to_str().unwrap().to_owned())
+            .unwrap_or_default();
+        let body = resp.into_body().collect().await.unwrap().to_bytes();
+        (
+            kind,
+            String::from_utf8_lossy(&body).into_owned(),
+            began.elapsed(),
+        )
+    }
+
+    /// A task of `sleep` for `ms`.
+    async fn sleep(handler: &Handler, ms: u64) -> (String, String, Duration) {
+        let params = format!(r#""name":"sleep","arguments":{{"ms":{ms}}}"#);
+        send(handler, "tools/call", "sleep", &params).await
+    }
+
+    /// `tasks/get` of the task whose creation answered `created`.
+    async fn get_task(handler: &Handler, created: &str) -> (String, String, Duration) {
+        let id = task_id(created);
+        send(handler, "tasks/get", &id, &format!(r#""taskId":"{id}""#)).await
+    }
+
+    /// The task id in an answer (JSON or one SSE event).
+    fn task_id(body: &str) -> String {
+        let json = body
+            .trim()
+            .trim_start_matches("event: message")
+            .trim()
+            .trim_start_matches("data: ");
+        let value: serde_json::Value =
+            serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {body}"));
+        value["result"]["taskId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{body}"))
+            .to_owned()
+    }
+
+    #[tokio::test]
+    async fn an_invocation_is_held_until_its_task_ends_or_its_deadline() {
+        let config = LambdaConfig::new()
+            .with_timeout(Duration::from_millis(900))
+            .with_task_margin(Duration::from_millis(300));
+        let handler = service(Dispatcher::new(Jobs), &config);
+        // A task that ends within the deadline: the answer (one SSE event, read at once by the
+        // client) ends with it, and it completed.
+        let (kind, body, took) = sleep(&handler, 200).await;
+        assert_eq!(kind, "text/event-stream", "{body}");
+        assert!(body.starts_with("event: message\ndata: {"), "{body}");
+        assert!(
+            took >= Duration::from_millis(200) && took < Duration::from_millis(600),
+            "{took:?}"
+        );
+        let (kind, got, took) = get_task(&handler, &body).await;
+        assert!(
+            kind.starts_with("application/json") && took < Duration::from_millis(200),
+            "{kind} {took:?}"
+        );
+        assert!(
+            got.contains(r#""status":"completed""#) && got.contains("slept 200 ms"),
+            "{got}"
+        );
+        // One that outlives it: the answer ends at the deadline less the margin, and the task is
+        // failed, saying the invocation ended.
+        let (_, body, took) = sleep(&handler, 60_000).await;
+        assert!(
+            took >= Duration::from_millis(550) && took < Duration::from_millis(900),
+            "{took:?}"
+        );
+        let (_, got, _) = get_task(&handler, &body).await;
+        assert!(got.contains(r#""status":"failed""#), "{got}");
+        assert!(
+            got.contains(&format!(r#""statusMessage":"{INVOCATION_ENDED}""#)),
+            "{got}"
+        );
     }
 
     async fn answer(config: &LambdaConfig, req: http::Request<&'static str>) -> (u16, String) {

@@ -18,7 +18,8 @@ use crate::pubsub::{self, Handler};
 /// Redis pub/sub keeps nothing for a subscriber that is disconnected, so when this node's
 /// connection is lost and comes back (it reconnects with backoff), or a subscriber here falls
 /// behind, the subscription reports [`BusEvent::Gap`] and phantom sends every open stream a
-/// precautionary `list_changed`.
+/// precautionary `list_changed`, and each listen `resources/updated` for the resources it
+/// subscribed to and the state of the tasks it follows.
 pub struct RedisBus {
     redis: Redis,
     fan: Arc<Fan>,

@@ -604,6 +604,27 @@ async fn task_id_is_none_for_a_plain_tool_and_a_task_handler_run_inline() {
         .assert_tool_text("none");
 }
 
+/// A 2026-07-28 request declaring the tasks extension, handed to `dispatcher` itself; its answer.
+async fn direct(
+    dispatcher: phantom::dispatch::Dispatcher<Jobs>,
+    method: &str,
+    params: Value,
+) -> Value {
+    let params = phantom::testing::with_envelope(params, &tasks_ext());
+    let message = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let mut slot = phantom::dispatch::SessionSlot::default();
+    let reply = dispatcher
+        .handle(
+            &message.to_string(),
+            &Request::default(),
+            &mut slot,
+            &phantom::dispatch::Outbound::none(),
+        )
+        .await
+        .expect("a reply");
+    serde_json::from_str::<Value>(&reply.body).expect("JSON")
+}
+
 /// A node shutting down starts tasks while it drains (a balancer may still send it some before
 /// it sees the readiness turn 503), and none once its grace began (`Dispatcher::finish_tasks`):
 /// a late call is refused `-32603` at once, so that its client sends it again, to another node.
@@ -611,25 +632,11 @@ async fn task_id_is_none_for_a_plain_tool_and_a_task_handler_run_inline() {
 async fn a_draining_node_starts_tasks_and_refuses_them_once_its_grace_began() {
     let dispatcher = phantom::dispatch::Dispatcher::new(Jobs::default());
     let call = |ms: u64| {
-        let params = phantom::testing::with_envelope(
+        direct(
+            dispatcher.clone(),
+            "tools/call",
             json!({"name": "work", "arguments": {"ms": ms}}),
-            &tasks_ext(),
-        );
-        let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
-        let dispatcher = dispatcher.clone();
-        async move {
-            let mut slot = phantom::dispatch::SessionSlot::default();
-            let reply = dispatcher
-                .handle(
-                    &message.to_string(),
-                    &Request::default(),
-                    &mut slot,
-                    &phantom::dispatch::Outbound::none(),
-                )
-                .await
-                .expect("a reply");
-            serde_json::from_str::<Value>(&reply.body).expect("JSON")
-        }
+        )
     };
 
     dispatcher.drain();
@@ -653,6 +660,80 @@ async fn a_draining_node_starts_tasks_and_refuses_them_once_its_grace_began() {
         .await
         .expect("the tasks finished within the grace")
         .expect("finish_tasks");
+}
+
+/// A host that must not leave task handlers running after a request (a serverless function)
+/// waits for none to run (`Dispatcher::tasks_finished`), bounded by its deadline, and fails
+/// those still running then (`Dispatcher::fail_tasks`): stored `failed` with its reason, and
+/// tasks still start afterwards.
+#[tokio::test]
+async fn a_host_waits_for_the_running_task_handlers_and_fails_those_left() {
+    let dispatcher = phantom::dispatch::Dispatcher::new(Jobs::default());
+    let send = |method: &'static str, params: Value| direct(dispatcher.clone(), method, params);
+    let start = |ms: u64| {
+        let call = send(
+            "tools/call",
+            json!({"name": "work", "arguments": {"ms": ms}}),
+        );
+        async move {
+            let created = call.await;
+            created["result"]["taskId"]
+                .as_str()
+                .unwrap_or_else(|| panic!("a task: {created}"))
+                .to_owned()
+        }
+    };
+
+    // None running: the wait ends at once.
+    assert!(!dispatcher.runs_tasks());
+    tokio::time::timeout(Duration::from_millis(50), dispatcher.tasks_finished())
+        .await
+        .expect("no handler runs");
+
+    // One running: the wait ends when it does, and the task completed.
+    let quick = start(200).await;
+    assert!(dispatcher.runs_tasks());
+    let began = tokio::time::Instant::now();
+    tokio::time::timeout(Duration::from_secs(5), dispatcher.tasks_finished())
+        .await
+        .expect("the handler ended");
+    assert!(
+        began.elapsed() >= Duration::from_millis(150),
+        "{:?}",
+        began.elapsed()
+    );
+    assert!(!dispatcher.runs_tasks());
+    let done = send("tasks/get", json!({"taskId": quick})).await;
+    assert_eq!(done["result"]["status"], "completed", "{done}");
+
+    // One that outlives the deadline: failed, with the host's reason.
+    let slow = start(60_000).await;
+    assert!(
+        tokio::time::timeout(Duration::from_millis(200), dispatcher.tasks_finished())
+            .await
+            .is_err(),
+        "the handler still runs"
+    );
+    dispatcher
+        .fail_tasks("the invocation running this task ended before the task finished")
+        .await;
+    assert!(!dispatcher.runs_tasks());
+    let failed = send("tasks/get", json!({"taskId": slow})).await;
+    assert_eq!(failed["result"]["status"], "failed", "{failed}");
+    assert_eq!(
+        failed["result"]["statusMessage"],
+        "the invocation running this task ended before the task finished",
+        "{failed}"
+    );
+    assert_eq!(failed["result"]["error"]["code"], -32603, "{failed}");
+
+    // Tasks still start and complete afterwards.
+    let after = start(10).await;
+    tokio::time::timeout(Duration::from_secs(5), dispatcher.tasks_finished())
+        .await
+        .expect("the handler ended");
+    let done = send("tasks/get", json!({"taskId": after})).await;
+    assert_eq!(done["result"]["status"], "completed", "{done}");
 }
 
 /// The task once it ended, polled for at most `within`.

@@ -276,6 +276,54 @@ async fn a_resource_update_published_on_one_node_reaches_streams_on_the_other() 
     );
 }
 
+/// A listen's subscriptions across a gap: Redis drops the node's pub/sub connection (as it does
+/// a frozen serverless instance's), so whatever was published meanwhile is lost; the node
+/// reconnects, and tells each listen that every resource it subscribed to may have changed.
+#[tokio::test]
+async fn a_listen_hears_its_resources_updated_after_a_gap() {
+    let redis = RedisServer::start();
+    let b = node(&redis, &prefix("after-gap"), Board::default()).await;
+    let mut body = modern_request(
+        0,
+        "subscriptions/listen",
+        json!({"notifications": {"resourceSubscriptions": ["board:///items/1"]}}),
+    );
+    body["id"] = json!("listen-gap");
+    let listen = b
+        .post(&body)
+        .header("mcp-protocol-version", MODERN)
+        .header("mcp-method", "subscriptions/listen")
+        .send()
+        .await;
+    assert_eq!(listen.status, StatusCode::OK);
+    let mut listen = listen.sse();
+    let ack = next_message(&mut listen).await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+
+    let url = redis.url();
+    let port = url
+        .trim_start_matches("redis://127.0.0.1:")
+        .trim_end_matches('/');
+    let killed = std::process::Command::new("redis-cli")
+        .args(["-p", port, "CLIENT", "KILL", "TYPE", "pubsub"])
+        .output()
+        .expect("redis-cli");
+    assert!(killed.status.success(), "{killed:?}");
+
+    let heard = tokio::time::timeout(Duration::from_secs(10), next_message(&mut listen))
+        .await
+        .expect("the listen hears of its resource after the gap");
+    assert_eq!(
+        heard["method"], "notifications/resources/updated",
+        "{heard}"
+    );
+    assert_eq!(heard["params"]["uri"], "board:///items/1", "{heard}");
+    assert_eq!(
+        heard["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "listen-gap"
+    );
+}
+
 #[tokio::test]
 async fn a_request_running_on_one_node_is_cancelled_through_the_other() {
     let redis = RedisServer::start();

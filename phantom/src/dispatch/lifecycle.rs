@@ -114,6 +114,29 @@ impl<S: Server> Dispatcher<S> {
         crate::tasks::finish(self, within).await;
     }
 
+    /// Whether a task's handler runs on this node (a task-augmented `tools/call` answered here
+    /// whose handler has not ended).
+    pub fn runs_tasks(&self) -> bool {
+        crate::tasks::running(self)
+    }
+
+    /// Waits until no task's handler runs on this node; at once when none does. A host that
+    /// must not leave handlers running after a request (a serverless function, frozen between
+    /// invocations) waits for it before it ends the request, bounded by its own deadline, then
+    /// calls [`fail_tasks`](Self::fail_tasks).
+    pub async fn tasks_finished(&self) {
+        crate::tasks::finished(self).await;
+    }
+
+    /// Stops every task handler running on this node and stores each of those tasks `failed`,
+    /// its `statusMessage` and its error's message (`-32603`) both `reason` (say why: "the
+    /// invocation ended before the task finished"), and their leases released, so that every
+    /// node reports them so at once. Tasks still start here afterwards (unlike
+    /// [`finish_tasks`](Self::finish_tasks)).
+    pub async fn fail_tasks(&self, reason: &str) {
+        crate::tasks::fail_all(self, reason).await;
+    }
+
     /// Whether this node is shutting down ([`drain`](Self::drain)).
     pub fn draining(&self) -> bool {
         self.inner

@@ -228,12 +228,36 @@ pub(crate) fn start_fan_out<E: Env>(env: &E) {
                         ] {
                             fan_out(&env, change).await;
                         }
+                        after_gap(&env).await;
                     }
                 }
             }
         })
         .abort_handle()
     });
+}
+
+/// What a gap may have hidden from the listens open now, told again: each resource a listen
+/// subscribed to gets `notifications/resources/updated` (the client reads it again; a legacy
+/// session subscribed to one of them too), and each task a listen follows its current state.
+async fn after_gap<E: Env>(env: &E) {
+    let listeners = env.hub().snapshot();
+    let mut uris = HashSet::new();
+    let mut tasks = HashSet::new();
+    for l in &listeners {
+        if let Kind::Listen { honoured, .. } = &l.kind {
+            uris.extend(honoured.uris.iter().cloned());
+            tasks.extend(honoured.followed());
+        }
+    }
+    if !uris.is_empty() {
+        let mut uris: Vec<String> = uris.into_iter().collect();
+        uris.sort();
+        updated(env, &listeners, uris).await;
+    }
+    for task_id in tasks {
+        task_updated(env, &listeners, &task_id).await;
+    }
 }
 
 /// Delivers one change to every stream open now that may hear of it.

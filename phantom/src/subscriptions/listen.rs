@@ -52,6 +52,11 @@ impl Honoured {
         self.tasks().remove(task_id);
     }
 
+    /// The tasks it follows now.
+    pub(crate) fn followed(&self) -> Vec<String> {
+        self.tasks().iter().cloned().collect()
+    }
+
     fn tasks(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
         self.tasks.locked()
     }

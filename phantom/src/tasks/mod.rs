@@ -13,8 +13,8 @@ pub(crate) use existing::{cancel, deliver_input, get, stop_if_ended, update};
 pub(crate) use follow::{Recorder, authorize_tasks, find_task};
 pub(crate) use input::TaskInput;
 pub(crate) use serve::{
-    EXTENSION, Env, Running, declares_tasks, escalate, escalates, finish, needs_tasks,
-    runs_as_task, served, start_call,
+    EXTENSION, Env, Running, declares_tasks, escalate, escalates, fail_all, finish, finished,
+    needs_tasks, running, runs_as_task, served, start_call,
 };
 
 pub use crate::protocol::task::{Task, TaskStatus};

@@ -371,6 +371,43 @@ pub(crate) async fn finish<E: Env>(env: &E, within: std::time::Duration) {
     {
         return;
     }
+    stop_all(env, |current| {
+        node_gone(
+            current,
+            "shut down before it finished",
+            "The node running this task shut down before it finished; start it again",
+        )
+    })
+    .await;
+}
+
+/// Waits until no task's handler runs on this node (at once when none does).
+pub(crate) async fn finished<E: Env>(env: &E) {
+    env.running().finished().await;
+}
+
+/// Whether a task's handler runs on this node.
+pub(crate) fn running<E: Env>(env: &E) -> bool {
+    !env.running().map().is_empty()
+}
+
+/// Stops every task handler running on this node (tasks still start here afterwards) and stores
+/// each task `failed`, the error `-32603` and the status message both `reason`; their leases
+/// are released.
+pub(crate) async fn fail_all<E: Env>(env: &E, reason: &str) {
+    stop_all(env, |current| {
+        let error = ErrorObject::new(codes::INTERNAL_ERROR, reason.to_owned());
+        super::StoredTask {
+            task: current.task.failed(error).message(reason.to_owned()),
+            ..current
+        }
+    })
+    .await;
+}
+
+/// Stops every task handler running on this node; each task still open in the store is
+/// written as `failed` makes it, and its lease released.
+async fn stop_all<E: Env>(env: &E, failed: impl Fn(StoredTask) -> StoredTask) {
     let stopped: Vec<_> = env.running().map().drain().collect();
     env.running().2.notify_waiters();
     let store = env.task_store();
@@ -379,18 +416,13 @@ pub(crate) async fn finish<E: Env>(env: &E, within: std::time::Duration) {
         input.stop();
         match store.get(&id).await {
             Ok(Some(current)) if !current.task.status.is_terminal() => {
-                let failed = node_gone(
-                    current,
-                    "shut down before it finished",
-                    "The node running this task shut down before it finished; start it again",
-                );
-                if let Err(e) = recorder(env).record(failed).await {
-                    tracing::warn!(task = %id, error = %e, "a task stopped by the shutdown could not be stored failed");
+                if let Err(e) = recorder(env).record(failed(current)).await {
+                    tracing::warn!(task = %id, error = %e, "a stopped task could not be stored failed");
                 }
             }
             Ok(_) => {}
             Err(e) => {
-                tracing::warn!(task = %id, error = %e, "a task stopped by the shutdown could not be read; its lease lapses");
+                tracing::warn!(task = %id, error = %e, "a stopped task could not be read; its lease lapses");
             }
         }
         if store.lease_ttl().is_some()
@@ -398,7 +430,7 @@ pub(crate) async fn finish<E: Env>(env: &E, within: std::time::Duration) {
         {
             tracing::debug!(task = %id, error = %e, "a stopped task's lease is left to lapse");
         }
-        tracing::info!(task = %id, "a task still running at the end of the grace period was stopped and stored failed");
+        tracing::info!(task = %id, "a task still running was stopped and stored failed");
     }
 }
 

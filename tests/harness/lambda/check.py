@@ -12,11 +12,18 @@
         starts it again (a killed function is not respawned by `watch`); session-use calls a
         tool with that session id, and checks that the processes changed and that the session's
         record is in Redis.
+    check.py tasks URL TIMEOUT
+        A task whose handler runs past its invocation's answer, on a function whose timeout is
+        TIMEOUT seconds (AWS_LAMBDA_FUNCTION_TIMEOUT: `watch` gives no deadline of its own): one
+        that sleeps 2 s holds its invocation until it ends and is `completed` when a later
+        invocation reads it; one that sleeps past the timeout is `failed` at the deadline,
+        its status message saying the invocation ended.
 """
 import json
 import pathlib
 import subprocess
 import sys
+import time
 import urllib.request
 
 SIMPLE_TEXT = "This is a simple text response for testing."
@@ -65,6 +72,43 @@ def post(url, body, session=None, version="2025-11-25"):
         return resp.status, resp.headers.get("mcp-session-id"), text
 
 
+def modern(url, method, name, params):
+    """A 2026-07-28 request declaring the tasks extension: its answer (JSON, or the one SSE
+    event's data) and how long the answer took to end."""
+    params = dict(params, _meta={"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                                 "io.modelcontextprotocol/clientCapabilities": {
+                                     "extensions": {"io.modelcontextprotocol/tasks": {}}}})
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream",
+               "mcp-protocol-version": "2026-07-28", "mcp-method": method, "mcp-name": name}
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), headers=headers, method="POST")
+    began = time.monotonic()
+    with urllib.request.urlopen(req, timeout=120) as resp:
+        text = resp.read().decode()
+    took = time.monotonic() - began
+    data = "".join(line[len("data: "):] for line in text.splitlines() if line.startswith("data: "))
+    return json.loads(data or text), took
+
+
+def tasks(url, timeout):
+    created, took = modern(url, "tools/call", "slow_compute", {"name": "slow_compute", "arguments": {"seconds": 2}})
+    task_id = (created.get("result") or {}).get("taskId")
+    check(bool(task_id) and 2 <= took < timeout, f"a 2 s task: created, its invocation held until it ended ({took:.1f} s, {created})")
+    got, _ = modern(url, "tasks/get", task_id or "", {"taskId": task_id})
+    result = got.get("result") or {}
+    check(result.get("status") == "completed" and "computed" in json.dumps(result),
+          f"the 2 s task read by a later invocation: completed ({got})")
+    created, took = modern(url, "tools/call", "slow_compute", {"name": "slow_compute", "arguments": {"seconds": 60}})
+    task_id = (created.get("result") or {}).get("taskId")
+    check(bool(task_id) and timeout - 1.6 <= took < timeout + 1,
+          f"a 60 s task: its invocation held until the deadline less the margin ({took:.1f} s, timeout {timeout} s)")
+    got, _ = modern(url, "tasks/get", task_id or "", {"taskId": task_id})
+    result = got.get("result") or {}
+    check(result.get("status") == "failed" and "invocation" in (result.get("statusMessage") or "")
+          and "ended" in (result.get("statusMessage") or ""),
+          f"the 60 s task: failed, saying the invocation ended ({got})")
+
+
 def function_pids(watch_pid):
     out = subprocess.run(["pgrep", "-P", str(watch_pid), "-x", "lambda"], capture_output=True, text=True)
     return sorted(int(p) for p in out.stdout.split())
@@ -101,6 +145,8 @@ def main():
         session_open(sys.argv[2], int(sys.argv[3]), sys.argv[4])
     elif len(sys.argv) == 6 and sys.argv[1] == "session-use":
         session_use(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+    elif len(sys.argv) == 4 and sys.argv[1] == "tasks":
+        tasks(sys.argv[2], int(sys.argv[3]))
     else:
         sys.exit(__doc__)
     if failures:

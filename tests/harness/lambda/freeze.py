@@ -1,12 +1,15 @@
 """A subscription heard across a freeze (Python `mcp` 2.3.0, run by run.sh beside this file).
 
-Usage: python freeze.py URL_A WATCH_A_PID URL_B
+Usage: python freeze.py URL_A WATCH_A_PID URL_B REDIS_PORT
 
 Two functions on one Redis: A (one instance) and B. A client opens a 2026-07-28
 `subscriptions/listen` for tool-list changes through A's Function URL; A's function process is
 then stopped (SIGSTOP, as Lambda freezes an instance) while another client, through B, calls
 `test_trigger_tool_change`, which B publishes on Redis; A is resumed (SIGCONT) and the change must
-reach the listener within 10 s. Exits non-zero otherwise.
+reach the listener within 10 s. Then a freeze long enough for Redis to drop A's pub/sub
+connection (`CLIENT KILL TYPE pubsub` while A is stopped): the change published meanwhile is
+lost, and A, resumed, reconnects, reports the gap and tells every listener that every list may
+have changed: the listener must hear `tools/list_changed` within 10 s. Exits non-zero otherwise.
 """
 
 import os
@@ -24,7 +27,14 @@ def function_pids(watch_pid: int) -> list[int]:
     return sorted(int(p) for p in out.stdout.split())
 
 
-async def main(url_a: str, watch_a: int, url_b: str) -> None:
+async def main(url_a: str, watch_a: int, url_b: str, redis_port: int) -> None:
+    await across(url_a, watch_a, url_b, None)
+    await across(url_a, watch_a, url_b, redis_port)
+
+
+async def across(url_a: str, watch_a: int, url_b: str, drop_on: int | None) -> None:
+    """One freeze of A with a change published through B; with `drop_on`, Redis (on that port)
+    drops the pub/sub connections meanwhile."""
     async with Client(url_a, mode="auto") as listener:
         async with listener.listen(tools_list_changed=True) as sub:
             pids = function_pids(watch_a)
@@ -33,6 +43,10 @@ async def main(url_a: str, watch_a: int, url_b: str) -> None:
             os.kill(pids[0], signal.SIGSTOP)
             print(f"function A's instance {pids[0]} stopped")
             try:
+                if drop_on is not None:
+                    killed = subprocess.run(["redis-cli", "-p", str(drop_on), "CLIENT", "KILL", "TYPE", "pubsub"],
+                                            capture_output=True, text=True, check=True).stdout.strip()
+                    print(f"redis dropped {killed} pub/sub connection(s), A's among them")
                 async with Client(url_b, mode="auto") as other:
                     res = await other.call_tool("test_trigger_tool_change", {})
                     if res.is_error:
@@ -44,11 +58,14 @@ async def main(url_a: str, watch_a: int, url_b: str) -> None:
             with anyio.fail_after(10):
                 async for event in sub:
                     if isinstance(event, ToolsListChanged):
-                        print("tools/list_changed published during the freeze reached the listener")
+                        if drop_on is None:
+                            print("tools/list_changed published during the freeze reached the listener")
+                        else:
+                            print("after its pub/sub connection was dropped, A reported the gap: tools/list_changed reached the listener")
                         return
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
+    if len(sys.argv) != 5:
         sys.exit(__doc__)
-    anyio.run(main, sys.argv[1], int(sys.argv[2]), sys.argv[3])
+    anyio.run(main, sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]))

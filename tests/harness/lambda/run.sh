@@ -13,7 +13,9 @@
 #    an invocation in a fresh process (`watch` and its function stopped and started again
 #    between them), its record in Redis (check.py session-open, session-use); a listen through
 #    one function hearing a change another function published while the first one's process
-#    was stopped (SIGSTOP, as Lambda freezes an instance; freeze.py);
+#    was stopped (SIGSTOP, as Lambda freezes an instance; freeze.py); a task held within its
+#    invocation on a function whose timeout is 4 s, completed or failed at the deadline
+#    (check.py tasks);
 # 2. buffered, no backend (stateless), `Host` allowed from PHANTOM_ALLOWED_HOSTS: the API
 #    Gateway REST and HTTP API events of events/ sent with `cargo lambda invoke --data-file`
 #    and their answers checked (check.py events).
@@ -79,7 +81,11 @@ stream_port="$(free_port)"
 {
   echo "PHANTOM_REDIS=\"redis://127.0.0.1:$redis_port/\""
   echo "PHANTOM_STATE_KEY=\"$(python3 -c 'import base64, os; print(base64.b64encode(os.urandom(32)).decode())')\""
+  # `watch` gives no deadline of its own: the timeout a task's invocation is held for at most.
+  echo 'AWS_LAMBDA_FUNCTION_TIMEOUT="60"'
 } >"$work/streaming.env"
+# The functions of the freeze check: a short timeout, for a task that outlives it.
+sed 's/^AWS_LAMBDA_FUNCTION_TIMEOUT=.*/AWS_LAMBDA_FUNCTION_TIMEOUT="4"/' "$work/streaming.env" >"$work/short.env"
 started=$(date +%s)
 watch_streaming() {
   "$cargo_lambda" lambda watch --quiet --ignore-changes -p phantom-examples --bin lambda --disable-cors \
@@ -124,19 +130,20 @@ watch_streaming
 python3 "$here/check.py" session-use "$url" "$stream" "$redis_port" "$work/session.json" || status=1
 stop_watch "$stream"
 
-echo "==> lambda: a subscription heard across a freeze (function A stopped while B publishes)"
+echo "==> lambda: tasks held within their invocation (timeout 4 s), then a subscription heard across a freeze (function A stopped while B publishes)"
 freeze_a="$(free_port)" freeze_b="$(free_port)"
 "$cargo_lambda" lambda watch --quiet --ignore-changes -p phantom-examples --bin lambda --disable-cors \
-  -A 127.0.0.1 -P "$freeze_a" --env-file "$work/streaming.env" >"$work/freeze-a.log" 2>&1 &
+  -A 127.0.0.1 -P "$freeze_a" --env-file "$work/short.env" >"$work/freeze-a.log" 2>&1 &
 watch_a=$!
 pids+=("$watch_a")
 "$cargo_lambda" lambda watch --quiet --ignore-changes -p phantom-examples --bin lambda --disable-cors \
-  -A 127.0.0.1 -P "$freeze_b" --env-file "$work/streaming.env" >"$work/freeze-b.log" 2>&1 &
+  -A 127.0.0.1 -P "$freeze_b" --env-file "$work/short.env" >"$work/freeze-b.log" 2>&1 &
 watch_b=$!
 pids+=("$watch_b")
 wait_port "$freeze_a" && wait_port "$freeze_b" || { cat "$work/freeze-a.log" "$work/freeze-b.log"; exit 1; }
+python3 "$here/check.py" tasks "http://localhost:$freeze_b/lambda-url/lambda/mcp" 4 || status=1
 "$python" "$here/freeze.py" "http://localhost:$freeze_a/lambda-url/lambda/mcp" "$watch_a" \
-  "http://localhost:$freeze_b/lambda-url/lambda/mcp" || status=1
+  "http://localhost:$freeze_b/lambda-url/lambda/mcp" "$redis_port" || status=1
 stop_watch "$watch_a"
 stop_watch "$watch_b"
 echo "response streaming: $(( $(date +%s) - started )) s"
