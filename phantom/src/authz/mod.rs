@@ -22,14 +22,21 @@
 //! [`ConsentStore`](crate::store::ConsentStore), so each step of a sign-in may land on another
 //! node.
 
+mod authorize;
+mod consent;
+mod grant;
 mod keys;
 mod metadata;
 mod register;
+mod revoke;
 mod server;
 mod token;
+mod upstream;
+mod web;
 
 pub use keys::{InvalidKey, Keyring, SigningKey};
 pub use metadata::Metadata;
 pub use register::{MAX_REDIRECT_URIS, MAX_REGISTRATION_BYTES, RegistrationLimits};
 pub use server::AuthorizationServer;
 pub use token::AccessToken;
+pub use upstream::{Identity, Upstream, UpstreamError};
