@@ -20,6 +20,9 @@
 //! - `authz`: phantom's authorization server: its metadata and JWKS served and followed by
 //!   `JwtVerifier::discover`, its tokens calling a scoped tool and refused for another
 //!   resource, registration answered 201 or with the RFC's error;
+//! - `signin`: its sign-in flow with the test as the browser (`browser`): `/authorize`, the
+//!   upstream provider, the consent page, `/token`, a scoped tool, refresh and revocation, two
+//!   nodes sharing stores, and the bad-input matrix of every step;
 //! - `roles`: the `roles` example's opaque bearer tokens (`StaticTokens`) and per-tool scopes:
 //!   401 without a known token, a reader refused `403 insufficient_scope` on the admin's tool;
 //! - `cancel_and_auth`: a dropped 2026-07-28 response cancels its handler; protected-resource
@@ -37,6 +40,7 @@
 mod authz;
 mod bad_input;
 mod bearer;
+mod browser;
 mod callbacks;
 mod cancel_and_auth;
 mod drain;
@@ -51,6 +55,7 @@ mod registry;
 mod roles;
 mod scoped;
 mod shape;
+mod signin;
 mod sse;
 mod subscriptions;
 mod support;

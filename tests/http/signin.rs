@@ -1,0 +1,626 @@
+//! The sign-in flow of phantom's authorization server over HTTP, the test playing the browser:
+//! registration, `/authorize`, the upstream provider, `/callback`, the consent page, `/consent`,
+//! `/token`, a scoped tool called at `/mcp`, refresh and revocation; and the bad-input matrix,
+//! each answered with the RFC's error and nothing issued.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use base64::Engine as _;
+use http::StatusCode;
+use phantom::auth::{AuthInfo, BearerAuth};
+use phantom::authz::{AuthorizationServer, Keyring, SigningKey, Upstream};
+use phantom::http::HttpConfig;
+use phantom::prelude::*;
+use serde_json::{Value, json};
+use sha2::Digest as _;
+
+use crate::bearer::modern_call;
+use crate::browser::{Browser, Page, form, query};
+use crate::support::TestServer;
+
+/// A server whose tools need `notes:read` and `notes:write`.
+#[derive(Clone)]
+struct Notes;
+
+#[mcp_router(name = "notes", version = "1.0.0")]
+impl Notes {
+    /// Who calls, and their email.
+    #[tool(scopes = ["notes:read"])]
+    async fn whoami(&self, auth: &AuthInfo) -> String {
+        let email = auth.claims.get("email").and_then(Value::as_str);
+        format!("{} {}", auth.subject, email.unwrap_or("-"))
+    }
+
+    /// Writes nothing.
+    #[tool(scopes = ["notes:write"])]
+    async fn write(&self) -> String {
+        "written".into()
+    }
+}
+
+/// One node: phantom serving `/mcp` and the authorization server on one listener.
+pub(crate) struct Node {
+    pub(crate) issuer: String,
+    pub(crate) server: TestServer,
+}
+
+/// Stores nodes share.
+#[derive(Clone, Default)]
+pub(crate) struct Shared {
+    clients: Arc<phantom::store::MemoryClientStore>,
+    grants: Arc<phantom::store::MemoryGrantStore>,
+    refreshes: Arc<phantom::store::MemoryRefreshStore>,
+    consents: Arc<phantom::store::MemoryConsentStore>,
+}
+
+/// A key every node of a test signs with.
+fn key() -> SigningKey {
+    SigningKey::from_base64url("k1", "qOkS1Ve5QTnE5dBf5R3rdf2zHzM2P7-Nnl2bUO-7BPg").expect("a key")
+}
+
+/// Serves a node on `listener` with `issuer`, its upstream `upstream`, its stores `shared`.
+pub(crate) async fn node_on(
+    listener: tokio::net::TcpListener,
+    issuer: &str,
+    upstream: Upstream,
+    shared: &Shared,
+    customize: impl FnOnce(AuthorizationServer) -> AuthorizationServer,
+) -> Node {
+    let addr = listener.local_addr().expect("an address");
+    let authz = customize(
+        AuthorizationServer::new(issuer, Keyring::new(key()))
+            .scopes(["notes:read", "notes:write"])
+            .upstream(upstream)
+            .clients(Arc::clone(&shared.clients))
+            .grants(Arc::clone(&shared.grants))
+            .refreshes(Arc::clone(&shared.refreshes))
+            .consents(Arc::clone(&shared.consents)),
+    );
+    let resource = format!("{issuer}/mcp");
+    let verifier = authz.keyring().verifier(issuer, &resource);
+    let config = phantom::Config::default().with_bearer_auth(BearerAuth::new(verifier));
+    let http = HttpConfig::default().with_authorization_server(&authz);
+    let dispatcher = phantom::dispatch::Dispatcher::with_config(Notes, config);
+    tokio::spawn(async move {
+        phantom::http::serve_dispatcher(listener, dispatcher, http, std::future::pending())
+            .await
+            .expect("the server runs");
+    });
+    Node {
+        issuer: issuer.to_owned(),
+        server: TestServer::at(addr),
+    }
+}
+
+/// A node on a port of its own, its issuer `http://127.0.0.1:<port>`.
+pub(crate) async fn node(
+    upstream: Upstream,
+    shared: &Shared,
+    customize: impl FnOnce(AuthorizationServer) -> AuthorizationServer,
+) -> Node {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a port");
+    let issuer = format!("http://{}", listener.local_addr().expect("an address"));
+    node_on(listener, &issuer, upstream, shared, customize).await
+}
+
+/// An upstream nothing answers at.
+fn unreachable() -> Upstream {
+    Upstream::oidc("http://127.0.0.1:9", "phantom", "upstream-secret")
+}
+
+/// A client of the node: its registration, its PKCE pair.
+pub(crate) struct App {
+    pub(crate) client_id: String,
+    pub(crate) secret: Option<String>,
+    pub(crate) redirect_uri: String,
+    pub(crate) verifier: String,
+    pub(crate) challenge: String,
+}
+
+impl App {
+    /// Registers a client with the redirect URI `http://127.0.0.1/cb` (any port), public or
+    /// confidential (`client_secret_basic`).
+    pub(crate) async fn register(node: &Node, confidential: bool) -> Self {
+        let method = if confidential {
+            "client_secret_basic"
+        } else {
+            "none"
+        };
+        let made = Browser::new()
+            .post_as_client(
+                &format!("{}/register", node.issuer),
+                &[("content-type", "application/json")],
+                &json!({"redirect_uris": ["http://127.0.0.1/cb"], "client_name": "Notes <b>app</b>",
+                        "token_endpoint_auth_method": method})
+                .to_string(),
+            )
+            .await;
+        assert_eq!(made.status, StatusCode::CREATED, "{}", made.body);
+        let made = made.json();
+        let verifier = phantom_verifier();
+        Self {
+            client_id: made["client_id"].as_str().expect("an id").to_owned(),
+            secret: made["client_secret"].as_str().map(str::to_owned),
+            redirect_uri: "http://127.0.0.1:5173/cb".to_owned(),
+            challenge: base64::engine::general_purpose::URL_SAFE_NO_PAD
+                .encode(sha2::Sha256::digest(&verifier)),
+            verifier,
+        }
+    }
+
+    /// The authorization URL for `scope`, with `extra` parameters (replacing the usual ones of
+    /// the same name; an empty value drops one).
+    pub(crate) fn authorize_url(&self, node: &Node, scope: &str, extra: &[(&str, &str)]) -> String {
+        let mut pairs: Vec<(&str, &str)> = vec![
+            ("response_type", "code"),
+            ("client_id", &self.client_id),
+            ("redirect_uri", &self.redirect_uri),
+            ("state", "client-state"),
+            ("code_challenge", &self.challenge),
+            ("code_challenge_method", "S256"),
+            ("scope", scope),
+        ];
+        for (name, value) in extra {
+            pairs.retain(|(n, _)| n != name);
+            if !value.is_empty() {
+                pairs.push((name, value));
+            }
+        }
+        format!("{}/authorize?{}", node.issuer, form(&pairs))
+    }
+
+    /// A token request of `pairs`, authenticated as the client.
+    pub(crate) async fn token(&self, node: &Node, pairs: &[(&str, &str)]) -> Page {
+        self.post(&format!("{}/token", node.issuer), pairs).await
+    }
+
+    pub(crate) async fn post(&self, url: &str, pairs: &[(&str, &str)]) -> Page {
+        let mut pairs = pairs.to_vec();
+        let basic;
+        let headers: Vec<(&str, &str)> = match &self.secret {
+            Some(secret) => {
+                basic = format!(
+                    "Basic {}",
+                    base64::engine::general_purpose::STANDARD
+                        .encode(format!("{}:{secret}", self.client_id))
+                );
+                vec![("authorization", basic.as_str())]
+            }
+            None => {
+                pairs.push(("client_id", &self.client_id));
+                Vec::new()
+            }
+        };
+        Browser::new()
+            .post_as_client(url, &headers, &form(&pairs))
+            .await
+    }
+
+    /// Redeems `code` with the client's verifier.
+    pub(crate) async fn redeem(&self, node: &Node, code: &str) -> Page {
+        self.token(
+            node,
+            &[
+                ("grant_type", "authorization_code"),
+                ("code", code),
+                ("redirect_uri", &self.redirect_uri),
+                ("code_verifier", &self.verifier),
+            ],
+        )
+        .await
+    }
+}
+
+/// A fresh PKCE verifier (43 characters).
+fn phantom_verifier() -> String {
+    let bytes: [u8; 32] = std::array::from_fn(|i| {
+        (std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos()) as usize
+            + i * 7) as u8
+    });
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// What an error page is: HTML that cannot be framed, never cached, and no redirect.
+#[track_caller]
+fn assert_error_page(page: &Page, status: StatusCode, says: &str) {
+    assert_eq!(page.status, status, "{}", page.body);
+    assert!(
+        page.location().is_none(),
+        "no redirect: {:?}",
+        page.location()
+    );
+    assert_eq!(
+        page.header("content-type"),
+        Some("text/html; charset=utf-8")
+    );
+    assert_eq!(page.header("x-frame-options"), Some("DENY"));
+    assert!(
+        page.header("content-security-policy")
+            .is_some_and(|csp| csp.contains("frame-ancestors 'none'")),
+        "{:?}",
+        page.headers
+    );
+    assert_eq!(page.header("cache-control"), Some("no-store"));
+    assert!(page.body.contains(says), "{says:?} in {}", page.body);
+}
+
+/// The redirect back to the client with `error`: its URL is the client's, with its state and
+/// the issuer; no code.
+#[track_caller]
+fn assert_refused(page: &Page, app: &App, node: &Node, error: &str) -> String {
+    assert_eq!(page.status, StatusCode::FOUND, "{}", page.body);
+    let location = page.location().expect("a redirect");
+    assert!(
+        location.starts_with(&format!("{}?", app.redirect_uri)),
+        "{location}"
+    );
+    let back = query(location);
+    assert_eq!(
+        back.get("error").map(String::as_str),
+        Some(error),
+        "{location}"
+    );
+    assert_eq!(back.get("state").map(String::as_str), Some("client-state"));
+    assert_eq!(back.get("iss"), Some(&node.issuer));
+    assert!(!back.contains_key("code"), "{location}");
+    back.get("error_description").cloned().unwrap_or_default()
+}
+
+/// The RFC 6749 §5.2 error of a token endpoint answer; asserts `no-store` and no token.
+#[track_caller]
+fn token_error(page: &Page, status: StatusCode) -> String {
+    assert_eq!(page.status, status, "{}", page.body);
+    assert_eq!(page.header("cache-control"), Some("no-store"));
+    let body = page.json();
+    assert!(body.get("access_token").is_none() && body.get("refresh_token").is_none());
+    body["error"].as_str().expect("an error").to_owned()
+}
+
+#[tokio::test]
+async fn an_unknown_client_or_a_foreign_redirect_uri_gets_an_error_page_never_a_redirect() {
+    let node = node(unreachable(), &Shared::default(), |a| a).await;
+    let app = App::register(&node, false).await;
+    let browser = Browser::new();
+
+    let unknown = browser
+        .get(&app.authorize_url(&node, "notes:read", &[("client_id", "nobody")]))
+        .await;
+    assert_error_page(&unknown, StatusCode::BAD_REQUEST, "not registered");
+    let nameless = browser
+        .get(&app.authorize_url(&node, "notes:read", &[("client_id", "")]))
+        .await;
+    assert_error_page(&nameless, StatusCode::BAD_REQUEST, "client_id");
+
+    for evil in [
+        "https://evil.example/cb",
+        "http://127.0.0.1.evil.example/cb",
+        "http://127.0.0.1:5173/cb/../../evil",
+        "http://127.0.0.1:5173/other",
+        "http://localhost:5173/cb",
+        "http://127.0.0.1:5173@evil.example/cb",
+    ] {
+        let page = browser
+            .get(&app.authorize_url(&node, "notes:read", &[("redirect_uri", evil)]))
+            .await;
+        assert_error_page(&page, StatusCode::BAD_REQUEST, "redirect_uri");
+    }
+    let twice = browser
+        .get(&format!(
+            "{}&state=again",
+            app.authorize_url(&node, "notes:read", &[])
+        ))
+        .await;
+    assert_error_page(&twice, StatusCode::BAD_REQUEST, "more than once");
+}
+
+#[tokio::test]
+async fn bad_authorization_requests_go_back_to_the_client_with_the_rfc_error() {
+    let node = node(unreachable(), &Shared::default(), |a| a).await;
+    let app = App::register(&node, false).await;
+    let browser = Browser::new();
+    let cases: &[(&[(&str, &str)], &str, &str)] = &[
+        (
+            &[("code_challenge", "")],
+            "invalid_request",
+            "code_challenge",
+        ),
+        (
+            &[("code_challenge_method", "plain")],
+            "invalid_request",
+            "S256",
+        ),
+        (&[("code_challenge_method", "")], "invalid_request", "S256"),
+        (
+            &[("code_challenge", "too-short")],
+            "invalid_request",
+            "43 characters",
+        ),
+        (
+            &[("response_type", "token")],
+            "unsupported_response_type",
+            "code",
+        ),
+        (
+            &[("resource", "https://other.example/mcp")],
+            "invalid_target",
+            "/mcp",
+        ),
+        (&[("scope", "notes:read admin")], "invalid_scope", "`admin`"),
+    ];
+    for (extra, error, says) in cases {
+        let page = browser
+            .get(&app.authorize_url(&node, "notes:read", extra))
+            .await;
+        let description = assert_refused(&page, &app, &node, error);
+        assert!(description.contains(says), "{extra:?}: {description}");
+    }
+    // The loopback redirect URI was registered without a port: any port is the same.
+    let other_port = browser
+        .get(&app.authorize_url(
+            &node,
+            "notes:read",
+            &[
+                ("redirect_uri", "http://127.0.0.1:40000/cb"),
+                ("scope", "x"),
+            ],
+        ))
+        .await;
+    assert!(
+        other_port
+            .location()
+            .is_some_and(|l| l.starts_with("http://127.0.0.1:40000/cb?error=invalid_scope")),
+        "{:?}",
+        other_port.location()
+    );
+}
+
+#[tokio::test]
+async fn the_upstream_down_at_the_start_is_temporarily_unavailable() {
+    let node = node(unreachable(), &Shared::default(), |a| a).await;
+    let app = App::register(&node, false).await;
+    let page = Browser::new()
+        .get(&app.authorize_url(&node, "notes:read", &[]))
+        .await;
+    assert_refused(&page, &app, &node, "temporarily_unavailable");
+}
+
+#[tokio::test]
+async fn a_callback_with_an_unknown_or_missing_state_is_an_error_page() {
+    let node = node(unreachable(), &Shared::default(), |a| a).await;
+    let browser = Browser::new();
+    let unknown = browser
+        .get(&format!("{}/callback?code=c&state=forged", node.issuer))
+        .await;
+    assert_error_page(
+        &unknown,
+        StatusCode::BAD_REQUEST,
+        "unknown, expired or finished",
+    );
+    let missing = browser
+        .get(&format!("{}/callback?code=c", node.issuer))
+        .await;
+    assert_error_page(&missing, StatusCode::BAD_REQUEST, "state");
+}
+
+#[tokio::test]
+async fn a_consent_without_or_with_a_wrong_token_is_refused() {
+    let node = node(unreachable(), &Shared::default(), |a| a).await;
+    let browser = Browser::new();
+    let consent = format!("{}/consent", node.issuer);
+    let without = browser.post(&consent, "decision=allow").await;
+    assert_error_page(&without, StatusCode::BAD_REQUEST, "token is missing");
+    let wrong = browser.post(&consent, "token=forged&decision=allow").await;
+    assert_error_page(
+        &wrong,
+        StatusCode::FORBIDDEN,
+        "unknown, expired or answered",
+    );
+}
+
+#[tokio::test]
+async fn bad_token_requests_get_the_rfc_error_and_no_token() {
+    let node = node(unreachable(), &Shared::default(), |a| a).await;
+    let public = App::register(&node, false).await;
+    let confidential = App::register(&node, true).await;
+
+    let unknown_code = public.redeem(&node, "forged-code").await;
+    assert_eq!(
+        token_error(&unknown_code, StatusCode::BAD_REQUEST),
+        "invalid_grant"
+    );
+    let unknown_refresh = public
+        .token(
+            &node,
+            &[
+                ("grant_type", "refresh_token"),
+                ("refresh_token", "fam.secret"),
+            ],
+        )
+        .await;
+    assert_eq!(
+        token_error(&unknown_refresh, StatusCode::BAD_REQUEST),
+        "invalid_grant"
+    );
+    let implicit = public.token(&node, &[("grant_type", "password")]).await;
+    assert_eq!(
+        token_error(&implicit, StatusCode::BAD_REQUEST),
+        "unsupported_grant_type"
+    );
+    let none = public.token(&node, &[]).await;
+    assert_eq!(
+        token_error(&none, StatusCode::BAD_REQUEST),
+        "invalid_request"
+    );
+    let no_verifier = public
+        .token(
+            &node,
+            &[("grant_type", "authorization_code"), ("code", "c")],
+        )
+        .await;
+    assert_eq!(
+        token_error(&no_verifier, StatusCode::BAD_REQUEST),
+        "invalid_request"
+    );
+
+    let browser = Browser::new();
+    let token = format!("{}/token", node.issuer);
+    for (headers, body, what) in [
+        (
+            vec![],
+            "grant_type=authorization_code&code=c&client_id=nobody".to_owned(),
+            "an unknown client",
+        ),
+        (
+            vec![],
+            "grant_type=authorization_code&code=c".to_owned(),
+            "no client",
+        ),
+        (
+            vec![],
+            format!(
+                "grant_type=authorization_code&code=c&client_id={}",
+                confidential.client_id
+            ),
+            "a confidential client without its secret",
+        ),
+        (
+            vec![],
+            format!(
+                "grant_type=authorization_code&code=c&client_id={}&client_secret=wrong",
+                confidential.client_id
+            ),
+            "a wrong secret",
+        ),
+    ] {
+        let page = browser.post_as_client(&token, &headers, &body).await;
+        assert_eq!(
+            token_error(&page, StatusCode::UNAUTHORIZED),
+            "invalid_client",
+            "{what}"
+        );
+        assert!(
+            page.header("www-authenticate")
+                .is_some_and(|c| c.starts_with("Basic realm=")),
+            "{what}"
+        );
+    }
+    let wrong_basic = format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD
+            .encode(format!("{}:wrong", confidential.client_id))
+    );
+    let page = browser
+        .post_as_client(
+            &token,
+            &[("authorization", &wrong_basic)],
+            "grant_type=authorization_code&code=c",
+        )
+        .await;
+    assert_eq!(
+        token_error(&page, StatusCode::UNAUTHORIZED),
+        "invalid_client"
+    );
+
+    let revoked = public
+        .post(
+            &format!("{}/revoke", node.issuer),
+            &[("token", "fam.unknown")],
+        )
+        .await;
+    assert_eq!(revoked.status, StatusCode::OK, "{}", revoked.body);
+    assert_eq!(revoked.header("cache-control"), Some("no-store"));
+    let stranger = browser
+        .post_as_client(
+            &format!("{}/revoke", node.issuer),
+            &[],
+            "token=x&client_id=nobody",
+        )
+        .await;
+    assert_eq!(
+        token_error(&stranger, StatusCode::UNAUTHORIZED),
+        "invalid_client"
+    );
+}
+
+/// Signs in through the upstream at `url` (the browser sent there by `/authorize`): the test
+/// plays the user at the upstream provider; the answer is the browser's landing back at
+/// phantom's `/callback`.
+pub(crate) async fn through_upstream(browser: &Browser, node: &Node, url: &str) -> Page {
+    let mut at = url.to_owned();
+    for _ in 0..5 {
+        let page = browser.get(&at).await;
+        if at.starts_with(&format!("{}/callback", node.issuer)) {
+            return page;
+        }
+        at = page
+            .location()
+            .unwrap_or_else(|| panic!("the upstream redirects: {} {}", page.status, page.body))
+            .to_owned();
+    }
+    panic!("the upstream does not come back to the callback")
+}
+
+/// Where `/authorize` sends the browser (the upstream), checking it is a redirect elsewhere.
+#[track_caller]
+pub(crate) fn to_upstream(page: &Page, node: &Node) -> String {
+    assert_eq!(page.status, StatusCode::FOUND, "{}", page.body);
+    let location = page.location().expect("a redirect").to_owned();
+    assert!(!location.starts_with(&node.issuer), "{location}");
+    location
+}
+
+/// The consent page's form token, checking the page.
+#[track_caller]
+pub(crate) fn consent_token(page: &Page, app: &App) -> String {
+    assert_eq!(page.status, StatusCode::OK, "{}", page.body);
+    assert_eq!(page.header("x-frame-options"), Some("DENY"));
+    assert!(
+        page.header("content-security-policy").is_some_and(|c| c
+            .contains("frame-ancestors 'none'")
+            && c.contains("default-src 'none'"))
+    );
+    assert_eq!(page.header("cache-control"), Some("no-store"));
+    assert!(
+        page.header("set-cookie")
+            .is_some_and(|c| c.contains("HttpOnly"))
+    );
+    assert!(page.body.contains(&app.client_id), "the client's id");
+    assert!(
+        page.body.contains("Notes &lt;b&gt;app&lt;/b&gt;") && !page.body.contains("<b>app"),
+        "the client's name, escaped: {}",
+        page.body
+    );
+    page.input("token").expect("a form token")
+}
+
+/// The code of a redirect back to the client (with its state and the issuer).
+#[track_caller]
+pub(crate) fn code_of(page: &Page, app: &App, node: &Node) -> String {
+    assert_eq!(page.status, StatusCode::FOUND, "{}", page.body);
+    let location = page.location().expect("a redirect");
+    assert!(location.starts_with(&app.redirect_uri), "{location}");
+    let back = query(location);
+    assert_eq!(back.get("state").map(String::as_str), Some("client-state"));
+    assert_eq!(back.get("iss"), Some(&node.issuer));
+    back.get("code").expect("a code").clone()
+}
+
+/// Calls `tool` at the node's `/mcp` with `token`: the status and the result's text.
+pub(crate) async fn call(node: &Node, token: &str, tool: &str) -> (StatusCode, String) {
+    let (status, _, body) = modern_call(&node.server, Some(token), tool, json!({})).await;
+    let text = body["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    (status, text)
+}
+
+#[allow(dead_code)]
+fn addr_of(node: &Node) -> SocketAddr {
+    node.server.addr
+}
