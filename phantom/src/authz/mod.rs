@@ -13,8 +13,11 @@
 //!   [`Keyring::issue`];
 //! - [`Metadata`]: the RFC 8414 authorization server metadata document;
 //! - [`AuthorizationServer`]: the endpoints served as an axum router (the metadata, the JWKS,
-//!   dynamic client registration within [`RegistrationLimits`]), merged beside the MCP
-//!   endpoint.
+//!   dynamic client registration within [`RegistrationLimits`], and the sign-in: the
+//!   authorization request, the [`Upstream`] provider's callback, the consent page, the token
+//!   and revocation endpoints), merged beside the MCP endpoint;
+//! - [`Upstream`] and [`Identity`]: the identity provider users sign in with and who signed in,
+//!   mapped to scopes by the app ([`AuthorizationServer::grant`]).
 //!
 //! Its state (registered clients, pending authorizations and codes, refresh-token families,
 //! consents) crosses the store seams [`ClientStore`](crate::store::ClientStore),
