@@ -1,21 +1,8 @@
 //! What [`JwtVerifier::discover`](super::JwtVerifier::discover) reads from an issuer: its
 //! authorization server metadata (RFC 8414 or OpenID discovery), which names its `jwks_uri`, and
-//! the JWKS there; each GET bounded in time and size.
+//! the JWKS there; each GET bounded in time and size ([`Fetch`]).
 
-use std::time::Duration;
-
-use bytes::Bytes;
-use http::{Request, header};
-use http_body_util::{BodyExt as _, Empty, Limited};
-use hyper_util::client::legacy::Client as Hyper;
-use hyper_util::rt::TokioExecutor;
-use serde_json::Value;
-
-/// The longest an issuer may take to answer one GET, its body included.
-const TIMEOUT: Duration = Duration::from_secs(10);
-
-/// The largest document read from an issuer (metadata or JWKS).
-const LIMIT: usize = 1 << 20;
+use crate::kernel::Fetch;
 
 /// Why [`JwtVerifier::discover`](super::JwtVerifier::discover) could not trust an issuer's keys:
 /// the issuer, the URL being read and what was wrong with it.
@@ -44,71 +31,6 @@ impl DiscoveryError {
     /// The URL that failed: the issuer itself, a metadata address, or the `jwks_uri`.
     pub fn url(&self) -> &str {
         &self.url
-    }
-}
-
-/// GETs of an issuer's JSON documents: no redirect followed, no connection kept between them
-/// (a JWKS is read again at most once a refetch interval), each within [`TIMEOUT`] and
-/// [`LIMIT`].
-pub(super) struct Fetch {
-    client: Hyper<crate::kernel::Connector, Empty<Bytes>>,
-    timeout: Duration,
-}
-
-impl Fetch {
-    /// A fetch over the client's connector (`https://` with the feature `tls`, trusting the
-    /// platform's roots); why there is none (no trusted root at all).
-    pub(super) fn new() -> Result<Self, String> {
-        let connector = crate::kernel::connector(&crate::kernel::Trust::default())?;
-        Ok(Self {
-            client: Hyper::builder(TokioExecutor::new())
-                .pool_max_idle_per_host(0)
-                .build(connector),
-            timeout: TIMEOUT,
-        })
-    }
-
-    /// The JSON object at `url`; `Ok(None)` when the answer is a 4xx (no document there).
-    pub(super) async fn json(&self, url: &str) -> Result<Option<Value>, String> {
-        let uri: http::Uri = url.parse().map_err(|e| format!("not a URL: {e}"))?;
-        crate::kernel::check_scheme(&uri)?;
-        let request = Request::get(uri)
-            .header(header::ACCEPT, "application/json")
-            .body(Empty::new())
-            .map_err(|e| format!("not a URL: {e}"))?;
-        let answer = async {
-            let response = self
-                .client
-                .request(request)
-                .await
-                .map_err(|e| crate::kernel::describe(&e))?;
-            let status = response.status();
-            if status.is_client_error() {
-                return Ok(None);
-            }
-            if !status.is_success() {
-                return Err(format!("answered HTTP {status}"));
-            }
-            let body = Limited::new(response.into_body(), LIMIT)
-                .collect()
-                .await
-                .map_err(|e| {
-                    if e.is::<http_body_util::LengthLimitError>() {
-                        format!("the answer is larger than {} KiB", LIMIT >> 10)
-                    } else {
-                        format!("reading the answer: {e}")
-                    }
-                })?
-                .to_bytes();
-            match serde_json::from_slice::<Value>(&body) {
-                Ok(value) if value.is_object() => Ok(Some(value)),
-                Ok(_) => Err("the answer is not a JSON object".into()),
-                Err(e) => Err(format!("the answer is not JSON: {e}")),
-            }
-        };
-        tokio::time::timeout(self.timeout, answer)
-            .await
-            .map_err(|_| format!("no answer within {:?}", self.timeout))?
     }
 }
 
@@ -165,7 +87,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_issuer_that_is_not_an_http_url_is_refused_before_any_request() {
-        let fetch = Fetch::new().expect("a connector");
+        let fetch = Fetch::new(&crate::kernel::Trust::default()).expect("a connector");
         for (issuer, problem) in [
             ("auth.example", "the issuer is not an absolute URL"),
             (
@@ -179,41 +101,6 @@ mod tests {
         ] {
             let error = jwks_uri(&fetch, issuer).await.expect_err(issuer);
             assert_eq!(error, DiscoveryError::new(issuer, issuer, problem));
-        }
-    }
-
-    #[tokio::test]
-    async fn a_server_that_never_answers_is_given_up_on() {
-        // Connections are accepted (into the backlog) and never answered.
-        let silent = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
-        let url = format!("http://{}/jwks", silent.local_addr().expect("an address"));
-        let fetch = Fetch {
-            timeout: Duration::from_millis(200),
-            ..Fetch::new().expect("a connector")
-        };
-        let error = tokio::time::timeout(Duration::from_secs(5), fetch.json(&url))
-            .await
-            .expect("the fetch gives up by itself")
-            .expect_err("no answer");
-        assert_eq!(error, "no answer within 200ms");
-    }
-
-    #[cfg(not(feature = "tls"))]
-    #[tokio::test]
-    async fn an_https_url_says_tls_is_not_built_in() {
-        for url in [
-            "https://auth.example/.well-known/openid-configuration",
-            "HTTPS://auth.example/.well-known/openid-configuration",
-        ] {
-            let error = Fetch::new()
-                .expect("a connector")
-                .json(url)
-                .await
-                .expect_err("no TLS");
-            assert!(
-                error.starts_with("https:// needs phantom's `tls` feature"),
-                "{error}"
-            );
         }
     }
 }

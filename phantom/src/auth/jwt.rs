@@ -14,8 +14,9 @@ use jsonwebtoken::jwk::{AlgorithmParameters, Jwk, JwkSet, KeyAlgorithm};
 use jsonwebtoken::{Algorithm, DecodingKey, Header, Validation};
 use serde_json::{Map, Value};
 
-use super::discover::{self, DiscoveryError, Fetch};
+use super::discover::{self, DiscoveryError};
 use super::{AuthInfo, InvalidToken, TokenVerifier};
+use crate::kernel::{Fetch, Trust};
 
 /// The least time between two fetches of a discovered JWKS, by default.
 const REFETCH_INTERVAL: Duration = Duration::from_secs(60);
@@ -152,27 +153,38 @@ impl JwtVerifier {
         let issuer = issuer.to_owned();
         let audience = audience.into();
         async move {
-            let fetch =
-                Fetch::new().map_err(|problem| DiscoveryError::new(&issuer, &issuer, problem))?;
+            let fetch = Fetch::new(&Trust::default())
+                .map_err(|problem| DiscoveryError::new(&issuer, &issuer, problem))?;
             let jwks_uri = discover::jwks_uri(&fetch, &issuer).await?;
-            let source = Source {
-                fetch,
-                jwks_uri,
-                refetched: Arc::default(),
-            };
-            let keys = source
-                .keys()
+            Self::following(fetch, &jwks_uri, issuer.clone(), audience)
                 .await
-                .map_err(|problem| DiscoveryError::new(&issuer, &source.jwks_uri, problem))?;
-            Ok(Self {
-                keys: Arc::new(ArcSwap::from_pointee(keys)),
-                audiences: vec![audience],
-                issuers: vec![issuer],
-                leeway: 60,
-                source: Some(Arc::new(source)),
-                refetch_interval: REFETCH_INTERVAL,
-            })
+                .map_err(|problem| DiscoveryError::new(&issuer, &jwks_uri, problem))
         }
+    }
+
+    /// Trusts the keys of the JWKS at `jwks_uri`, read with `fetch` now and again when a token
+    /// names a key it does not know, for tokens `issuer` issued for `audience`; why the JWKS
+    /// cannot be used.
+    pub(crate) async fn following(
+        fetch: Fetch,
+        jwks_uri: &str,
+        issuer: String,
+        audience: String,
+    ) -> Result<Self, String> {
+        let source = Source {
+            fetch,
+            jwks_uri: jwks_uri.to_owned(),
+            refetched: Arc::default(),
+        };
+        let keys = source.keys().await?;
+        Ok(Self {
+            keys: Arc::new(ArcSwap::from_pointee(keys)),
+            audiences: vec![audience],
+            issuers: vec![issuer],
+            leeway: 60,
+            source: Some(Arc::new(source)),
+            refetch_interval: REFETCH_INTERVAL,
+        })
     }
 
     /// [`new`](Self::new) from the JWKS document's JSON text.

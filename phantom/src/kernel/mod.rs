@@ -10,6 +10,8 @@ mod connector;
 #[cfg(any(feature = "oauth", feature = "authz"))]
 pub(crate) mod es256;
 mod failure;
+#[cfg(feature = "jwt")]
+mod fetch;
 mod ids;
 mod lock;
 mod named;
@@ -32,6 +34,12 @@ pub(crate) use connector::{Connector, Trust, check_scheme, client, connector, de
 pub(crate) use failure::{
     Failure, Handling, bad_request, guarded, invalid, parse_params, target_member, unknown,
 };
+#[cfg(feature = "jwt")]
+#[cfg_attr(
+    not(feature = "authz"),
+    allow(unused_imports, reason = "`Answer` is read by `authz`")
+)]
+pub(crate) use fetch::{Answer, Fetch};
 pub(crate) use ids::{random_bytes, random_id};
 pub(crate) use lock::Locked;
 pub(crate) use named::named_arguments;
