@@ -23,6 +23,9 @@
 //! - `signin`: its sign-in flow with the test as the browser (`browser`): `/authorize`, the
 //!   upstream provider, the consent page, `/token`, a scoped tool, refresh and revocation, two
 //!   nodes sharing stores, and the bad-input matrix of every step;
+//! - `idp`: a scripted OpenID Connect identity provider (discovery, an authorization endpoint
+//!   that signs its user in at once, a token endpoint checking PKCE and the client's credentials,
+//!   ES256 ID tokens), with knobs to make it refuse, lie or fail; `upstream`: its own checks;
 //! - `roles`: the `roles` example's opaque bearer tokens (`StaticTokens`) and per-tool scopes:
 //!   401 without a known token, a reader refused `403 insufficient_scope` on the admin's tool;
 //! - `cancel_and_auth`: a dropped 2026-07-28 response cancels its handler; protected-resource
@@ -45,6 +48,7 @@ mod callbacks;
 mod cancel_and_auth;
 mod drain;
 mod escaped;
+mod idp;
 mod interactive;
 mod jwks;
 mod legacy;
@@ -62,3 +66,4 @@ mod support;
 mod tasks;
 mod telemetry;
 mod transport;
+mod upstream;

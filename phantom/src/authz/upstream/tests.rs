@@ -52,6 +52,8 @@ struct Provider {
     key: SigningKey,
     other: SigningKey,
     pending: Mutex<HashMap<String, Pending>>,
+    /// The codes and ID tokens it issued.
+    issued: Mutex<Vec<String>>,
 }
 
 fn query(text: &str) -> HashMap<String, String> {
@@ -97,6 +99,7 @@ async fn serve(
         "/authorize" => {
             let asked = query(uri.query().unwrap_or_default());
             let code = crate::kernel::random_id::<8>();
+            provider.issued.lock().unwrap().push(code.clone());
             provider.pending.lock().unwrap().insert(
                 code.clone(),
                 Pending {
@@ -188,6 +191,7 @@ fn token(provider: &Provider, headers: &HeaderMap, body: &str) -> Response {
         &provider.key
     };
     let id_token = es256::sign(key, &json!({"alg": "ES256", "kid": "k1"}), &claims);
+    provider.issued.lock().unwrap().push(id_token.clone());
     json_answer(&json!({
         "access_token": "upstream-access-token",
         "token_type": "Bearer",
@@ -207,6 +211,11 @@ fn json_answer(value: &Value) -> Response {
 
 /// A provider playing `script`, and its issuer.
 async fn provider(script: Script) -> String {
+    serving(script).await.0
+}
+
+/// A provider playing `script`: its issuer, and the provider to ask what it issued.
+async fn serving(script: Script) -> (String, Arc<Provider>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let provider = Arc::new(Provider {
@@ -215,15 +224,23 @@ async fn provider(script: Script) -> String {
         key: es256::new_key(),
         other: es256::new_key(),
         pending: Mutex::default(),
+        issued: Mutex::default(),
     });
-    let app = axum::Router::new().fallback(serve).with_state(provider);
+    let app = axum::Router::new()
+        .fallback(serve)
+        .with_state(Arc::clone(&provider));
     tokio::spawn(async move { axum::serve(listener, app).await });
-    base
+    (base, provider)
 }
 
 /// A whole sign-in: start, the browser sent to the provider and back, finish.
 async fn sign_in(upstream: &Upstream) -> Result<Identity, UpstreamError> {
     let started = upstream.start(REDIRECT_URI, "st&te").await?;
+    redirected(upstream, &started).await
+}
+
+/// The browser at `started.url`, sent back to the callback: the sign-in finished.
+async fn redirected(upstream: &Upstream, started: &Started) -> Result<Identity, UpstreamError> {
     let fetch = Fetch::new(&Trust::default()).unwrap();
     let request = Request::get(started.url.as_str())
         .body(Full::default())
@@ -233,7 +250,7 @@ async fn sign_in(upstream: &Upstream) -> Result<Identity, UpstreamError> {
     let location = answer.headers[header::LOCATION].to_str().unwrap();
     let back = query(location.split_once('?').unwrap().1);
     assert_eq!(back["state"], "st&te");
-    upstream.finish(REDIRECT_URI, &back["code"], &started).await
+    upstream.finish(REDIRECT_URI, &back["code"], started).await
 }
 
 async fn signed_in_with(script: Script) -> Result<Identity, UpstreamError> {
@@ -467,4 +484,75 @@ fn presets_ask_their_default_scopes() {
         Upstream::google("i", "s").scopes(["openid"]).scopes,
         ["openid"]
     );
+}
+
+/// Everything logged, at every level.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn no_secret_code_verifier_or_token_is_ever_logged() {
+    // A callsite first reached on a thread without a subscriber could be cached as unwanted
+    // everywhere; with a global one (that keeps nothing), none is.
+    let _ = tracing::subscriber::set_global_default(tracing_subscriber::registry());
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut secrets = vec![CLIENT_SECRET.to_owned(), "upstream-access-token".to_owned()];
+    runtime.block_on(async {
+        let scripts = [
+            Script {
+                email_in_userinfo: true,
+                ..Script::default()
+            },
+            Script {
+                post_only: true,
+                ..Script::default()
+            },
+            Script {
+                foreign_key: true,
+                ..Script::default()
+            },
+            Script {
+                nonce: Some("replayed".into()),
+                ..Script::default()
+            },
+        ];
+        for script in scripts {
+            let (issuer, provider) = serving(script).await;
+            let upstream = Upstream::oidc(issuer, CLIENT_ID, CLIENT_SECRET);
+            let started = upstream.start(REDIRECT_URI, "st&te").await.unwrap();
+            let _ = redirected(&upstream, &started).await;
+            secrets.push(started.verifier);
+            secrets.extend(provider.issued.lock().unwrap().iter().cloned());
+        }
+    });
+    let logged = String::from_utf8_lossy(&captured.0.lock().unwrap()).into_owned();
+    assert!(logged.contains("identity provider discovered"), "{logged}");
+    for secret in &secrets {
+        assert!(
+            !logged.contains(secret.as_str()),
+            "{secret} logged: {logged}"
+        );
+    }
 }
