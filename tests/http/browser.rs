@@ -99,7 +99,7 @@ pub(crate) fn form(pairs: &[(&str, &str)]) -> String {
         .join("&")
 }
 
-/// The browser: cookies by origin.
+/// The browser: cookies by host (as browsers keep them: not by port).
 #[derive(Debug, Default)]
 pub(crate) struct Browser {
     cookies: Mutex<HashMap<String, HashMap<String, String>>>,
@@ -137,11 +137,6 @@ impl Browser {
         send(Method::POST, url, &all, Some(body), None).await
     }
 
-    /// Forgets every cookie (another browser, in effect).
-    pub(crate) fn forget_cookies(&self) {
-        self.cookies.lock().unwrap().clear();
-    }
-
     async fn send(
         &self,
         method: Method,
@@ -149,7 +144,7 @@ impl Browser {
         headers: &[(&str, &str)],
         body: Option<&str>,
     ) -> Page {
-        let origin = origin(url).to_owned();
+        let origin = host(url).to_owned();
         let cookie = self.cookies.lock().unwrap().get(&origin).map(|jar| {
             jar.iter()
                 .map(|(n, v)| format!("{n}={v}"))
@@ -174,10 +169,10 @@ impl Browser {
     }
 }
 
-fn origin(url: &str) -> &str {
+fn host(url: &str) -> &str {
     let rest = url.strip_prefix("http://").expect("an http:// URL");
-    let end = rest.find(['/', '?']).unwrap_or(rest.len());
-    &url[..7 + end]
+    let end = rest.find(['/', '?', ':']).unwrap_or(rest.len());
+    &rest[..end]
 }
 
 async fn send(

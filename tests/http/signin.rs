@@ -3,7 +3,6 @@
 //! `/token`, a scoped tool called at `/mcp`, refresh and revocation; and the bad-input matrix,
 //! each answered with the RFC's error and nothing issued.
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 use base64::Engine as _;
@@ -547,22 +546,468 @@ async fn bad_token_requests_get_the_rfc_error_and_no_token() {
     );
 }
 
-/// Signs in through the upstream at `url` (the browser sent there by `/authorize`): the test
-/// plays the user at the upstream provider; the answer is the browser's landing back at
-/// phantom's `/callback`.
-pub(crate) async fn through_upstream(browser: &Browser, node: &Node, url: &str) -> Page {
-    let mut at = url.to_owned();
-    for _ in 0..5 {
-        let page = browser.get(&at).await;
-        if at.starts_with(&format!("{}/callback", node.issuer)) {
-            return page;
+/// The user signs in at the upstream provider the browser was sent to (`url`): the provider
+/// answers with a redirect to phantom's `/callback`, whose URL this is.
+pub(crate) async fn at_upstream(browser: &Browser, node: &Node, url: &str) -> String {
+    let page = browser.get(url).await;
+    let location = page
+        .location()
+        .unwrap_or_else(|| panic!("the upstream redirects: {} {}", page.status, page.body));
+    assert!(
+        location.starts_with(&format!("{}/callback?", node.issuer)),
+        "{location}"
+    );
+    location.to_owned()
+}
+
+/// `url` (on any node of the app) sent to `node`'s own address instead.
+pub(crate) fn on(node: &Node, url: &str) -> String {
+    let rest = url.strip_prefix("http://").expect("an http:// URL");
+    let path = rest.find('/').map_or("/", |at| &rest[at..]);
+    format!("http://{}{path}", node.server.addr)
+}
+
+/// The browser from `/authorize` (for `scope`) to phantom's answer at `/callback`: the consent
+/// page, or a redirect back to the client.
+pub(crate) async fn signing_in(browser: &Browser, node: &Node, app: &App, scope: &str) -> Page {
+    let started = browser.get(&app.authorize_url(node, scope, &[])).await;
+    let upstream = to_upstream(&started, node);
+    let callback = at_upstream(browser, node, &upstream).await;
+    browser.get(&callback).await
+}
+
+/// The user's answer to the consent page `page`.
+pub(crate) async fn answer(
+    browser: &Browser,
+    node: &Node,
+    app: &App,
+    page: &Page,
+    decision: &str,
+) -> Page {
+    let token = consent_token(page, app);
+    browser
+        .post(
+            &format!("{}/consent", node.issuer),
+            &form(&[("token", &token), ("decision", decision)]),
+        )
+        .await
+}
+
+/// A code for `scope`: signed in, consent given if asked.
+pub(crate) async fn code_for(browser: &Browser, node: &Node, app: &App, scope: &str) -> String {
+    let back = signing_in(browser, node, app, scope).await;
+    let back = if back.status == StatusCode::OK {
+        answer(browser, node, app, &back, "allow").await
+    } else {
+        back
+    };
+    code_of(&back, app, node)
+}
+
+/// The tokens of a successful token response.
+#[track_caller]
+pub(crate) fn tokens(page: &Page) -> (String, String, Value) {
+    assert_eq!(page.status, StatusCode::OK, "{}", page.body);
+    assert_eq!(page.header("cache-control"), Some("no-store"));
+    let body = page.json();
+    assert_eq!(body["token_type"], "Bearer");
+    assert_eq!(body["expires_in"], 300);
+    (
+        body["access_token"]
+            .as_str()
+            .expect("an access token")
+            .to_owned(),
+        body["refresh_token"]
+            .as_str()
+            .expect("a refresh token")
+            .to_owned(),
+        body,
+    )
+}
+
+/// The upstream: the scripted provider, with the credentials phantom is registered with there.
+fn upstream_at(idp: &str) -> Upstream {
+    Upstream::oidc(idp, crate::idp::CLIENT_ID, crate::idp::CLIENT_SECRET)
+}
+
+async fn idp() -> (crate::idp::Idp, Upstream) {
+    let (idp, url) = crate::idp::Idp::start(crate::idp::Knobs::default()).await;
+    (idp, upstream_at(&url))
+}
+
+#[tokio::test]
+async fn a_user_signs_in_consents_calls_a_scoped_tool_and_refreshes() {
+    let (_idp, upstream) = idp().await;
+    let node = node(upstream, &Shared::default(), |a| a).await;
+    let app = App::register(&node, false).await;
+    let browser = Browser::new();
+
+    let consent = signing_in(&browser, &node, &app, "notes:read").await;
+    assert!(consent.body.contains("notes:read"), "{}", consent.body);
+    assert!(
+        consent.body.contains(&format!("{}/mcp", node.issuer)),
+        "the resource"
+    );
+    assert!(consent.body.contains("ada@example.com"), "the user");
+    let back = answer(&browser, &node, &app, &consent, "allow").await;
+    let code = code_of(&back, &app, &node);
+
+    let (access, refresh, body) = tokens(&app.redeem(&node, &code).await);
+    assert_eq!(body["scope"], "notes:read");
+    assert_eq!(
+        call(&node, &access, "whoami").await,
+        (StatusCode::OK, "user-1 ada@example.com".into())
+    );
+    let (status, _) = call(&node, &access, "write").await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "a scope not granted");
+
+    let again = app.redeem(&node, &code).await;
+    assert_eq!(
+        token_error(&again, StatusCode::BAD_REQUEST),
+        "invalid_grant",
+        "code reuse"
+    );
+
+    let refreshing = |token: String| {
+        let app = &app;
+        let node = &node;
+        async move {
+            app.token(
+                node,
+                &[("grant_type", "refresh_token"), ("refresh_token", &token)],
+            )
+            .await
         }
-        at = page
-            .location()
-            .unwrap_or_else(|| panic!("the upstream redirects: {} {}", page.status, page.body))
-            .to_owned();
+    };
+    let (access2, refresh2, _) = tokens(&refreshing(refresh.clone()).await);
+    assert_ne!(refresh2, refresh, "rotated");
+    assert_eq!(call(&node, &access2, "whoami").await.0, StatusCode::OK);
+    let narrowed = app
+        .token(
+            &node,
+            &[
+                ("grant_type", "refresh_token"),
+                ("refresh_token", &refresh2),
+                ("scope", ""),
+            ],
+        )
+        .await;
+    let (_, refresh3, _) = tokens(&narrowed);
+
+    let reused = refreshing(refresh.clone()).await;
+    assert_eq!(
+        token_error(&reused, StatusCode::BAD_REQUEST),
+        "invalid_grant"
+    );
+    assert!(reused.body.contains("revoked"), "{}", reused.body);
+    let after = refreshing(refresh3).await;
+    assert_eq!(
+        token_error(&after, StatusCode::BAD_REQUEST),
+        "invalid_grant",
+        "the family's current token is revoked with it"
+    );
+}
+
+#[tokio::test]
+async fn a_wider_scope_at_refresh_is_refused_and_a_revoked_family_refreshes_no_more() {
+    let (_idp, upstream) = idp().await;
+    let node = node(upstream, &Shared::default(), |a| a).await;
+    let app = App::register(&node, true).await;
+    let browser = Browser::new();
+
+    let code = code_for(&browser, &node, &app, "notes:read").await;
+    let (access, refresh, _) = tokens(&app.redeem(&node, &code).await);
+    let wider = app
+        .token(
+            &node,
+            &[
+                ("grant_type", "refresh_token"),
+                ("refresh_token", &refresh),
+                ("scope", "notes:read notes:write"),
+            ],
+        )
+        .await;
+    assert_eq!(
+        token_error(&wider, StatusCode::BAD_REQUEST),
+        "invalid_scope"
+    );
+
+    let code = code_for(&browser, &node, &app, "notes:read").await;
+    let (_, refresh, _) = tokens(&app.redeem(&node, &code).await);
+    let revoke = format!("{}/revoke", node.issuer);
+    for token in [access.as_str(), refresh.as_str(), "unknown"] {
+        let revoked = app.post(&revoke, &[("token", token)]).await;
+        assert_eq!(revoked.status, StatusCode::OK, "{}", revoked.body);
     }
-    panic!("the upstream does not come back to the callback")
+    let after = app
+        .token(
+            &node,
+            &[("grant_type", "refresh_token"), ("refresh_token", &refresh)],
+        )
+        .await;
+    assert_eq!(
+        token_error(&after, StatusCode::BAD_REQUEST),
+        "invalid_grant"
+    );
+}
+
+#[tokio::test]
+async fn a_code_needs_its_verifier_its_redirect_uri_and_its_client() {
+    let (_idp, upstream) = idp().await;
+    let node = node(upstream, &Shared::default(), |a| a).await;
+    let app = App::register(&node, false).await;
+    let other = App::register(&node, false).await;
+    let browser = Browser::new();
+    let wrong_verifier = other.verifier.clone();
+    let cases: [(&str, Vec<(&str, &str)>, &App); 4] = [
+        (
+            "a wrong verifier",
+            vec![("code_verifier", &wrong_verifier)],
+            &app,
+        ),
+        (
+            "another redirect URI",
+            vec![("redirect_uri", "http://127.0.0.1:5174/cb")],
+            &app,
+        ),
+        ("no redirect URI", vec![("redirect_uri", "")], &app),
+        ("another client", vec![], &other),
+    ];
+    for (what, changes, client) in cases {
+        let code = code_for(&browser, &node, &app, "notes:read").await;
+        let mut pairs: Vec<(&str, &str)> = vec![
+            ("grant_type", "authorization_code"),
+            ("code", &code),
+            ("redirect_uri", &app.redirect_uri),
+            ("code_verifier", &app.verifier),
+        ];
+        for (name, value) in &changes {
+            pairs.retain(|(n, _)| n != name);
+            if !value.is_empty() {
+                pairs.push((name, value));
+            }
+        }
+        let refused = client.token(&node, &pairs).await;
+        assert_eq!(
+            token_error(&refused, StatusCode::BAD_REQUEST),
+            "invalid_grant",
+            "{what}"
+        );
+        let later = app.redeem(&node, &code).await;
+        assert_eq!(
+            token_error(&later, StatusCode::BAD_REQUEST),
+            "invalid_grant",
+            "{what}: the code is used up"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_refused_consent_gets_no_code_and_a_remembered_one_is_not_asked_again_until_a_new_scope()
+{
+    let (_idp, upstream) = idp().await;
+    let node = node(upstream, &Shared::default(), |a| a).await;
+    let app = App::register(&node, false).await;
+    let browser = Browser::new();
+
+    let consent = signing_in(&browser, &node, &app, "notes:read").await;
+    let refused = answer(&browser, &node, &app, &consent, "deny").await;
+    assert_refused(&refused, &app, &node, "access_denied");
+    let again = signing_in(&browser, &node, &app, "notes:read").await;
+    assert_eq!(
+        again.status,
+        StatusCode::OK,
+        "a refusal is not remembered: asked again"
+    );
+
+    let back = answer(&browser, &node, &app, &again, "allow").await;
+    code_of(&back, &app, &node);
+    let remembered = signing_in(&browser, &node, &app, "notes:read").await;
+    let code = code_of(&remembered, &app, &node);
+    tokens(&app.redeem(&node, &code).await);
+
+    let wider = signing_in(&browser, &node, &app, "notes:read notes:write").await;
+    assert_eq!(wider.status, StatusCode::OK, "a new scope asks again");
+    assert!(wider.body.contains("notes:write"));
+    let other = App::register(&node, false).await;
+    let other_client = signing_in(&browser, &node, &other, "notes:read").await;
+    assert_eq!(
+        other_client.status,
+        StatusCode::OK,
+        "another client asks again"
+    );
+}
+
+#[tokio::test]
+async fn a_consent_posted_without_the_browsers_cookie_or_with_a_wrong_token_issues_nothing() {
+    let (_idp, upstream) = idp().await;
+    let node = node(upstream, &Shared::default(), |a| a).await;
+    let app = App::register(&node, false).await;
+    let browser = Browser::new();
+    let consent_url = format!("{}/consent", node.issuer);
+
+    let page = signing_in(&browser, &node, &app, "notes:read").await;
+    let token = consent_token(&page, &app);
+    let wrong = browser
+        .post(
+            &consent_url,
+            &form(&[("token", "forged"), ("decision", "allow")]),
+        )
+        .await;
+    assert_error_page(
+        &wrong,
+        StatusCode::FORBIDDEN,
+        "unknown, expired or answered",
+    );
+
+    let attacker = Browser::new();
+    let forged = attacker
+        .post(
+            &consent_url,
+            &form(&[("token", &token), ("decision", "allow")]),
+        )
+        .await;
+    assert_error_page(&forged, StatusCode::FORBIDDEN, "not shown to this browser");
+    let late = browser
+        .post(
+            &consent_url,
+            &form(&[("token", &token), ("decision", "allow")]),
+        )
+        .await;
+    assert_error_page(&late, StatusCode::FORBIDDEN, "answered already");
+}
+
+#[tokio::test]
+async fn a_callback_state_is_used_once_and_upstream_errors_go_back_to_the_client() {
+    let (idp, upstream) = idp().await;
+    let node = node(upstream, &Shared::default(), |a| a).await;
+    let app = App::register(&node, false).await;
+    let browser = Browser::new();
+
+    let started = browser
+        .get(&app.authorize_url(&node, "notes:read", &[]))
+        .await;
+    let callback = at_upstream(&browser, &node, &to_upstream(&started, &node)).await;
+    assert_eq!(browser.get(&callback).await.status, StatusCode::OK);
+    let replayed = browser.get(&callback).await;
+    assert_error_page(&replayed, StatusCode::BAD_REQUEST, "finished already");
+
+    idp.set(|knobs| knobs.deny = true);
+    let denied = signing_in(&browser, &node, &app, "notes:read").await;
+    assert_refused(&denied, &app, &node, "access_denied");
+    idp.set(|knobs| knobs.deny = false);
+
+    idp.set(|knobs| knobs.nonce = Some("another".into()));
+    let lying = signing_in(&browser, &node, &app, "notes:read").await;
+    assert_refused(&lying, &app, &node, "server_error");
+    idp.set(|knobs| knobs.nonce = None);
+
+    let started = browser
+        .get(&app.authorize_url(&node, "notes:read", &[]))
+        .await;
+    let callback = at_upstream(&browser, &node, &to_upstream(&started, &node)).await;
+    idp.stop();
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    let down = browser.get(&callback).await;
+    assert_refused(&down, &app, &node, "temporarily_unavailable");
+}
+
+#[tokio::test]
+async fn the_apps_grant_callback_maps_the_identity_to_scopes_or_refuses_it() {
+    let (_idp, upstream) = idp().await;
+    let node = node(upstream, &Shared::default(), |a| {
+        a.grant(|identity, requested| match identity.email() {
+            Some("ada@example.com") => Ok(requested
+                .iter()
+                .filter(|s| *s != "notes:write")
+                .cloned()
+                .collect()),
+            _ => Err("not a member".into()),
+        })
+    })
+    .await;
+    let app = App::register(&node, false).await;
+    let browser = Browser::new();
+    let code = code_for(&browser, &node, &app, "notes:read notes:write").await;
+    let (_, _, body) = tokens(&app.redeem(&node, &code).await);
+    assert_eq!(body["scope"], "notes:read", "the app's mapping");
+
+    let (_idp2, upstream) = idp().await;
+    let closed = node_with_grant(upstream).await;
+    let app = App::register(&closed, false).await;
+    let refused = signing_in(&browser, &closed, &app, "notes:read").await;
+    let description = assert_refused(&refused, &app, &closed, "access_denied");
+    assert_eq!(description, "members only");
+}
+
+async fn node_with_grant(upstream: Upstream) -> Node {
+    node(upstream, &Shared::default(), |a| {
+        a.grant(|_, _| Err("members only".into()))
+    })
+    .await
+}
+
+#[tokio::test]
+async fn two_nodes_sharing_stores_serve_each_step_of_one_sign_in() {
+    let (_idp, upstream) = idp().await;
+    let shared = Shared::default();
+    let a = node(upstream.clone(), &shared, |a| a).await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a port");
+    let b = node_on(listener, &a.issuer, upstream, &shared, |a| a).await;
+    assert_ne!(a.server.addr, b.server.addr);
+    let app = App::register(&b, false).await;
+    let browser = Browser::new();
+
+    let started = browser
+        .get(&on(&a, &app.authorize_url(&a, "notes:read", &[])))
+        .await;
+    let callback = at_upstream(&browser, &a, &to_upstream(&started, &a)).await;
+    let consent = browser.get(&on(&b, &callback)).await;
+    let token = consent_token(&consent, &app);
+    let back = browser
+        .post(
+            &on(&a, &format!("{}/consent", a.issuer)),
+            &form(&[("token", &token), ("decision", "allow")]),
+        )
+        .await;
+    let code = code_of(&back, &app, &a);
+    let redeemed = Browser::new()
+        .post_as_client(
+            &on(&b, &format!("{}/token", a.issuer)),
+            &[],
+            &form(&[
+                ("grant_type", "authorization_code"),
+                ("code", &code),
+                ("redirect_uri", &app.redirect_uri),
+                ("code_verifier", &app.verifier),
+                ("client_id", &app.client_id),
+            ]),
+        )
+        .await;
+    let (access, refresh, _) = tokens(&redeemed);
+    for node in [&a, &b] {
+        assert_eq!(call(node, &access, "whoami").await.0, StatusCode::OK);
+    }
+    let refreshed = app
+        .token(
+            &a,
+            &[("grant_type", "refresh_token"), ("refresh_token", &refresh)],
+        )
+        .await;
+    tokens(&refreshed);
+    let reused = app
+        .token(
+            &b,
+            &[("grant_type", "refresh_token"), ("refresh_token", &refresh)],
+        )
+        .await;
+    assert_eq!(
+        token_error(&reused, StatusCode::BAD_REQUEST),
+        "invalid_grant",
+        "a reuse seen by the other node"
+    );
 }
 
 /// Where `/authorize` sends the browser (the upstream), checking it is a redirect elsewhere.
@@ -618,9 +1063,4 @@ pub(crate) async fn call(node: &Node, token: &str, tool: &str) -> (StatusCode, S
         .unwrap_or_default()
         .to_owned();
     (status, text)
-}
-
-#[allow(dead_code)]
-fn addr_of(node: &Node) -> SocketAddr {
-    node.server.addr
 }
