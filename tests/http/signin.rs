@@ -682,17 +682,7 @@ async fn a_user_signs_in_consents_calls_a_scoped_tool_and_refreshes() {
     let (access2, refresh2, _) = tokens(&refreshing(refresh.clone()).await);
     assert_ne!(refresh2, refresh, "rotated");
     assert_eq!(call(&node, &access2, "whoami").await.0, StatusCode::OK);
-    let narrowed = app
-        .token(
-            &node,
-            &[
-                ("grant_type", "refresh_token"),
-                ("refresh_token", &refresh2),
-                ("scope", ""),
-            ],
-        )
-        .await;
-    let (_, refresh3, _) = tokens(&narrowed);
+    let (_, refresh3, _) = tokens(&refreshing(refresh2).await);
 
     let reused = refreshing(refresh.clone()).await;
     assert_eq!(
@@ -709,21 +699,48 @@ async fn a_user_signs_in_consents_calls_a_scoped_tool_and_refreshes() {
 }
 
 #[tokio::test]
-async fn a_wider_scope_at_refresh_is_refused_and_a_revoked_family_refreshes_no_more() {
+async fn a_refresh_may_narrow_not_widen_and_a_revoked_family_refreshes_no_more() {
     let (_idp, upstream) = idp().await;
     let node = node(upstream, &Shared::default(), |a| a).await;
     let app = App::register(&node, true).await;
     let browser = Browser::new();
 
-    let code = code_for(&browser, &node, &app, "notes:read").await;
-    let (access, refresh, _) = tokens(&app.redeem(&node, &code).await);
+    let code = code_for(&browser, &node, &app, "notes:read notes:write").await;
+    let (access, refresh, body) = tokens(&app.redeem(&node, &code).await);
+    assert_eq!(body["scope"], "notes:read notes:write");
+    assert_eq!(call(&node, &access, "write").await.0, StatusCode::OK);
+    let narrowed = app
+        .token(
+            &node,
+            &[
+                ("grant_type", "refresh_token"),
+                ("refresh_token", &refresh),
+                ("scope", "notes:read"),
+            ],
+        )
+        .await;
+    let (narrow, refresh, body) = tokens(&narrowed);
+    assert_eq!(body["scope"], "notes:read", "a refresh may narrow");
+    assert_eq!(call(&node, &narrow, "whoami").await.0, StatusCode::OK);
+    assert_eq!(call(&node, &narrow, "write").await.0, StatusCode::FORBIDDEN);
+    let (_, refresh, body) = tokens(
+        &app.token(
+            &node,
+            &[("grant_type", "refresh_token"), ("refresh_token", &refresh)],
+        )
+        .await,
+    );
+    assert_eq!(
+        body["scope"], "notes:read notes:write",
+        "the grant keeps its scopes"
+    );
     let wider = app
         .token(
             &node,
             &[
                 ("grant_type", "refresh_token"),
                 ("refresh_token", &refresh),
-                ("scope", "notes:read notes:write"),
+                ("scope", "notes:read notes:admin"),
             ],
         )
         .await;
