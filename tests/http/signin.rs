@@ -18,6 +18,12 @@ use crate::bearer::modern_call;
 use crate::browser::{Browser, Page, form, query};
 use crate::support::TestServer;
 
+/// A query or form parameter.
+type Param<'a> = (&'a str, &'a str);
+
+/// Parameters that replace the usual ones.
+type Params<'a> = &'a [Param<'a>];
+
 /// A server whose tools need `notes:read` and `notes:write`.
 #[derive(Clone)]
 struct Notes;
@@ -322,7 +328,7 @@ async fn bad_authorization_requests_go_back_to_the_client_with_the_rfc_error() {
     let node = node(unreachable(), &Shared::default(), |a| a).await;
     let app = App::register(&node, false).await;
     let browser = Browser::new();
-    let cases: &[(&[(&str, &str)], &str, &str)] = &[
+    let cases: &[(Params<'_>, &str, &str)] = &[
         (
             &[("code_challenge", "")],
             "invalid_request",
@@ -776,7 +782,7 @@ async fn a_code_needs_its_verifier_its_redirect_uri_and_its_client() {
     let other = App::register(&node, false).await;
     let browser = Browser::new();
     let wrong_verifier = other.verifier.clone();
-    let cases: [(&str, Vec<(&str, &str)>, &App); 4] = [
+    let cases: [(&str, Vec<Param<'_>>, &App); 4] = [
         (
             "a wrong verifier",
             vec![("code_verifier", &wrong_verifier)],
