@@ -136,7 +136,7 @@ impl App {
         };
         let made = Browser::new()
             .post_as_client(
-                &format!("{}/register", node.issuer),
+                &on(node, &format!("{}/register", node.issuer)),
                 &[("content-type", "application/json")],
                 &json!({"redirect_uris": ["http://127.0.0.1/cb"], "client_name": "Notes <b>app</b>",
                         "token_endpoint_auth_method": method})
@@ -179,7 +179,8 @@ impl App {
 
     /// A token request of `pairs`, authenticated as the client.
     pub(crate) async fn token(&self, node: &Node, pairs: &[(&str, &str)]) -> Page {
-        self.post(&format!("{}/token", node.issuer), pairs).await
+        self.post(&on(node, &format!("{}/token", node.issuer)), pairs)
+            .await
     }
 
     pub(crate) async fn post(&self, url: &str, pairs: &[(&str, &str)]) -> Page {
@@ -979,26 +980,68 @@ async fn two_nodes_sharing_stores_serve_each_step_of_one_sign_in() {
         .await
         .expect("a port");
     let b = node_on(listener, &a.issuer, upstream, &shared, |a| a).await;
+    one_sign_in_across(&a, &b).await;
+}
+
+#[tokio::test]
+async fn two_nodes_on_one_redis_serve_each_step_of_one_sign_in() {
+    use phantom_redis::{
+        Redis, RedisClientStore, RedisConsentStore, RedisGrantStore, RedisRefreshStore,
+    };
+    let redis = phantom_tests::redis::RedisServer::start();
+    let (_idp, upstream) = idp().await;
+    let on_redis = |redis: Redis| {
+        move |server: AuthorizationServer| {
+            server
+                .clients(RedisClientStore::new(redis.clone()))
+                .grants(RedisGrantStore::new(redis.clone()))
+                .refreshes(RedisRefreshStore::new(redis.clone()))
+                .consents(RedisConsentStore::new(redis))
+        }
+    };
+    let url = redis.url();
+    let ra = Redis::connect(&url).await.expect("connect");
+    let rb = Redis::connect(&url).await.expect("connect again");
+    // Each node keeps its memory stores apart: only Redis joins them.
+    let a = node(upstream.clone(), &Shared::default(), on_redis(ra)).await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a port");
+    let b = node_on(
+        listener,
+        &a.issuer,
+        upstream,
+        &Shared::default(),
+        on_redis(rb),
+    )
+    .await;
+    one_sign_in_across(&a, &b).await;
+}
+
+/// One sign-in, each step on the other node than the one before: registration on `b`, the
+/// authorization request on `a`, the callback on `b`, the consent on `a`, the token on `b`, the
+/// MCP call on both, a refresh on `a` and its reuse seen on `b`.
+async fn one_sign_in_across(a: &Node, b: &Node) {
     assert_ne!(a.server.addr, b.server.addr);
-    let app = App::register(&b, false).await;
+    let app = App::register(b, false).await;
     let browser = Browser::new();
 
     let started = browser
-        .get(&on(&a, &app.authorize_url(&a, "notes:read", &[])))
+        .get(&on(a, &app.authorize_url(a, "notes:read", &[])))
         .await;
-    let callback = at_upstream(&browser, &a, &to_upstream(&started, &a)).await;
-    let consent = browser.get(&on(&b, &callback)).await;
+    let callback = at_upstream(&browser, a, &to_upstream(&started, a)).await;
+    let consent = browser.get(&on(b, &callback)).await;
     let token = consent_token(&consent, &app);
     let back = browser
         .post(
-            &on(&a, &format!("{}/consent", a.issuer)),
+            &on(a, &format!("{}/consent", a.issuer)),
             &form(&[("token", &token), ("decision", "allow")]),
         )
         .await;
-    let code = code_of(&back, &app, &a);
+    let code = code_of(&back, &app, a);
     let redeemed = Browser::new()
         .post_as_client(
-            &on(&b, &format!("{}/token", a.issuer)),
+            &on(b, &format!("{}/token", a.issuer)),
             &[],
             &form(&[
                 ("grant_type", "authorization_code"),
@@ -1010,19 +1053,19 @@ async fn two_nodes_sharing_stores_serve_each_step_of_one_sign_in() {
         )
         .await;
     let (access, refresh, _) = tokens(&redeemed);
-    for node in [&a, &b] {
+    for node in [a, b] {
         assert_eq!(call(node, &access, "whoami").await.0, StatusCode::OK);
     }
     let refreshed = app
         .token(
-            &a,
+            a,
             &[("grant_type", "refresh_token"), ("refresh_token", &refresh)],
         )
         .await;
     tokens(&refreshed);
     let reused = app
         .token(
-            &b,
+            b,
             &[("grant_type", "refresh_token"), ("refresh_token", &refresh)],
         )
         .await;
