@@ -160,6 +160,9 @@ if ! $only_rust; then
   step "the authorization server's upstream against oidc-provider 9.13.3: discovery, the authorization URL to its login, a sign-in by the scripted browser finished with its RS256 ID token"
   bash tests/harness/oauth/upstream.sh
 
+  step "authorization server end to end: examples/signin as two nodes on one Redis behind HAProxy, signing users in through oidc-provider; the official suite's authorization mode (--client-id, the browser scripted), the TypeScript SDK's, Python mcp's and cargo phantom's OAuth clients calling a scoped tool; each step on the node the test names; consent refused, remembered and asked again; the provider's own token refused; the provider down mid-flow; no secret in any output"
+  bash tests/harness/authz/run.sh
+
   step "failover: a node killed (SIGKILL) with a legacy stream open; the client resumes on the other node"
   bash tests/harness/failover/run.sh
 

@@ -5,12 +5,15 @@
 
 use http::{Method, StatusCode};
 use phantom::auth::{BearerAuth, JwtVerifier, ProtectedResource, TokenVerifier as _};
-use phantom::authz::{AccessToken, AuthorizationServer, Keyring, SigningKey};
+use phantom::authz::{AccessToken, AuthorizationServer, Keyring, SigningKey, Upstream};
 use phantom::http::HttpConfig;
 use phantom::prelude::*;
 use serde_json::{Value, json};
 
 use crate::bearer::modern_call;
+use crate::browser::Browser;
+use crate::idp::{Idp, Knobs};
+use crate::signin;
 use crate::support::TestServer;
 
 const AUDIENCE: &str = "http://127.0.0.1/mcp";
@@ -236,45 +239,91 @@ async fn served_beside_mcp_on_phantoms_own_listener() {
 async fn no_secret_or_token_is_ever_logged() {
     let (captured, _guard) = phantom_tests::logs::Captured::trace();
 
-    let issuer = "http://127.0.0.1";
-    let authz = AuthorizationServer::new(issuer, Keyring::new(SigningKey::generate()));
-    let config = phantom::Config::default()
-        .with_bearer_auth(BearerAuth::new(authz.keyring().verifier(issuer, AUDIENCE)));
-    let http = HttpConfig::default().with_authorization_server(&authz);
-    let server = TestServer::start_configured(Notes, config, http).await;
-    let registered = server
-        .request(Method::POST)
-        .path("/register")
-        .header("content-type", "application/json")
-        .body(
-            json!({"redirect_uris": ["https://app.example/cb"],
-                   "token_endpoint_auth_method": "client_secret_post"})
-            .to_string(),
-        )
-        .send()
-        .await
-        .json()
-        .await;
-    let secret = registered["client_secret"]
-        .as_str()
-        .expect("a secret")
-        .to_owned();
-    let token = authz.keyring().issue(
-        &AccessToken::new(issuer, AUDIENCE, "ada", "client-1").scopes(["notes:read"]),
-        now(),
-    );
-    let (status, _, _) = modern_call(&server, Some(&token), "whoami", json!({})).await;
-    assert_eq!(status, StatusCode::OK);
-    let (status, _, _) = modern_call(&server, Some("forged.token.here"), "whoami", json!({})).await;
-    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (idp, idp_url) = Idp::start(Knobs::default()).await;
+    let upstream = Upstream::oidc(&idp_url, crate::idp::CLIENT_ID, crate::idp::CLIENT_SECRET);
+    let node = signin::node(upstream, &signin::Shared::default(), |a| a).await;
+    let app = signin::App::register(&node, true).await;
+    let browser = Browser::new();
 
+    let consent = signin::signing_in(&browser, &node, &app, "notes:read").await;
+    let cookie = consent
+        .header("set-cookie")
+        .and_then(|c| c.split(';').next())
+        .and_then(|c| c.split_once('='))
+        .map(|(_, v)| v.to_owned())
+        .expect("a consent cookie");
+    let form_token = consent.input("token").expect("a form token");
+    let back = signin::answer(&browser, &node, &app, &consent, "allow").await;
+    let code = signin::code_of(&back, &app, &node);
+    let (access, refresh, _) = signin::tokens(&app.redeem(&node, &code).await);
+    let reused = app.redeem(&node, &code).await;
+    assert_eq!(reused.status, StatusCode::BAD_REQUEST);
+    let (status, _) = signin::call(&node, &access, "whoami").await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, refresh2, _) = signin::tokens(
+        &app.token(
+            &node,
+            &[("grant_type", "refresh_token"), ("refresh_token", &refresh)],
+        )
+        .await,
+    );
+    let reuse = app
+        .token(
+            &node,
+            &[("grant_type", "refresh_token"), ("refresh_token", &refresh)],
+        )
+        .await;
+    assert_eq!(reuse.status, StatusCode::BAD_REQUEST, "a reuse, logged");
+    let (status, _) = signin::call(&node, "forged.token.here", "whoami").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let started = browser
+        .get(&app.authorize_url(&node, "notes:read", &[]))
+        .await;
+    let callback =
+        signin::at_upstream(&browser, &node, &signin::to_upstream(&started, &node)).await;
+    idp.stop();
+    let down = browser.get(&callback).await;
+    assert_eq!(
+        down.status,
+        StatusCode::FOUND,
+        "the upstream's failure, logged"
+    );
+
+    let seen = idp.seen();
     let logged = captured.text();
     assert!(!logged.is_empty(), "the run logged something to search");
-    for (what, value) in [
-        ("the client secret", secret.as_str()),
-        ("the access token", token.as_str()),
-        ("the forged token", "forged.token.here"),
-    ] {
-        assert!(!logged.contains(value), "{what} is in the logs:\n{logged}");
+    let mut secrets: Vec<(&str, String)> = vec![
+        ("the client secret", app.secret.clone().expect("a secret")),
+        (
+            "the upstream client secret",
+            crate::idp::CLIENT_SECRET.to_owned(),
+        ),
+        ("the code", code),
+        ("the PKCE verifier", app.verifier.clone()),
+        ("the access token", access),
+        ("the refresh token", refresh),
+        ("the rotated refresh token", refresh2),
+        ("the consent form's token", form_token),
+        ("the consent cookie", cookie),
+        ("the forged token", "forged.token.here".to_owned()),
+    ];
+    for code in seen.codes {
+        secrets.push(("an upstream code", code));
+    }
+    for asked in seen.token {
+        if let Some(verifier) = asked.get("code_verifier") {
+            secrets.push(("phantom's upstream PKCE verifier", verifier.clone()));
+        }
+    }
+    for asked in seen.authorize {
+        if let Some(state) = asked.get("state") {
+            secrets.push(("phantom's upstream state", state.clone()));
+        }
+    }
+    for (what, value) in &secrets {
+        assert!(
+            !logged.contains(value.as_str()),
+            "{what} is in the logs:\n{logged}"
+        );
     }
 }

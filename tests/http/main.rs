@@ -20,6 +20,9 @@
 //! - `authz`: phantom's authorization server: its metadata and JWKS served and followed by
 //!   `JwtVerifier::discover`, its tokens calling a scoped tool and refused for another
 //!   resource, registration answered 201 or with the RFC's error;
+//! - `signin`: its sign-in flow with the test as the browser (`browser`): `/authorize`, the
+//!   upstream provider, the consent page, `/token`, a scoped tool, refresh and revocation, two
+//!   nodes sharing stores, and the bad-input matrix of every step;
 //! - `idp`: a scripted OpenID Connect identity provider (discovery, an authorization endpoint
 //!   that signs its user in at once, a token endpoint checking PKCE and the client's credentials,
 //!   ES256 ID tokens), with knobs to make it refuse, lie or fail; `upstream`: its own checks;
@@ -40,6 +43,7 @@
 mod authz;
 mod bad_input;
 mod bearer;
+mod browser;
 mod callbacks;
 mod cancel_and_auth;
 mod drain;
@@ -55,6 +59,7 @@ mod registry;
 mod roles;
 mod scoped;
 mod shape;
+mod signin;
 mod sse;
 mod subscriptions;
 mod support;

@@ -12,7 +12,7 @@ use crate::model::{Param, Router};
 /// Context parameters handlers take by reference, by last path segment. This list only decides
 /// whether a borrowed argument gets the "take an owned type" error; whether a type may be a
 /// parameter at all is for the `CallParam` bound to say.
-const CONTEXT_TYPES: &[&str] = &["Session", "Request"];
+const CONTEXT_TYPES: &[&str] = &["Session", "Request", "AuthInfo"];
 
 /// Tool and prompt arguments are deserialized from the request into owned values; a borrowed one
 /// (`query: &str`) fails with "`Deserialize` is not general enough", twice, inside generated code.

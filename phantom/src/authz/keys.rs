@@ -160,7 +160,7 @@ impl Keyring {
     /// `nbf`, `exp` and a random `jti`.
     pub fn issue(&self, token: &AccessToken, now: u64) -> String {
         let lifetime = token.lifetime.unwrap_or(Duration::from_secs(300)).as_secs();
-        let claims = json!({
+        let mut claims = json!({
             "iss": token.issuer,
             "sub": token.subject,
             "aud": token.audience,
@@ -171,6 +171,13 @@ impl Keyring {
             "exp": now + lifetime,
             "jti": crate::kernel::random_id::<16>(),
         });
+        if let Value::Object(registered) = &mut claims {
+            for (name, value) in &token.claims {
+                registered
+                    .entry(name.clone())
+                    .or_insert_with(|| value.clone());
+            }
+        }
         self.current.sign("at+jwt", &claims)
     }
 }

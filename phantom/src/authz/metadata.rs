@@ -86,6 +86,11 @@ impl Metadata {
         self
     }
 
+    /// The scopes the app grants.
+    pub(crate) fn scopes_supported(&self) -> &[String] {
+        &self.scopes_supported
+    }
+
     /// The issuer, as tokens name it (`iss`).
     pub fn issuer(&self) -> &str {
         &self.issuer

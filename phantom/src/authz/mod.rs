@@ -17,10 +17,12 @@
 //!   [`DocumentLimits`], kept by their HTTP caching headers; [`CimdError`] says why one is refused;
 //! - [`Upstream`]: the identity provider users sign in through, with the team's fixed
 //!   credentials (any OpenID Connect provider by discovery, or the Google and GitHub presets),
-//!   and who signed in there ([`Identity`]) or why not ([`UpstreamError`]);
+//!   and who signed in there ([`Identity`], mapped to scopes by the app with
+//!   [`AuthorizationServer::grant`]) or why not ([`UpstreamError`]);
 //! - [`AuthorizationServer`]: the endpoints served as an axum router (the metadata, the JWKS,
-//!   dynamic client registration within [`RegistrationLimits`]), merged beside the MCP
-//!   endpoint.
+//!   dynamic client registration within [`RegistrationLimits`], and the sign-in: the
+//!   authorization request, the [`Upstream`] provider's callback, the consent page, the token
+//!   and revocation endpoints), merged beside the MCP endpoint.
 //!
 //! Its state (registered clients, pending authorizations and codes, refresh-token families,
 //! consents) crosses the store seams [`ClientStore`](crate::store::ClientStore),
@@ -28,13 +30,18 @@
 //! [`ConsentStore`](crate::store::ConsentStore), so each step of a sign-in may land on another
 //! node.
 
+mod authorize;
 mod cimd;
+mod consent;
+mod grant;
 mod keys;
 mod metadata;
 mod register;
+mod revoke;
 mod server;
 mod token;
 mod upstream;
+mod web;
 
 pub use cimd::{CimdError, DocumentLimits, MetadataDocuments, Resolve};
 pub use keys::{InvalidKey, Keyring, SigningKey};
@@ -42,6 +49,4 @@ pub use metadata::Metadata;
 pub use register::{MAX_REDIRECT_URIS, MAX_REGISTRATION_BYTES, RegistrationLimits};
 pub use server::AuthorizationServer;
 pub use token::AccessToken;
-#[allow(unused_imports)] // by the authorization endpoints
-pub(crate) use upstream::Started;
 pub use upstream::{Identity, Upstream, UpstreamError};

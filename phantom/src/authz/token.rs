@@ -13,6 +13,7 @@ pub struct AccessToken {
     pub(super) client_id: String,
     pub(super) scopes: Vec<String>,
     pub(super) lifetime: Option<Duration>,
+    pub(super) claims: serde_json::Map<String, serde_json::Value>,
 }
 
 impl AccessToken {
@@ -31,6 +32,7 @@ impl AccessToken {
             client_id: client_id.into(),
             scopes: Vec::new(),
             lifetime: None,
+            claims: serde_json::Map::new(),
         }
     }
 
@@ -38,6 +40,15 @@ impl AccessToken {
     #[must_use]
     pub fn scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
         self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Another claim the token carries (the user's `email` or `name`, say), which handlers read
+    /// from [`AuthInfo::claims`](crate::auth::AuthInfo::claims). The registered claims (`iss`,
+    /// `sub`, `aud`, `client_id`, `scope`, `iat`, `nbf`, `exp`, `jti`) cannot be replaced.
+    #[must_use]
+    pub fn claim(mut self, name: impl Into<String>, value: impl Into<serde_json::Value>) -> Self {
+        self.claims.insert(name.into(), value.into());
         self
     }
 

@@ -201,7 +201,7 @@ impl<'g> ArgsBuilder<'g> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a parameter of a `#[tool]` or `#[prompt]` handler",
     label = "not an argument type nor a context type",
-    note = "arguments need `serde::Deserialize` and `schemars::JsonSchema`; context parameters are `&Session`, `&Request`, `Bearer`, `Ctx` and `Notifier`"
+    note = "arguments need `serde::Deserialize` and `schemars::JsonSchema`; context parameters are `&Session`, `&Request`, `Bearer`, `&AuthInfo`, `Ctx` and `Notifier`"
 )]
 pub trait ReadParam<'a>: Sized {
     /// Reads the parameter; `Err` is the message of the `isError` result (or `-32602` for prompts).
@@ -279,6 +279,7 @@ context_params!(
     &'a Session,
     &'a Request,
     crate::auth::Bearer,
+    &'a crate::auth::AuthInfo,
     Ctx,
     crate::Notifier
 );

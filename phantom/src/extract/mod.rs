@@ -49,11 +49,12 @@ pub(crate) type Handler = std::sync::Arc<
 /// A handler parameter read from the request's context rather than from its arguments or URI:
 /// the one extractor trait of every handler kind (tools, prompts, resources).
 ///
-/// Implemented for `&Session`, `&Request`, [`Bearer`](crate::auth::Bearer) and [`Ctx`].
+/// Implemented for `&Session`, `&Request`, [`Bearer`](crate::auth::Bearer),
+/// [`&AuthInfo`](crate::auth::AuthInfo) and [`Ctx`].
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a context parameter",
     label = "not a context type",
-    note = "context parameters are `&Session`, `&Request`, `Bearer`, `Ctx` and `Notifier`; a `#[resource]` argument that is none of these needs a `<name>` in the URI template"
+    note = "context parameters are `&Session`, `&Request`, `Bearer`, `&AuthInfo`, `Ctx` and `Notifier`; a `#[resource]` argument that is none of these needs a `<name>` in the URI template"
 )]
 pub trait FromContext<'a>: Sized {
     /// Reads the parameter; `Err` says what the request lacks (a tool answers it as an `isError`
@@ -80,6 +81,17 @@ impl<'a> FromContext<'a> for crate::Notifier {
     }
 }
 
+/// What the request's verified bearer token grants: its subject, client, scopes and every claim
+/// (an email or name phantom's authorization server carried from the identity provider, say).
+/// A request without a verified token is refused (a tool answers it as an `isError` result).
+impl<'a> FromContext<'a> for &'a crate::auth::AuthInfo {
+    fn from_context(cx: &Context<'a>) -> Result<Self, String> {
+        cx.session.auth.as_deref().ok_or_else(|| {
+            "this request is not signed in: it has no verified bearer token".to_owned()
+        })
+    }
+}
+
 impl<'a> FromContext<'a> for crate::auth::Bearer {
     fn from_context(cx: &Context<'a>) -> Result<Self, String> {
         Self::from_request(cx.request)
@@ -100,7 +112,7 @@ impl<'a> FromContext<'a> for crate::auth::Bearer {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a parameter of a `#[tool]` or `#[prompt]` handler",
     label = "not an argument type nor a context type",
-    note = "arguments need `serde::Deserialize` and `schemars::JsonSchema`; context parameters are `&Session`, `&Request`, `Bearer`, `Ctx` and `Notifier`"
+    note = "arguments need `serde::Deserialize` and `schemars::JsonSchema`; context parameters are `&Session`, `&Request`, `Bearer`, `&AuthInfo`, `Ctx` and `Notifier`"
 )]
 pub trait CallParam<'a>: ReadParam<'a> {}
 

@@ -217,10 +217,6 @@ impl MetadataDocuments {
 
     /// The client `client_id` names, an `https://` URL: its document from the cache, or fetched
     /// and checked; why it cannot be used (to answer `invalid_client`).
-    #[allow(
-        dead_code,
-        reason = "the entry of the authorization endpoint, which lands separately"
-    )]
     pub(crate) async fn client(&self, client_id: &str) -> Result<Registered, CimdError> {
         let refuse = |problem: String| CimdError::new(client_id, problem);
         let target = Target::parse(client_id).map_err(refuse)?;
