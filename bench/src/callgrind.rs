@@ -17,6 +17,18 @@ pub(crate) fn available() -> bool {
     })
 }
 
+/// `valgrind`, under `taskset -c <pin>` when given.
+fn valgrind(pin: Option<&str>) -> Command {
+    match pin {
+        Some(cpu) => {
+            let mut c = Command::new("taskset");
+            c.args(["-c", cpu, "valgrind"]);
+            c
+        }
+        None => Command::new("valgrind"),
+    }
+}
+
 /// A server running under callgrind; killed (and its files removed) when dropped.
 pub(crate) struct Profiled {
     child: Child,
@@ -41,14 +53,7 @@ impl Profiled {
         ));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let mut cmd = match pin {
-            Some(cpu) => {
-                let mut c = Command::new("taskset");
-                c.args(["-c", cpu, "valgrind"]);
-                c
-            }
-            None => Command::new("valgrind"),
-        };
+        let mut cmd = valgrind(pin);
         let log = std::fs::File::create(log).map_err(|e| e.to_string())?;
         cmd.arg("--tool=callgrind")
             .arg(format!(
@@ -124,6 +129,42 @@ impl Drop for Profiled {
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// Runs `program` to its end under callgrind, counting only inside `function` (its calls
+/// included; `--collect-atstart=no --toggle-collect`), and reads the dump it leaves at exit.
+pub(crate) fn run_within(
+    pin: Option<&str>,
+    program: &Path,
+    env: &[(&str, &str)],
+    function: &str,
+) -> Result<Counts, String> {
+    let out = std::env::temp_dir().join(format!(
+        "phantom-bench-callgrind-{}-toggled.out",
+        std::process::id()
+    ));
+    let mut cmd = valgrind(pin);
+    let run = cmd
+        .arg("--tool=callgrind")
+        .arg("--collect-atstart=no")
+        .arg(format!("--toggle-collect={function}"))
+        .arg(format!("--callgrind-out-file={}", out.display()))
+        .arg(program)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("spawn valgrind: {e}"))?;
+    let text = std::fs::read_to_string(&out);
+    let _ = std::fs::remove_file(&out);
+    if !run.status.success() {
+        return Err(format!(
+            "`{}` under callgrind failed ({}): {}",
+            program.display(),
+            run.status,
+            String::from_utf8_lossy(&run.stderr)
+        ));
+    }
+    parse(&text.map_err(|e| format!("{}: {e}", out.display()))?)
 }
 
 /// What a dump says about the interval it covers.

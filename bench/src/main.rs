@@ -6,8 +6,9 @@
 //! phantom-bench all   [--rounds N] [--secs S] [--only KEY,…] [--no-compile]
 //!                                            every scenario, then RESULTS.md and ratios.svg
 //! phantom-bench smoke [--write]              every driver mode for ~1 s against each server,
-//!                                            the soak driver for 3 s and `instructions` with
-//!                                            200 requests; exits non-zero if any failed
+//!                                            the soak driver for 3 s, `instructions` with
+//!                                            200 requests and one Lambda invocation; exits
+//!                                            non-zero if any failed
 //! phantom-bench compile [--rounds N]         only the compile-time comparison
 //! phantom-bench soak  [--secs S] [--loops N]  mixed traffic of both eras against phantom-soak
 //!                                            (default 300 s, 4 loops per era), RSS sampled;
@@ -20,6 +21,11 @@
 //!                                            per request (default 20000 after 2000, 32
 //!                                            connections); --write: its section of RESULTS.md;
 //!                                            --keep: the dumps, for callgrind_annotate
+//! phantom-bench lambda [--starts N] [--invocations N] [--warmup N]
+//!                                            phantom-lambda-echo: time to the first answer
+//!                                            from a fresh process (median of 7 starts), then
+//!                                            under callgrind instructions and mallocs per
+//!                                            invocation (default 20000 after 2000)
 //! ```
 //!
 //! Run it with `cargo run -p phantom-bench --release -- <command>`: the runner finds the
@@ -29,6 +35,7 @@ mod callgrind;
 mod compile;
 mod fanout;
 mod instructions;
+mod lambda;
 mod load;
 mod report;
 mod runner;
@@ -89,8 +96,7 @@ impl Options {
     }
 }
 
-const USAGE: &str =
-    "usage: phantom-bench <load|all|smoke|compile|soak|instructions> …  (see `phantom-bench help`)";
+const USAGE: &str = "usage: phantom-bench <load|all|smoke|compile|soak|instructions|lambda> …  (see `phantom-bench help`)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -103,12 +109,13 @@ fn main() -> ExitCode {
         Some("instructions") => {
             instructions::Options::parse(&args[1..]).and_then(|o| instructions::main(&o))
         }
+        Some("lambda") => lambda::Options::parse(&args[1..]).and_then(|o| lambda::main(&o)),
         Some("help" | "--help" | "-h") => {
             println!(
                 "{}",
                 include_str!("main.rs")
                     .lines()
-                    .take(23)
+                    .take(29)
                     .collect::<Vec<_>>()
                     .join("\n")
             );
@@ -294,6 +301,8 @@ fn smoke(o: &Options) -> Result<(), String> {
     println!("{}", soak.summary());
     // Every server under callgrind with a few requests per scenario (skipped without valgrind).
     instructions::smoke(&env)?;
+    // The echo server as a Lambda function: one fresh process answers one invocation.
+    lambda::smoke(&env)?;
     if errors > 0.0 {
         return Err(format!("smoke: {errors} requests failed"));
     }

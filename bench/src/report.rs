@@ -306,7 +306,7 @@ pub(crate) fn write(
     if let Some(soak) = crate::soak::kept(&previous) {
         let _ = writeln!(w, "{soak}\n");
     }
-    for name in ["scale", "gateway"] {
+    for name in ["scale", "gateway", "lambda"] {
         if let Some(section) = script_kept(&previous, name) {
             let _ = writeln!(w, "{section}\n");
         }

@@ -20,6 +20,8 @@ pub(crate) enum Server {
     Floor,
     /// `phantom-soak`: the server of the soak, a little of every feature.
     Soak,
+    /// `phantom-lambda-echo`: the echo server as a Lambda function, invoked in process.
+    Lambda,
 }
 
 impl Server {
@@ -29,11 +31,18 @@ impl Server {
             Self::Rmcp => "rmcp-echo",
             Self::Floor => "hyper-floor",
             Self::Soak => "phantom-soak",
+            Self::Lambda => "phantom-lambda-echo",
         }
     }
 
     /// Every server binary the runner starts.
-    const ALL: [Self; 4] = [Self::Phantom, Self::Rmcp, Self::Floor, Self::Soak];
+    const ALL: [Self; 5] = [
+        Self::Phantom,
+        Self::Rmcp,
+        Self::Floor,
+        Self::Soak,
+        Self::Lambda,
+    ];
 }
 
 const BUILD: &str = "cargo build -p phantom-bench --release";

@@ -14,52 +14,10 @@
 //! | `METRICS` | `1` | unset | with phantom-bench's `metrics` feature (phantom's `prometheus`): `phantom::http::install_prometheus()` before serving, so every request is recorded and `/metrics` answers; without the feature phantom's metrics are not compiled at all. Round 22's off/on rows of `phantom-bench instructions` |
 //! | `MOUNT` | `1` | unset | phantom mounted in an axum app (`nest_service("/mcp", phantom::http::service(..))` under `axum::serve`) instead of `phantom::serve`: the `mounted-call` row of `phantom-bench instructions` |
 
-use phantom::prelude::*;
+#[path = "../echo.rs"]
+mod echo;
 
-#[derive(Clone)]
-struct Echo;
-
-#[mcp_router(name = "phantom-echo", version = "0.1.0")]
-impl Echo {
-    /// Returns its input.
-    #[tool]
-    async fn echo(&self, text: String) -> String {
-        text
-    }
-
-    /// Reports `count` progress notifications, then answers `done`.
-    #[tool]
-    async fn progress(&self, ctx: Ctx, count: u32) -> &'static str {
-        for i in 1..=count {
-            ctx.progress(f64::from(i), Some(f64::from(count)), None)
-                .await;
-        }
-        "done"
-    }
-
-    /// Announces that `uri` was updated (the fan-out benchmark's trigger).
-    #[tool]
-    async fn touch(&self, notifier: Notifier, uri: String) -> Result<&'static str, Error> {
-        notifier
-            .notify_resource_updated(uri)
-            .await
-            .map_err(|e| Error::new(-32603, e.to_string()))?;
-        Ok("touched")
-    }
-
-    /// Returns its input from a task (the task-creation benchmark): a client that declares the
-    /// tasks extension gets a `CreateTaskResult`, and the task stays stored for its 10-minute TTL.
-    #[task_handler(ttl = "10m")]
-    async fn job(&self, text: String) -> String {
-        text
-    }
-
-    /// A user's profile.
-    #[resource("users://<id>/profile", mime_type = "text/plain")]
-    async fn profile(&self, id: String) -> String {
-        format!("profile of {id}")
-    }
-}
+use echo::Echo;
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {

@@ -323,6 +323,7 @@ fn server_key(server: Server) -> &'static str {
         Server::Floor => "floor",
         Server::Rmcp => "rmcp",
         Server::Soak => "soak",
+        Server::Lambda => "lambda",
     }
 }
 
@@ -332,6 +333,7 @@ fn server_name(server: Server) -> &'static str {
         Server::Floor => "hyper-floor",
         Server::Rmcp => "rmcp-echo",
         Server::Soak => "phantom-soak",
+        Server::Lambda => "phantom-lambda-echo",
     }
 }
 
