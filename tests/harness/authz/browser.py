@@ -23,6 +23,7 @@ never printed. Standard library only.
 """
 
 import argparse
+import os
 import http.cookiejar
 import json
 import sys
@@ -30,6 +31,9 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from html.parser import HTMLParser
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "oauth"))
+from user_agent import NoRedirect, bare  # noqa: E402  (the OAuth harness's browser, beside)
 
 MAX_STEPS = 30
 TIMEOUT = 15
@@ -80,16 +84,6 @@ class Page(HTMLParser):
             self._button["text"] += data
         if data.strip() and not self._skip:
             self.text.append(data.strip())
-
-
-class NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):
-        return None
-
-
-def bare(url):
-    p = urllib.parse.urlsplit(url)
-    return urllib.parse.urlunsplit((p.scheme, p.netloc, p.path, "", ""))
 
 
 def origin(url):
