@@ -23,7 +23,7 @@
 //!
 //! | tool | scopes |
 //! |---|---|
-//! | `whoami` | none: any token of this server |
+//! | `whoami` | `notes:read` |
 //! | `list_notes` | `notes:read` |
 //! | `add_note` | `notes:write` |
 //!
@@ -72,7 +72,7 @@ struct Notes {
 #[mcp_router(name = "signin", version = "1.0.0")]
 impl Notes {
     /// Who you signed in as, with which client, and what you granted it.
-    #[tool(read_only)]
+    #[tool(read_only, scopes = ["notes:read"])]
     async fn whoami(&self, session: &Session) -> Json<SignedIn> {
         let auth = session.auth.as_deref();
         Json(SignedIn {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use base64::Engine as _;
 use http::StatusCode;
 use phantom::auth::{AuthInfo, BearerAuth};
-use phantom::authz::{AuthorizationServer, Keyring, SigningKey, Upstream};
+use phantom::authz::{AuthorizationServer, Keyring, MetadataDocuments, SigningKey, Upstream};
 use phantom::http::HttpConfig;
 use phantom::prelude::*;
 use serde_json::{Value, json};
@@ -322,6 +322,57 @@ async fn an_unknown_client_or_a_foreign_redirect_uri_gets_an_error_page_never_a_
         ))
         .await;
     assert_error_page(&twice, StatusCode::BAD_REQUEST, "more than once");
+}
+
+#[tokio::test]
+async fn a_client_id_url_resolving_to_a_loopback_private_or_metadata_address_is_refused_and_nothing_issued()
+ {
+    let without = node(unreachable(), &Shared::default(), |a| a).await;
+    let node = node(unreachable(), &Shared::default(), |a| {
+        a.metadata_documents(MetadataDocuments::new())
+    })
+    .await;
+    let registered = App::register(&node, false).await;
+    let browser = Browser::new();
+    for (url, class) in [
+        ("https://localhost/client.json", "a loopback address"),
+        ("https://127.0.0.1/client.json", "a loopback address"),
+        ("https://[::1]/client.json", "a loopback address"),
+        (
+            "https://169.254.169.254/latest/meta-data/client.json",
+            "a link-local address",
+        ),
+        ("https://10.0.0.5/client.json", "a private address"),
+        ("https://192.168.1.1/client.json", "a private address"),
+    ] {
+        let page = browser
+            .get(&registered.authorize_url(&node, "notes:read", &[("client_id", url)]))
+            .await;
+        assert_error_page(&page, StatusCode::BAD_REQUEST, class);
+        let app = App {
+            client_id: url.to_owned(),
+            secret: None,
+            redirect_uri: registered.redirect_uri.clone(),
+            verifier: registered.verifier.clone(),
+            challenge: registered.challenge.clone(),
+        };
+        let token = app.redeem(&node, "forged-code").await;
+        assert_eq!(
+            token_error(&token, StatusCode::UNAUTHORIZED),
+            "invalid_client",
+            "{url}: {}",
+            token.body
+        );
+    }
+
+    let page = browser
+        .get(&registered.authorize_url(
+            &without,
+            "notes:read",
+            &[("client_id", "https://client.example/client.json")],
+        ))
+        .await;
+    assert_error_page(&page, StatusCode::BAD_REQUEST, "register the client");
 }
 
 #[tokio::test]

@@ -257,12 +257,12 @@ backend nodes
                             capture_output=True, text=True, env=sdk_env, timeout=120)
         printed.extend([ts.stdout, ts.stderr])
         check(ts.returncode == 0 and "ts-user" in ts.stdout,
-              f"the TypeScript SDK's OAuth client signs in and calls whoami ({ts.stdout.strip()[:200] or ts.stderr[-300:]})")
+              f"the TypeScript SDK's OAuth client signs in and calls the scoped tool whoami, notes:read ({ts.stdout.strip()[:200] or ts.stderr[-300:]})")
         py = subprocess.run([PYTHON, os.path.join(HERE, "py_client.py"), resource, "whoami", "--login", "py-user"],
                             capture_output=True, text=True, timeout=120)
         printed.extend([py.stdout, py.stderr])
         check(py.returncode == 0 and "py-user" in py.stdout,
-              f"the Python mcp client's OAuth signs in and calls whoami ({py.stdout.strip()[:200] or py.stderr[-300:]})")
+              f"the Python mcp client's OAuth signs in and calls the scoped tool whoami, notes:read ({py.stdout.strip()[:200] or py.stderr[-300:]})")
         tokens = os.path.join(work, "tokens.json")
         login = subprocess.Popen([cargo_phantom, "login", resource, "--no-browser", "--wait", "60",
                                   "--token-file", tokens], stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -284,7 +284,7 @@ backend nodes
                               capture_output=True, text=True, timeout=60)
         printed.extend([call.stdout, call.stderr])
         check(login.returncode == 0 and call.returncode == 0 and "rust-user" in call.stdout,
-              f"`cargo phantom login` + `call` sign in and call whoami (login {login.returncode}, call {call.returncode}: {call.stdout.strip()[:120] or call.stderr[-200:]})")
+              f"`cargo phantom login` + `call` sign in and call the scoped tool whoami, notes:read (login {login.returncode}, call {call.returncode}: {call.stdout.strip()[:120] or call.stderr[-200:]})")
 
         # 3. Two nodes, each step on the node the test picks.
         listener = Listener()
